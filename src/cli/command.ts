@@ -1,0 +1,20 @@
+// What every admin subcommand looks like. Commands get their I/O injected so tests run them in-process.
+import type { Readable, Writable } from 'node:stream';
+
+export interface CliIO {
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  stdin: Readable;
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable;
+}
+
+export interface Command {
+  name: string;
+  /** One line for `qwen-managed --help`. */
+  summary: string;
+  /** Full `--help` text for this command. */
+  help: string;
+  /** Resolves to the exit code; throws UsageError / InputError / CheckFailed (see errors.ts). */
+  run(args: readonly string[], io: CliIO): Promise<number>;
+}

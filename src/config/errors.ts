@@ -1,0 +1,35 @@
+// One error class for every runtime configuration failure. Messages are fixed text chosen by code:
+// they never contain a credential value, a credential's variable name, a URL or any config value.
+
+export const CONFIGURATION_MESSAGES = {
+  'path-missing': 'The external context configuration path is not set.',
+  'path-not-absolute': 'The external context configuration path must be absolute.',
+  'file-unreadable': 'The external context configuration file cannot be read.',
+  'file-not-regular': 'The external context configuration path is not a regular file.',
+  'file-too-large': 'The external context configuration file is larger than 64 KiB.',
+  'file-not-utf8': 'The external context configuration file is not valid UTF-8.',
+  'file-not-json': 'The external context configuration file is not valid JSON.',
+  'schema-invalid': 'The external context configuration does not match the schema.',
+  'version-unsupported': 'The external context configuration version is not supported here.',
+  'scope-invalid': 'The Mem0 scope does not match the preset.',
+  'write-unsupported': 'Memory writes need a Mem0 provider whose preset defines a write.',
+  'credential-missing': 'A provider credential is not set.',
+  'credential-placeholder': 'A provider credential holds an unexpanded placeholder.',
+  'repository-root-invalid': 'The auto-recall repository root is not a usable directory.',
+  'proxy-invalid': 'The proxy configuration is invalid.',
+} as const;
+
+export type ConfigurationErrorCode = keyof typeof CONFIGURATION_MESSAGES;
+
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+  readonly code: ConfigurationErrorCode;
+  /** Key path of a schema failure (keys only, never values) for the admin CLI; never printed by runtimes. */
+  readonly keyPath: readonly (string | number)[] | undefined;
+
+  constructor(code: ConfigurationErrorCode, keyPath?: readonly (string | number)[]) {
+    super(CONFIGURATION_MESSAGES[code]);
+    this.code = code;
+    this.keyPath = keyPath;
+  }
+}

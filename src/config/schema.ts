@@ -1,0 +1,120 @@
+// The runtime provider config (QWEN_EXTERNAL_CONTEXT_CONFIG) as zod/mini schemas: the one truth for
+// its types, validation and (through the deployment manifest) the generated JSON Schema.
+// zod/mini keeps the hook bundles small; every object is strict at every level.
+import * as z from 'zod/mini';
+import { checkOrigin, isValidBasePath } from '../http/origin.js';
+import { MEM0_PRESET_NAMES } from '../providers/mem0/presets.js';
+
+/** `^[A-Za-z_][A-Za-z0-9_]*$`: an environment variable name, never a value. */
+export const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+const credentialName = z.string().check(z.regex(CREDENTIAL_NAME));
+
+/** Trimmed, then 1–256 code points. */
+const scopeString = z.string().check(
+  z.trim(),
+  z.refine((s) => s.length > 0 && codePointLength(s) <= 256),
+);
+
+const timeoutMs = (fallback: number, max: number) =>
+  z._default(z.int().check(z.gte(1), z.lte(max)), fallback);
+
+export const genericHttpProviderSchema = z.strictObject({
+  type: z.literal('generic-http-search-v1'),
+  // Origin only, https (or loopback http): see providers.md.
+  baseUrl: z.string().check(z.refine((s) => checkOrigin(s).ok)),
+  tokenEnv: credentialName,
+});
+
+export const mem0PlatformV3ProviderSchema = z.strictObject({
+  type: z.literal('mem0-platform-v3'),
+  apiKeyEnv: credentialName,
+  appId: scopeString,
+});
+
+export const mem0EndpointSchema = z
+  .strictObject({
+    origin: z.string(),
+    basePath: z._default(z.string().check(z.refine(isValidBasePath)), ''),
+    allowInsecureHttp: z.optional(z.boolean()),
+  })
+  .check(
+    z.refine((e) => checkOrigin(e.origin, { allowInsecureHttp: e.allowInsecureHttp === true }).ok, {
+      path: ['origin'],
+    }),
+  );
+
+export const mem0ScopeSchema = z.strictObject({
+  userId: z.optional(scopeString),
+  agentId: z.optional(scopeString),
+  appId: z.optional(scopeString),
+});
+
+export const mem0ProviderSchema = z.strictObject({
+  type: z.literal('mem0'),
+  preset: z.enum(MEM0_PRESET_NAMES),
+  endpoint: mem0EndpointSchema,
+  credentialEnv: credentialName,
+  scope: mem0ScopeSchema,
+});
+
+export const providerSchema = z.discriminatedUnion('type', [
+  genericHttpProviderSchema,
+  mem0PlatformV3ProviderSchema,
+  mem0ProviderSchema,
+]);
+
+/** `write` must be exactly `{"enabled": true}`. */
+export const writeSchema = z.strictObject({ enabled: z.literal(true) });
+
+export const runtimeConfigV1Schema = z.strictObject({
+  version: z.literal(1),
+  timeoutMs: timeoutMs(5000, 30000),
+  provider: providerSchema,
+  write: z.optional(writeSchema),
+});
+
+export const autoRecallSchema = z.strictObject({
+  repositoryRoot: z.string(),
+  timeoutMs: timeoutMs(1500, 5000),
+});
+
+export const runtimeConfigV2Schema = z.strictObject({
+  version: z.literal(2),
+  // Accepted for upstream compatibility; nothing reads it.
+  timeoutMs: timeoutMs(5000, 30000),
+  autoRecall: autoRecallSchema,
+  provider: providerSchema,
+});
+
+export const runtimeConfigSchema = z.discriminatedUnion('version', [
+  runtimeConfigV1Schema,
+  runtimeConfigV2Schema,
+]);
+
+export type GenericHttpProviderConfig = z.infer<typeof genericHttpProviderSchema>;
+export type Mem0PlatformV3ProviderConfig = z.infer<typeof mem0PlatformV3ProviderSchema>;
+export type Mem0ProviderConfig = z.infer<typeof mem0ProviderSchema>;
+export type Mem0Scope = z.infer<typeof mem0ScopeSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type RuntimeConfigV1 = z.infer<typeof runtimeConfigV1Schema>;
+export type RuntimeConfigV2 = z.infer<typeof runtimeConfigV2Schema>;
+export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;
+
+/** The environment variable a provider block names for its one credential. */
+export function credentialVariable(provider: ProviderConfig): string {
+  switch (provider.type) {
+    case 'generic-http-search-v1':
+      return provider.tokenEnv;
+    case 'mem0-platform-v3':
+      return provider.apiKeyEnv;
+    case 'mem0':
+      return provider.credentialEnv;
+  }
+}

@@ -1,0 +1,33 @@
+// Fixed names of the managed contract. Changing one is a breaking change for rollback and verify.
+
+export const MCP_SERVER_NAME = 'external-context';
+export const TOOL_SEARCH = 'context_search';
+export const TOOL_REMEMBER = 'context_remember';
+export const PERMISSION_SEARCH = `mcp__${MCP_SERVER_NAME}__${TOOL_SEARCH}`;
+export const PERMISSION_REMEMBER = `mcp__${MCP_SERVER_NAME}__${TOOL_REMEMBER}`;
+
+export const HOOK_AUTO_RECALL = 'external-context-auto-recall';
+export const HOOK_WRITE_CONFIRMATION = 'external-context-memory-write-confirmation';
+export const HOOK_APPROVAL_GUARD = 'managed-approval-guard';
+/** Hooks that belong to the external-context profiles (removed by rollback). */
+export const EXTERNAL_CONTEXT_HOOKS = [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION] as const;
+
+/** Qwen's command-hook timeout in managed settings (≥ 1000 is read as milliseconds). */
+export const HOOK_TIMEOUT_MS = 8000;
+/** The auto-recall hook's own wall-clock budget, between the provider timeout and HOOK_TIMEOUT_MS. */
+export const HOOK_BUDGET_MS = 6500;
+/** The MCP server entry's call timeout in mcp.json. */
+export const MCP_TIMEOUT_MS = 8000;
+
+/** Bundled runtime files, as built into dist/runtime and installed into <installDir>/runtime. */
+export const RUNTIME_FILES = {
+  launcher: 'launch-qwen.js',
+  autoRecall: 'auto-recall.js',
+  writeConfirmation: 'write-confirmation.js',
+  mcpServer: 'mcp-server.js',
+  approvalGuard: 'approval-guard.js',
+  /** The admin rollback tool, self-contained, so an install without node_modules can roll itself back. */
+  rollback: 'rollback.js',
+} as const;
+/** The bundles are CommonJS (a cheaper start than ESM); this marker makes `.js` mean CommonJS there. */
+export const RUNTIME_MODULE_MARKER = { file: 'package.json', content: '{"type":"commonjs"}\n' } as const;

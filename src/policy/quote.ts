@@ -1,0 +1,27 @@
+// Quoting for pinned paths in shell commands. Security-critical: Qwen substitutes `$VAR`/`${VAR}` in
+// every settings string (hook commands included), so `$` and control characters are refused, not quoted.
+
+export type PathProblem = 'empty' | 'dollar' | 'control' | 'not-absolute';
+
+/** Why a pinned path cannot be used, or undefined when it can. */
+export function pinnedPathProblem(p: string, platform: 'posix' | 'windows'): PathProblem | undefined {
+  if (p === '') return 'empty';
+  // `$` would be expanded by Qwen's settings substitution before the shell ever sees the quotes.
+  if (p.includes('$')) return 'dollar';
+  // Newline, NUL and every other C0/C1 control or DEL: they break out of, or truncate, a command line.
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(p)) return 'control';
+  const absolute = platform === 'posix' ? p.startsWith('/') : /^[A-Za-z]:\\/.test(p) || p.startsWith('\\\\');
+  if (!absolute) return 'not-absolute';
+  return undefined;
+}
+
+/** POSIX single quotes: everything literal; a `'` becomes `'\''`. */
+export function posixQuote(s: string): string {
+  return `'${s.replaceAll("'", "'\\''")}'`;
+}
+
+/** PowerShell single-quoted string: everything literal; `'` (and its typographic forms) doubled. */
+export function powershellQuote(s: string): string {
+  // PowerShell treats U+2018, U+2019, U+201A and U+201B as single quotes too.
+  return `'${s.replace(/['\u2018\u2019\u201a\u201b]/gu, (q) => q + q)}'`;
+}
