@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { renderContentForDisplay } from '../../../src/context/display.js';
+
+// fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
+fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
+
+// Every character the confirmation line must never show raw.
+const HIDDEN = /[\u007f-\u009f\u2028\u2029\p{Cf}]/u;
+
+describe('renderContentForDisplay', () => {
+  it.each([
+    ['plain text', 'plain', '"plain"'],
+    ['quotes and backslashes, as JSON.stringify', 'say "hi" \\ ok', '"say \\"hi\\" \\\\ ok"'],
+    ['C0 controls, as JSON.stringify', 'a\nb\u0000', '"a\\nb\\u0000"'],
+    ['DEL and C1 controls', '\u007f\u0085\u009b', '"\\u007f\\u0085\\u009b"'],
+    ['right-to-left override', 'abc\u202edef', '"abc\\u202edef"'],
+    ['bidi isolates', '\u2066x\u2067y\u2068z\u2069', '"\\u2066x\\u2067y\\u2068z\\u2069"'],
+    ['zero-width characters', 'a\u200b\u200c\u200db', '"a\\u200b\\u200c\\u200db"'],
+    ['byte-order mark', '\ufeffx', '"\\ufeffx"'],
+    ['soft hyphen and Arabic letter mark', '\u00ad\u061c', '"\\u00ad\\u061c"'],
+    ['line and paragraph separators', 'a\u2028b\u2029c', '"a\\u2028b\\u2029c"'],
+    ['astral format character, per UTF-16 unit, lower-case hex', 'x\u{110BD}y', '"x\\ud804\\udcbdy"'],
+    ['language tag', '\u{E0001}', '"\\udb40\\udc01"'],
+    ['a backslash right before a hidden character', '\\\u200b', '"\\\\\\u200b"'],
+    ['emoji and CJK stay readable', '😀 部署', '"😀 部署"'],
+    ['Markdown and HTML are shown literally', '# T\n<b>x</b>', '"# T\\n<b>x</b>"'],
+    ['a lone surrogate, as JSON.stringify', 'a\ud800', '"a\\ud800"'],
+  ])('%s', (_case, content, expected) => {
+    const displayed = renderContentForDisplay(content);
+    expect(displayed).toBe(expected);
+    expect(JSON.parse(displayed)).toBe(content);
+  });
+
+  const hostile = fc.oneof(
+    fc.constantFrom(
+      '\u202e',
+      '\u2066',
+      '\u200b',
+      '\ufeff',
+      '\u{110BD}',
+      '\u0085',
+      '\u2028',
+      '\\',
+      '"',
+      '\ud800',
+      '\udc00',
+    ),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  );
+
+  it('round-trips through JSON.parse and shows no hidden character', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: hostile, maxLength: 60 }), (content) => {
+        const displayed = renderContentForDisplay(content);
+        expect(JSON.parse(displayed)).toBe(content);
+        expect(displayed).not.toMatch(HIDDEN);
+        expect(displayed).not.toMatch(/[\u0000-\u001f]/);
+      }),
+    );
+  });
+});

@@ -1,0 +1,68 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isValidMemoryContent } from '../../../src/context/memory-content.js';
+
+// fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
+fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
+
+describe('isValidMemoryContent', () => {
+  it.each([
+    ['plain text', 'remember to run npm ci before the e2e suite'],
+    ['one character', 'a'],
+    ['surrounding whitespace is kept, not a reason to reject', '  padded  '],
+    ['CJK', '部署前先运行测试'],
+    ['an astral character', '😀'],
+    ['exactly 4000 code points', 'x'.repeat(4000)],
+    ['exactly 4000 astral code points (8000 units)', '😀'.repeat(4000)],
+    ['Markdown', '# Title\n- item\n```sh\nrm -rf /\n```'],
+    ['HTML-looking text', '<b>bold</b><script>alert(1)</script>'],
+    ['bidi control next to visible text', 'abc\u202edef'],
+    ['zero-width space next to visible text', '\u200bx'],
+    ['a visible character after controls', '\u0000\u0085\u009bz'],
+  ])('accepts %s', (_case, content) => {
+    expect(isValidMemoryContent(content)).toBe(true);
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['a number', 42],
+    ['an object', { content: 'x' }],
+    ['an array', ['x']],
+    ['the empty string', ''],
+    ['spaces', '   '],
+    ['tabs and newlines', '\n\t\r'],
+    ['ideographic and no-break spaces', '\u3000\u00a0'],
+    ['zero-width characters', '\u200b\u200c\u200d'],
+    ['a byte-order mark', '\ufeff'],
+    ['bidi overrides and isolates', '\u202e\u2066\u2067\u2068\u2069'],
+    ['C1 controls', '\u0085\u009b'],
+    ['line and paragraph separators', '\u2028\u2029'],
+    ['only an astral format character', '\u{110BD}'],
+    ['only language tags', '\u{E0001}\u{E0041}'],
+    ['4001 code points', 'x'.repeat(4001)],
+    ['4001 astral code points', '😀'.repeat(4001)],
+    ['a lone high surrogate', 'ok\ud800'],
+    ['a lone low surrogate', '\udc00ok'],
+    ['a reversed pair', 'ok\udc00\ud800'],
+  ])('rejects %s', (_case, content) => {
+    expect(isValidMemoryContent(content)).toBe(false);
+  });
+
+  it('agrees with a code-point reference implementation', () => {
+    const unit = fc.oneof(
+      fc.constantFrom(' ', '\n', '\u200b', '\u202e', '\u{110BD}', '\u0085', '\ud800', '\udc00', 'a', '😀'),
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 20 }), (content) => {
+        const points = [...content];
+        const expected =
+          points.length <= 4000 &&
+          points.every((p) => !/^[\ud800-\udfff]$/.test(p)) &&
+          points.some((p) => !/[\p{White_Space}\p{Cc}\p{Cf}]/u.test(p));
+        expect(isValidMemoryContent(content)).toBe(expected);
+      }),
+    );
+  });
+});

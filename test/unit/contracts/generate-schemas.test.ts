@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  formatJson,
+  generateSchemaFiles,
+  REPOSITORY_ROOT,
+  SCHEMA_FILES,
+} from '../../../scripts/generate-schemas.js';
+
+describe('generated JSON Schemas', () => {
+  it.each(SCHEMA_FILES.map(({ file }) => [file]))('%s on disk equals a fresh generation', (file) => {
+    const fresh = generateSchemaFiles().get(file);
+    expect(readFileSync(join(REPOSITORY_ROOT, file), 'utf8')).toBe(fresh);
+  });
+
+  it('publishes the context_search input and output schemas', () => {
+    expect([...generateSchemaFiles().keys()]).toEqual(
+      expect.arrayContaining([
+        'schema/context-search.input.schema.json',
+        'schema/context-search.output.schema.json',
+      ]),
+    );
+  });
+
+  it('is stable: two generations are identical', () => {
+    expect([...generateSchemaFiles()]).toEqual([...generateSchemaFiles()]);
+  });
+
+  it('declares draft 2020-12 and ends every file with one newline', () => {
+    for (const text of generateSchemaFiles().values()) {
+      expect(JSON.parse(text).$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(text.endsWith('}\n')).toBe(true);
+    }
+  });
+});
+
+describe('formatJson', () => {
+  it('expands objects and keeps short scalar arrays on one line, as biome does', () => {
+    expect(formatJson({ a: { b: 1 }, c: ['x', 'y'], d: [], e: {} })).toBe(
+      '{\n  "a": {\n    "b": 1\n  },\n  "c": ["x", "y"],\n  "d": [],\n  "e": {}\n}',
+    );
+  });
+
+  it('breaks a scalar array that does not fit in 110 columns, and arrays of objects', () => {
+    const long = Array.from({ length: 12 }, (_, i) => `element-${i}`);
+    expect(formatJson({ long })).toBe(`{\n  "long": [\n${long.map((s) => `    "${s}"`).join(',\n')}\n  ]\n}`);
+    expect(formatJson([{ a: 1 }])).toBe('[\n  {\n    "a": 1\n  }\n]');
+  });
+
+  it('round-trips through JSON.parse', () => {
+    const value = { s: 'q"\\\n<', n: [1, null, true], o: { nested: [{ x: 'y' }] } };
+    expect(JSON.parse(formatJson(value))).toEqual(value);
+  });
+});
