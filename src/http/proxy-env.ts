@@ -1,0 +1,56 @@
+// Reads the proxy variables from an injected environment. Pure: no undici here, so the no-proxy
+// path never loads it. Mirrors undici's precedence (lower-case first) but treats "" as unset.
+import { ConfigurationError } from '../config/errors.js';
+
+export interface ProxySettings {
+  /** Proxy for http: targets ("" = none). */
+  httpProxy: string;
+  /** Proxy for https: targets ("" = undici falls back to `httpProxy`). */
+  httpsProxy: string;
+  /** NO_PROXY list, passed through to undici verbatim ("" = proxy everything). */
+  noProxy: string;
+}
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+function read(env: Environment, lower: string, upper: string): string {
+  // Own properties only: a polluted prototype must not configure a proxy.
+  for (const name of [lower, upper]) {
+    if (Object.hasOwn(env, name)) {
+      const value = env[name];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+  }
+  return '';
+}
+
+/**
+ * Returns the proxy settings when HTTP_PROXY/HTTPS_PROXY (either case) is set, else `undefined`.
+ * Throws `ConfigurationError('proxy-invalid')` for a value that cannot be a proxy URL; the error
+ * never carries the value (it may embed proxy credentials).
+ */
+export function readProxySettings(env: Environment): ProxySettings | undefined {
+  const httpProxy = read(env, 'http_proxy', 'HTTP_PROXY');
+  const httpsProxy = read(env, 'https_proxy', 'HTTPS_PROXY');
+  if (httpProxy === '' && httpsProxy === '') return undefined;
+  for (const value of [httpProxy, httpsProxy]) {
+    if (value !== '' && !isUsableProxyUrl(value)) throw new ConfigurationError('proxy-invalid');
+  }
+  return { httpProxy, httpsProxy, noProxy: read(env, 'no_proxy', 'NO_PROXY') };
+}
+
+/** An absolute http(s) URL with a host; nothing the WHATWG parser would silently repair. */
+export function isUsableProxyUrl(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    // URL parsing drops tabs/newlines and rewrites backslashes: refuse rather than guess.
+    if (c <= 0x20 || c === 0x7f || c === 0x5c) return false;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}

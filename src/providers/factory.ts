@@ -1,0 +1,80 @@
+// Builds the one provider a runtime uses from a validated provider block. Validation is repeated
+// here (cheaply) so that no code path can send a request to an unchecked URL or without its scope.
+import { ConfigurationError } from '../config/errors.js';
+import type { Mem0Scope, ProviderConfig } from '../config/schema.js';
+import { checkOrigin, isValidBasePath } from '../http/origin.js';
+import type { Transport } from '../http/transport.js';
+import { createGenericHttpProvider } from './generic-http.js';
+import { createMem0Provider, type Mem0ScopeValues } from './mem0/engine.js';
+import { MEM0_PRESETS, PLATFORM_V3_ORIGIN, type PresetSpec, type ScopeKey } from './mem0/presets.js';
+import type { Provider } from './types.js';
+
+export interface ProviderFactoryOptions {
+  transport: Transport;
+  /** Test hook: replaces https://api.mem0.ai for the legacy `mem0-platform-v3` block. Not in config. */
+  platformOrigin?: string;
+}
+
+const SCOPE_KEYS: readonly ScopeKey[] = ['userId', 'agentId', 'appId'];
+
+export function createProvider(
+  config: ProviderConfig,
+  credential: string,
+  options: ProviderFactoryOptions,
+): Provider {
+  switch (config.type) {
+    case 'generic-http-search-v1':
+      return createGenericHttpProvider({
+        origin: validOrigin(config.baseUrl, false),
+        token: credential,
+        transport: options.transport,
+      });
+    case 'mem0-platform-v3':
+      // The legacy block is exactly the `mem0-platform-v3` preset at Mem0's fixed origin.
+      return createMem0Provider({
+        preset: MEM0_PRESETS['mem0-platform-v3'],
+        origin: validOrigin(options.platformOrigin ?? PLATFORM_V3_ORIGIN, false),
+        basePath: '',
+        scope: presetScope(MEM0_PRESETS['mem0-platform-v3'], { appId: config.appId }),
+        credential,
+        transport: options.transport,
+      });
+    case 'mem0': {
+      // Own keys only: `toString` or `__proto__` must never select an inherited "preset".
+      if (!Object.hasOwn(MEM0_PRESETS, config.preset)) throw new ConfigurationError('schema-invalid');
+      const preset: PresetSpec = MEM0_PRESETS[config.preset];
+      const { origin, basePath, allowInsecureHttp } = config.endpoint;
+      if (!isValidBasePath(basePath)) throw new ConfigurationError('schema-invalid');
+      return createMem0Provider({
+        preset,
+        origin: validOrigin(origin, allowInsecureHttp === true),
+        basePath,
+        scope: presetScope(preset, config.scope),
+        credential,
+        transport: options.transport,
+      });
+    }
+  }
+}
+
+function validOrigin(raw: string, allowInsecureHttp: boolean): string {
+  const checked = checkOrigin(raw, { allowInsecureHttp });
+  if (!checked.ok) throw new ConfigurationError('schema-invalid');
+  return checked.origin;
+}
+
+/** Required keys present, unused keys absent: a request must never go out with the wrong scope. */
+function presetScope(preset: PresetSpec, scope: Mem0Scope): Mem0ScopeValues {
+  const values: Partial<Record<ScopeKey, string>> = {};
+  for (const key of SCOPE_KEYS) {
+    const value = scope[key];
+    const used = preset.required.includes(key) || preset.optional.includes(key);
+    if (value === undefined) {
+      if (preset.required.includes(key)) throw new ConfigurationError('scope-invalid');
+    } else {
+      if (!used) throw new ConfigurationError('scope-invalid');
+      values[key] = value;
+    }
+  }
+  return values;
+}

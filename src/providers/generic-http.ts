@@ -1,0 +1,44 @@
+// Generic HTTP Search v1: POST {baseUrl}/v1/context/search with a Bearer token. Search only: this
+// provider never writes.
+import { postJson } from '../http/client.js';
+import { ProviderRequestError } from '../http/errors.js';
+import { joinUrl } from '../http/origin.js';
+import type { Transport } from '../http/transport.js';
+import { isJsonObject, MAX_ITEMS, normaliseItems } from './items.js';
+import type { ContextItem, Provider, SearchRequest } from './types.js';
+
+export const GENERIC_SEARCH_PATH = '/v1/context/search';
+
+export interface GenericHttpProviderOptions {
+  /** A validated origin (checkOrigin().origin). */
+  origin: string;
+  token: string;
+  transport: Transport;
+}
+
+export function createGenericHttpProvider(options: GenericHttpProviderOptions): Provider {
+  const url = joinUrl(options.origin, '', GENERIC_SEARCH_PATH);
+  const credential = { name: 'authorization', value: `Bearer ${options.token}` };
+  return {
+    async search(request: SearchRequest): Promise<ContextItem[]> {
+      const answer = await postJson(options.transport, {
+        url,
+        credential,
+        // The wire contract fixes the limit at 5 whatever the caller asked for.
+        body: { query: request.query, limit: MAX_ITEMS },
+        signal: request.signal,
+      });
+      return parseGenericSearchResponse(answer, request.limit);
+    },
+  };
+}
+
+/** `{"items":[...]}` → normalised items; any other shape fails the search. */
+export function parseGenericSearchResponse(answer: unknown, limit: number): ContextItem[] {
+  if (!isJsonObject(answer) || !Array.isArray(answer['items']))
+    throw new ProviderRequestError('invalid-response');
+  return normaliseItems(answer['items'], limit, (item) => {
+    const content = item['content'];
+    return typeof content === 'string' ? content : undefined;
+  });
+}
