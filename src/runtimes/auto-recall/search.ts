@@ -1,0 +1,58 @@
+// Steps 2–6 of the auto-recall hook. Loaded lazily by main.ts only after provenance passed, so the
+// no-op path never initialises zod, the providers or the HTTP client.
+
+import type { Environment } from '../../config/environment.js';
+import { type LoadedConfig, loadRuntimeConfig } from '../../config/load.js';
+import type { RuntimeConfigV2 } from '../../config/schema.js';
+import { renderContext } from '../../context/renderer.js';
+import { sanitizeQuery } from '../../context/sanitizer.js';
+import { createTransport } from '../../http/create-transport.js';
+import { createProvider } from '../../providers/factory.js';
+import { isInsideRoot } from './cwd.js';
+import type { AutoRecallEvent } from './event.js';
+
+export const EMPTY_OUTPUT = '{}';
+
+export interface AutoRecallOptions {
+  env: Environment;
+  /** Aborted when the hook's own wall-clock budget runs out. */
+  signal: AbortSignal;
+  /** Tests only: where the legacy `mem0-platform-v3` block points instead of api.mem0.ai. */
+  platformOrigin?: string;
+}
+
+/** Returns the hook's stdout. Every failure is `{}` (fail-open); nothing is thrown. */
+export async function searchAndRender(event: AutoRecallEvent, options: AutoRecallOptions): Promise<string> {
+  let loaded: LoadedConfig<RuntimeConfigV2>;
+  try {
+    // Version 1 files (MCP configs) are not ours: the loader refuses them before reading credentials.
+    loaded = loadRuntimeConfig(options.env, 2);
+  } catch {
+    return EMPTY_OUTPUT;
+  }
+  const { config, credential } = loaded;
+  if (!isInsideRoot(event.cwd, config.autoRecall.repositoryRoot)) return EMPTY_OUTPUT;
+  const query = sanitizeQuery(event.submittedPrompt, credential);
+  if (query === undefined) return EMPTY_OUTPUT;
+
+  let transport: Awaited<ReturnType<typeof createTransport>> | undefined;
+  try {
+    // The proxy dispatcher exists only after input, config, cwd and query have all passed.
+    transport = await createTransport(options.env, { timeoutMs: config.autoRecall.timeoutMs });
+    const provider = createProvider(config.provider, credential, {
+      transport: transport.transport,
+      ...(options.platformOrigin === undefined ? {} : { platformOrigin: options.platformOrigin }),
+    });
+    const signal = AbortSignal.any([options.signal, AbortSignal.timeout(config.autoRecall.timeoutMs)]);
+    const items = await provider.search({ query, limit: 5, signal });
+    if (items.length === 0) return EMPTY_OUTPUT;
+    return JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: renderContext(items) },
+    });
+  } catch {
+    return EMPTY_OUTPUT;
+  } finally {
+    // Always destroyed: a stalled proxy connection must never keep the hook alive.
+    await transport?.close().catch(() => {});
+  }
+}

@@ -1,0 +1,43 @@
+// Fixed tool-result texts. A result never contains the content, a credential, a provider URL or a
+// raw provider answer: only these texts and our own rendering of normalised items.
+import type { RememberResult } from '../../providers/types.js';
+
+export const SEARCH_FAILED = 'External context search failed.';
+export const QUERY_EMPTY = 'The query is empty.';
+export const QUERY_TOO_LONG = 'The query is longer than 2000 characters.';
+export const CONTENT_INVALID =
+  'The memory content is invalid: it must be at most 4000 characters, well-formed, and not blank.';
+export const REMEMBER_FAILED = {
+  status: 'failed',
+  message: 'The provider rejected the memory. Do not retry without changing the content or configuration.',
+} as const;
+export const REMEMBER_UNKNOWN = {
+  status: 'unknown',
+  message: 'The provider may have accepted the memory. Do not retry automatically.',
+} as const;
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+}
+
+export const textResult = (text: string): ToolResult => ({ content: [{ type: 'text', text }] });
+export const errorResult = (text: string): ToolResult => ({
+  content: [{ type: 'text', text }],
+  isError: true,
+});
+
+/** `stored` and `accepted` are successes; `accepted` (queued) is never reported as `stored`. */
+export function rememberResultToTool(result: RememberResult): ToolResult {
+  switch (result.status) {
+    case 'stored':
+    case 'accepted':
+      return textResult(JSON.stringify(result));
+    case 'failed':
+      return errorResult(JSON.stringify(REMEMBER_FAILED));
+    default:
+      return errorResult(JSON.stringify(REMEMBER_UNKNOWN));
+  }
+}

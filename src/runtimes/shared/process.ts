@@ -1,0 +1,40 @@
+// Process plumbing shared by the hook runtimes: the only place they write stdout and exit.
+import { realpathSync, writeSync } from 'node:fs';
+
+/** Writes all of `text` to stdout synchronously, so exiting right after loses nothing. */
+export function writeStdoutSync(text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(1, bytes, offset);
+    } catch (error) {
+      // A non-blocking pipe that is momentarily full: try again; anything else ends the write.
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+    }
+  }
+}
+
+/**
+ * Silences Node's own warning printer: a fail-open hook must keep stderr empty, and a dependency's
+ * "experimental" notice is not ours to show.
+ */
+export function silenceWarnings(): void {
+  process.removeAllListeners('warning');
+  process.on('warning', () => {});
+}
+
+/** True when this bundle is the program Node started, also when started through a symlink. */
+export function isEntryPoint(argv1: string | undefined, ownFile: string): boolean {
+  if (argv1 === undefined) return false;
+  try {
+    return realpathSync(argv1) === realpathSync(ownFile);
+  } catch {
+    return false;
+  }
+}
+
+/** Milliseconds left of a budget that started with the process (performance.now() counts from there). */
+export function remainingBudget(budgetMs: number): number {
+  return Math.max(0, budgetMs - performance.now());
+}

@@ -1,0 +1,46 @@
+// The write-confirmation decision table (runtimes.md), as a pure function of the hook's input.
+import { renderContentForDisplay } from '../../context/display.js';
+import { isValidMemoryContent } from '../../context/memory-content.js';
+import { PERMISSION_REMEMBER } from '../../deploy/names.js';
+import { isPlainObject } from '../shared/stdin.js';
+
+export const REASON_INVALID = 'the memory write confirmation request is invalid';
+export const REASON_PLAN = 'memory writes are not allowed in plan mode';
+export const REASON_MODE = 'memory writes are not allowed in this approval mode';
+export const ASK_QUESTION = 'Store this exact text in the shared external memory? Content (JSON string):';
+
+const ASK_MODES = new Set(['default', 'auto', 'auto_edit', 'auto-edit', 'yolo']);
+
+export type PreToolUseOutput =
+  | Record<string, never>
+  | {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse';
+        permissionDecision: 'ask' | 'deny';
+        permissionDecisionReason: string;
+      };
+    };
+
+const decision = (permissionDecision: 'ask' | 'deny', reason: string): PreToolUseOutput => ({
+  hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason: reason },
+});
+
+/** `input` is the parsed stdin, or undefined when it was malformed or over 1 MiB. */
+export function decideWriteConfirmation(input: unknown): PreToolUseOutput {
+  // 1. Anything that is not a JSON object is refused: this hook guards a write.
+  if (!isPlainObject(input)) return decision('deny', REASON_INVALID);
+  // 2. Other events and tools pass through, so a broadened matcher can never deny unrelated tools.
+  if (input.hook_event_name !== 'PreToolUse' || input.tool_name !== PERMISSION_REMEMBER) return {};
+  // 3. A request we cannot show the user in full is never approved.
+  const mode = input.permission_mode;
+  const toolInput = input.tool_input;
+  if (typeof mode !== 'string' || !isPlainObject(toolInput) || !isValidMemoryContent(toolInput.content)) {
+    return decision('deny', REASON_INVALID);
+  }
+  // 4. Plan mode promises no side effects.
+  if (mode === 'plan') return decision('deny', REASON_PLAN);
+  // 5. An approval mode we do not know might auto-approve: refuse rather than guess.
+  if (!ASK_MODES.has(mode)) return decision('deny', REASON_MODE);
+  // 6. Ask — also in YOLO, where a PreToolUse `ask` still forces a confirmation (measured on 0.24.4).
+  return decision('ask', `${ASK_QUESTION}\n${renderContentForDisplay(toolInput.content)}`);
+}

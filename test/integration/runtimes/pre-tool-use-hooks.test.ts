@@ -1,0 +1,127 @@
+// The BUILT PreToolUse hooks (write confirmation, approval guard) as real child processes.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runRuntime } from '../../fixtures/run-runtime.js';
+
+const REMEMBER = 'mcp__external-context__context_remember';
+const event = (over: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    session_id: 's',
+    transcript_path: '',
+    cwd: '/repo',
+    hook_event_name: 'PreToolUse',
+    timestamp: '2026-11-29T10:00:00.000Z',
+    permission_mode: 'default',
+    tool_name: REMEMBER,
+    tool_input: { content: 'Use feature flags for risky changes.' },
+    tool_use_id: 'u1',
+    tool_call_id: 'c1',
+    ...over,
+  });
+const decision = (stdout: string) => JSON.parse(stdout).hookSpecificOutput?.permissionDecision ?? 'none';
+
+describe('write-confirmation.js', () => {
+  const FILE = 'write-confirmation.js';
+  it.each<[string, string | Buffer, string]>([
+    ['ask in default mode', event(), 'ask'],
+    ['ask in yolo mode', event({ permission_mode: 'yolo' }), 'ask'],
+    ['deny in plan mode', event({ permission_mode: 'plan' }), 'deny'],
+    ['deny an unknown mode', event({ permission_mode: 'trusted' }), 'deny'],
+    ['deny invalid content', event({ tool_input: { content: '' } }), 'deny'],
+    ['deny malformed JSON', '{"hook_event_name":', 'deny'],
+    ['deny invalid UTF-8', Buffer.from([0x7b, 0xfe, 0x7d]), 'deny'],
+    ['deny 1 MiB + 1 byte', `{"x":"${'a'.repeat(1024 * 1024)}"}`, 'deny'],
+    ['pass through another tool', event({ tool_name: 'run_shell_command' }), 'none'],
+    ['pass through another event', event({ hook_event_name: 'PostToolUse' }), 'none'],
+  ])('%s', async (_name, stdin, expected) => {
+    const run = await runRuntime(FILE, { stdin, env: {} });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(decision(run.stdout)).toBe(expected);
+  });
+
+  it('shows hostile content escaped, and JSON.parse of the shown line is the exact content', async () => {
+    const content = 'ok\u202e\u200b\u{110bd}\u0085\u2028<b>**x**</b>';
+    const run = await runRuntime(FILE, { stdin: event({ tool_input: { content } }), env: {} });
+    const reason: string = JSON.parse(run.stdout).hookSpecificOutput.permissionDecisionReason;
+    const shown = reason.split('\n')[1]!;
+    expect(JSON.parse(shown)).toBe(content);
+    expect(shown).toBe('"ok\\u202e\\u200b\\ud804\\udcbd\\u0085\\u2028<b>**x**</b>"');
+  });
+
+  it('denies when stdin never closes, within the budget', async () => {
+    const run = await runRuntime(FILE, { stdin: event().slice(0, 20), keepStdinOpen: true, env: {} });
+    expect(run.code).toBe(0);
+    expect(decision(run.stdout)).toBe('deny');
+    expect(run.elapsedMs).toBeLessThan(7900);
+  });
+
+  it('reads no provider config, even when one is named', async () => {
+    const run = await runRuntime(FILE, {
+      stdin: event(),
+      env: { QWEN_EXTERNAL_CONTEXT_CONFIG: '/nonexistent/config.json' },
+    });
+    expect(decision(run.stdout)).toBe('ask');
+  });
+
+  it('works through a symlink, started from another directory', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-wc-'));
+    try {
+      const link = path.join(dir, 'hook.js');
+      fs.symlinkSync(path.resolve('dist/runtime', FILE), link);
+      const run = await runRuntime(FILE, { stdin: event(), env: {}, via: link, cwd: dir });
+      expect(decision(run.stdout)).toBe('ask');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('approval-guard.js', () => {
+  const FILE = 'approval-guard.js';
+  const shell = (mode: string) =>
+    event({ permission_mode: mode, tool_name: 'run_shell_command', tool_input: { command: 'touch x' } });
+  it.each<[string, string | Buffer, Record<string, string>, string]>([
+    ['asks in yolo (default modes)', shell('yolo'), {}, 'ask'],
+    ['asks in auto (default modes)', shell('auto'), {}, 'ask'],
+    ['no opinion in default', shell('default'), {}, 'none'],
+    ['no opinion in auto_edit by default', shell('auto_edit'), {}, 'none'],
+    ['no opinion in plan', shell('plan'), {}, 'none'],
+    [
+      'configured modes: auto_edit guarded',
+      shell('auto_edit'),
+      { QWEN_MANAGED_GUARD_MODES: 'yolo,auto_edit' },
+      'ask',
+    ],
+    ['configured modes: auto no longer guarded', shell('auto'), { QWEN_MANAGED_GUARD_MODES: 'yolo' }, 'none'],
+    ['context_remember is left to the write hook', event({ permission_mode: 'yolo' }), {}, 'none'],
+    ['another event', event({ hook_event_name: 'UserPromptSubmit', permission_mode: 'yolo' }), {}, 'none'],
+    ['malformed JSON', '{"hook_event_name"', {}, 'none'],
+    ['a JSON array', '[]', {}, 'none'],
+    ['1 MiB + 1 byte', `{"x":"${'a'.repeat(1024 * 1024)}"}`, {}, 'none'],
+    ['no tool name', event({ permission_mode: 'yolo', tool_name: undefined }), {}, 'none'],
+  ])('%s', async (_name, stdin, env, expected) => {
+    const run = await runRuntime(FILE, { stdin, env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(decision(run.stdout)).toBe(expected);
+    if (expected === 'none') expect(run.stdout).toBe('{}');
+  });
+
+  it('names the tool, escaped, in a fixed reason', async () => {
+    const run = await runRuntime(FILE, {
+      stdin: event({ permission_mode: 'yolo', tool_name: 'evil\u202etool' }),
+      env: {},
+    });
+    expect(JSON.parse(run.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason:
+          'This deployment requires confirmation for every tool call, also in yolo mode. Tool: "evil\\u202etool"',
+      },
+    });
+  });
+});
