@@ -1,0 +1,167 @@
+import { createServer } from 'node:net';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CliIO } from '../../../src/cli/command.js';
+import { createServeContextCommand, serveContextCommand } from '../../../src/cli/commands/serve-context.js';
+import { InputError, UsageError } from '../../../src/cli/errors.js';
+import { startContextServer } from '../../../src/serve/server.js';
+import { makeFolder, removeFolder, SEARCH, type Sink, sink } from './harness.js';
+
+const TOKEN = 'cli-token-91b2';
+
+function io(dir: string, env: Record<string, string | undefined> = { CONTEXT_API_TOKEN: TOKEN }) {
+  const stdout = sink();
+  const stderr = sink();
+  const cliIo: CliIO = { env, cwd: dir, stdin: Readable.from([]), stdout, stderr };
+  return { cliIo, stdout, stderr };
+}
+
+/** A command whose shutdown "signal" the test fires, and a promise for its announced URL. */
+function controllable() {
+  let stop: (() => void) | undefined;
+  let unregistered = false;
+  const command = createServeContextCommand({
+    startServer: startContextServer,
+    onShutdownSignal: (s) => {
+      stop = s;
+      return () => {
+        unregistered = true;
+      };
+    },
+  });
+  return {
+    command,
+    stop: () => stop?.(),
+    wasUnregistered: () => unregistered,
+  };
+}
+
+/** Resolves with the URL once the command has printed its listening line. */
+async function listeningUrl(stdout: Sink): Promise<string> {
+  return (await stdout.waitFor(/listening on (http:\/\/\S+)\n/))[1]!;
+}
+
+describe('serve-context command', () => {
+  const folders: string[] = [];
+  afterEach(async () => {
+    for (const dir of folders.splice(0)) await removeFolder(dir);
+  });
+  async function docs(): Promise<string> {
+    const dir = await makeFolder({
+      'docs/deploy.md': '# Deployment\n\nShip small changes behind a canary.\n',
+    });
+    folders.push(dir);
+    return dir;
+  }
+
+  it('is named and described for the main program', () => {
+    expect([serveContextCommand.name, serveContextCommand.help.includes('--token-env NAME')]).toEqual([
+      'serve-context',
+      true,
+    ]);
+  });
+
+  it('serves the folder, prints one line with the URL, and stops cleanly on the shutdown signal', async () => {
+    const dir = await docs();
+    const { cliIo, stdout, stderr } = io(dir);
+    const { command, stop, wasUnregistered } = controllable();
+    const exit = command.run(['--dir', 'docs', '--port', '0'], cliIo);
+    const url = await listeningUrl(stdout);
+    const response = await fetch(`${url}${SEARCH}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'canary deployment', limit: 5 }),
+    });
+    const body = (await response.json()) as { items: { id: string }[] };
+    stop();
+    expect(await exit).toBe(0);
+    await expect(fetch(`${url}${SEARCH}`, { method: 'POST' })).rejects.toThrow();
+    expect({
+      url,
+      stdout: stdout.text(),
+      ids: body.items.map((item) => item.id),
+      unregistered: wasUnregistered(),
+      log: stderr.text().includes('canary'),
+    }).toEqual({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      stdout: `serve-context: listening on ${url}\n`,
+      ids: ['deploy.md#deployment'],
+      unregistered: true,
+      log: false,
+    });
+    expect(stderr.text()).toMatch(/ POST \/v1\/context\/search 200 \d+ms items=1\n$/);
+  });
+
+  it('reads the token from the variable named by --token-env and logs queries with --log-queries', async () => {
+    const dir = await docs();
+    const { cliIo, stdout, stderr } = io(dir, { KB_TOKEN: 'other-token' });
+    const { command, stop } = controllable();
+    const exit = command.run(
+      ['--dir', `${dir}/docs`, '--port', '0', '--token-env', 'KB_TOKEN', '--log-queries'],
+      cliIo,
+    );
+    const url = await listeningUrl(stdout);
+    const response = await fetch(`${url}${SEARCH}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer other-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'canary', limit: 5 }),
+    });
+    await response.body?.cancel();
+    stop();
+    expect([response.status, await exit, stderr.text().includes('query="canary"')]).toEqual([200, 0, true]);
+  });
+
+  it('prints its help', async () => {
+    const { cliIo, stdout } = io('/');
+    expect(await serveContextCommand.run(['--help'], cliIo)).toBe(0);
+    expect(stdout.text()).toBe(serveContextCommand.help);
+  });
+
+  it.each([
+    ['no --dir', []],
+    ['an empty --dir', ['--dir', '']],
+    ['an unknown flag', ['--dir', 'docs', '--verbose']],
+    ['a positional argument', ['--dir', 'docs', 'extra']],
+    ['--port without a value', ['--dir', 'docs', '--port']],
+    ['a non-numeric port', ['--dir', 'docs', '--port', 'http']],
+    ['a negative port', ['--dir', 'docs', '--port', '-1']],
+    ['a port over 65535', ['--dir', 'docs', '--port', '65536']],
+    ['an empty host', ['--dir', 'docs', '--host', '']],
+    ['a --token-env that is not a variable name', ['--dir', 'docs', '--token-env', 'MY-TOKEN']],
+  ])('refuses %s with a usage error', async (_name, args) => {
+    const dir = await docs();
+    await expect(serveContextCommand.run(args, io(dir).cliIo)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it.each([
+    ['is not set', {}],
+    ['is empty', { CONTEXT_API_TOKEN: '' }],
+  ])('refuses to start when the token variable %s, naming the variable', async (_name, env) => {
+    const dir = await docs();
+    const run = serveContextCommand.run(['--dir', 'docs'], io(dir, env).cliIo);
+    await expect(run).rejects.toThrow(InputError);
+    await expect(run).rejects.toThrow(/environment variable CONTEXT_API_TOKEN is not set or empty/);
+  });
+
+  it.each([
+    ['a missing folder', 'nope'],
+    ['a file', 'docs/deploy.md'],
+  ])('refuses %s as --dir', async (_name, target) => {
+    const dir = await docs();
+    await expect(serveContextCommand.run(['--dir', target], io(dir).cliIo)).rejects.toThrow(
+      /is not a readable directory/,
+    );
+  });
+
+  it('reports a port already in use as an input error with the errno code', async () => {
+    const dir = await docs();
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const run = serveContextCommand.run(['--dir', 'docs', '--port', String(port)], io(dir).cliIo);
+    await expect(run).rejects.toThrow(
+      new InputError(`serve-context: cannot serve ${dir}/docs on 127.0.0.1:${port} (EADDRINUSE)`),
+    );
+    await new Promise((resolve) => blocker.close(resolve));
+  });
+});
