@@ -1,0 +1,80 @@
+// The profile's credential values, read at launch. Messages name the variable and the file, never
+// the value — not even a length or a prefix.
+import type { CredentialSource, LaunchPlan } from '../src/deploy/launch-plan.js';
+import { lookupEnv, type NamePlatform, sameEnvName } from '../src/policy/environment-names.js';
+import { failure, show } from './messages.js';
+
+export interface CredentialOptions {
+  externalContextActive: boolean;
+  callerEnv: Readonly<Record<string, string | undefined>>;
+  platform: NamePlatform;
+  /** Reads a credential file as UTF-8. */
+  readFile(path: string): string;
+}
+
+/** The credentials this launch delivers: those routed to the profile, minus provider ones when rolled back. */
+export function routedCredentials(
+  plan: LaunchPlan,
+  externalContextActive: boolean,
+  platform: NamePlatform,
+): Array<[string, CredentialSource]> {
+  return Object.entries(plan.credentials).filter(
+    ([name]) =>
+      externalContextActive || !plan.externalContext.credentials.some((c) => sameEnvName(c, name, platform)),
+  );
+}
+
+/** A credential file's value: one trailing `\n` or `\r\n` stripped; undefined when nothing is left. */
+export function credentialFileValue(content: string): string | undefined {
+  const value = content.endsWith('\r\n')
+    ? content.slice(0, -2)
+    : content.endsWith('\n')
+      ? content.slice(0, -1)
+      : content;
+  return value === '' ? undefined : value;
+}
+
+function code(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
+}
+
+/** Reads every routed credential; throws one LaunchError listing every credential that is unusable. */
+export function readCredentials(plan: LaunchPlan, options: CredentialOptions): Record<string, string> {
+  const values: Record<string, string> = Object.create(null);
+  const problems: string[] = [];
+  for (const [name, source] of routedCredentials(plan, options.externalContextActive, options.platform)) {
+    let value: string | undefined;
+    if ('file' in source) {
+      let content: string;
+      try {
+        content = options.readFile(source.file);
+      } catch (error) {
+        problems.push(
+          `credential ${name}: cannot read ${show(source.file)} (${code(error)}); ask your administrator`,
+        );
+        continue;
+      }
+      value = credentialFileValue(content);
+      if (value === undefined) {
+        problems.push(`credential ${name}: the file ${show(source.file)} is empty; ask your administrator`);
+        continue;
+      }
+    } else {
+      value = lookupEnv(options.callerEnv, name, options.platform);
+      if (value === undefined || value === '') {
+        problems.push(
+          `credential ${name} is taken from your environment, but it is not set; set it and retry`,
+        );
+        continue;
+      }
+    }
+    // The environment block cannot carry a NUL byte; say so instead of failing inside execve.
+    if (value.includes('\0')) {
+      problems.push(`credential ${name} contains a NUL byte and cannot be passed in the environment`);
+      continue;
+    }
+    values[name] = value;
+  }
+  if (problems.length > 0) throw failure(...problems);
+  return values;
+}

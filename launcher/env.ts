@@ -1,0 +1,159 @@
+// Step 4, pure: Qwen's environment, built from nothing. Every variable Qwen (and so every hook and MCP
+// server it starts) sees is listed here with where it came from; `plan` shows the same computation.
+import type { LaunchPlan } from '../src/deploy/launch-plan.js';
+import {
+  dedupeEnvEntries,
+  forbiddenReason,
+  lookupEnv,
+  type NamePlatform,
+  sameEnvName,
+} from '../src/policy/environment-names.js';
+import type { EnvironmentPolicy } from '../src/policy/policies.js';
+
+/** The admin-owned files the launcher pins by variable (launch.json `environment.files`). */
+export const PINNED_FILE_VARIABLES = [
+  'QWEN_CODE_SYSTEM_SETTINGS_PATH',
+  'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
+  'QWEN_CODE_TRUSTED_FOLDERS_PATH',
+] as const;
+export const PROVIDER_CONFIG_VARIABLE = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
+
+export type EnvSource =
+  | 'plan-path'
+  | 'inherited'
+  | 'admin-set'
+  | 'credential'
+  | 'forced'
+  | 'passwd-home'
+  | 'pinned-file'
+  | 'qwen-home'
+  | 'provider-config';
+
+export interface EnvEntry {
+  name: string;
+  value: string;
+  source: EnvSource;
+}
+
+export interface DroppedName {
+  name: string;
+  from: 'inherit' | 'set' | 'credentials' | 'files';
+  reason: string;
+}
+
+export interface InheritedName {
+  name: string;
+  /** Present in the caller's environment right now. */
+  present: boolean;
+  /** Passed to Qwen (present and not dropped). */
+  passed: boolean;
+}
+
+export interface EnvOptions {
+  /** From the user's passwd entry, never the caller's HOME. */
+  home: string;
+  /** The per-user, per-profile QWEN_HOME. */
+  qwenHome: string;
+  /** Credential values by variable name, as read for this launch. */
+  credentials: Readonly<Record<string, string>>;
+  platform: NamePlatform;
+  /** False for a rolled-back profile: no provider config, no provider credentials. */
+  externalContextActive: boolean;
+}
+
+export interface EnvComputation {
+  /** The environment, one entry per variable, later sources having replaced earlier ones. */
+  entries: EnvEntry[];
+  /** Names the plan asked for that the policy (or a rollback) keeps out. */
+  dropped: DroppedName[];
+  /** The plan's inherit list, in order, with whether each name is present and passed. */
+  inherited: InheritedName[];
+}
+
+/** Every variable with its source; `buildEnv` is exactly this, as a record. */
+export function computeEnv(
+  callerEnv: Readonly<Record<string, string | undefined>>,
+  plan: LaunchPlan,
+  policy: EnvironmentPolicy,
+  options: EnvOptions,
+): EnvComputation {
+  const { platform, externalContextActive } = options;
+  const entries: EnvEntry[] = [];
+  const dropped: DroppedName[] = [];
+  const inherited: InheritedName[] = [];
+  // A rolled-back profile runs without external context: its provider credentials stay out even if
+  // the plan also lists them for inheriting or setting.
+  const withheld = (name: string): boolean =>
+    !externalContextActive && plan.externalContext.credentials.some((c) => sameEnvName(c, name, platform));
+  const withheldReason = 'a provider credential of a rolled-back profile';
+
+  // Like sudo's secure_path: the caller's PATH would decide which `bash` runs every hook.
+  entries.push({ name: 'PATH', value: plan.environment.PATH, source: 'plan-path' });
+
+  for (const name of plan.environment.inherit) {
+    const value = lookupEnv(callerEnv, name, platform);
+    // The policy wins over the plan: a forbidden name never passes, whatever launch.json says.
+    const reason = forbiddenReason(name, policy, platform) ?? (withheld(name) ? withheldReason : undefined);
+    if (reason !== undefined) dropped.push({ name, from: 'inherit', reason });
+    const passed = reason === undefined && value !== undefined;
+    inherited.push({ name, present: value !== undefined, passed });
+    if (passed) entries.push({ name, value, source: 'inherited' });
+  }
+
+  // Administrator values come after inherited ones, so they win over the caller's.
+  for (const [name, value] of Object.entries(plan.environment.set)) {
+    const reason = forbiddenReason(name, policy, platform) ?? (withheld(name) ? withheldReason : undefined);
+    if (reason !== undefined) dropped.push({ name, from: 'set', reason });
+    else entries.push({ name, value, source: 'admin-set' });
+  }
+
+  for (const name of Object.keys(plan.credentials)) {
+    const reason = forbiddenReason(name, policy, platform) ?? (withheld(name) ? withheldReason : undefined);
+    if (reason !== undefined) {
+      dropped.push({ name, from: 'credentials', reason });
+      continue;
+    }
+    const value = lookupEnv(options.credentials, name, platform);
+    if (value !== undefined) entries.push({ name, value, source: 'credential' });
+  }
+
+  // The launcher's own values come last, so nothing above can override them.
+  for (const [name, value] of Object.entries(policy.forced)) entries.push({ name, value, source: 'forced' });
+  entries.push({ name: 'HOME', value: options.home, source: 'passwd-home' });
+  for (const name of PINNED_FILE_VARIABLES) {
+    const file = lookupEnv(plan.environment.files, name, platform);
+    if (file !== undefined) entries.push({ name, value: file, source: 'pinned-file' });
+  }
+  for (const name of Object.keys(plan.environment.files)) {
+    // Only the three admin files are pinned by variable; any other name is not the plan's to add.
+    if (!PINNED_FILE_VARIABLES.some((pinned) => sameEnvName(pinned, name, platform))) {
+      dropped.push({ name, from: 'files', reason: 'not a file variable the launcher pins' });
+    }
+  }
+  entries.push({ name: 'QWEN_HOME', value: options.qwenHome, source: 'qwen-home' });
+  if (externalContextActive) {
+    entries.push({
+      name: PROVIDER_CONFIG_VARIABLE,
+      value: plan.externalContext.configFile,
+      source: 'provider-config',
+    });
+  }
+  return { entries: dedupeEnvEntries(entries, platform), dropped, inherited };
+}
+
+/**
+ * Qwen's complete environment: PATH from the plan; allow-listed caller names (never a forbidden one);
+ * the administrator's values; the profile's credentials; the forced values; HOME from passwd; the
+ * pinned admin files; QWEN_HOME; the provider config while the profile is active.
+ */
+export function buildEnv(
+  callerEnv: Readonly<Record<string, string | undefined>>,
+  plan: LaunchPlan,
+  policy: EnvironmentPolicy,
+  options: EnvOptions,
+): Record<string, string> {
+  // No prototype: a variable named `__proto__` or `constructor` is just a variable.
+  const env: Record<string, string> = Object.create(null);
+  for (const entry of computeEnv(callerEnv, plan, policy, options).entries) env[entry.name] = entry.value;
+  return env;
+}

@@ -1,0 +1,74 @@
+// Everything the launcher says, and the error type that carries its exit code to main.ts.
+
+export const PROGRAM = 'launch-qwen';
+
+/** Exit codes of the launcher itself (Qwen's own status is passed through unchanged). */
+export const LAUNCH_EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** A refusal: every problem is one line naming what is wrong and, where possible, the fix. */
+export class LaunchError extends Error {
+  override readonly name = 'LaunchError';
+  readonly problems: readonly string[];
+  readonly exitCode: number;
+
+  constructor(exitCode: number, problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.exitCode = exitCode;
+    this.problems = problems;
+  }
+}
+
+export function failure(...problems: string[]): LaunchError {
+  return new LaunchError(LAUNCH_EXIT.failure, problems);
+}
+
+export function usage(...problems: string[]): LaunchError {
+  return new LaunchError(LAUNCH_EXIT.usage, problems);
+}
+
+/**
+ * A string made safe to print on a terminal: quoted, with control characters escaped. Arguments
+ * come from the caller and paths from files; neither may move the cursor or recolour the screen, nor reorder text (bidirectional controls).
+ */
+export function show(value: string): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/gu, (c) => {
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** Why a pinned path is unusable, in words (see pinnedPathProblem). */
+export const PATH_PROBLEM_TEXT = {
+  empty: 'is empty',
+  dollar: 'contains "$" (Qwen would substitute it)',
+  control: 'contains a control character',
+  'not-absolute': 'is not an absolute path',
+} as const;
+
+export function rolledBackNotice(kind: string): string {
+  return `${PROGRAM}: profile ${show(kind)} is rolled back; starting Qwen without external context.`;
+}
+
+export function helpText(kinds: readonly string[]): string {
+  return [
+    `Usage: ${PROGRAM} --profile <kind>`,
+    '',
+    'Starts the pinned Qwen Code with the managed settings of one deployed profile.',
+    `Profile kinds: ${kinds.join(', ')}.`,
+    '',
+    'Options:',
+    '  --profile <kind>, --profile=<kind>  the profile to start (required, once)',
+    '  --help                              print this help',
+    '  --version                           print the qwen-managed version',
+    '',
+    'Every other argument is refused: nothing you type here is passed to Qwen.',
+    'Standard input and standard output must both be terminals.',
+    '',
+    'Exit codes:',
+    '  0    --help or --version',
+    '  2    a refused or missing argument, an unknown or undeployed profile',
+    '  1    a pinned file, checksum, ownership or permission check failed; not a terminal;',
+    '       a credential or the per-user Qwen home is unusable; Qwen could not be started',
+    '  *    otherwise Qwen exit status (ended by a signal: the launcher ends by the same signal)',
+    '',
+  ].join('\n');
+}

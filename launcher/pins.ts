@@ -1,0 +1,301 @@
+// Step 2: the pins. Loads `manifest.json` and `profiles/<kind>/launch.json` with the shared schemas,
+// then checks everything the launch will use — absolute, existing, checksum-matched, and (POSIX)
+// StrictModes ownership and permissions — and reports every failure at once, one line each.
+import { createHash } from 'node:crypto';
+import {
+  type InstallManifest,
+  installManifestSchema,
+  MANIFEST_FILE,
+} from '../src/deploy/install-manifest.js';
+import { type LaunchPlan, launchPlanSchema, type ProfileKind } from '../src/deploy/launch-plan.js';
+import { RUNTIME_FILES } from '../src/deploy/names.js';
+import { lookupEnv } from '../src/policy/environment-names.js';
+import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
+import { pinnedPathProblem } from '../src/policy/quote.js';
+import { buildArgv, pinnedArgvPaths } from './argv.js';
+import { routedCredentials } from './credentials.js';
+import { PINNED_FILE_VARIABLES } from './env.js';
+import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
+import { failure, PATH_PROBLEM_TEXT, show, usage } from './messages.js';
+import { type StatLike, StrictModes, type StrictModesFs } from './strict-modes.js';
+
+export interface PinsStat extends StatLike {
+  isFile(): boolean;
+}
+
+export interface PinsFs extends StrictModesFs, RealpathFs {
+  readFileSync(path: string): Uint8Array;
+  statSync(path: string): PinsStat;
+  accessSync(path: string, mode: number): void;
+}
+
+export type PlanPlatform = 'posix' | 'windows';
+
+export interface PinsInput {
+  /** The install directory found from the launcher's own real path. */
+  installDir: string;
+  kind: ProfileKind;
+  platform: PlanPlatform;
+  fs: PinsFs;
+  argumentPolicy?: ArgumentPolicy;
+}
+
+export interface Pins {
+  plan: LaunchPlan;
+  manifest: InstallManifest;
+  /** False when the manifest marks the profile rolled back: it starts without external context. */
+  externalContextActive: boolean;
+  /** What follows the node executable: `[qwenCli, ...managed argv]`, policy-checked. */
+  argv: string[];
+}
+
+const X_OK = 1;
+
+/** A path inside the install directory, from a manifest key (always `/`-separated). */
+export function installPath(installDir: string, rel: string, platform: PlanPlatform): string {
+  return platform === 'windows' ? `${installDir}\\${rel.replaceAll('/', '\\')}` : `${installDir}/${rel}`;
+}
+
+export function launchPlanRel(kind: ProfileKind): string {
+  return `profiles/${kind}/launch.json`;
+}
+
+function code(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+interface Issue {
+  path: readonly PropertyKey[];
+  code: string;
+  expected?: unknown;
+  keys?: readonly string[];
+}
+
+function describeIssue(issue: Issue): string {
+  const at = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
+  if (issue.code === 'unrecognized_keys') return `${at}: unknown key(s) ${(issue.keys ?? []).join(', ')}`;
+  if (issue.expected !== undefined) return `${at}: expected ${String(issue.expected)}`;
+  return `${at}: ${issue.code.replaceAll('_', ' ')}`;
+}
+
+interface Parser<T> {
+  safeParse(
+    data: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: readonly Issue[] } };
+}
+
+function readJson<T>(
+  fs: PinsFs,
+  file: string,
+  schema: Parser<T>,
+  fix: string,
+): { value: T; bytes: Uint8Array } {
+  let bytes: Uint8Array;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (error) {
+    throw failure(`cannot read ${show(file)} (${code(error)}); ${fix}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw failure(`${show(file)} is not valid JSON; ${fix}`);
+  }
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map(describeIssue).join('; ');
+    throw failure(`${show(file)} does not match its schema (${issues}); ${fix}`);
+  }
+  return { value: parsed.data, bytes };
+}
+
+export function readManifest(fs: PinsFs, installDir: string, platform: PlanPlatform): InstallManifest {
+  const file = installPath(installDir, MANIFEST_FILE, platform);
+  return readJson(fs, file, installManifestSchema, 're-render the deployment').value;
+}
+
+export function readLaunchPlan(
+  fs: PinsFs,
+  installDir: string,
+  kind: ProfileKind,
+  platform: PlanPlatform,
+): { plan: LaunchPlan; bytes: Uint8Array } {
+  const file = installPath(installDir, launchPlanRel(kind), platform);
+  const { value, bytes } = readJson(fs, file, launchPlanSchema, 're-render the deployment');
+  return { plan: value, bytes };
+}
+
+/** Manifest keys are plain relative paths: no absolute path, `.`/`..` segment or backslash. */
+function safeRel(rel: string): boolean {
+  const absolute = rel.startsWith('/') || /^[A-Za-z]:/.test(rel);
+  if (rel === '' || absolute || rel.includes('\\') || rel.includes('\0')) return false;
+  return rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
+
+interface Pin {
+  what: string;
+  path: string;
+  type: 'file' | 'directory';
+  /** Admin-owned: StrictModes applies (the repository root is the developers'). */
+  adminOwned: boolean;
+  executable?: boolean;
+}
+
+function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, policy: ArgumentPolicy): Pin[] {
+  const pins: Pin[] = [
+    { what: 'node', path: plan.node, type: 'file', adminOwned: true, executable: true },
+    { what: 'Qwen cli', path: plan.qwenCli, type: 'file', adminOwned: true },
+    { what: 'repository root', path: plan.cwd, type: 'directory', adminOwned: false },
+  ];
+  for (const name of PINNED_FILE_VARIABLES) {
+    const file = lookupEnv(plan.environment.files, name, plan.platform);
+    pins.push({ what: name, path: file ?? '', type: 'file', adminOwned: true });
+  }
+  if (active) {
+    pins.push({
+      what: 'provider config',
+      path: plan.externalContext.configFile,
+      type: 'file',
+      adminOwned: true,
+    });
+  }
+  for (const file of pinnedArgvPaths(argv.slice(1), policy)) {
+    pins.push({ what: 'Qwen argv file', path: file, type: 'file', adminOwned: true });
+  }
+  for (const [name, source] of routedCredentials(plan, active, plan.platform)) {
+    if ('file' in source) {
+      pins.push({ what: `credential file of ${name}`, path: source.file, type: 'file', adminOwned: true });
+    }
+  }
+  return pins;
+}
+
+/** Loads and checks everything step 2 pins; throws a LaunchError listing every failure. */
+export function loadPins(input: PinsInput): Pins {
+  const { installDir, kind, platform, fs } = input;
+  const policy = input.argumentPolicy ?? ARGUMENT_POLICY;
+  const manifest = readManifest(fs, installDir, platform);
+  const state = manifest.profiles[kind];
+  if (state === undefined) {
+    const deployed = Object.keys(manifest.profiles).join(', ') || 'none';
+    throw usage(`profile ${show(kind)} is not deployed in ${show(installDir)} (deployed: ${deployed})`);
+  }
+  const planRel = launchPlanRel(kind);
+  const { plan, bytes: planBytes } = readLaunchPlan(fs, installDir, kind, platform);
+  const planFile = installPath(installDir, planRel, platform);
+  if (plan.profile !== kind) {
+    throw failure(`${show(planFile)} is the plan of profile ${show(plan.profile)}; re-render`);
+  }
+  if (plan.platform !== platform) {
+    throw failure(
+      `${show(planFile)} was rendered for ${plan.platform}, not ${platform}; re-render for this platform`,
+    );
+  }
+  checkPlanInstallDir(plan.installDir, installDir, fs);
+  const externalContextActive = state.state === 'active';
+  const argv = buildArgv(plan, { externalContextActive }, policy);
+
+  const problems: string[] = [];
+  const listed = new Set(Object.keys(manifest.files));
+  const planEntry = manifest.files[planRel];
+  // The plan is verified on the very bytes that were parsed, so it cannot change in between.
+  if (planEntry === undefined) problems.push(`${show(planFile)} is not listed in manifest.json; re-render`);
+  else if (sha256(planBytes) !== planEntry.sha256) {
+    problems.push(
+      `${show(planFile)} does not match its sha256 in manifest.json (changed after render); re-render`,
+    );
+  }
+  if (!listed.has(`runtime/${RUNTIME_FILES.launcher}`)) {
+    problems.push(`the launcher runtime/${RUNTIME_FILES.launcher} is not listed in manifest.json; re-render`);
+  }
+  const installFiles: string[] = [installPath(installDir, MANIFEST_FILE, platform)];
+  for (const [rel, entry] of Object.entries(manifest.files)) {
+    if (!safeRel(rel)) {
+      problems.push(`manifest.json lists ${show(rel)}, which is not a plain relative path; re-render`);
+      continue;
+    }
+    const file = installPath(installDir, rel, platform);
+    installFiles.push(file);
+    if (rel === planRel) continue;
+    let bytes: Uint8Array;
+    try {
+      bytes = fs.readFileSync(file);
+    } catch (error) {
+      const why = code(error) === 'ENOENT' ? 'is missing' : `cannot be read (${code(error)})`;
+      problems.push(`${show(file)} ${why}; restore it or re-render the deployment`);
+      continue;
+    }
+    // Tampering is refused: every file of the install must be the one render wrote.
+    if (sha256(bytes) !== entry.sha256) {
+      problems.push(
+        `${show(file)} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
+      );
+    }
+  }
+
+  const pins = pinsOf(plan, argv, externalContextActive, policy);
+  const sep = platform === 'windows' ? '\\' : '/';
+  for (const pin of pins) {
+    if (pin.path === '') {
+      problems.push(`${pin.what} is not pinned by the launch plan; re-render the deployment`);
+      continue;
+    }
+    const problem = pinnedPathProblem(pin.path, platform);
+    if (problem !== undefined) {
+      problems.push(`${pin.what} ${show(pin.path)} ${PATH_PROBLEM_TEXT[problem]}; re-render the deployment`);
+      continue;
+    }
+    // A pin inside the install must be one of its checksummed files.
+    if (pin.adminOwned && pin.path.startsWith(plan.installDir + sep)) {
+      const rel = pin.path.slice(plan.installDir.length + 1).replaceAll('\\', '/');
+      if (!listed.has(rel)) {
+        problems.push(`${pin.what} ${show(pin.path)} is not listed in manifest.json; re-render`);
+      }
+    }
+    let stat: PinsStat;
+    try {
+      stat = fs.statSync(pin.path);
+    } catch (error) {
+      const why =
+        code(error) === 'ENOENT' || code(error) === 'ENOTDIR'
+          ? 'does not exist'
+          : `cannot be inspected (${code(error)})`;
+      problems.push(`${pin.what} ${show(pin.path)} ${why}`);
+      continue;
+    }
+    if (pin.type === 'file' ? !stat.isFile() : !stat.isDirectory()) {
+      problems.push(`${pin.what} ${show(pin.path)} is not a ${pin.type}`);
+      continue;
+    }
+    if (pin.executable === true && platform === 'posix') {
+      try {
+        fs.accessSync(pin.path, X_OK);
+      } catch {
+        problems.push(`${pin.what} ${show(pin.path)} is not executable by you`);
+      }
+    }
+  }
+  // Run through cli.js directly: cli-entry.js relaunches itself and can apply a self-update.
+  if (/(^|[\\/])cli-entry\.js$/.test(plan.qwenCli)) {
+    problems.push(
+      `Qwen cli ${show(plan.qwenCli)} is cli-entry.js (the self-updating relaunch path); pin cli.js instead`,
+    );
+  }
+
+  // StrictModes needs POSIX owners and modes; on Windows ACLs decide and verify reports them.
+  if (platform === 'posix') {
+    const strict = new StrictModes(manifest.adminUid, fs);
+    for (const file of installFiles) strict.checkChain(file);
+    for (const pin of pins) {
+      if (pin.adminOwned && pinnedPathProblem(pin.path, platform) === undefined) strict.checkChain(pin.path);
+    }
+    problems.push(...strict.problems());
+  }
+  if (problems.length > 0) throw failure(...problems);
+  return { plan, manifest, externalContextActive, argv };
+}

@@ -1,0 +1,150 @@
+// The per-user, per-profile QWEN_HOME. Qwen 0.24.4 hangs with a read-only QWEN_HOME and a shared
+// writable one mixes every user's sessions and prompt logs, so each user gets their own, under the
+// data directory of env-paths' layout rooted at the passwd home (the caller's HOME and XDG_* are
+// ignored: they would let anyone point Qwen's state, and its `output-language.md`, elsewhere).
+import { failure, show } from './messages.js';
+
+export const APP_NAME = 'qwen-managed';
+/** Written when missing: `$version: 4` stops Qwen from rewriting the file on start. */
+export const QWEN_HOME_SETTINGS = '{"$version":4}\n';
+
+export type HomePlatform = 'linux' | 'darwin' | 'win32';
+
+function joiner(platform: HomePlatform): (...parts: string[]) => string {
+  const sep = platform === 'win32' ? '\\' : '/';
+  return (...parts) =>
+    parts.map((p, i) => (i === 0 ? p.replace(/[\\/]+$/, '') : p.replace(/^[\\/]+|[\\/]+$/g, ''))).join(sep);
+}
+
+/** The launcher's platform layout for a Node `process.platform` value (every other POSIX is linux's). */
+export function homePlatform(platform: NodeJS.Platform): HomePlatform {
+  return platform === 'darwin' || platform === 'win32' ? platform : 'linux';
+}
+
+/**
+ * env-paths 4's `envPaths('qwen-managed', {suffix: ''}).data` without its environment overrides:
+ * linux `~/.local/share/qwen-managed`, macOS `~/Library/Application Support/qwen-managed`, Windows
+ * `~\AppData\Local\qwen-managed\Data` (LOCALAPPDATA is ignored like XDG_DATA_HOME).
+ */
+export function dataDir(platform: HomePlatform, home: string): string {
+  const join = joiner(platform);
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', APP_NAME);
+  if (platform === 'win32') return join(home, 'AppData', 'Local', APP_NAME, 'Data');
+  return join(home, '.local', 'share', APP_NAME);
+}
+
+/** `<data>/<installId>/<kind>/home`. */
+export function qwenHomePath(platform: HomePlatform, home: string, installId: string, kind: string): string {
+  return joiner(platform)(dataDir(platform, home), installId, kind, 'home');
+}
+
+export interface QwenHomeStat {
+  uid: number;
+  mode: number;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+export interface QwenHomeFs {
+  lstatSync(path: string): QwenHomeStat;
+  mkdirSync(path: string, options: { mode: number }): unknown;
+  chmodSync(path: string, mode: number): void;
+  writeFileSync(path: string, data: string, options: { mode: number; flag: string }): void;
+  linkSync(existing: string, created: string): void;
+  unlinkSync(path: string): void;
+}
+
+export interface EnsureQwenHomeOptions {
+  /** The user's passwd home: levels from here down are created when missing. */
+  home: string;
+  /** The user the launcher runs as. */
+  uid: number;
+  platform: HomePlatform;
+  fs: QwenHomeFs;
+  /** Makes the temporary file name unique (pid and random bytes). */
+  uniqueSuffix: string;
+}
+
+function code(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+function tryLstat(fs: QwenHomeFs, path: string): QwenHomeStat | undefined {
+  try {
+    return fs.lstatSync(path);
+  } catch (error) {
+    if (code(error) === 'ENOENT') return undefined;
+    throw failure(`cannot inspect ${show(path)} (${code(error) ?? 'error'})`);
+  }
+}
+
+/**
+ * Makes sure `qwenHome` exists as the user's private directory with a `settings.json`: creates each
+ * missing level below `home` with mode 0700, writes `{"$version":4}` atomically when the settings
+ * file is missing, and refuses a QWEN_HOME that is a symlink, not the user's, or open to others.
+ */
+export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions): void {
+  const { fs, platform } = options;
+  const sep = platform === 'win32' ? '\\' : '/';
+  const home = options.home.replace(/[\\/]+$/, '');
+  if (!qwenHome.startsWith(home + sep)) {
+    throw failure(`the Qwen home ${show(qwenHome)} is not under your home directory ${show(home)}`);
+  }
+  let level = home;
+  for (const part of qwenHome.slice(home.length + 1).split(sep)) {
+    level = `${level}${sep}${part}`;
+    if (tryLstat(fs, level) !== undefined) continue;
+    try {
+      fs.mkdirSync(level, { mode: 0o700 });
+      // The umask may have taken bits away, never added them; set exactly 0700 regardless.
+      if (platform !== 'win32') fs.chmodSync(level, 0o700);
+    } catch (error) {
+      if (code(error) !== 'EEXIST') {
+        throw failure(
+          `cannot create ${show(level)} (${code(error) ?? 'error'}); check your home directory's permissions`,
+        );
+      }
+    }
+  }
+  const stat = tryLstat(fs, qwenHome);
+  // A symlink could point Qwen's state, sessions and prompt logs at a place another user reads.
+  if (stat === undefined || stat.isSymbolicLink() || !stat.isDirectory()) {
+    throw failure(
+      `the Qwen home ${show(qwenHome)} must be a real directory, not a symlink or a file; remove it and retry`,
+    );
+  }
+  if (platform !== 'win32') {
+    if (stat.uid !== options.uid) {
+      throw failure(
+        `the Qwen home ${show(qwenHome)} is owned by uid ${stat.uid}, not you (uid ${options.uid}); remove it and retry`,
+      );
+    }
+    // It holds sessions and prompt logs: nobody else may read or enter it.
+    if ((stat.mode & 0o077) !== 0) {
+      const mode = (stat.mode & 0o7777).toString(8).padStart(4, '0');
+      throw failure(
+        `the Qwen home ${show(qwenHome)} is accessible by group or others (mode ${mode}); fix: chmod 700 '${qwenHome.replaceAll("'", "'\\''")}'`,
+      );
+    }
+  }
+  const settings = `${qwenHome}${sep}settings.json`;
+  if (tryLstat(fs, settings) !== undefined) return;
+  const temp = `${settings}.${options.uniqueSuffix}.tmp`;
+  try {
+    fs.writeFileSync(temp, QWEN_HOME_SETTINGS, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    throw failure(`cannot write ${show(temp)} (${code(error) ?? 'error'})`);
+  }
+  try {
+    // A hard link never replaces: a settings.json created meanwhile (by the user or another launch) stays.
+    fs.linkSync(temp, settings);
+  } catch (error) {
+    if (code(error) !== 'EEXIST') throw failure(`cannot write ${show(settings)} (${code(error) ?? 'error'})`);
+  } finally {
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,256 @@
+// `qwen-managed plan --dir DIR --profile KIND [--json]`: exactly what `launch-qwen --profile KIND`
+// would run from that install — executable, argv, cwd and every environment variable — computed with
+// the launcher's own functions, with this command's environment standing in for the caller's and
+// the current user's passwd home for HOME. Credential values are never shown.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildArgv } from '../../../launcher/argv.js';
+import { routedCredentials } from '../../../launcher/credentials.js';
+import { computeEnv, type DroppedName, type EnvEntry, type InheritedName } from '../../../launcher/env.js';
+import { LaunchError, rolledBackNotice } from '../../../launcher/messages.js';
+import { type PinsFs, readLaunchPlan, readManifest } from '../../../launcher/pins.js';
+import { type HomePlatform, homePlatform, qwenHomePath } from '../../../launcher/qwen-home.js';
+import {
+  type CredentialSource,
+  type LaunchPlan,
+  PROFILE_KINDS,
+  type ProfileKind,
+} from '../../deploy/launch-plan.js';
+import { lookupEnv } from '../../policy/environment-names.js';
+import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
+import { posixQuote, powershellQuote } from '../../policy/quote.js';
+import type { Command } from '../command.js';
+import { InputError, UsageError } from '../errors.js';
+
+export interface PlanDeps {
+  /** The current user's passwd entry (HOME and QWEN_HOME come from it, never from $HOME). */
+  userInfo(): { homedir: string };
+  fs: Pick<PinsFs, 'readFileSync'>;
+  platform: NodeJS.Platform;
+}
+
+export const REDACTED = '<redacted>';
+
+const HELP = `Usage: qwen-managed plan --dir DIR --profile KIND [--json]
+
+Prints exactly what \`launch-qwen --profile KIND\` would run from the install directory DIR: the
+executable, its argv, the working directory and every environment variable with its value and
+where it comes from (credential values are redacted). Your own environment stands in for the
+developer's, and your passwd home for theirs.
+
+Options:
+  --dir DIR        the install directory (or a staged render)
+  --profile KIND   ${PROFILE_KINDS.join(', ')}
+  --json           one JSON object instead of text
+  -h, --help       show this help
+
+Exit codes: 0 printed; 1 the install cannot be read or its plan breaks the policies; 2 usage.
+`;
+
+export interface PlanEnvironmentEntry {
+  name: string;
+  value: string;
+  source: EnvEntry['source'];
+  redacted?: true;
+  /** For a credential: where the launcher reads it. */
+  from?: string;
+}
+
+export interface PlanReport {
+  profile: ProfileKind;
+  platform: 'posix' | 'windows';
+  state: 'active' | 'rolled-back';
+  externalContext: boolean;
+  /** The line the launcher prints before starting a rolled-back profile. */
+  notice?: string;
+  executable: string;
+  /** The full argv the executable receives, argv[0] included. */
+  argv: string[];
+  cwd: string;
+  environment: PlanEnvironmentEntry[];
+  inherited: InheritedName[];
+  dropped: DroppedName[];
+  /** Inherited credentials absent from this environment: the launcher would refuse to start. */
+  missingCredentials: string[];
+}
+
+function parseFlags(args: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        dir: { type: 'string' },
+        profile: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError(`plan: ${(error as Error).message}`);
+  }
+}
+
+function isProfileKind(value: string): value is ProfileKind {
+  return (PROFILE_KINDS as readonly string[]).includes(value);
+}
+
+function credentialOrigin(source: CredentialSource): string {
+  return 'file' in source ? `file ${source.file}` : 'inherited from the caller';
+}
+
+/** Computes the report with the launcher's own functions; throws InputError when the launcher would refuse the plan. */
+export function planReport(
+  dir: string,
+  kind: ProfileKind,
+  callerEnv: Readonly<Record<string, string | undefined>>,
+  deps: PlanDeps,
+): PlanReport {
+  const localPlatform = deps.platform === 'win32' ? 'windows' : 'posix';
+  const pinsFs = deps.fs as PinsFs;
+  let plan: LaunchPlan;
+  let state: 'active' | 'rolled-back';
+  let argv: string[];
+  try {
+    const manifest = readManifest(pinsFs, dir, localPlatform);
+    const profile = manifest.profiles[kind];
+    if (profile === undefined) {
+      const deployed = Object.keys(manifest.profiles).join(', ') || 'none';
+      throw new InputError(`plan: profile ${kind} is not deployed in ${dir} (deployed: ${deployed})`);
+    }
+    state = profile.state;
+    plan = readLaunchPlan(pinsFs, dir, kind, localPlatform).plan;
+    argv = buildArgv(plan, { externalContextActive: state === 'active' });
+  } catch (error) {
+    // The launcher's refusal of this plan is the administrator's input problem here.
+    if (error instanceof LaunchError) {
+      throw new InputError(error.problems.map((p) => `plan: ${p}`).join('\n'));
+    }
+    throw error;
+  }
+  const active = state === 'active';
+  const home = deps.userInfo().homedir;
+  const layout: HomePlatform = plan.platform === 'windows' ? 'win32' : homePlatform(deps.platform);
+  const routed = routedCredentials(plan, active, plan.platform);
+  // The same computation as the launcher, with placeholders where credential values would be.
+  const placeholders: Record<string, string> = Object.create(null);
+  for (const [name] of routed) placeholders[name] = REDACTED;
+  const computed = computeEnv(callerEnv, plan, ENVIRONMENT_POLICY, {
+    home,
+    qwenHome: qwenHomePath(layout, home, plan.installId, kind),
+    credentials: placeholders,
+    platform: plan.platform,
+    externalContextActive: active,
+  });
+  const origins = new Map(routed.map(([name, source]) => [name, credentialOrigin(source)]));
+  const environment = computed.entries.map((entry): PlanEnvironmentEntry => {
+    if (entry.source !== 'credential') return { ...entry };
+    return { ...entry, value: REDACTED, redacted: true, from: origins.get(entry.name) ?? '' };
+  });
+  const missingCredentials = routed
+    .filter(([name, source]) => 'inherit' in source && !lookupEnv(callerEnv, name, plan.platform))
+    .map(([name]) => name);
+  return {
+    profile: kind,
+    platform: plan.platform,
+    state,
+    externalContext: active,
+    ...(active ? {} : { notice: rolledBackNotice(kind) }),
+    executable: plan.node,
+    argv: [plan.node, ...argv],
+    cwd: plan.cwd,
+    environment,
+    inherited: computed.inherited,
+    dropped: computed.dropped,
+    missingCredentials,
+  };
+}
+
+const SOURCE_TEXT: Record<EnvEntry['source'], string> = {
+  'plan-path': 'pinned PATH of the plan',
+  inherited: 'inherited (present now)',
+  'admin-set': 'set by the administrator',
+  credential: 'credential',
+  forced: 'forced by the launcher',
+  'passwd-home': 'passwd home of the user',
+  'pinned-file': 'pinned admin file',
+  'qwen-home': 'per-user, per-profile Qwen home (created 0700 when missing)',
+  'provider-config': 'pinned provider config',
+};
+
+/** Values are printed as they are unless they hold control characters, which are escaped. */
+function display(value: string): string {
+  return /[\u0000-\u001f\u007f-\u009f]/u.test(value) ? JSON.stringify(value) : value;
+}
+
+export function formatPlan(report: PlanReport): string {
+  const quote = report.platform === 'windows' ? powershellQuote : posixQuote;
+  const lines: string[] = [
+    `Profile:     ${report.profile} (${report.state === 'active' ? 'active' : 'rolled back: starts without external context'})`,
+    `Executable:  ${display(report.executable)}`,
+    `Argv:        ${report.argv.map(quote).join(' ')}`,
+    `Cwd:         ${display(report.cwd)}`,
+    '',
+    `Environment (${report.environment.length} variables; nothing else is passed):`,
+  ];
+  const width = Math.min(
+    60,
+    Math.max(...report.environment.map((e) => e.name.length + display(e.value).length + 1)),
+  );
+  for (const entry of report.environment) {
+    const pair = `${entry.name}=${display(entry.value)}`;
+    const source =
+      entry.source === 'credential' ? `credential from ${entry.from}` : SOURCE_TEXT[entry.source];
+    lines.push(`  ${pair.padEnd(width)}  ${source}`);
+  }
+  const absent = report.inherited.filter((i) => !i.present).map((i) => i.name);
+  if (absent.length > 0) lines.push('', `Inherited when present, absent now: ${absent.join(', ')}`);
+  if (report.missingCredentials.length > 0) {
+    lines.push(
+      '',
+      `Credentials taken from the caller and absent now (the launcher would refuse): ${report.missingCredentials.join(', ')}`,
+    );
+  }
+  if (report.dropped.length > 0) {
+    lines.push('', 'Dropped whatever the plan says:');
+    for (const d of report.dropped) lines.push(`  ${d.name} (from ${d.from}): ${d.reason}`);
+  }
+  if (report.notice !== undefined) lines.push('', `The launcher prints: ${report.notice}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function createPlanCommand(deps: PlanDeps): Command {
+  return {
+    name: 'plan',
+    summary: 'print exactly what launch-qwen would run for a profile',
+    help: HELP,
+    async run(args, io) {
+      const flags = parseFlags(args);
+      if (flags.help) {
+        io.stdout.write(HELP);
+        return 0;
+      }
+      if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
+      if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
+      if (!isProfileKind(flags.profile)) {
+        throw new UsageError(
+          `plan: unknown profile kind ${flags.profile} (kinds: ${PROFILE_KINDS.join(', ')})`,
+        );
+      }
+      const dir = resolve(io.cwd, flags.dir);
+      const report = planReport(dir, flags.profile, io.env, deps);
+      if (flags.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else io.stdout.write(formatPlan(report));
+      return 0;
+    },
+  };
+}
+
+export const planCommand: Command = createPlanCommand({
+  userInfo: () => os.userInfo(),
+  fs,
+  platform: process.platform,
+});

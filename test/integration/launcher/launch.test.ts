@@ -1,0 +1,265 @@
+// The built launcher starting a stub "Qwen" in a real pseudo-terminal, as a throwaway non-root user,
+// on both run paths: process.execve (Node 22) and the spawn fallback (this Node 20). The stub records
+// its argv, environment, cwd and TTYs; the launcher must hand over exactly the managed ones.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { planReport } from '../../../src/cli/commands/plan.js';
+import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
+import { buildInstallDir, type InstallFixture } from '../../fixtures/install-dir.js';
+import {
+  bundleLauncher,
+  ensureTestUser,
+  node22Binary,
+  pinNode,
+  processesMentioning,
+  readRecord,
+  removeTestUser,
+  Sessions,
+  type Stub,
+  type StubBehavior,
+  type StubRecord,
+  type TestUser,
+  writeStubQwen,
+} from './harness.js';
+
+const TOKEN = 'tok-from-file-Zx81Qm';
+const MODEL_KEY = 'sk-inherited-model-key';
+let base: string;
+let bundle: string;
+let user: TestUser;
+let counter = 0;
+const sessions = new Sessions();
+
+/** What the developer's shell hands the launcher: every bypass variable of the spec included. */
+const CALLER_ENV: Record<string, string> = {
+  TERM: 'xterm-256color',
+  LANG: 'C.UTF-8',
+  PATH: '/usr/bin:/bin',
+  HOME: '/nonexistent/caller-home',
+  XDG_DATA_HOME: '/nonexistent/xdg-data',
+  NODE_OPTIONS: '--max-old-space-size=256',
+  QWEN_CODE_RELAUNCH_ARGS: '["--yolo"]',
+  BASH_ENV: '/nonexistent/evil.sh',
+  LD_PRELOAD: 'libc.so.6',
+  QWEN_CODE_SAFE_MODE: '1',
+  QWEN_CODE_SIMPLE: '1',
+  QWEN_HOME: '/tmp/shared-qwen-home',
+  QWEN_EXTERNAL_CONTEXT_CONFIG: '/nonexistent/evil-config.json',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'https://collector.example',
+  OPENAI_API_KEY: MODEL_KEY,
+  CONTEXT_API_TOKEN: 'caller-token-must-not-win',
+  UNLISTED_SECRET: 'never-passed',
+};
+
+const FORCED = {
+  QWEN_TELEMETRY_ENABLED: '0',
+  QWEN_TELEMETRY_LOG_PROMPTS: '0',
+  QWEN_TELEMETRY_INCLUDE_SENSITIVE_SPAN_ATTRIBUTES: '0',
+  QWEN_USAGE_STATISTICS_ENABLED: '0',
+  QWEN_CODE_MEMORY_TEAM: '0',
+  QWEN_CODE_MEMORY_TEAM_SYNC: '0',
+  QWEN_CODE_SAFE_MODE: '0',
+  QWEN_CODE_SIMPLE: '0',
+  QWEN_CODE_DISABLE_CRON: '1',
+};
+
+beforeAll(async () => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-launch-')));
+  fs.chmodSync(base, 0o755);
+  user = ensureTestUser('launch', path.join(base, 'home'));
+  bundle = path.join(base, 'bundle', 'launch-qwen.js');
+  await bundleLauncher(bundle);
+});
+
+afterEach(async () => {
+  await sessions.killAll();
+  // No test leaves a process behind: nothing started from this run's directory is still alive.
+  expect(processesMentioning(base)).toEqual([]);
+});
+
+afterAll(() => {
+  removeTestUser(user);
+  fs.rmSync(base, { recursive: true, force: true });
+});
+
+interface Case {
+  f: InstallFixture;
+  stub: Stub;
+  node: string;
+}
+
+function fixture(
+  node: string,
+  behavior: StubBehavior,
+  states: Partial<Record<ProfileKind, 'active' | 'rolled-back'>> = {},
+  tokenFile = `${TOKEN}\n`,
+): Case {
+  const root = path.join(base, `f${counter++}`);
+  fs.mkdirSync(root, { mode: 0o755 });
+  const stub = writeStubQwen(root, behavior, user);
+  const secrets = path.join(root, 'secrets');
+  fs.mkdirSync(secrets, { mode: 0o755 });
+  fs.writeFileSync(path.join(secrets, 'context.token'), tokenFile, { mode: 0o644 });
+  const f = buildInstallDir({
+    root,
+    launcherBundle: bundle,
+    node,
+    qwenCli: stub.cli,
+    profiles: ['on-demand', 'auto-recall'],
+    states,
+    environment: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      // Forbidden names listed on purpose: the launcher drops them whatever the plan says.
+      inherit: ['TERM', 'LANG', 'NODE_OPTIONS', 'QWEN_CODE_RELAUNCH_ARGS', 'BASH_ENV', 'LD_PRELOAD'],
+      set: { NO_PROXY: 'localhost,127.0.0.1', BASH_ENV: '/nonexistent/admin-evil.sh' },
+    },
+    credentials: {
+      CONTEXT_API_TOKEN: { file: path.join(secrets, 'context.token') },
+      OPENAI_API_KEY: { inherit: true },
+    },
+    providerCredentials: ['CONTEXT_API_TOKEN'],
+  });
+  return { f, stub, node };
+}
+
+function launch(c: Case, kind: ProfileKind) {
+  return sessions.start([c.f.shim, '--profile', kind], CALLER_ENV, user, base);
+}
+
+function qwenHome(c: Case, kind: ProfileKind): string {
+  return path.join(user.home, '.local', 'share', 'qwen-managed', c.f.installId, kind, 'home');
+}
+
+async function waitForRecord(stub: Stub, timeoutMs = 15_000): Promise<StubRecord> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = readRecord(stub);
+    if (record !== undefined) return record;
+    if (Date.now() > deadline) throw new Error('the stub never recorded');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe.each([
+  { mode: 'execve', source: () => node22Binary() },
+  { mode: 'spawn', source: () => process.execPath },
+])('launch-qwen, $mode path', ({ mode, source }) => {
+  let node: string;
+  beforeAll(() => {
+    node = pinNode(source(), path.join(base, `node-${mode}`, 'node'));
+  }, 600_000);
+
+  it('the pinned node really takes this path', () => {
+    const hasExecve = (n: string) =>
+      spawnSync(n, ['-p', 'typeof process.execve'], { encoding: 'utf8' }).stdout.trim();
+    expect(hasExecve(node)).toBe(mode === 'execve' ? 'function' : 'undefined');
+  });
+
+  it('hands Qwen exactly the managed argv, environment and cwd, on two TTYs', async () => {
+    const c = fixture(node, {});
+    const session = launch(c, 'on-demand');
+    const exit = await session.waitForExit();
+    const record = await waitForRecord(c.stub);
+    const p = (file: string) => c.f.profileFile('on-demand', file);
+    expect(exit.exitCode).toBe(0);
+    expect(record.argv).toEqual([c.stub.cli, '--extensions', 'none', '--mcp-config', p('mcp.json')]);
+    expect(record.execPath).toBe(node);
+    expect(record.cwd).toBe(c.f.cwd);
+    expect([record.stdinTTY, record.stdoutTTY, record.uid]).toEqual([true, true, user.uid]);
+    expect(record.env).toEqual({
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      NO_PROXY: 'localhost,127.0.0.1',
+      CONTEXT_API_TOKEN: TOKEN,
+      OPENAI_API_KEY: MODEL_KEY,
+      ...FORCED,
+      HOME: user.home,
+      QWEN_CODE_SYSTEM_SETTINGS_PATH: p('system-settings.json'),
+      QWEN_CODE_SYSTEM_DEFAULTS_PATH: p('system-defaults.json'),
+      QWEN_CODE_TRUSTED_FOLDERS_PATH: p('trusted-folders.json'),
+      QWEN_HOME: qwenHome(c, 'on-demand'),
+      QWEN_EXTERNAL_CONTEXT_CONFIG: p('external-context.json'),
+    });
+    // execve keeps the launcher's pid; the fallback is the stub's parent.
+    if (mode === 'execve') expect(record.pid).toBe(session.pid);
+    else expect([record.ppid, record.pid === session.pid]).toEqual([session.pid, false]);
+    // The launcher itself says nothing on a normal start.
+    await session.flush();
+    expect(session.rawOutput().replaceAll('\r\n', '\n')).toBe('STUB DONE\n');
+  });
+
+  it('creates the per-user QWEN_HOME 0700 with {"$version":4}', async () => {
+    const c = fixture(node, {});
+    const session = launch(c, 'auto-recall');
+    expect((await session.waitForExit()).exitCode).toBe(0);
+    const home = qwenHome(c, 'auto-recall');
+    const stat = fs.statSync(home);
+    expect([stat.uid, stat.mode & 0o777]).toEqual([user.uid, 0o700]);
+    expect(fs.readFileSync(path.join(home, 'settings.json'), 'utf8')).toBe('{"$version":4}\n');
+    expect(fs.statSync(path.join(home, 'settings.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('reads a credential file with a CRLF ending', async () => {
+    const c = fixture(node, {}, {}, `${TOKEN}\r\n`);
+    const session = launch(c, 'on-demand');
+    expect((await session.waitForExit()).exitCode).toBe(0);
+    expect((await waitForRecord(c.stub)).env['CONTEXT_API_TOKEN']).toBe(TOKEN);
+  });
+
+  it('starts a rolled-back profile without external context, after exactly one line', async () => {
+    const c = fixture(node, {}, { 'on-demand': 'rolled-back' });
+    const session = launch(c, 'on-demand');
+    expect((await session.waitForExit()).exitCode).toBe(0);
+    const record = await waitForRecord(c.stub);
+    expect(record.argv).toEqual([c.stub.cli, '--extensions', 'none']);
+    expect(Object.keys(record.env)).not.toContain('QWEN_EXTERNAL_CONTEXT_CONFIG');
+    expect(Object.keys(record.env)).not.toContain('CONTEXT_API_TOKEN');
+    expect(record.env['OPENAI_API_KEY']).toBe(MODEL_KEY);
+    await session.flush();
+    expect(session.rawOutput().replaceAll('\r\n', '\n')).toBe(
+      'launch-qwen: profile "on-demand" is rolled back; starting Qwen without external context.\nSTUB DONE\n',
+    );
+  });
+
+  it('exits with the status Qwen exits with', async () => {
+    const c = fixture(node, { exitCode: 7 });
+    const session = launch(c, 'on-demand');
+    expect(await session.waitForExit()).toEqual({ exitCode: 7, signal: 0 });
+  });
+
+  it.each([
+    ['SIGTERM', 15],
+    ['SIGINT', 2],
+    ['SIGHUP', 1],
+  ] as const)('%s sent to the launcher reaches Qwen, and the launcher ends by it', async (signal, number) => {
+    const c = fixture(node, { waitForSignal: true });
+    const session = launch(c, 'on-demand');
+    await session.waitFor('STUB READY');
+    process.kill(session.pid, signal);
+    const exit = await session.waitForExit();
+    expect(exit.signal).toBe(number);
+    expect(fs.readFileSync(c.stub.signalRecord, 'utf8')).toBe(signal);
+  });
+
+  it('runs exactly what `qwen-managed plan` prints', async () => {
+    const c = fixture(node, {});
+    const session = launch(c, 'on-demand');
+    expect((await session.waitForExit()).exitCode).toBe(0);
+    const record = await waitForRecord(c.stub);
+    const report = planReport(c.f.installDir, 'on-demand', CALLER_ENV, {
+      userInfo: () => ({ homedir: user.home }),
+      fs,
+      platform: process.platform,
+    });
+    expect(report.argv).toEqual([node, ...record.argv]);
+    expect(report.cwd).toBe(record.cwd);
+    const secrets: Record<string, string> = { CONTEXT_API_TOKEN: TOKEN, OPENAI_API_KEY: MODEL_KEY };
+    expect(
+      Object.fromEntries(report.environment.map((e) => [e.name, e.redacted ? secrets[e.name] : e.value])),
+    ).toEqual(record.env);
+  });
+});

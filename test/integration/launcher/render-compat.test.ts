@@ -1,0 +1,159 @@
+// The launcher against an install written by the real render (src/deploy/render) and rolled back by
+// the real rollback (src/deploy/rollback): the contract between the three is the launch plan and the
+// manifest, and this is where a drift between them would show.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { planReport } from '../../../src/cli/commands/plan.js';
+import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
+import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
+import { renderInstall, requiredRuntimeFiles } from '../../../src/deploy/render/render.js';
+import { writeInstall } from '../../../src/deploy/render/writer.js';
+import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
+import {
+  bundleLauncher,
+  ensureTestUser,
+  node22Binary,
+  pinNode,
+  processesMentioning,
+  readRecord,
+  removeTestUser,
+  Sessions,
+  type Stub,
+  type TestUser,
+  writeStubQwen,
+} from './harness.js';
+
+const TOKEN = 'tok-render-Zx81Qm';
+const NOW = '2026-01-01T00:00:00.000Z';
+const CALLER_ENV = {
+  TERM: 'xterm-256color',
+  LANG: 'C.UTF-8',
+  PATH: '/usr/bin:/bin',
+  NODE_OPTIONS: '--max-old-space-size=256',
+};
+let base: string;
+let user: TestUser;
+let stub: Stub;
+let installDir: string;
+let repo: string;
+let node: string;
+const sessions = new Sessions();
+
+beforeAll(async () => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-launch-render-')));
+  fs.chmodSync(base, 0o755);
+  user = ensureTestUser('render', path.join(base, 'home'));
+  const bundle = path.join(base, 'bundle', 'launch-qwen.js');
+  await bundleLauncher(bundle);
+  node = pinNode(node22Binary(), path.join(base, 'node', 'node'));
+  stub = writeStubQwen(base, {}, user);
+  repo = path.join(base, 'repo');
+  fs.mkdirSync(repo, { mode: 0o755 });
+  const tokenFile = path.join(base, 'secrets', 'context.token');
+  fs.mkdirSync(path.dirname(tokenFile), { mode: 0o755 });
+  fs.writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o644 });
+  installDir = path.join(base, 'install');
+  const provider = {
+    type: 'generic-http-search-v1',
+    baseUrl: 'https://context.example.com',
+    tokenEnv: 'CONTEXT_API_TOKEN',
+  };
+  const parsed = parseDeploymentValue({
+    version: 1,
+    platform: 'posix',
+    installDir,
+    node,
+    qwenCli: stub.cli,
+    repositoryRoot: repo,
+    environment: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      inherit: ['TERM', 'LANG'],
+      set: { NO_PROXY: 'localhost' },
+    },
+    credentials: { CONTEXT_API_TOKEN: { file: tokenFile } },
+    profiles: {
+      'on-demand': { provider, timeoutMs: 5000 },
+      'auto-recall': { provider, timeoutMs: 1500 },
+    },
+  });
+  const runtime = new Map(
+    requiredRuntimeFiles().map((name) => [
+      name,
+      name === 'launch-qwen.js'
+        ? fs.readFileSync(bundle)
+        : new TextEncoder().encode(`// stand-in for ${name}\n`),
+    ]),
+  );
+  const rendered = renderInstall(parsed, runtime, { toolkitVersion: '0.1.0', adminUid: 0, now: NOW });
+  await writeInstall(installDir, rendered, { now: NOW });
+}, 600_000);
+
+afterEach(async () => {
+  await sessions.killAll();
+  expect(processesMentioning(base)).toEqual([]);
+});
+
+afterAll(() => {
+  removeTestUser(user);
+  fs.rmSync(base, { recursive: true, force: true });
+});
+
+async function launch(kind: ProfileKind) {
+  fs.rmSync(stub.record, { force: true });
+  const session = sessions.start(
+    [path.join(installDir, 'bin', 'launch-qwen'), '--profile', kind],
+    CALLER_ENV,
+    user,
+    base,
+  );
+  const exit = await session.waitForExit();
+  await session.flush();
+  return { exit, output: session.rawOutput().replaceAll('\r\n', '\n'), record: readRecord(stub) };
+}
+
+const profileFile = (kind: ProfileKind, file: string) => path.join(installDir, 'profiles', kind, file);
+
+describe('launch-qwen on a rendered install', () => {
+  it.each([
+    ['on-demand', true],
+    ['auto-recall', false],
+  ] as const)(
+    'starts %s with the rendered plan, exactly as `plan` prints it (MCP config: %s)',
+    async (kind, mcp) => {
+      const argv = ['--extensions', 'none', ...(mcp ? ['--mcp-config', profileFile(kind, 'mcp.json')] : [])];
+      const { exit, output, record } = await launch(kind);
+      expect([exit.exitCode, output]).toEqual([0, 'STUB DONE\n']);
+      expect(record?.argv).toEqual([stub.cli, ...argv]);
+      expect(record?.cwd).toBe(repo);
+      expect(record?.env['QWEN_EXTERNAL_CONTEXT_CONFIG']).toBe(profileFile(kind, 'external-context.json'));
+      expect(record?.env['QWEN_CODE_SYSTEM_SETTINGS_PATH']).toBe(profileFile(kind, 'system-settings.json'));
+      expect(record?.env['CONTEXT_API_TOKEN']).toBe(TOKEN);
+      expect(record?.env['NODE_OPTIONS']).toBeUndefined();
+      const report = planReport(installDir, kind, CALLER_ENV, {
+        userInfo: () => ({ homedir: user.home }),
+        fs,
+        platform: process.platform,
+      });
+      expect(report.argv).toEqual([node, ...(record?.argv ?? [])]);
+      expect(
+        Object.fromEntries(report.environment.map((e) => [e.name, e.redacted ? TOKEN : e.value])),
+      ).toEqual(record?.env);
+    },
+  );
+
+  it('starts a profile rolled back by the real rollback without external context', async () => {
+    await rollbackInstall({ dir: installDir, kind: 'auto-recall', now: NOW });
+    const { exit, output, record } = await launch('auto-recall');
+    expect([exit.exitCode, output]).toEqual([
+      0,
+      'launch-qwen: profile "auto-recall" is rolled back; starting Qwen without external context.\nSTUB DONE\n',
+    ]);
+    expect(record?.argv).toEqual([stub.cli, '--extensions', 'none']);
+    expect(Object.keys(record?.env ?? {})).not.toContain('QWEN_EXTERNAL_CONTEXT_CONFIG');
+    expect(Object.keys(record?.env ?? {})).not.toContain('CONTEXT_API_TOKEN');
+    // The other profile of the install is untouched by the rollback.
+    expect((await launch('on-demand')).record?.env['CONTEXT_API_TOKEN']).toBe(TOKEN);
+  });
+});

@@ -1,0 +1,337 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LaunchError } from '../../../launcher/messages.js';
+import { loadPins, type PinsFs } from '../../../launcher/pins.js';
+import type { LaunchPlan, ProfileKind } from '../../../src/deploy/launch-plan.js';
+import {
+  buildInstallDir,
+  type InstallFixture,
+  type InstallFixtureOptions,
+} from '../../fixtures/install-dir.js';
+
+let base: string;
+let counter = 0;
+
+beforeAll(() => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-pins-')));
+  fs.chmodSync(base, 0o755);
+});
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+function fixture(options: Partial<InstallFixtureOptions> = {}): InstallFixture {
+  const root = path.join(base, `f${counter++}`);
+  fs.mkdirSync(root, { mode: 0o755 });
+  const qwenCli = path.join(root, 'qwen', 'cli.js');
+  fs.mkdirSync(path.dirname(qwenCli), { mode: 0o755 });
+  fs.writeFileSync(qwenCli, '// stub\n', { mode: 0o644 });
+  const bundle = path.join(root, 'bundle.js');
+  fs.writeFileSync(bundle, '// launcher bundle stand-in\n');
+  const secrets = path.join(root, 'secrets');
+  fs.mkdirSync(secrets, { mode: 0o755 });
+  fs.writeFileSync(path.join(secrets, 'context.token'), 'tok\n', { mode: 0o644 });
+  return buildInstallDir({
+    root,
+    launcherBundle: bundle,
+    node: process.execPath,
+    qwenCli,
+    profiles: ['on-demand', 'auto-recall'],
+    credentials: { CONTEXT_API_TOKEN: { file: path.join(secrets, 'context.token') } },
+    providerCredentials: ['CONTEXT_API_TOKEN'],
+    ...options,
+  });
+}
+
+function load(f: InstallFixture, kind: ProfileKind = 'on-demand', fsImpl: PinsFs = fs) {
+  return loadPins({ installDir: f.installDir, kind, platform: 'posix', fs: fsImpl });
+}
+
+function refusal(fn: () => unknown): { exitCode: number; problems: string[] } {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof LaunchError) return { exitCode: error.exitCode, problems: [...error.problems] };
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** The real fs, except that lstat reports `uid` as the owner of `target`. */
+function ownedBy(target: string, uid: number): PinsFs {
+  return {
+    ...fs,
+    lstatSync: ((p: string) => {
+      const stat = fs.lstatSync(p);
+      return p === target ? Object.assign(Object.create(stat), { uid }) : stat;
+    }) as PinsFs['lstatSync'],
+  } as PinsFs;
+}
+
+const q = JSON.stringify;
+
+describe('loadPins', () => {
+  it('accepts a rendered install and returns the checked argv', () => {
+    const f = fixture();
+    const pins = load(f);
+    expect(pins.externalContextActive).toBe(true);
+    expect(pins.plan).toEqual(f.plans['on-demand']);
+    expect(pins.argv).toEqual([
+      f.plans['on-demand']!.qwenCli,
+      '--extensions',
+      'none',
+      '--mcp-config',
+      f.profileFile('on-demand', 'mcp.json'),
+    ]);
+  });
+
+  it('a rolled-back profile is inactive and drops the external-context argv', () => {
+    const f = fixture({ states: { 'on-demand': 'rolled-back' } });
+    const pins = load(f);
+    expect([pins.externalContextActive, pins.argv]).toEqual([
+      false,
+      [f.plans['on-demand']!.qwenCli, '--extensions', 'none'],
+    ]);
+  });
+
+  it('refuses a profile that is not deployed, as a usage error', () => {
+    const f = fixture({ profiles: ['on-demand'] });
+    expect(refusal(() => load(f, 'write'))).toEqual({
+      exitCode: 2,
+      problems: [`profile "write" is not deployed in ${q(f.installDir)} (deployed: on-demand)`],
+    });
+  });
+
+  it.each<[string, (plan: LaunchPlan) => void, (f: InstallFixture) => string]>([
+    [
+      'a missing Qwen cli',
+      (p) => {
+        p.qwenCli = `${p.qwenCli}.missing`;
+      },
+      (f) => `Qwen cli ${q(`${f.root}/qwen/cli.js.missing`)} does not exist`,
+    ],
+    [
+      'a relative node',
+      (p) => {
+        p.node = 'node';
+      },
+      () => 'node "node" is not an absolute path; re-render the deployment',
+    ],
+    [
+      'a missing repository root',
+      (p) => {
+        p.cwd = '/nonexistent/repo';
+      },
+      () => 'repository root "/nonexistent/repo" does not exist',
+    ],
+    [
+      'a pinned path with a dollar sign',
+      (p) => {
+        p.environment.files['QWEN_CODE_SYSTEM_DEFAULTS_PATH'] = '/opt/$HOME/x.json';
+      },
+      () =>
+        'QWEN_CODE_SYSTEM_DEFAULTS_PATH "/opt/$HOME/x.json" contains "$" (Qwen would substitute it); re-render the deployment',
+    ],
+    [
+      'a missing pinned admin file variable',
+      (p) => {
+        delete p.environment.files['QWEN_CODE_TRUSTED_FOLDERS_PATH'];
+      },
+      () => 'QWEN_CODE_TRUSTED_FOLDERS_PATH is not pinned by the launch plan; re-render the deployment',
+    ],
+    [
+      'a node that is a directory',
+      (p) => {
+        p.node = '/usr/bin';
+      },
+      () => 'node "/usr/bin" is not a file',
+    ],
+    [
+      'a pinned file inside the install that the manifest does not list',
+      (p) => {
+        p.externalContext.configFile = `${p.installDir}/profiles/on-demand/unlisted.json`;
+      },
+      (f) =>
+        `provider config ${q(`${f.installDir}/profiles/on-demand/unlisted.json`)} is not listed in manifest.json; re-render`,
+    ],
+  ])('refuses %s', (_title, edit, problem) => {
+    const f = fixture({
+      editPlan: (plan) => {
+        edit(plan);
+        return plan;
+      },
+    });
+    expect(refusal(() => load(f)).problems).toContain(problem(f));
+  });
+
+  it("refuses Qwen's cli-entry.js (it relaunches itself and can self-update)", () => {
+    const f = fixture({
+      editPlan: (p) => ({ ...p, qwenCli: p.qwenCli.replace(/cli\.js$/, 'cli-entry.js') }),
+    });
+    const entry = path.join(f.root, 'qwen', 'cli-entry.js');
+    fs.copyFileSync(path.join(f.root, 'qwen', 'cli.js'), entry);
+    expect(refusal(() => load(f)).problems).toEqual([
+      `Qwen cli ${q(entry)} is cli-entry.js (the self-updating relaunch path); pin cli.js instead`,
+    ]);
+  });
+
+  it('refuses a file changed after render (checksum mismatch)', () => {
+    const f = fixture();
+    fs.appendFileSync(f.profileFile('on-demand', 'system-settings.json'), ' ');
+    expect(refusal(() => load(f))).toEqual({
+      exitCode: 1,
+      problems: [
+        `${q(f.profileFile('on-demand', 'system-settings.json'))} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
+      ],
+    });
+  });
+
+  it('refuses a launch.json changed after render', () => {
+    const f = fixture();
+    const file = f.profileFile('on-demand', 'launch.json');
+    const plan = JSON.parse(fs.readFileSync(file, 'utf8')) as LaunchPlan;
+    plan.environment.inherit.push('SSH_AUTH_SOCK');
+    fs.writeFileSync(file, JSON.stringify(plan));
+    expect(refusal(() => load(f)).problems).toEqual([
+      `${q(file)} does not match its sha256 in manifest.json (changed after render); re-render`,
+    ]);
+  });
+
+  it('refuses a missing install file listed in the manifest (any profile)', () => {
+    const f = fixture();
+    fs.rmSync(f.profileFile('auto-recall', 'trusted-folders.json'));
+    expect(refusal(() => load(f)).problems).toEqual([
+      `${q(f.profileFile('auto-recall', 'trusted-folders.json'))} is missing; restore it or re-render the deployment`,
+    ]);
+  });
+
+  it.each([
+    [
+      'a group-writable install file',
+      (f: InstallFixture) => f.profileFile('on-demand', 'mcp.json'),
+      0o664,
+      'file',
+    ],
+    [
+      'a world-writable install file',
+      (f: InstallFixture) => path.join(f.installDir, 'runtime', 'mcp-server.js'),
+      0o646,
+      'file',
+    ],
+    [
+      'a world-writable profile directory',
+      (f: InstallFixture) => path.join(f.installDir, 'profiles', 'on-demand'),
+      0o757,
+      'directory',
+    ],
+    ['a group-writable install directory', (f: InstallFixture) => f.installDir, 0o775, 'directory'],
+    ['a group-writable Qwen cli', (f: InstallFixture) => path.join(f.root, 'qwen', 'cli.js'), 0o664, 'file'],
+    [
+      'a group-writable credential file',
+      (f: InstallFixture) => path.join(f.root, 'secrets', 'context.token'),
+      0o660,
+      'file',
+    ],
+    ['a world-writable fixture root', (f: InstallFixture) => f.root, 0o777, 'directory'],
+  ])('refuses %s (StrictModes)', (_title, target, mode, what) => {
+    const f = fixture();
+    const p = target(f);
+    fs.chmodSync(p, mode);
+    const octal = mode.toString(8).padStart(4, '0');
+    expect(refusal(() => load(f))).toEqual({
+      exitCode: 1,
+      problems: [`${q(p)} is a ${what} writable by group or others (mode ${octal}); fix: chmod go-w '${p}'`],
+    });
+  });
+
+  it.each([
+    ['an install file', (f: InstallFixture) => f.profileFile('on-demand', 'system-settings.json')],
+    ['the manifest', (f: InstallFixture) => path.join(f.installDir, 'manifest.json')],
+    ['the node binary', () => process.execPath],
+    ['the credential file', (f: InstallFixture) => path.join(f.root, 'secrets', 'context.token')],
+    ['a directory above the install', (f: InstallFixture) => f.root],
+  ])('refuses %s owned by another user', (_title, target) => {
+    const f = fixture();
+    const p = target(f);
+    expect(refusal(() => load(f, 'on-demand', ownedBy(p, 4242)))).toEqual({
+      exitCode: 1,
+      problems: [`${q(p)} is owned by uid 4242, not root; fix: chown root '${p}'`],
+    });
+  });
+
+  it("does not check the repository root's ownership", () => {
+    const f = fixture();
+    fs.chmodSync(f.cwd, 0o777);
+    expect(load(f, 'on-demand', ownedBy(f.cwd, 4242)).externalContextActive).toBe(true);
+  });
+
+  it('does not check the credential file of a rolled-back provider', () => {
+    const f = fixture({ states: { 'on-demand': 'rolled-back' } });
+    fs.rmSync(path.join(f.root, 'secrets', 'context.token'));
+    expect(load(f).externalContextActive).toBe(false);
+  });
+
+  it('refuses a moved or copied install', () => {
+    const f = fixture();
+    const copy = path.join(f.root, 'copy');
+    fs.cpSync(f.installDir, copy, { recursive: true });
+    expect(refusal(() => loadPins({ installDir: copy, kind: 'on-demand', platform: 'posix', fs }))).toEqual({
+      exitCode: 1,
+      problems: [
+        `the launch plan belongs to the install directory ${q(f.installDir)}, but this launcher runs from ${q(copy)}; a moved or copied install is refused — render the deployment into ${q(copy)} instead`,
+      ],
+    });
+  });
+
+  it('refuses a plan rendered for another platform', () => {
+    const f = fixture({
+      editPlan: (p) => ({ ...p, platform: 'windows' }),
+    });
+    expect(refusal(() => load(f)).problems).toEqual([
+      `${q(f.profileFile('on-demand', 'launch.json'))} was rendered for windows, not posix; re-render for this platform`,
+    ]);
+  });
+
+  it('refuses a plan whose argv breaks the argument policy', () => {
+    const f = fixture({ editPlan: (p) => ({ ...p, argv: [...p.argv, '--yolo'] }) });
+    expect(refusal(() => load(f))).toEqual({
+      exitCode: 1,
+      problems: [
+        'launch plan for "on-demand": refused Qwen option "--yolo" (YOLO approves every tool); re-render the deployment',
+      ],
+    });
+  });
+
+  it('refuses a launch.json that does not match the schema', () => {
+    const f = fixture();
+    const file = f.profileFile('on-demand', 'launch.json');
+    fs.writeFileSync(file, JSON.stringify({ ...f.plans['on-demand'], extra: 1, node: 7 }));
+    f.rehash();
+    expect(refusal(() => load(f)).problems).toEqual([
+      `${q(file)} does not match its schema (node: expected string; (top level): unknown key(s) extra); re-render the deployment`,
+    ]);
+  });
+
+  it('refuses a manifest key that escapes the install directory', () => {
+    const f = fixture();
+    const manifestFile = path.join(f.installDir, 'manifest.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    manifest.files['../qwen/cli.js'] = { sha256: '0'.repeat(64), mode: '0644' };
+    fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+    expect(refusal(() => load(f)).problems).toEqual([
+      'manifest.json lists "../qwen/cli.js", which is not a plain relative path; re-render',
+    ]);
+  });
+
+  it('reports every failure at once', () => {
+    const f = fixture();
+    fs.appendFileSync(f.profileFile('on-demand', 'mcp.json'), ' ');
+    fs.chmodSync(f.profileFile('on-demand', 'system-settings.json'), 0o666);
+    fs.rmSync(path.join(f.root, 'qwen', 'cli.js'));
+    expect(refusal(() => load(f)).problems).toEqual([
+      `${q(f.profileFile('on-demand', 'mcp.json'))} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
+      `Qwen cli ${q(path.join(f.root, 'qwen', 'cli.js'))} does not exist`,
+      `${q(f.profileFile('on-demand', 'system-settings.json'))} is a file writable by group or others (mode 0666); fix: chmod go-w '${f.profileFile('on-demand', 'system-settings.json')}'`,
+    ]);
+  });
+});

@@ -1,0 +1,234 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEnv } from '../../../launcher/env.js';
+import type { CliIO } from '../../../src/cli/command.js';
+import { createPlanCommand, planReport, REDACTED } from '../../../src/cli/commands/plan.js';
+import { InputError, UsageError } from '../../../src/cli/errors.js';
+import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
+import {
+  buildInstallDir,
+  type InstallFixture,
+  type InstallFixtureOptions,
+} from '../../fixtures/install-dir.js';
+
+const HOME = '/home/admin';
+const SECRET = 'sk-secret-Zx81Qm';
+const deps = { userInfo: () => ({ homedir: HOME }), fs, platform: 'linux' as const };
+const command = createPlanCommand(deps);
+const CALLER = {
+  TERM: 'xterm-256color',
+  OPENAI_API_KEY: SECRET,
+  NODE_OPTIONS: '--require x',
+  HOME: '/elsewhere',
+};
+const FORCED_ENTRIES = Object.entries(ENVIRONMENT_POLICY.forced).map(([name, value]) => ({
+  name,
+  value,
+  source: 'forced',
+}));
+
+let base: string;
+let counter = 0;
+beforeAll(() => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-plan-')));
+});
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+function fixture(options: Partial<InstallFixtureOptions> = {}): InstallFixture {
+  const root = path.join(base, `f${counter++}`);
+  fs.mkdirSync(root);
+  const bundle = path.join(root, 'bundle.js');
+  fs.writeFileSync(bundle, '// bundle\n');
+  return buildInstallDir({
+    root,
+    launcherBundle: bundle,
+    node: '/usr/local/bin/node',
+    qwenCli: '/opt/qwen/cli.js',
+    profiles: ['on-demand', 'auto-recall'],
+    environment: { inherit: ['TERM', 'LANG', 'NODE_OPTIONS'], set: { NO_PROXY: 'localhost' } },
+    credentials: { CONTEXT_API_TOKEN: { file: '/etc/qm/context.token' }, OPENAI_API_KEY: { inherit: true } },
+    providerCredentials: ['CONTEXT_API_TOKEN'],
+    ...options,
+  });
+}
+
+async function runPlan(args: string[], env: Record<string, string> = CALLER) {
+  const stdout = new PassThrough();
+  const chunks: Buffer[] = [];
+  stdout.on('data', (c: Buffer) => chunks.push(c));
+  const io: CliIO = { env, cwd: base, stdin: new PassThrough(), stdout, stderr: new PassThrough() };
+  const code = await command.run(args, io);
+  return { code, out: Buffer.concat(chunks).toString('utf8') };
+}
+
+describe('qwen-managed plan', () => {
+  it('--json reports executable, argv, cwd and every variable with its source', async () => {
+    const f = fixture();
+    const { code, out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand', '--json']);
+    const p = (file: string) => f.profileFile('on-demand', file);
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({
+      profile: 'on-demand',
+      platform: 'posix',
+      state: 'active',
+      externalContext: true,
+      executable: '/usr/local/bin/node',
+      argv: [
+        '/usr/local/bin/node',
+        '/opt/qwen/cli.js',
+        '--extensions',
+        'none',
+        '--mcp-config',
+        p('mcp.json'),
+      ],
+      cwd: f.cwd,
+      environment: [
+        { name: 'PATH', value: '/usr/local/bin:/usr/bin:/bin', source: 'plan-path' },
+        { name: 'TERM', value: 'xterm-256color', source: 'inherited' },
+        { name: 'NO_PROXY', value: 'localhost', source: 'admin-set' },
+        {
+          name: 'CONTEXT_API_TOKEN',
+          value: REDACTED,
+          source: 'credential',
+          redacted: true,
+          from: 'file /etc/qm/context.token',
+        },
+        {
+          name: 'OPENAI_API_KEY',
+          value: REDACTED,
+          source: 'credential',
+          redacted: true,
+          from: 'inherited from the caller',
+        },
+        ...FORCED_ENTRIES,
+        { name: 'HOME', value: HOME, source: 'passwd-home' },
+        { name: 'QWEN_CODE_SYSTEM_SETTINGS_PATH', value: p('system-settings.json'), source: 'pinned-file' },
+        { name: 'QWEN_CODE_SYSTEM_DEFAULTS_PATH', value: p('system-defaults.json'), source: 'pinned-file' },
+        { name: 'QWEN_CODE_TRUSTED_FOLDERS_PATH', value: p('trusted-folders.json'), source: 'pinned-file' },
+        {
+          name: 'QWEN_HOME',
+          value: `${HOME}/.local/share/qwen-managed/${f.installId}/on-demand/home`,
+          source: 'qwen-home',
+        },
+        {
+          name: 'QWEN_EXTERNAL_CONTEXT_CONFIG',
+          value: p('external-context.json'),
+          source: 'provider-config',
+        },
+      ],
+      inherited: [
+        { name: 'TERM', present: true, passed: true },
+        { name: 'LANG', present: false, passed: false },
+        { name: 'NODE_OPTIONS', present: true, passed: false },
+      ],
+      dropped: [
+        {
+          name: 'NODE_OPTIONS',
+          from: 'inherit',
+          reason: 'injects --require/--import code into every Node process (Qwen, hooks, MCP server)',
+        },
+      ],
+      missingCredentials: [],
+    });
+    expect(out).not.toContain(SECRET);
+  });
+
+  it('is the launcher computation: with real values it equals buildEnv', () => {
+    const f = fixture();
+    const report = planReport(f.installDir, 'on-demand', CALLER, deps);
+    const plan = f.plans['on-demand']!;
+    const env = buildEnv(CALLER, plan, ENVIRONMENT_POLICY, {
+      home: HOME,
+      qwenHome: `${HOME}/.local/share/qwen-managed/${f.installId}/on-demand/home`,
+      credentials: { CONTEXT_API_TOKEN: 'tok', OPENAI_API_KEY: SECRET },
+      platform: 'posix',
+      externalContextActive: true,
+    });
+    const values: Record<string, string> = { CONTEXT_API_TOKEN: 'tok', OPENAI_API_KEY: SECRET };
+    expect(
+      Object.fromEntries(report.environment.map((e) => [e.name, e.redacted ? values[e.name] : e.value])),
+    ).toEqual({ ...env });
+  });
+
+  it('text output lists every variable, the inherited names absent now and what is dropped', async () => {
+    const f = fixture();
+    const { code, out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand']);
+    expect(code).toBe(0);
+    const lines = out.split('\n');
+    expect(lines.slice(0, 6)).toEqual([
+      'Profile:     on-demand (active)',
+      'Executable:  /usr/local/bin/node',
+      `Argv:        '/usr/local/bin/node' '/opt/qwen/cli.js' '--extensions' 'none' '--mcp-config' '${f.profileFile('on-demand', 'mcp.json')}'`,
+      `Cwd:         ${f.cwd}`,
+      '',
+      'Environment (20 variables; nothing else is passed):',
+    ]);
+    expect(lines.filter((l) => /^ {2}\S+=/.test(l))).toHaveLength(20);
+    expect(out).toMatch(/\n {2}TERM=xterm-256color +inherited \(present now\)\n/);
+    expect(out).toMatch(/\n {2}OPENAI_API_KEY=<redacted> +credential from inherited from the caller\n/);
+    expect(out).toMatch(
+      /\n {2}CONTEXT_API_TOKEN=<redacted> +credential from file \/etc\/qm\/context.token\n/,
+    );
+    expect(out).toContain('\nInherited when present, absent now: LANG\n');
+    expect(out).toContain('\nDropped whatever the plan says:\n  NODE_OPTIONS (from inherit): injects');
+    expect(out).not.toContain(SECRET);
+  });
+
+  it('shows a rolled-back profile without external context and with the launcher notice', async () => {
+    const f = fixture({ states: { 'on-demand': 'rolled-back' } });
+    const { out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand', '--json']);
+    const report = JSON.parse(out);
+    expect([report.state, report.externalContext, report.notice, report.argv.slice(1)]).toEqual([
+      'rolled-back',
+      false,
+      'launch-qwen: profile "on-demand" is rolled back; starting Qwen without external context.',
+      ['/opt/qwen/cli.js', '--extensions', 'none'],
+    ]);
+    const names = report.environment.map((e: { name: string }) => e.name);
+    expect(names).not.toContain('QWEN_EXTERNAL_CONTEXT_CONFIG');
+    expect(names).not.toContain('CONTEXT_API_TOKEN');
+    expect(names).toContain('OPENAI_API_KEY');
+  });
+
+  it('names an inherited credential missing from the environment', async () => {
+    const f = fixture();
+    const { out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand'], { TERM: 'xterm' });
+    expect(out).toContain(
+      '\nCredentials taken from the caller and absent now (the launcher would refuse): OPENAI_API_KEY\n',
+    );
+  });
+
+  it.each([
+    [[], 'plan: --dir DIR is required'],
+    [['--dir', '/x'], 'plan: --profile KIND is required'],
+    [
+      ['--dir', '/x', '--profile', 'bogus'],
+      'plan: unknown profile kind bogus (kinds: on-demand, auto-recall, write)',
+    ],
+    [['--dir', '/x', '--profile', 'write', '--yolo'], "plan: Unknown option '--yolo'"],
+  ])('usage error for %j', async (args, message) => {
+    await expect(runPlan(args)).rejects.toThrow(new UsageError(message));
+  });
+
+  it('refuses an install without that profile, or with a plan the launcher would refuse', async () => {
+    const f = fixture({ profiles: ['auto-recall'] });
+    await expect(runPlan(['--dir', f.installDir, '--profile', 'write'])).rejects.toThrow(
+      new InputError(`plan: profile write is not deployed in ${f.installDir} (deployed: auto-recall)`),
+    );
+    const g = fixture({ editPlan: (p) => ({ ...p, argv: [...p.argv, '--yolo'] }) });
+    await expect(runPlan(['--dir', g.installDir, '--profile', 'on-demand'])).rejects.toThrow(
+      new InputError(
+        'plan: launch plan for "on-demand": refused Qwen option "--yolo" (YOLO approves every tool); re-render the deployment',
+      ),
+    );
+  });
+
+  it('--help prints the usage', async () => {
+    const { code, out } = await runPlan(['--help']);
+    expect(code).toBe(0);
+    expect(out).toContain('Usage: qwen-managed plan --dir DIR --profile KIND [--json]');
+  });
+});
