@@ -1,0 +1,169 @@
+// One real Qwen session against the fake model, with everything a test needs made in a temp dir:
+// QWEN_HOME (user settings → fake model), a system settings file, a workspace, and the pty.
+// `dispose()` kills every process the session started, closes the fake model and removes the dir.
+
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { FakeModelOptions } from '../../fixtures/fake-model/server.js';
+import { FakeModel } from '../../fixtures/fake-model/server.js';
+import {
+  makeQwenHome,
+  managedBaseline,
+  qwenArgv,
+  qwenEnv,
+  removeTree,
+  writeSettingsFile,
+} from './qwen-home.js';
+import { TerminalSession } from './terminal.js';
+import type { TestUser } from './users.js';
+
+/** The input box's placeholder: Qwen is ready for a prompt when it is on screen. */
+export const INPUT_READY = 'Type your message or @path/to/file';
+
+export interface QwenScenarioOptions {
+  /** System settings (QWEN_CODE_SYSTEM_SETTINGS_PATH). Default: the managed baseline. */
+  systemSettings?: Record<string, unknown>;
+  /** Mode of the system settings file. Default 0644. */
+  systemSettingsMode?: number;
+  /** Extra top-level user settings (besides `$version`, auth and model). */
+  userSettings?: Record<string, unknown>;
+  /** Workspace `.qwen/settings.json`, if any. */
+  workspaceSettings?: Record<string, unknown>;
+  /** Extra files in the workspace (relative path → content). */
+  workspaceFiles?: Record<string, string>;
+  /** Extra Qwen arguments after `--extensions none`. */
+  args?: string[];
+  /** Extra environment (wins over the defaults). */
+  env?: Record<string, string>;
+  /** Environment variables to leave out (e.g. to test a project `.env` filling them). */
+  unsetEnv?: string[];
+  /** Wrap the Qwen argv, e.g. `(argv) => ['strace', '-f', …, ...argv]`. */
+  wrapArgv?: (argv: [string, ...string[]]) => [string, ...string[]];
+  /** Run Qwen as this (non-root) user: QWEN_HOME, HOME and the workspace are chowned to it. */
+  user?: TestUser;
+  /** Use this fake model instead of starting one (it is then not closed by dispose). */
+  model?: FakeModel;
+  modelOptions?: FakeModelOptions;
+  cols?: number;
+  rows?: number;
+}
+
+export class QwenScenario {
+  private constructor(
+    readonly root: string,
+    readonly model: FakeModel,
+    private readonly ownsModel: boolean,
+    readonly qwenHome: string,
+    readonly home: string,
+    readonly systemSettingsPath: string,
+    readonly workspace: string,
+    readonly env: Record<string, string>,
+    readonly term: TerminalSession,
+  ) {}
+
+  static async start(options: QwenScenarioOptions = {}): Promise<QwenScenario> {
+    const model = options.model ?? (await FakeModel.start(options.modelOptions));
+    const root = mkdtempSync(join(tmpdir(), 'qwen-e2e-'));
+    chmodSync(root, 0o755);
+    const owner = options.user ? { uid: options.user.uid, gid: options.user.gid } : undefined;
+    const home = join(root, 'home');
+    mkdirSync(home, { mode: 0o755 });
+    if (owner) chownSync(home, owner.uid, owner.gid);
+    const qwenHome = makeQwenHome({
+      baseUrl: model.baseUrl,
+      parent: home,
+      ...(options.userSettings ? { extra: options.userSettings } : {}),
+      ...(owner ? { owner } : {}),
+    });
+    const systemSettingsPath = join(root, 'system', 'settings.json');
+    writeSettingsFile(
+      systemSettingsPath,
+      options.systemSettings ?? managedBaseline(),
+      options.systemSettingsMode,
+    );
+    const workspace = join(root, 'workspace');
+    mkdirSync(workspace, { mode: 0o755 });
+    if (options.workspaceSettings) {
+      writeSettingsFile(join(workspace, '.qwen', 'settings.json'), options.workspaceSettings);
+    }
+    for (const [rel, content] of Object.entries(options.workspaceFiles ?? {})) {
+      const file = join(workspace, rel);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, content);
+    }
+    if (owner) chownTree(workspace, owner);
+    const env = qwenEnv({
+      qwenHome,
+      systemSettingsPath,
+      home,
+      ...(options.env ? { extra: options.env } : {}),
+      ...(options.unsetEnv ? { unset: options.unsetEnv } : {}),
+    });
+    const argv = qwenArgv(options.args);
+    const term = TerminalSession.spawn({
+      argv: options.wrapArgv ? options.wrapArgv(argv) : argv,
+      env,
+      cwd: workspace,
+      ...(options.cols !== undefined ? { cols: options.cols } : {}),
+      ...(options.rows !== undefined ? { rows: options.rows } : {}),
+      ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+    });
+    return new QwenScenario(
+      root,
+      model,
+      options.model === undefined,
+      qwenHome,
+      home,
+      systemSettingsPath,
+      workspace,
+      env,
+      term,
+    );
+  }
+
+  /** Waits for the input box; resolves with the ms since spawn. */
+  async waitForReady(timeoutMs = 45_000): Promise<number> {
+    await this.term.waitFor(INPUT_READY, timeoutMs);
+    return Date.now() - this.term.startedAt;
+  }
+
+  /** Types a prompt like a person and presses Enter. */
+  async submit(prompt: string): Promise<void> {
+    await this.term.type(prompt);
+    // Let the input box render the last character before Enter (a fast Enter can land mid-paste).
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await this.term.press('Enter');
+  }
+
+  /** Quits through `/quit` and waits for the exit; falls back to kill(). Resolves with the exit code. */
+  async quit(timeoutMs = 15_000): Promise<number | undefined> {
+    if (this.term.exited) return this.term.exited.exitCode;
+    try {
+      await this.term.type('/quit');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await this.term.press('Enter');
+      const exit = await this.term.waitForExit(timeoutMs);
+      return exit.exitCode;
+    } catch {
+      await this.term.kill();
+      return undefined;
+    }
+  }
+
+  /** Kills everything the session started, closes the fake model (if owned), removes the temp dir. */
+  async dispose(options: { keepDir?: boolean } = {}): Promise<void> {
+    await this.term.kill();
+    if (this.ownsModel) await this.model.close();
+    if (!options.keepDir) removeTree(this.root);
+  }
+}
+
+function chownTree(dir: string, owner: { uid: number; gid: number }): void {
+  chownSync(dir, owner.uid, owner.gid);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(path, owner);
+    else chownSync(path, owner.uid, owner.gid);
+  }
+}

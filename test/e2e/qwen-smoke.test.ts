@@ -1,0 +1,52 @@
+// Smoke test: the pinned Qwen Code 0.24.4 in a real pty, talking to the fake model, with a
+// per-test QWEN_HOME and the managed baseline as its system settings.
+
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hookContextParts, promptText } from '../fixtures/fake-model/inspect.js';
+import { text } from '../fixtures/fake-model/server.js';
+import { ensureE2eToolchain } from './harness/paths.js';
+import { managedBaseline } from './harness/qwen-home.js';
+import { QwenScenario } from './harness/scenario.js';
+
+describe('qwen 0.24.4 smoke', { timeout: 120_000 }, () => {
+  let scenario: QwenScenario | undefined;
+
+  beforeAll(() => {
+    ensureE2eToolchain();
+  }, 600_000);
+
+  afterEach(async () => {
+    await scenario?.dispose();
+    scenario = undefined;
+  });
+
+  it('answers a typed prompt through the fake model and quits cleanly', async () => {
+    scenario = await QwenScenario.start({ systemSettings: managedBaseline() });
+    const s = scenario;
+    await s.waitForReady(60_000);
+    await s.term.waitFor('Ask permissions (shift + tab to cycle)');
+
+    const answer = 'SMOKE-ANSWER-7f3c';
+    s.model.enqueue(text(answer));
+    await s.submit('hello from the smoke test');
+
+    const request = await s.model.waitForRequest((r) => r.kind === 'main', 30_000);
+    expect(request.path).toBe('/v1/chat/completions');
+    expect(request.headers['authorization']).toBe('Bearer sk-fake');
+    expect(request.chat?.model).toBe('fake-model');
+    expect(request.stream).toBe(true);
+    expect(promptText(request.chat!)).toBe('hello from the smoke test');
+    expect(hookContextParts(request.chat!)).toEqual([]);
+
+    await s.term.waitFor(answer, 30_000);
+    await s.term.waitFor('Type your message or @path/to/file', 10_000);
+    // The managed baseline turns off follow-up suggestions and auto memory: no side requests.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(s.model.sideRequests().map((r) => r.kind)).toEqual([]);
+    expect(s.model.mainRequests()).toHaveLength(1);
+
+    const exitCode = await s.quit();
+    expect(exitCode).toBe(0);
+    expect(s.term.leftoverProcesses()).toEqual([]);
+  });
+});
