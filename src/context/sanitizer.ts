@@ -36,7 +36,7 @@ const SECRET_KEYWORDS = ['api_key', 'api-key', 'apikey', 'token', 'password', 's
  */
 export function sanitizeQuery(input: string, credential?: string): string | undefined {
   // 1. Bound the work before anything else looks at the text.
-  let text = input.length > MAX_INPUT_CODE_POINTS ? takeCodePoints(input, MAX_INPUT_CODE_POINTS) : input;
+  let text = input.length > MAX_INPUT_CODE_POINTS ? boundInput(input, credential) : input;
   text = removeFencedCode(text);
   // 3. The one secret we know for sure; removed even inside a word. An empty value would match everywhere.
   if (credential !== undefined && credential !== '') text = text.replaceAll(credential, ' ');
@@ -47,6 +47,15 @@ export function sanitizeQuery(input: string, credential?: string): string | unde
   text = text.replace(/\s+/g, ' ').trim();
   if (text === '') return undefined;
   return takeCodePoints(text, MAX_QUERY_CODE_POINTS);
+}
+
+/** Step 1: the first 4096 code points, never ending inside an occurrence of the credential. */
+function boundInput(input: string, credential: string | undefined): string {
+  const text = takeCodePoints(input, MAX_INPUT_CODE_POINTS);
+  if (credential === undefined || credential === '' || text.length === input.length) return text;
+  // A credential cut in half here would survive step 3 as a prefix: end the text where it begins.
+  const at = input.indexOf(credential, Math.max(0, text.length - credential.length + 1));
+  return at !== -1 && at < text.length ? text.slice(0, at) : text;
 }
 
 /** Step 2: a ``` or ~~~ fence through the next identical fence, or through the end when unterminated. */

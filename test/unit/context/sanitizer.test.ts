@@ -170,6 +170,16 @@ describe('sanitizeQuery: bounds in code points', () => {
     expect(sanitizeQuery(input)).toBe('lead tail');
   });
 
+  it('never keeps part of a credential that straddles the 4096 cut', () => {
+    const credential = 'canary-cred-STRADDLE-9f3k';
+    // The credential starts at code point 4090: steps 1 and 3 alone would leave `canary` behind.
+    const input = `ask \`\`\`${'x'.repeat(4079)}\`\`\` ${credential} tail`;
+    expect(input.indexOf(credential)).toBe(4090);
+    expect(sanitizeQuery(input, credential)).toBe('ask');
+    // Without the credential configured, the cut is the plain first 4096 code points.
+    expect(sanitizeQuery(input)).toBe('ask canary');
+  });
+
   it('keeps the first 512 code points of the result', () => {
     expect(sanitizeQuery('word '.repeat(200))).toBe(`${'word '.repeat(102)}wo`);
   });
