@@ -1,35 +1,20 @@
 // Entry of dist/runtime/approval-guard.js. Runs on every tool call: reads no config and no network,
 // and never blocks Qwen by crashing — any failure answers `{}` (Qwen fails open on errors anyway).
-import { HOOK_BUDGET_MS } from '../../deploy/names.js';
-import { isEntryPoint, remainingBudget, silenceWarnings, writeStdoutSync } from '../shared/process.js';
-import { HOOK_STDIN_LIMIT, parseJson, readStdin } from '../shared/stdin.js';
+import { runHook } from '../shared/hook-main.js';
+import { isEntryPoint } from '../shared/process.js';
 import { decideApprovalGuard, parseGuardedModes } from './decide.js';
 
 export const GUARD_MODES_ENV = 'QWEN_MANAGED_GUARD_MODES';
 
-export async function main(): Promise<void> {
-  silenceWarnings();
-  let finished = false;
-  const finish = (output: string) => {
-    if (finished) return;
-    finished = true;
-    writeStdoutSync(output);
-    process.exit(0);
-  };
-  process.on('uncaughtException', () => finish('{}'));
-  const budget = new AbortController();
-  setTimeout(() => {
-    budget.abort();
-    finish('{}');
-  }, remainingBudget(HOOK_BUDGET_MS));
+export function main(): void {
   const modes = parseGuardedModes(
     Object.hasOwn(process.env, GUARD_MODES_ENV) ? process.env[GUARD_MODES_ENV] : undefined,
   );
-  const input = await readStdin(HOOK_STDIN_LIMIT, budget.signal);
-  finish(
-    JSON.stringify(decideApprovalGuard(input.kind === 'ok' ? parseJson(input.bytes) : undefined, modes)),
-  );
+  runHook({
+    fallback: () => '{}',
+    answer: (input) => JSON.stringify(decideApprovalGuard(input, modes)),
+  });
 }
 
 declare const __filename: string;
-if (typeof __filename === 'string' && isEntryPoint(process.argv[1], __filename)) void main();
+if (typeof __filename === 'string' && isEntryPoint(process.argv[1], __filename)) main();

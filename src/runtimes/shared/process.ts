@@ -1,4 +1,5 @@
-// Process plumbing shared by the hook runtimes: the only place they write stdout and exit.
+// Process plumbing shared by the runtimes: writing stdout synchronously, silencing Node's warning
+// printer, and recognising the entry point.
 import { realpathSync, writeSync } from 'node:fs';
 
 /** Writes all of `text` to stdout synchronously, so exiting right after loses nothing. */
@@ -32,9 +33,4 @@ export function isEntryPoint(argv1: string | undefined, ownFile: string): boolea
   } catch {
     return false;
   }
-}
-
-/** Milliseconds left of a budget that started with the process (performance.now() counts from there). */
-export function remainingBudget(budgetMs: number): number {
-  return Math.max(0, budgetMs - performance.now());
 }

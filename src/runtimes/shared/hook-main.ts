@@ -1,0 +1,58 @@
+// The one process skeleton of every command hook: read stdin (≤ 1 MiB) within a wall-clock budget
+// that starts with the process, answer exactly one JSON object on stdout, exit. Nothing — timer,
+// socket, proxy — outlives the answer, and stderr stays empty.
+import { HOOK_BUDGET_MS } from '../../deploy/names.js';
+import { silenceWarnings, writeStdoutSync } from './process.js';
+import { HOOK_STDIN_LIMIT, parseJson, readStdin } from './stdin.js';
+
+/** The hook's share of the budget: an AbortSignal created only if the hook asks for one. */
+export interface Budget {
+  signal(): AbortSignal;
+}
+
+export interface HookSpec {
+  /** The answer for a budget overrun or a crash. */
+  fallback(): string;
+  /** The answer for the parsed stdin (undefined when malformed, not UTF-8 JSON, or over 1 MiB). */
+  answer(input: unknown, budget: Budget): string | Promise<string>;
+}
+
+export function runHook(spec: HookSpec): void {
+  silenceWarnings();
+  let finished = false;
+  let controller: AbortController | undefined;
+  const stdin = readStdin(HOOK_STDIN_LIMIT);
+  const finish = (output: string) => {
+    if (finished) return;
+    finished = true;
+    writeStdoutSync(output);
+    // A read blocked on a stdin that never closes would make process.exit() wait for its thread
+    // forever; the answer is already written, so end at once instead (Qwen fails open either way).
+    if (stdin.pending()) process.kill(process.pid, 'SIGKILL');
+    process.exit(0);
+  };
+  const fail = () => finish(spec.fallback());
+  process.on('uncaughtException', fail);
+  process.on('unhandledRejection', fail);
+  // Ref'd on purpose: it guarantees an answer even when every other handle is gone.
+  setTimeout(
+    () => {
+      controller?.abort();
+      fail();
+    },
+    Math.max(0, HOOK_BUDGET_MS - process.uptime() * 1000),
+  );
+  const budget: Budget = {
+    signal: () => {
+      controller ??= new AbortController();
+      return controller.signal;
+    },
+  };
+  void stdin.result.then(async (read) => {
+    try {
+      finish(await spec.answer(read.kind === 'ok' ? parseJson(read.bytes) : undefined, budget));
+    } catch {
+      fail();
+    }
+  });
+}
