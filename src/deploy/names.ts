@@ -28,6 +28,10 @@ export const RUNTIME_FILES = {
   approvalGuard: 'approval-guard.js',
   /** The admin rollback tool, self-contained, so an install without node_modules can roll itself back. */
   rollback: 'rollback.js',
+  /** auto-recall.js loads it only after provenance passed, so the no-op path never compiles it. */
+  autoRecallSearch: 'auto-recall-search.js',
+  /** undici's proxy agent, loaded by the search and MCP bundles only when a proxy variable is set. */
+  proxyTransport: 'proxy-transport.js',
 } as const;
 /** The bundles are CommonJS (a cheaper start than ESM); this marker makes `.js` mean CommonJS there. */
 export const RUNTIME_MODULE_MARKER = { file: 'package.json', content: '{"type":"commonjs"}\n' } as const;

@@ -68,3 +68,13 @@ export function dedupeEnvEntries<T extends { readonly name: string }>(
   }
   return out;
 }
+
+/**
+ * Names that look like they hold a secret (OPENAI_API_KEY, GITHUB_TOKEN, DB_PASSWORD, …). Reports
+ * never print such a value, even when it is merely inherited rather than a declared credential.
+ */
+export function looksSecret(name: string): boolean {
+  return /(^|_)(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|AUTH|COOKIE|SESSION|PAT|PRIVATE)(_|$)|APIKEY/i.test(
+    name,
+  );
+}

@@ -18,7 +18,7 @@ import {
   PROFILE_KINDS,
   type ProfileKind,
 } from '../../deploy/launch-plan.js';
-import { lookupEnv } from '../../policy/environment-names.js';
+import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import type { Command } from '../command.js';
@@ -147,6 +147,10 @@ export function planReport(
   });
   const origins = new Map(routed.map(([name, source]) => [name, credentialOrigin(source)]));
   const environment = computed.entries.map((entry): PlanEnvironmentEntry => {
+    // An inherited model key (say OPENAI_API_KEY through environment.inherit) is as secret as a
+    // declared credential: the report names it and never prints its value.
+    if (entry.source === 'inherited' && looksSecret(entry.name))
+      return { ...entry, value: REDACTED, redacted: true };
     if (entry.source !== 'credential') return { ...entry };
     return { ...entry, value: REDACTED, redacted: true, from: origins.get(entry.name) ?? '' };
   });

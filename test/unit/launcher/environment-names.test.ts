@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dedupeEnvEntries, lookupEnv } from '../../../src/policy/environment-names.js';
+import { dedupeEnvEntries, looksSecret, lookupEnv } from '../../../src/policy/environment-names.js';
 
 describe('lookupEnv', () => {
   it.each([
@@ -50,5 +50,25 @@ describe('dedupeEnvEntries', () => {
     const input = [...entries];
     expect(dedupeEnvEntries(input, platform)).toEqual(expected);
     expect(input).toEqual(entries);
+  });
+});
+
+describe('looksSecret', () => {
+  it.each([
+    ['OPENAI_API_KEY', true],
+    ['GITHUB_TOKEN', true],
+    ['DB_PASSWORD', true],
+    ['AWS_SECRET_ACCESS_KEY', true],
+    ['DASHSCOPE_APIKEY', true],
+    ['NPM_AUTH', true],
+    ['TERM', false],
+    ['LANG', false],
+    ['LC_ALL', false],
+    ['TZ', false],
+    ['COLORTERM', false],
+    ['KEYBOARD_LAYOUT', false],
+    ['TOKENIZER_PATH', false],
+  ])('%s → %s', (name, expected) => {
+    expect(looksSecret(name)).toBe(expected);
   });
 });

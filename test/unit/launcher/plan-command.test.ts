@@ -193,6 +193,22 @@ describe('qwen-managed plan', () => {
     expect(names).toContain('OPENAI_API_KEY');
   });
 
+  it('never prints a secret-looking value that is merely inherited', async () => {
+    const f = fixture({ environment: { inherit: ['TERM', 'GITHUB_TOKEN'], set: {} }, credentials: {} });
+    const { out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand', '--json'], {
+      TERM: 'xterm',
+      GITHUB_TOKEN: SECRET,
+    });
+    expect(out).not.toContain(SECRET);
+    const report = JSON.parse(out);
+    expect(
+      report.environment.filter((e: { name: string }) => ['TERM', 'GITHUB_TOKEN'].includes(e.name)),
+    ).toEqual([
+      { name: 'TERM', value: 'xterm', source: 'inherited' },
+      { name: 'GITHUB_TOKEN', value: '<redacted>', source: 'inherited', redacted: true },
+    ]);
+  });
+
   it('names an inherited credential missing from the environment', async () => {
     const f = fixture();
     const { out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand'], { TERM: 'xterm' });

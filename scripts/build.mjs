@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// Builds the self-contained runtimes (CommonJS, no node_modules at run time) and the admin CLI.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist');
+
+/** Bundled into <installDir>/runtime: each file must run as `node <file>` from anywhere. */
+export const RUNTIMES = {
+  'auto-recall.js': 'src/runtimes/auto-recall/main.ts',
+  'write-confirmation.js': 'src/runtimes/write-confirmation/main.ts',
+  'mcp-server.js': 'src/runtimes/mcp-server/main.ts',
+  'approval-guard.js': 'src/runtimes/approval-guard/main.ts',
+  'launch-qwen.js': 'launcher/main.ts',
+  // Loaded by auto-recall.js only after provenance passed: the no-op path never reads or compiles it.
+  'auto-recall-search.js': 'src/runtimes/auto-recall/search.ts',
+  // undici's proxy agent, loaded by the search and MCP bundles only when a proxy variable is set.
+  'proxy-transport.js': 'src/http/transport-proxy.ts',
+  // The admin rollback tool, self-contained, so an install without node_modules can roll back.
+  'rollback.js': 'src/cli/rollback-main.ts',
+};
+
+const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+
+/**
+ * Lazily loaded pieces stay separate files: a dynamic import of one of these becomes a require of
+ * the sibling bundle in <installDir>/runtime, resolved next to the requiring bundle's real path.
+ */
+const SPLIT = {
+  'src/runtimes/auto-recall/main.ts': { './search.js': './auto-recall-search.js' },
+  'src/http/create-transport.ts': { './transport-proxy.js': './proxy-transport.js' },
+};
+
+const splitPlugin = {
+  name: 'split-lazy-bundles',
+  setup(b) {
+    b.onResolve({ filter: /^\.\// }, (args) => {
+      const rel = args.importer
+        .slice(root.length + 1)
+        .split('\\')
+        .join('/');
+      const target = SPLIT[rel]?.[args.path];
+      return target === undefined || args.kind !== 'dynamic-import'
+        ? undefined
+        : { path: target, external: true };
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  define: { TOOLKIT_VERSION: JSON.stringify(pkg.version) },
+  platform: 'node',
+  target: 'node20.18',
+  legalComments: 'none',
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
+
+async function main() {
+  await rm(out, { recursive: true, force: true });
+  await mkdir(join(out, 'runtime'), { recursive: true });
+  await Promise.all(
+    Object.entries(RUNTIMES).map(([file, entry]) =>
+      build({
+        ...common,
+        entryPoints: [entry],
+        outfile: join(out, 'runtime', file),
+        // CommonJS: a bare CommonJS start is measurably cheaper than ESM (runtimes.md).
+        format: 'cjs',
+        minify: true,
+        plugins: [splitPlugin],
+        // A dynamic import() in CommonJS would start Node's ESM loader (tens of ms); require() does not.
+        supported: { 'dynamic-import': false },
+        // Keep class and function names so error classes stay recognisable.
+        keepNames: false,
+      }),
+    ),
+  );
+  // The package is ESM; this marker makes the runtime folder's .js files CommonJS.
+  await writeFile(join(out, 'runtime', 'package.json'), '{"type":"commonjs"}\n');
+  await build({
+    ...common,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: join(out, 'cli', 'qwen-managed.js'),
+    format: 'esm',
+    // The admin CLI runs from an installed package: its dependencies come from node_modules.
+    packages: 'external',
+    banner: { js: '#!/usr/bin/env node' },
+  });
+}
+
+await main();

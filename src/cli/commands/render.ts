@@ -1,0 +1,164 @@
+// `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR]`
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
+import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
+import { acquireInstallLock, type InstallLock, LockedError } from '../../deploy/render/lock.js';
+import {
+  type PreviousInstall,
+  RenderError,
+  type RenderedInstall,
+  renderInstall,
+} from '../../deploy/render/render.js';
+import { loadRuntimeFiles } from '../../deploy/render/runtime-files.js';
+import { type WriteResult, WriterError, writeInstall } from '../../deploy/render/writer.js';
+import { isDirectory, loadInstallTree } from '../../deploy/tree.js';
+import type { Command } from '../command.js';
+import type { AdminDeps } from '../deps.js';
+import { InputError, UsageError } from '../errors.js';
+import { parseFlags, required } from '../flags.js';
+
+export const RENDER_HELP = `Usage: qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR]
+
+Renders the install tree described by deployment.json: bin/ (launcher shims), runtime/ (bundled
+runtimes and launcher), profiles/<kind>/ (system settings with the managed hooks, system defaults,
+trusted folders, provider config, MCP config, launch plan) and manifest.json with the sha256 of
+every file. Writes are atomic (temp file + rename, manifest last); replaced files are kept under
+backups/<time>/. Rendering the same input over the same tree changes nothing.
+
+Options:
+  --deployment FILE  the deployment manifest (required)
+  --out DIR          stage the tree in DIR instead of installDir; its files still refer to installDir
+                     (render in CI, ship the tree with configuration management)
+  --reactivate       re-activate rolled-back profiles (a routine re-render keeps them rolled back)
+  --runtime-dir DIR  bundled runtimes to install (default: this toolkit's dist/runtime)
+  -h, --help         show this help
+
+Exit codes: 0 rendered (or already up to date), 1 deployment refused or write failed, 2 usage error.
+`;
+
+async function readDeployment(file: string): Promise<ParsedDeployment> {
+  const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) throw new InputError(`render: cannot read --deployment ${file}`);
+  try {
+    return parseDeploymentText(text, file);
+  } catch (error) {
+    if (error instanceof DeploymentInvalid) throw new InputError(`render: refused: ${error.message}`);
+    throw error;
+  }
+}
+
+async function previousInstall(dir: string): Promise<PreviousInstall | undefined> {
+  if (!(await isDirectory(dir))) return undefined;
+  const tree = await loadInstallTree(dir);
+  if (tree.manifest === undefined) return undefined;
+  return {
+    manifest: tree.manifest,
+    files: new Map([...tree.files].map(([rel, f]) => [rel, f.bytes as Uint8Array])),
+  };
+}
+
+export function createRenderCommand(deps: AdminDeps): Command {
+  return {
+    name: 'render',
+    summary:
+      'Render the install tree (settings, hooks, runtimes, launch plans, manifest) from deployment.json',
+    help: RENDER_HELP,
+    async run(args, io) {
+      const flags = parseFlags('render', args, {
+        deployment: { type: 'string' },
+        out: { type: 'string' },
+        reactivate: { type: 'boolean' },
+        'runtime-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      });
+      if (flags.help === true) {
+        io.stdout.write(RENDER_HELP);
+        return 0;
+      }
+      const deploymentFile = path.resolve(io.cwd, required('render', 'deployment', flags.deployment));
+      let parsed!: ParsedDeployment;
+      let target!: string;
+      let rendered!: RenderedInstall;
+      let written!: WriteResult;
+      let runtimeFiles!: Map<string, Uint8Array>;
+      let lock: InstallLock | undefined;
+      const now = deps.now();
+      const steps = deps.steps(io.stdout, io.stderr);
+      try {
+        await steps([
+          {
+            title: `Validate ${path.basename(deploymentFile)}`,
+            run: async () => {
+              parsed = await readDeployment(deploymentFile);
+              const { deployment } = parsed;
+              const local = deps.hostPlatform === 'win32' ? 'windows' : 'posix';
+              if (flags.out === undefined && deployment.platform !== local) {
+                throw new UsageError(
+                  `render: a ${deployment.platform} deployment must be staged with --out on this machine`,
+                );
+              }
+              target = flags.out === undefined ? deployment.installDir : path.resolve(io.cwd, flags.out);
+              return `${deployment.platform}, profiles: ${Object.keys(deployment.profiles).join(', ')}`;
+            },
+          },
+          {
+            title: 'Load the bundled runtimes',
+            run: async () => {
+              const dir =
+                flags['runtime-dir'] === undefined
+                  ? await deps.runtimeDir()
+                  : path.resolve(io.cwd, flags['runtime-dir']);
+              runtimeFiles = await loadRuntimeFiles(dir);
+              return dir;
+            },
+          },
+          {
+            title: 'Render the install tree',
+            run: async () => {
+              // Held from reading the current tree until the manifest is written: no interleaved writers.
+              lock = await acquireInstallLock(target, now);
+              const previous = await previousInstall(target);
+              rendered = renderInstall(parsed, runtimeFiles, {
+                toolkitVersion: deps.toolkitVersion,
+                adminUid: deps.adminUid(),
+                now,
+                ...(previous === undefined ? {} : { previous }),
+                reactivate: flags.reactivate === true,
+              });
+              return `${rendered.files.size + 1} files`;
+            },
+          },
+          {
+            title: 'Write the install tree',
+            run: async () => {
+              written = await writeInstall(target, rendered, { now, lock });
+              const parts = [`${written.written.length} written`, `${written.unchanged.length} unchanged`];
+              if (written.retired.length > 0) parts.push(`${written.retired.length} retired`);
+              if (written.backupDir !== undefined) parts.push(`previous versions in ${written.backupDir}/`);
+              return parts.join(', ');
+            },
+          },
+        ]);
+      } catch (error) {
+        if (error instanceof RenderError || error instanceof WriterError || error instanceof LockedError) {
+          throw new InputError(`render: ${error.message}`);
+        }
+        throw error;
+      } finally {
+        await lock?.release();
+      }
+      for (const notice of rendered.notices) io.stdout.write(`render: ${notice}\n`);
+      const staged =
+        target !== parsed.deployment.installDir
+          ? ` (staged; files refer to ${parsed.deployment.installDir})`
+          : '';
+      io.stdout.write(
+        written.written.length === 0 && written.retired.length === 0
+          ? `render: ${target} is up to date${staged}\n`
+          : `render: rendered ${target}${staged}; run \`qwen-managed verify --dir ${target} --deployment ${deploymentFile}\`\n`,
+      );
+      return 0;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// `qwen-managed rollback` — also the whole of the self-contained rollback bundle (runtime/rollback.js),
+// so it imports nothing beyond the rollback modules and node built-ins.
+import * as path from 'node:path';
+import { PROFILE_KINDS, type ProfileKind } from '../../deploy/launch-plan.js';
+import { EXTERNAL_CONTEXT_HOOKS } from '../../deploy/names.js';
+import { WriterError } from '../../deploy/render/writer.js';
+import { unifiedDiff } from '../../deploy/rollback/diff.js';
+import { rollbackInstall } from '../../deploy/rollback/install.js';
+import { MANAGED_HOOK_NAMES } from '../../deploy/rollback/record.js';
+import { rollbackSettingsFile } from '../../deploy/rollback/settings-file.js';
+import { RESTART_MESSAGE, RollbackError, type RollbackOutcome } from '../../deploy/rollback/types.js';
+import type { CliIO, Command } from '../command.js';
+import { InputError, UsageError } from '../errors.js';
+import { parseFlags } from '../flags.js';
+
+export const ROLLBACK_HELP = `Usage:
+  qwen-managed rollback --dir DIR --profile KIND [--restore-config FILE] [--remove-guard] [--dry-run]
+  qwen-managed rollback --settings FILE [--hooks NAME,...] [--restore-config FILE --config FILE] [--dry-run]
+
+Removes the managed hooks, matched by name (${EXTERNAL_CONTEXT_HOOKS.join(', ')}), keeping
+every other key, hook, comment and the formatting, and optionally restores a saved version-1
+provider config. Never touches provider data: memories already stored and provider-side logs stay.
+
+Install mode (--dir): edits profiles/KIND/system-settings.json, records the rollback in
+profiles/KIND/rollback.json, re-hashes manifest.json and marks the profile "rolled-back"; the
+launcher then starts it as plain managed Qwen without external context. A later render keeps it
+rolled back unless given --reactivate.
+  --profile KIND          on-demand, auto-recall or write (required with --dir)
+  --restore-config FILE   a saved version-1 provider config to put over profiles/KIND/external-context.json
+  --remove-guard          also remove the approval guard hook (managed-approval-guard)
+
+Settings mode (--settings): any Qwen settings file (JSON or JSONC), e.g. an upstream-style
+QWEN_HOME/settings.json. The file is edited in place, surgically; a backup copy is kept next to it.
+  --hooks NAME,...        hooks to remove (default: the external-context hooks; allowed:
+                          ${MANAGED_HOOK_NAMES.join(', ')})
+  --restore-config FILE   a saved version-1 provider config to restore ...
+  --config FILE           ... over this file (the one QWEN_EXTERNAL_CONTEXT_CONFIG names)
+
+Both modes:
+  --dry-run               print the diff of what would change; write nothing
+  -h, --help              show this help
+
+Idempotent: a second run changes nothing. Restart Qwen afterwards.
+Exit codes: 0 rolled back (or nothing to do), 1 input refused (unreadable, changed since render,
+invalid saved config), 2 usage error.
+`;
+
+function report(io: CliIO, outcome: RollbackOutcome, dryRun: boolean): void {
+  if (outcome.changes.length === 0) {
+    io.stdout.write('rollback: nothing to change (already rolled back)\n');
+    return;
+  }
+  if (dryRun) {
+    for (const change of outcome.changes)
+      io.stdout.write(unifiedDiff(change.before, change.after, change.file));
+    io.stdout.write('rollback: dry run, nothing written\n');
+    return;
+  }
+  for (const hook of outcome.removedHooks)
+    io.stdout.write(`rollback: removed hook ${hook.name} (${hook.event})\n`);
+  for (const change of outcome.changes) io.stdout.write(`rollback: updated ${change.file}\n`);
+  for (const backup of outcome.backups) io.stdout.write(`rollback: previous version kept in ${backup}\n`);
+  io.stdout.write(`rollback: ${RESTART_MESSAGE}\n`);
+}
+
+export function createRollbackCommand(deps: { now(): string }): Command {
+  return {
+    name: 'rollback',
+    summary:
+      'Remove the managed hooks from an install profile or any Qwen settings file; restore a saved v1 config',
+    help: ROLLBACK_HELP,
+    async run(args, io) {
+      const flags = parseFlags('rollback', args, {
+        dir: { type: 'string' },
+        profile: { type: 'string' },
+        settings: { type: 'string' },
+        hooks: { type: 'string' },
+        'restore-config': { type: 'string' },
+        config: { type: 'string' },
+        'remove-guard': { type: 'boolean' },
+        'dry-run': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      });
+      if (flags.help === true) {
+        io.stdout.write(ROLLBACK_HELP);
+        return 0;
+      }
+      const dryRun = flags['dry-run'] === true;
+      const resolve = (p: string | undefined) => (p === undefined ? undefined : path.resolve(io.cwd, p));
+      if ((flags.dir === undefined) === (flags.settings === undefined)) {
+        throw new UsageError('rollback: give either --dir DIR --profile KIND or --settings FILE');
+      }
+      try {
+        let outcome: RollbackOutcome;
+        if (flags.dir !== undefined) {
+          if (flags.hooks !== undefined || flags.config !== undefined) {
+            throw new UsageError('rollback: --hooks and --config belong to --settings mode');
+          }
+          const kind = flags.profile;
+          if (kind === undefined || !(PROFILE_KINDS as readonly string[]).includes(kind)) {
+            throw new UsageError(`rollback: --profile must be one of ${PROFILE_KINDS.join(', ')}`);
+          }
+          const restore = resolve(flags['restore-config']);
+          outcome = await rollbackInstall({
+            dir: resolve(flags.dir)!,
+            kind: kind as ProfileKind,
+            ...(restore === undefined ? {} : { restoreConfig: restore }),
+            removeGuard: flags['remove-guard'] === true,
+            dryRun,
+            now: deps.now(),
+          });
+        } else {
+          if (flags.profile !== undefined || flags['remove-guard'] === true) {
+            throw new UsageError(
+              'rollback: --profile and --remove-guard belong to --dir mode (use --hooks with --settings)',
+            );
+          }
+          const hooks = flags.hooks
+            ?.split(',')
+            .map((h) => h.trim())
+            .filter((h) => h !== '');
+          for (const hook of hooks ?? []) {
+            if (!(MANAGED_HOOK_NAMES as readonly string[]).includes(hook)) {
+              throw new UsageError(
+                `rollback: --hooks ${hook} is not a managed hook (${MANAGED_HOOK_NAMES.join(', ')})`,
+              );
+            }
+          }
+          if ((flags['restore-config'] === undefined) !== (flags.config === undefined)) {
+            throw new UsageError('rollback: --restore-config and --config go together in --settings mode');
+          }
+          const restore = resolve(flags['restore-config']);
+          const config = resolve(flags.config);
+          outcome = await rollbackSettingsFile({
+            settings: resolve(flags.settings)!,
+            ...(hooks === undefined ? {} : { hooks }),
+            ...(restore === undefined ? {} : { restoreConfig: restore }),
+            ...(config === undefined ? {} : { config }),
+            dryRun,
+            now: deps.now(),
+          });
+        }
+        report(io, outcome, dryRun);
+        return 0;
+      } catch (error) {
+        if (error instanceof RollbackError || error instanceof WriterError)
+          throw new InputError(`rollback: ${error.message}`);
+        throw error;
+      }
+    },
+  };
+}

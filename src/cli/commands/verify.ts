@@ -1,0 +1,77 @@
+// `qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]`
+import * as path from 'node:path';
+import { reportJson, reportText } from '../../deploy/verify/report.js';
+import { runVerify, VerifyInputError } from '../../deploy/verify/run.js';
+import type { Command } from '../command.js';
+import type { AdminDeps } from '../deps.js';
+import { InputError } from '../errors.js';
+import { parseFlags, required } from '../flags.js';
+
+export const VERIFY_HELP = `Usage: qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]
+
+Checks an install tree (or a staged one): manifest.json and every file's sha256 and mode, no
+unlisted file, the schema of every rendered file, profile exclusivity, provider config versions,
+pinned paths (absolute, no \`$\` or control characters), hook commands (\`exec\` + the pinned node and
+runtime, exactly quoted), nested timeouts, the managed settings baseline, the argument and
+environment policies, the pinned files on this machine (absent: warning), a smoke run of each
+bundled runtime, and with --deployment: drift against a fresh in-memory render, byte for byte.
+
+Options:
+  --dir DIR          the install directory or staged tree (required)
+  --deployment FILE  also check deployment.json and drift against it
+  --json             print the report as JSON (stable order, for CI)
+  --skip-smoke       do not run the bundled runtimes
+  --runtime-dir DIR  the toolkit's bundled runtimes for the drift render (default: dist/runtime)
+  -h, --help         show this help
+
+JSON report: {"ok", "dir", "deployment", "summary": {"errors", "warnings", "passed"},
+  "checks": [{"id", "severity": "error"|"warning", "ok", "profile", "file", "message"}]}
+
+Exit codes: 0 every check holds (warnings allowed), 1 violations found (or unreadable input),
+2 usage error.
+`;
+
+export function createVerifyCommand(deps: AdminDeps): Command {
+  return {
+    name: 'verify',
+    summary: 'Check an install tree against the managed contract (and deployment.json for drift)',
+    help: VERIFY_HELP,
+    async run(args, io) {
+      const flags = parseFlags('verify', args, {
+        dir: { type: 'string' },
+        deployment: { type: 'string' },
+        json: { type: 'boolean' },
+        'skip-smoke': { type: 'boolean' },
+        'runtime-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      });
+      if (flags.help === true) {
+        io.stdout.write(VERIFY_HELP);
+        return 0;
+      }
+      const dir = path.resolve(io.cwd, required('verify', 'dir', flags.dir));
+      try {
+        const report = await runVerify({
+          dir,
+          ...(flags.deployment === undefined
+            ? {}
+            : { deploymentFile: path.resolve(io.cwd, flags.deployment) }),
+          runtimeDir:
+            flags['runtime-dir'] === undefined
+              ? await deps.runtimeDir()
+              : path.resolve(io.cwd, flags['runtime-dir']),
+          toolkitVersion: deps.toolkitVersion,
+          smoke: flags['skip-smoke'] !== true,
+          hostPlatform: deps.hostPlatform,
+          fallbackNode: deps.nodePath,
+          now: deps.now(),
+        });
+        io.stdout.write(flags.json === true ? reportJson(report) : reportText(report));
+        return report.ok ? 0 : 1;
+      } catch (error) {
+        if (error instanceof VerifyInputError) throw new InputError(`verify: ${error.message}`);
+        throw error;
+      }
+    },
+  };
+}

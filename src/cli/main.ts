@@ -1,0 +1,49 @@
+// `qwen-managed`: the admin CLI entry (dist/cli/qwen-managed.js). The only module of the CLI that
+// touches the process: it builds the I/O and the machine dependencies, dispatches, and sets the exit
+// code (errors.ts maps errors to codes).
+import * as os from 'node:os';
+import packageJson from '../../package.json' with { type: 'json' };
+import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
+import type { CliIO } from './command.js';
+import { planCommand } from './commands/plan.js';
+import { createRenderCommand } from './commands/render.js';
+import { createRollbackCommand } from './commands/rollback.js';
+import { serveContextCommand } from './commands/serve-context.js';
+import { createVerifyCommand } from './commands/verify.js';
+import type { AdminDeps } from './deps.js';
+import { runProgram } from './program.js';
+import { stepRunnerFor } from './progress.js';
+
+const deps: AdminDeps = {
+  toolkitVersion: packageJson.version,
+  now: () => new Date().toISOString(),
+  adminUid: () => (typeof process.getuid === 'function' ? process.getuid() : 0),
+  runtimeDir: () => defaultRuntimeDir(import.meta.url),
+  nodePath: process.execPath,
+  hostPlatform: os.platform(),
+  steps: stepRunnerFor,
+};
+
+const io: CliIO = {
+  env: process.env,
+  cwd: process.cwd(),
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+};
+
+const commands = [
+  createRenderCommand(deps),
+  createVerifyCommand(deps),
+  planCommand,
+  createRollbackCommand(deps),
+  serveContextCommand,
+];
+
+const info = {
+  name: 'qwen-managed',
+  version: packageJson.version,
+  description: packageJson.description,
+};
+
+process.exitCode = await runProgram(info, commands, process.argv.slice(2), io);

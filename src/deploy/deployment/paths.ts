@@ -1,0 +1,104 @@
+// Pinned-path rules for deployment.json. Every pinned path is absolute for the deployment's platform
+// and passes pinnedPathProblem: Qwen substitutes `$VAR` in every settings string, so `$` and control
+// characters are refused rather than quoted (deployment.md, "Quoting is security-critical").
+import * as path from 'node:path';
+import { type PathProblem, pinnedPathProblem } from '../../policy/quote.js';
+import type { Platform } from '../layout.js';
+import { type Problem, problem } from './problems.js';
+
+const EXAMPLE: Record<Platform, string> = {
+  posix: '/opt/qwen-managed',
+  windows: 'C:\\Program Files\\qwen-managed',
+};
+
+const MESSAGES: Record<PathProblem, (platform: Platform) => [string, string]> = {
+  empty: (platform) => ['is empty', `write an absolute path such as ${EXAMPLE[platform]}`],
+  dollar: () => [
+    'contains `$`, which Qwen would substitute from the environment inside settings strings',
+    'move the file to a path without `$` (quoting cannot protect it)',
+  ],
+  control: () => [
+    'contains a newline, NUL or another control character',
+    'use a path made of printable characters only',
+  ],
+  'not-absolute': (platform) => [
+    `is not an absolute ${platform} path`,
+    `write an absolute path such as ${EXAMPLE[platform]}`,
+  ],
+};
+
+/** Characters Windows never allows in a path (beyond the drive colon). */
+const WINDOWS_INVALID = /["<>|?*]/;
+
+export interface PathRules {
+  /** Refuse a filesystem root (`/`, `C:\`). */
+  notRoot?: boolean;
+  /** Skip the normal-form rule (PATH entries such as `/usr/bin/` are fine as written). */
+  anyForm?: boolean;
+}
+
+/** Problems with one pinned path; `keyPath` names it in deployment.json. */
+export function pinnedPathProblems(
+  keyPath: readonly (string | number)[],
+  value: string,
+  platform: Platform,
+  rules: PathRules = {},
+): Problem[] {
+  const found = pinnedPathProblem(value, platform);
+  if (found !== undefined) {
+    const [message, fix] = MESSAGES[found](platform);
+    return [problem(keyPath, value, message, fix)];
+  }
+  const flavour = platform === 'windows' ? path.win32 : path.posix;
+  if (platform === 'windows' && (WINDOWS_INVALID.test(value) || value.indexOf(':', 2) !== -1)) {
+    return [
+      problem(
+        keyPath,
+        value,
+        'contains a character Windows does not allow in a path',
+        'remove " < > | ? * and extra colons',
+      ),
+    ];
+  }
+  // A normalised path compares equal to what the launcher resolves; `..`, `//` or a trailing separator would not.
+  const normal = flavour.normalize(value);
+  const trimmed = normal.length > flavour.parse(normal).root.length ? normal.replace(/[\\/]+$/, '') : normal;
+  if (rules.anyForm !== true && trimmed !== value) {
+    return [problem(keyPath, value, 'is not in normal form', `write ${JSON.stringify(trimmed)}`)];
+  }
+  if (rules.notRoot === true && flavour.parse(value).root === value) {
+    return [problem(keyPath, value, 'is a filesystem root', 'use a dedicated directory below the root')];
+  }
+  return [];
+}
+
+/** The PATH separator of the deployment's platform. */
+export function pathListSeparator(platform: Platform): string {
+  return platform === 'windows' ? ';' : ':';
+}
+
+/** Every entry of the pinned PATH must be absolute: an empty or relative entry searches the cwd. */
+export function pinnedPathListProblems(
+  keyPath: readonly string[],
+  value: string,
+  platform: Platform,
+): Problem[] {
+  const problems: Problem[] = [];
+  value.split(pathListSeparator(platform)).forEach((entry, i) => {
+    if (entry === '') {
+      problems.push(
+        problem(
+          keyPath,
+          value,
+          `entry ${i + 1} is empty, which means the current directory`,
+          'remove the empty entry',
+        ),
+      );
+      return;
+    }
+    for (const p of pinnedPathProblems([...keyPath], entry, platform, { anyForm: true })) {
+      problems.push({ ...p, message: `entry ${JSON.stringify(entry)} ${p.message}` });
+    }
+  });
+  return problems;
+}

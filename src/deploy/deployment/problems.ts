@@ -1,0 +1,139 @@
+// One shape for everything wrong with a deployment: the key, the bad value, what is wrong and the
+// fix. The admin CLI may name keys, variables and paths (README: telling the administrator exactly
+// what to fix is its job); deployment.json holds no secret values, only names and file paths.
+import type * as z from 'zod';
+import { checkOrigin, type OriginProblem } from '../../http/origin.js';
+import { formatPath, getPath, showValue } from '../json.js';
+
+export interface Problem {
+  /** Dotted key path in deployment.json, e.g. `profiles.auto-recall.timeoutMs`. */
+  key: string;
+  /** The offending value, rendered for display; absent when the key is missing. */
+  value?: string;
+  message: string;
+  fix: string;
+}
+
+export function problem(
+  keyPath: readonly PropertyKey[],
+  value: unknown,
+  message: string,
+  fix: string,
+): Problem {
+  const out: Problem = { key: formatPath(keyPath), message, fix };
+  if (value !== undefined) out.value = showValue(value);
+  return out;
+}
+
+export function formatProblem(p: Problem): string {
+  const head = p.value === undefined ? p.key : `${p.key} = ${p.value}`;
+  return `${head}: ${p.message}. Fix: ${p.fix}`;
+}
+
+/** Thrown by parse/render when deployment.json cannot be rendered; carries every problem found. */
+export class DeploymentInvalid extends Error {
+  override readonly name = 'DeploymentInvalid';
+  constructor(
+    readonly source: string,
+    readonly problems: readonly Problem[],
+  ) {
+    super(
+      `${source}: ${problems.length} problem(s)\n${problems.map((p) => `  - ${formatProblem(p)}`).join('\n')}`,
+    );
+  }
+}
+
+const ORIGIN_FIXES: Record<OriginProblem, string> = {
+  'control-or-backslash': 'remove whitespace, control characters and backslashes',
+  unparsable: 'write a full origin such as https://context.example.com',
+  credentials: 'remove the user:password@ part; credentials come from the credential variable',
+  'query-or-fragment': 'remove the ?query and #fragment',
+  path: 'use the origin only (scheme, host, port), e.g. https://context.example.com',
+  scheme: 'use https:// (or http:// on loopback)',
+  'insecure-http': 'use https://, or http:// only on localhost/127.0.0.1/[::1]',
+};
+
+/** A fix for a failed refinement the schema itself cannot explain. */
+function customFix(path: readonly PropertyKey[], value: unknown, root: unknown): string {
+  const last = path[path.length - 1];
+  if ((last === 'baseUrl' || last === 'origin') && typeof value === 'string') {
+    const parent = path.slice(0, -1).map((k) => (typeof k === 'number' ? k : String(k)));
+    const allowInsecureHttp = last === 'origin' && getPath(root, [...parent, 'allowInsecureHttp']) === true;
+    const checked = checkOrigin(value, { allowInsecureHttp });
+    if (!checked.ok) return ORIGIN_FIXES[checked.problem];
+  }
+  if (last === 'basePath')
+    return 'use "" or a static prefix such as "/mem0" (no //, ?, #, %, \\, . or .. segments)';
+  if (last === 'appId' || last === 'userId' || last === 'agentId')
+    return 'use 1–256 characters after trimming';
+  if (last === 'profiles') return 'add at least one of "on-demand", "auto-recall", "write" under "profiles"';
+  return 'see schema/deployment.schema.json';
+}
+
+function issueFix(issue: z.core.$ZodIssue, value: unknown, root: unknown): string {
+  const last = issue.path[issue.path.length - 1];
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return `remove ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (not a deployment key here)`;
+    case 'invalid_type':
+      return value === undefined ? `add "${String(last)}" (${issue.expected})` : `use a ${issue.expected}`;
+    case 'too_big':
+      if (last === 'timeoutMs' && issue.maximum === 7999)
+        return 'use at most 7999: the provider timeout must end before the 8000 ms MCP call timeout';
+      return `use a value of at most ${String(issue.maximum)}`;
+    case 'too_small':
+      return `use a value of at least ${String(issue.minimum)}`;
+    case 'invalid_value':
+      return `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_format':
+      if (issue.format === 'regex')
+        return 'use an environment variable name matching ^[A-Za-z_][A-Za-z0-9_]*$';
+      return `use a valid ${issue.format}`;
+    case 'invalid_union':
+      if (issue.path.includes('credentials'))
+        return 'use {"file": "<absolute path>"} or {"inherit": true}, optionally with "profiles": [...]';
+      if (last === 'provider' || issue.path.includes('provider'))
+        return 'use a provider block of type "generic-http-search-v1", "mem0-platform-v3" or "mem0" (see provider-config docs)';
+      if (last === 'approvalGuard') return 'use false or {"modes": ["yolo", "auto"]}';
+      return 'see schema/deployment.schema.json';
+    case 'custom':
+      return customFix(issue.path, value, root);
+    default:
+      return 'see schema/deployment.schema.json';
+  }
+}
+
+function issueMessage(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code === 'invalid_type' && value === undefined) return 'is required';
+  if (issue.code === 'unrecognized_keys') return 'has unknown keys';
+  if (issue.code === 'invalid_union' && issue.path[issue.path.length - 1] === 'provider') {
+    const type = getPath(value, ['type']);
+    return typeof type === 'string'
+      ? `is not a valid "${type}" provider block`
+      : 'is not a valid provider block';
+  }
+  if (issue.code === 'custom' && issue.message === 'Invalid input') return 'is not valid';
+  return issue.message.replace(/^Invalid input: /, '');
+}
+
+/**
+ * A union that failed in every branch: when one branch got further (a deeper key path), its issues
+ * explain the mistake better than "matches no branch" (e.g. `approvalGuard.modes[0]`).
+ */
+function unwrapUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+  const depth = (branch: readonly z.core.$ZodIssue[]) => Math.max(...branch.map((i) => i.path.length));
+  const best = issue.errors.reduce((a, b) => (depth(b) > depth(a) ? b : a));
+  if (depth(best) === 0) return [issue];
+  return best.flatMap((inner) =>
+    unwrapUnion({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue),
+  );
+}
+
+/** zod issues → problems naming the key, the bad value and the fix. */
+export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], root: unknown): Problem[] {
+  return issues.flatMap(unwrapUnion).map((issue) => {
+    const value = getPath(root, issue.path as (string | number)[]);
+    return problem(issue.path, value, issueMessage(issue, value), issueFix(issue, value, root));
+  });
+}

@@ -1,0 +1,122 @@
+// The deployment manifest (`deployment.json`, the administrator's only input) as a zod schema: the
+// one truth for its types, its validation and the published JSON Schema
+// (schema/deployment.schema.json). Provider blocks reuse the runtime config's `providerSchema`, so a
+// provider that renders is a provider the runtimes accept. Rules that need more than one field
+// (paths, credential routing, policies, the settings block) live in validate.ts.
+import * as z from 'zod';
+import { providerSchema } from '../../config/schema.js';
+import { PROFILE_KINDS } from '../launch-plan.js';
+import { MCP_TIMEOUT_MS } from '../names.js';
+
+export const PLATFORMS = ['posix', 'windows'] as const;
+/** Qwen permission modes the approval guard can turn back into confirmations. */
+export const GUARD_MODES = ['auto_edit', 'auto', 'yolo'] as const;
+export const DEFAULT_GUARD_MODES = ['yolo', 'auto'] as const;
+
+const absolutePath = (what: string) =>
+  z
+    .string()
+    .describe(`${what}: an absolute path for the deployment's platform, without \`$\` or control characters`);
+
+const v1ProfileSchema = z
+  .strictObject({
+    provider: providerSchema,
+    // The provider timeout must end before Qwen gives up on the MCP call (8000 ms).
+    timeoutMs: z
+      .int()
+      .min(1)
+      .max(MCP_TIMEOUT_MS - 1)
+      .default(5000)
+      .describe('Provider timeout in milliseconds, below the MCP call timeout of 8000'),
+  })
+  .describe('A profile whose Qwen gets the external-context MCP server (provider config version 1)');
+
+const autoRecallProfileSchema = z
+  .strictObject({
+    provider: providerSchema,
+    timeoutMs: z
+      .int()
+      .min(1)
+      .max(5000)
+      .default(1500)
+      .describe('autoRecall.timeoutMs: provider timeout of the prompt hook, at most 5000'),
+  })
+  .describe('The auto-recall profile: a UserPromptSubmit hook searches once per prompt (config version 2)');
+
+const credentialProfiles = z
+  .array(z.enum(PROFILE_KINDS))
+  .min(1)
+  .optional()
+  .describe(
+    'Profiles that receive this credential; default: the profiles whose provider names it (required for any other credential)',
+  );
+
+export const credentialSchema = z.union([
+  z.strictObject({
+    file: absolutePath('File holding the secret, read by the launcher at start (trailing newline stripped)'),
+    profiles: credentialProfiles,
+  }),
+  z.strictObject({
+    inherit: z.literal(true).describe("Take the value from the caller's environment"),
+    profiles: credentialProfiles,
+  }),
+]);
+
+export const deploymentSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('Editor hint; ignored by qwen-managed'),
+    version: z.literal(1),
+    platform: z.enum(PLATFORMS).describe('The platform every path is written for'),
+    installDir: absolutePath('Where the install tree lives'),
+    node: absolutePath('The pinned Node executable (Qwen 0.24.4 needs Node 22)'),
+    qwenCli: absolutePath("Qwen's cli.js (never cli-entry.js, which relaunches through the self-updater)"),
+    repositoryRoot: absolutePath('The repository Qwen starts in (and the auto-recall repositoryRoot)'),
+    environment: z.strictObject({
+      PATH: z.string().min(1).describe('The pinned PATH: absolute entries only'),
+      inherit: z
+        .array(z.string())
+        .default([])
+        .describe('Variable names copied from the caller when present (policy-forbidden names refused)'),
+      set: z
+        .record(z.string(), z.string())
+        .default({})
+        .describe('Variables set to fixed values (policy-forbidden names refused)'),
+    }),
+    credentials: z
+      .record(z.string(), credentialSchema)
+      .default({})
+      .describe('Where the launcher gets each secret variable: {"file": …} or {"inherit": true}'),
+    settings: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'Extra managed system settings merged into every profile (typically model and security.auth); baseline values cannot change',
+      ),
+    approvalGuard: z
+      .union([
+        z.literal(false),
+        z.strictObject({
+          modes: z
+            .array(z.enum(GUARD_MODES))
+            .min(1)
+            .describe('Permission modes in which every tool call asks'),
+        }),
+      ])
+      .default({ modes: [...DEFAULT_GUARD_MODES] })
+      .describe('A PreToolUse hook that asks before every tool call in the listed modes; false turns it off'),
+    profiles: z
+      .strictObject({
+        'on-demand': v1ProfileSchema.optional(),
+        'auto-recall': autoRecallProfileSchema.optional(),
+        write: v1ProfileSchema.optional().describe('Requires a Mem0 provider whose preset defines a write'),
+      })
+      .refine((profiles) => Object.keys(profiles).length > 0, { message: 'at least one profile is required' })
+      .describe('The deployed profiles (each a separate, mutually exclusive Qwen configuration)'),
+  })
+  .describe('qwen-managed deployment manifest');
+
+export type Deployment = z.output<typeof deploymentSchema>;
+export type DeploymentInput = z.input<typeof deploymentSchema>;
+export type CredentialEntry = z.output<typeof credentialSchema>;
+export type GuardMode = (typeof GUARD_MODES)[number];
+export type ProfileSpec = NonNullable<Deployment['profiles'][keyof Deployment['profiles']]>;

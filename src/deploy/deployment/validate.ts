@@ -1,0 +1,195 @@
+// Rules of deployment.json that span fields: pinned paths, the environment and argument policies,
+// credential routing, provider/profile compatibility and the settings block. Each problem names the
+// key, the bad value and the fix. Pure: nothing here touches the file system.
+import * as path from 'node:path';
+import { posixShimPathProblem, windowsShimPathProblem } from '../../../launcher/shims.js';
+import { ConfigurationError } from '../../config/errors.js';
+import { parseRuntimeConfig, providerCanWrite } from '../../config/load.js';
+import { CREDENTIAL_NAME } from '../../config/schema.js';
+import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
+import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
+import { renderJson } from '../json.js';
+import { PinnedLayout } from '../layout.js';
+import { RUNTIME_FILES } from '../names.js';
+import { providerConfigFor } from '../render/provider-config.js';
+import { routeCredentials } from './credentials.js';
+import { deployedKinds } from './kinds.js';
+import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
+import { type Problem, problem } from './problems.js';
+import type { Deployment } from './schema.js';
+import { checkSettingsBlock } from './settings.js';
+
+function nameProblems(keyPath: (string | number)[], name: string, deployment: Deployment): Problem[] {
+  if (!CREDENTIAL_NAME.test(name)) {
+    return [
+      problem(
+        keyPath,
+        name,
+        'is not an environment variable name',
+        'use a name matching ^[A-Za-z_][A-Za-z0-9_]*$',
+      ),
+    ];
+  }
+  const why = forbiddenReason(name, ENVIRONMENT_POLICY, deployment.platform);
+  if (why !== undefined) {
+    return [problem(keyPath, name, `is forbidden by the environment policy: ${why}`, `remove ${name}`)];
+  }
+  return [];
+}
+
+function environmentProblems(deployment: Deployment): Problem[] {
+  const { platform, environment } = deployment;
+  const problems = pinnedPathListProblems(['environment', 'PATH'], environment.PATH, platform);
+  environment.inherit.forEach((name, i) => {
+    problems.push(...nameProblems(['environment', 'inherit', i], name, deployment));
+    if (environment.inherit.findIndex((other) => sameEnvName(other, name, platform)) !== i) {
+      problems.push(problem(['environment', 'inherit', i], name, 'is listed twice', 'keep one entry'));
+    }
+  });
+  for (const [name, value] of Object.entries(environment.set)) {
+    problems.push(...nameProblems(['environment', 'set', name], name, deployment));
+    if (environment.inherit.some((other) => sameEnvName(other, name, platform))) {
+      problems.push(
+        problem(
+          ['environment', 'set', name],
+          value,
+          'is also inherited',
+          `remove ${name} from "inherit" or from "set"`,
+        ),
+      );
+    }
+    if (value.includes('\u0000')) {
+      problems.push(problem(['environment', 'set', name], value, 'contains NUL', 'remove the NUL character'));
+    }
+  }
+  for (const name of Object.keys(deployment.credentials)) {
+    problems.push(...nameProblems(['credentials', name], name, deployment));
+    const elsewhere =
+      environment.inherit.some((other) => sameEnvName(other, name, platform)) ||
+      Object.keys(environment.set).some((other) => sameEnvName(other, name, platform));
+    if (elsewhere) {
+      // One route per secret: an inherited copy would survive a rollback that drops the credential.
+      problems.push(
+        problem(
+          ['credentials', name],
+          name,
+          'is also listed under "environment"',
+          `remove ${name} from "environment.inherit"/"environment.set"`,
+        ),
+      );
+    }
+  }
+  return problems;
+}
+
+function pathProblems(deployment: Deployment): Problem[] {
+  const { platform } = deployment;
+  const problems = [
+    ...pinnedPathProblems(['installDir'], deployment.installDir, platform, { notRoot: true }),
+    ...pinnedPathProblems(['node'], deployment.node, platform),
+    ...pinnedPathProblems(['qwenCli'], deployment.qwenCli, platform),
+    ...pinnedPathProblems(['repositoryRoot'], deployment.repositoryRoot, platform, { notRoot: true }),
+  ];
+  const flavour = platform === 'windows' ? path.win32 : path.posix;
+  if (flavour.basename(deployment.qwenCli) === 'cli-entry.js') {
+    problems.push(
+      problem(
+        ['qwenCli'],
+        deployment.qwenCli,
+        "is Qwen's self-updating wrapper, which relaunches itself",
+        'point at cli.js in the same package directory',
+      ),
+    );
+  }
+  for (const [name, entry] of Object.entries(deployment.credentials)) {
+    if ('file' in entry)
+      problems.push(...pinnedPathProblems(['credentials', name, 'file'], entry.file, platform));
+  }
+  if (problems.length === 0) {
+    // The bin/ shims carry node and the launcher path too; their rules (launcher/shims.ts) are stricter on Windows.
+    const shimProblem = platform === 'windows' ? windowsShimPathProblem : posixShimPathProblem;
+    const launcherJs = new PinnedLayout(platform, deployment.installDir).runtime(RUNTIME_FILES.launcher);
+    for (const [key, value] of [
+      ['node', deployment.node],
+      ['installDir', launcherJs],
+    ] as const) {
+      const found = shimProblem(value);
+      if (found !== undefined) {
+        problems.push(
+          problem(
+            [key],
+            deployment[key],
+            `cannot go into the launcher shims: ${JSON.stringify(value)} ${found}`,
+            'use a plain ASCII path',
+          ),
+        );
+      }
+    }
+  }
+  return problems;
+}
+
+const CONFIG_FIXES: Partial<Record<ConfigurationError['code'], string>> = {
+  'scope-invalid':
+    'give exactly the scope keys the preset requires and none it does not use (provider-config docs)',
+  'write-unsupported': 'use "mem0-platform-v3" or a "mem0" preset that defines a write',
+  'schema-invalid': 'fix the provider block (see schema/deployment.schema.json)',
+};
+
+function profileProblems(deployment: Deployment): Problem[] {
+  const problems: Problem[] = [];
+  for (const kind of deployedKinds(deployment)) {
+    const profile = deployment.profiles[kind]!;
+    if (kind === 'write' && !providerCanWrite(profile.provider)) {
+      problems.push(
+        problem(
+          ['profiles', 'write', 'provider', 'type'],
+          profile.provider.type,
+          'cannot store memories: the write profile needs a Mem0 provider whose preset defines a write',
+          'use "mem0-platform-v3" or a "mem0" preset with writes',
+        ),
+      );
+      continue;
+    }
+    // The rendered runtime config must load in the runtimes: the runtime parser is the judge.
+    try {
+      parseRuntimeConfig(renderJson(providerConfigFor(kind, deployment)), kind === 'auto-recall' ? 2 : 1);
+    } catch (error) {
+      if (!(error instanceof ConfigurationError)) throw error;
+      const keyPath = error.keyPath ?? [];
+      problems.push(
+        problem(
+          ['profiles', kind, ...keyPath],
+          undefined,
+          error.message.replace(/\.$/, ''),
+          CONFIG_FIXES[error.code] ?? 'fix the profile block',
+        ),
+      );
+    }
+  }
+  return problems;
+}
+
+function guardProblems(deployment: Deployment): Problem[] {
+  const guard = deployment.approvalGuard;
+  if (guard === false) return [];
+  return guard.modes.flatMap((mode, i) =>
+    guard.modes.indexOf(mode) === i
+      ? []
+      : [problem(['approvalGuard', 'modes', i], mode, 'is listed twice', 'keep one entry')],
+  );
+}
+
+/** Every problem with a schema-valid deployment, in a stable order. */
+export function validateDeployment(deployment: Deployment): Problem[] {
+  return [
+    ...pathProblems(deployment),
+    ...environmentProblems(deployment),
+    ...routeCredentials(deployment).problems,
+    ...profileProblems(deployment),
+    ...(deployment.settings === undefined
+      ? []
+      : checkSettingsBlock(deployment.settings, deployment.platform)),
+    ...guardProblems(deployment),
+  ];
+}

@@ -1,0 +1,88 @@
+// The rendered install layout (deployment.md, "Rendered install directory"): relative paths inside
+// the tree (always `/`-separated, as listed in manifest.json) and the absolute pinned paths the
+// rendered files refer to (joined for the deployment's platform, never the renderer's).
+import * as path from 'node:path';
+import { sha256Hex } from './json.js';
+import type { ProfileKind } from './launch-plan.js';
+import { RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './names.js';
+
+export type Platform = 'posix' | 'windows';
+
+export const PROFILE_FILES = {
+  systemSettings: 'system-settings.json',
+  systemDefaults: 'system-defaults.json',
+  trustedFolders: 'trusted-folders.json',
+  providerConfig: 'external-context.json',
+  mcpConfig: 'mcp.json',
+  launchPlan: 'launch.json',
+  /** Written by rollback only: what it removed, so a later render reproduces the rolled-back files. */
+  rollbackRecord: 'rollback.json',
+} as const;
+
+/** The environment variables the launcher pins to admin-owned files of the profile. */
+export const PINNED_FILE_VARIABLES = {
+  QWEN_CODE_SYSTEM_SETTINGS_PATH: PROFILE_FILES.systemSettings,
+  QWEN_CODE_SYSTEM_DEFAULTS_PATH: PROFILE_FILES.systemDefaults,
+  QWEN_CODE_TRUSTED_FOLDERS_PATH: PROFILE_FILES.trustedFolders,
+} as const;
+
+export const BIN_FILES: Readonly<Record<Platform, readonly string[]>> = {
+  posix: ['launch-qwen'],
+  windows: ['launch-qwen.ps1', 'launch-qwen.cmd'],
+};
+
+/** Profiles whose Qwen gets the external-context MCP server (`--mcp-config`). */
+export function usesMcp(kind: ProfileKind): boolean {
+  return kind !== 'auto-recall';
+}
+
+/** The files render writes for an active profile, in tree order. */
+export function renderedProfileFiles(kind: ProfileKind): string[] {
+  const files: string[] = [
+    PROFILE_FILES.systemSettings,
+    PROFILE_FILES.systemDefaults,
+    PROFILE_FILES.trustedFolders,
+    PROFILE_FILES.providerConfig,
+  ];
+  if (usesMcp(kind)) files.push(PROFILE_FILES.mcpConfig);
+  files.push(PROFILE_FILES.launchPlan);
+  return files;
+}
+
+export function profileRel(kind: ProfileKind, file: string): string {
+  return `profiles/${kind}/${file}`;
+}
+
+export function runtimeRel(file: string): string {
+  return `runtime/${file}`;
+}
+
+/** Every runtime file of the install, module marker included. */
+export function runtimeFileNames(): string[] {
+  return [...Object.values(RUNTIME_FILES), RUNTIME_MODULE_MARKER.file].sort();
+}
+
+/** Absolute pinned paths inside `installDir`, joined with the deployment platform's separator. */
+export class PinnedLayout {
+  readonly join: (...parts: string[]) => string;
+  constructor(
+    readonly platform: Platform,
+    readonly installDir: string,
+  ) {
+    this.join = platform === 'windows' ? path.win32.join : path.posix.join;
+  }
+  get runtimeDir(): string {
+    return this.join(this.installDir, 'runtime');
+  }
+  runtime(file: string): string {
+    return this.join(this.installDir, 'runtime', file);
+  }
+  profileFile(kind: ProfileKind, file: string): string {
+    return this.join(this.installDir, 'profiles', kind, file);
+  }
+}
+
+/** First 16 hex digits of sha256(installDir): names the per-user QWEN_HOME folder. */
+export function installIdFor(installDir: string): string {
+  return sha256Hex(installDir).slice(0, 16);
+}

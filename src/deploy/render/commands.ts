@@ -1,0 +1,16 @@
+// Hook commands render writes into system settings. Built only from pinned paths that passed
+// pinnedPathProblem, quoted for the shell Qwen runs them with. (The bin/ shims come from
+// launcher/shims.ts, which owns their format.)
+import { posixQuote, powershellQuote } from '../../policy/quote.js';
+import type { Platform } from '../layout.js';
+
+/**
+ * A hook command. POSIX: Qwen runs `bash -c <command>`; `exec` makes Node replace the shell so the
+ * process Qwen times out is the hook itself. Windows: `shell: "powershell"` with the call operator
+ * `&` on the single-quoted pinned node.
+ */
+export function hookCommand(platform: Platform, node: string, script: string): string {
+  return platform === 'windows'
+    ? `& ${powershellQuote(node)} ${powershellQuote(script)}`
+    : `exec ${posixQuote(node)} ${posixQuote(script)}`;
+}

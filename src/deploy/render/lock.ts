@@ -1,0 +1,110 @@
+// One writer at a time per install tree: render and rollback hold `<dir>/.qwen-managed.lock` from
+// reading the tree until the manifest is written, so two renders (or a render and a rollback) never
+// interleave their writes. A second writer refuses (exit 1) instead of waiting. A lock left by a
+// killed process on this machine (its pid no longer runs) is taken over. While held (or left stale)
+// the lock is an unlisted file: verify reports it, the next render or rollback removes it.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const LOCK_FILE = '.qwen-managed.lock';
+
+export class LockedError extends Error {
+  override readonly name = 'LockedError';
+}
+
+export interface InstallLock {
+  readonly dir: string;
+  release(): Promise<void>;
+}
+
+interface LockContent {
+  pid: number;
+  host: string;
+  nonce: string;
+  startedAt: string;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readLock(file: string): Promise<LockContent | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as LockContent;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Refuses when a live process holds the lock (a stale lock is left alone: this only reads). */
+export async function assertNotLocked(dir: string): Promise<void> {
+  const holder = await readLock(path.join(dir, LOCK_FILE));
+  if (holder !== undefined && !(holder.host === os.hostname() && !alive(holder.pid))) {
+    throw new LockedError(
+      `another render or rollback is writing ${dir} (pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}); wait for it to finish, or remove ${path.join(dir, LOCK_FILE)} if that process is gone`,
+    );
+  }
+}
+
+export async function acquireInstallLock(dir: string, now: string): Promise<InstallLock> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+  const file = path.join(dir, LOCK_FILE);
+  const mine: LockContent = {
+    pid: process.pid,
+    host: os.hostname(),
+    nonce: randomBytes(8).toString('hex'),
+    startedAt: now,
+  };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await fs.writeFile(file, `${JSON.stringify(mine)}\n`, { flag: 'wx', mode: 0o644 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = await readLock(file);
+      const stale = holder !== undefined && holder.host === mine.host && !alive(holder.pid);
+      if (!stale) {
+        const who =
+          holder === undefined
+            ? 'another process'
+            : `pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}`;
+        throw new LockedError(
+          `another render or rollback is writing ${dir} (${who}); wait for it to finish, or remove ${file} if that process is gone`,
+        );
+      }
+      // Take over a lock whose owner was killed; re-read below, so a racing taker-over loses cleanly.
+      await fs.rm(file, { force: true });
+      continue;
+    }
+    const check = await readLock(file);
+    if (check?.nonce !== mine.nonce)
+      throw new LockedError(`another render or rollback took the lock of ${dir} first`);
+    return {
+      dir,
+      async release() {
+        if ((await readLock(file))?.nonce === mine.nonce) await fs.rm(file, { force: true });
+      },
+    };
+  }
+  throw new LockedError(`cannot take the lock of ${dir}`);
+}
+
+export async function withInstallLock<T>(
+  dir: string,
+  now: string,
+  body: (lock: InstallLock) => Promise<T>,
+): Promise<T> {
+  const lock = await acquireInstallLock(dir, now);
+  try {
+    return await body(lock);
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,115 @@
+// The files of one profile, rendered from the templates with JSON-aware substitution.
+import { ARGUMENT_POLICY } from '../../policy/policies.js';
+import type { ProfileCredentials } from '../deployment/credentials.js';
+import type { Deployment } from '../deployment/schema.js';
+import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
+import { isPlainObject, type JsonObject, renderJson } from '../json.js';
+import type { ProfileKind } from '../launch-plan.js';
+import { installIdFor, PinnedLayout, PROFILE_FILES, renderedProfileFiles, usesMcp } from '../layout.js';
+import { PERMISSION_REMEMBER, RUNTIME_FILES } from '../names.js';
+import { hookCommand } from './commands.js';
+import { providerConfigFor } from './provider-config.js';
+import { substitute, type TemplateValues } from './substitute.js';
+import { TEMPLATES } from './templates.js';
+
+/** The guard's matcher: every tool, except context_remember in the write profile (it already asks). */
+export function guardMatcher(kind: ProfileKind): string {
+  // Qwen 0.24.4 hook matchers are regular expressions (anything but `*` and exact names goes through
+  // `new RegExp(matcher).test(toolName)`); the negative lookahead excludes exactly one tool name.
+  return kind === 'write' ? `^(?!${PERMISSION_REMEMBER.replaceAll('.', '\\.')}$).*` : '*';
+}
+
+/** Admin-added settings keys sorted, so re-ordering deployment.json is not drift. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isPlainObject(value)) return value;
+  const out: JsonObject = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
+  return out;
+}
+
+function sortedRecord<T>(record: Readonly<Record<string, T>>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const key of Object.keys(record).sort()) out[key] = record[key]!;
+  return out;
+}
+
+export function templateValues(
+  kind: ProfileKind,
+  deployment: Deployment,
+  credentials: ProfileCredentials,
+): TemplateValues {
+  const layout = new PinnedLayout(deployment.platform, deployment.installDir);
+  const values: Record<string, unknown> = {
+    profile: kind,
+    platform: deployment.platform,
+    installDir: deployment.installDir,
+    installId: installIdFor(deployment.installDir),
+    node: deployment.node,
+    qwenCli: deployment.qwenCli,
+    repositoryRoot: deployment.repositoryRoot,
+    runtimeDir: layout.runtimeDir,
+    argv: [...ARGUMENT_POLICY.managed.all],
+    'environment.PATH': deployment.environment.PATH,
+    'environment.inherit': [...deployment.environment.inherit],
+    'environment.set': sortedRecord(deployment.environment.set),
+    credentials: sortedRecord(credentials.all),
+    'externalContext.argv': usesMcp(kind)
+      ? [ARGUMENT_POLICY.managed.mcpConfigFlag, layout.profileFile(kind, PROFILE_FILES.mcpConfig)]
+      : [],
+    'externalContext.credentials': [...credentials.external],
+    'guard.matcher': guardMatcher(kind),
+    'guard.modes': deployment.approvalGuard === false ? '' : deployment.approvalGuard.modes.join(','),
+  };
+  for (const file of Object.values(RUNTIME_FILES)) {
+    values[`runtime:${file}`] = layout.runtime(file);
+    values[`hookCommand:${file}`] = hookCommand(deployment.platform, deployment.node, layout.runtime(file));
+  }
+  for (const file of Object.values(PROFILE_FILES))
+    values[`profileFile:${file}`] = layout.profileFile(kind, file);
+  return values;
+}
+
+export function systemSettingsFor(
+  kind: ProfileKind,
+  deployment: Deployment,
+  values: TemplateValues,
+): JsonObject {
+  const { platform } = deployment;
+  const extra =
+    deployment.settings === undefined ? undefined : (sortedKeys(deployment.settings) as JsonObject);
+  let settings = mergeSettings(
+    managedBaseSettings(extra),
+    substitute(TEMPLATES.systemSettings[platform][kind], values) as JsonObject,
+  );
+  if (deployment.approvalGuard !== false) {
+    const guard = substitute(TEMPLATES.approvalGuard[platform], values);
+    settings = mergeSettings(settings, { hooks: { PreToolUse: [guard] } });
+  }
+  return settings;
+}
+
+/** File name → text for an active profile (no rollback applied). */
+export function renderProfile(
+  kind: ProfileKind,
+  deployment: Deployment,
+  credentials: ProfileCredentials,
+): Map<string, string> {
+  const values = templateValues(kind, deployment, credentials);
+  const documents: Record<string, unknown> = {
+    [PROFILE_FILES.systemSettings]: systemSettingsFor(kind, deployment, values),
+    [PROFILE_FILES.systemDefaults]: substitute(TEMPLATES.systemDefaults, values),
+    [PROFILE_FILES.trustedFolders]: substitute(TEMPLATES.trustedFolders, values),
+    [PROFILE_FILES.providerConfig]: providerConfigFor(kind, deployment),
+    [PROFILE_FILES.launchPlan]: substitute(TEMPLATES.launchPlan, values),
+  };
+  if (usesMcp(kind)) {
+    documents[PROFILE_FILES.mcpConfig] = substitute(
+      TEMPLATES.mcpConfig[kind as 'on-demand' | 'write'],
+      values,
+    );
+  }
+  const files = new Map<string, string>();
+  for (const file of renderedProfileFiles(kind)) files.set(file, renderJson(documents[file]));
+  return files;
+}

@@ -1,0 +1,17 @@
+// profiles/<kind>/external-context.json: version 2 for auto-recall, version 1 otherwise (write adds
+// `write: {"enabled": true}`). Holds only credential variable NAMES, never secrets.
+import type { Deployment } from '../deployment/schema.js';
+import type { JsonObject } from '../json.js';
+import type { ProfileKind } from '../launch-plan.js';
+import { substitute } from './substitute.js';
+import { TEMPLATES } from './templates.js';
+
+export function providerConfigFor(kind: ProfileKind, deployment: Deployment): JsonObject {
+  const profile = deployment.profiles[kind];
+  if (profile === undefined) throw new Error(`profile ${kind} is not deployed`);
+  return substitute(TEMPLATES.providerConfig[kind], {
+    timeoutMs: profile.timeoutMs,
+    provider: profile.provider,
+    repositoryRoot: deployment.repositoryRoot,
+  }) as JsonObject;
+}

@@ -1,0 +1,58 @@
+// JSON-aware template substitution: render walks the PARSED template and replaces string values that
+// are exactly one placeholder (`"{{name}}"`) with a JSON value. Never string-level templating of JSON:
+// a value cannot break out of its string, and a placeholder inside a longer string is a template bug.
+import { formatPath, isPlainObject, type JsonObject } from '../json.js';
+
+export type TemplateValues = Readonly<Record<string, unknown>>;
+
+const PLACEHOLDER = /^\{\{([A-Za-z][\w.:-]*)\}\}$/;
+
+export class TemplateError extends Error {
+  override readonly name = 'TemplateError';
+}
+
+export function substitute(
+  template: unknown,
+  values: TemplateValues,
+  path: (string | number)[] = [],
+): unknown {
+  if (typeof template === 'string') {
+    const match = PLACEHOLDER.exec(template);
+    if (match !== null) {
+      const name = match[1]!;
+      if (!Object.hasOwn(values, name) || values[name] === undefined) {
+        throw new TemplateError(`template placeholder {{${name}}} at ${formatPath(path)} has no value`);
+      }
+      return structuredClone(values[name]);
+    }
+    if (template.includes('{{') || template.includes('}}')) {
+      throw new TemplateError(`template string at ${formatPath(path)} embeds a placeholder in other text`);
+    }
+    return template;
+  }
+  if (Array.isArray(template)) return template.map((element, i) => substitute(element, values, [...path, i]));
+  if (isPlainObject(template)) {
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(template)) {
+      if (key.includes('{{'))
+        throw new TemplateError(`template key at ${formatPath(path)} holds a placeholder`);
+      out[key] = substitute(value, values, [...path, key]);
+    }
+    return out;
+  }
+  return template;
+}
+
+/** Every placeholder name a template uses (for tests that keep templates and renderer in step). */
+export function placeholders(template: unknown): string[] {
+  const found = new Set<string>();
+  const walk = (value: unknown) => {
+    if (typeof value === 'string') {
+      const match = PLACEHOLDER.exec(value);
+      if (match !== null) found.add(match[1]!);
+    } else if (Array.isArray(value)) value.forEach(walk);
+    else if (isPlainObject(value)) Object.values(value).forEach(walk);
+  };
+  walk(template);
+  return [...found].sort();
+}

@@ -1,0 +1,191 @@
+// Rolling back one profile of an install directory: remove its external-context hook (and, on
+// request, the approval guard) from profiles/<kind>/system-settings.json by name, optionally restore
+// a saved version-1 provider config over external-context.json, record both in rollback.json, and
+// re-hash the changed files into manifest.json with the profile marked rolled back. Written with the
+// same atomic writer as render (backups under backups/, manifest last). Idempotent.
+
+import * as path from 'node:path';
+import { type InstallManifest, MANIFEST_FILE } from '../install-manifest.js';
+import { sha256Hex } from '../json.js';
+import { JsoncError } from '../jsonc/parse.js';
+import { type RemovedHook, removeHooksFromText } from '../jsonc/remove-hooks.js';
+import type { ProfileKind } from '../launch-plan.js';
+import { PROFILE_FILES, profileRel } from '../layout.js';
+import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../names.js';
+import {
+  assertNotLocked,
+  type InstallLock,
+  LOCK_FILE,
+  LockedError,
+  withInstallLock,
+} from '../render/lock.js';
+import { fileMode, manifestText } from '../render/manifest.js';
+import type { RenderedFile } from '../render/types.js';
+import { FILE_MODE } from '../render/types.js';
+import { TEMP_MARKER, writeInstall } from '../render/writer.js';
+import { isDirectory, loadInstallTree } from '../tree.js';
+import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from './record.js';
+import { readSavedV1Config } from './restore-config.js';
+import { type FileChange, RollbackError, type RollbackOutcome } from './types.js';
+
+export interface InstallRollbackOptions {
+  dir: string;
+  kind: ProfileKind;
+  /** A saved version-1 provider config to restore over the profile's external-context.json. */
+  restoreConfig?: string;
+  /** Also remove the approval guard (default rollback removes only the external-context hooks). */
+  removeGuard?: boolean;
+  dryRun?: boolean;
+  now: string;
+}
+
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+export async function rollbackInstall(options: InstallRollbackOptions): Promise<RollbackOutcome> {
+  if (!(await isDirectory(options.dir))) throw new RollbackError(`${options.dir} is not a directory`);
+  try {
+    // Read-only first: a refusal (another writer, a tree that does not match its manifest) changes
+    // nothing at all, not even a stale lock left by a killed render.
+    await assertNotLocked(options.dir);
+    const planned = await rollbackLocked(options, undefined);
+    if (options.dryRun === true || planned.changes.length === 0) return planned;
+    // Then for real, holding the install lock from reading the tree to writing the manifest.
+    return await withInstallLock(options.dir, options.now, (lock) => rollbackLocked(options, lock));
+  } catch (error) {
+    if (error instanceof LockedError) throw new RollbackError(error.message);
+    throw error;
+  }
+}
+
+/** Files a killed render or rollback may leave behind: never carried into the manifest. */
+function isWriterArtifact(rel: string): boolean {
+  return rel === LOCK_FILE || path.posix.basename(rel).includes(TEMP_MARKER);
+}
+
+async function rollbackLocked(
+  options: InstallRollbackOptions,
+  lock: InstallLock | undefined,
+): Promise<RollbackOutcome> {
+  const { dir, kind } = options;
+  const tree = await loadInstallTree(dir);
+  const manifest = tree.manifest;
+  if (manifest === undefined)
+    throw new RollbackError(`${dir} has no valid ${MANIFEST_FILE}: not a rendered install`);
+  const profileState = manifest.profiles[kind];
+  if (profileState === undefined) {
+    throw new RollbackError(
+      `profile ${kind} is not deployed in ${dir} (deployed: ${Object.keys(manifest.profiles).join(', ') || 'none'})`,
+    );
+  }
+  // Never vouch for bytes render did not write: every listed file must still be what the manifest
+  // says (an interrupted render or a tampered file is for verify and a re-render to sort out).
+  const mismatched = Object.entries(manifest.files)
+    .filter(([rel, entry]) => {
+      const file = tree.files.get(rel);
+      return file === undefined || sha256Hex(file.bytes) !== entry.sha256;
+    })
+    .map(([rel]) => rel);
+  if (mismatched.length > 0) {
+    throw new RollbackError(
+      `${dir} does not match its manifest.json (${mismatched.join(', ')} changed or missing since render: an interrupted render, or tampering); run \`qwen-managed verify\`, re-render, then roll back`,
+    );
+  }
+
+  const settingsRel = profileRel(kind, PROFILE_FILES.systemSettings);
+  const configRel = profileRel(kind, PROFILE_FILES.providerConfig);
+  const recordRel = profileRel(kind, PROFILE_FILES.rollbackRecord);
+  const names: string[] = [
+    ...EXTERNAL_CONTEXT_HOOKS,
+    ...(options.removeGuard === true ? [HOOK_APPROVAL_GUARD] : []),
+  ];
+  const settingsBefore = decode(tree.files.get(settingsRel)?.bytes ?? new Uint8Array());
+  let removed: { text: string; removed: RemovedHook[] };
+  try {
+    removed = removeHooksFromText(settingsBefore, names);
+  } catch (error) {
+    if (error instanceof JsoncError) throw new RollbackError(`${settingsRel}: ${error.message}`);
+    throw error;
+  }
+
+  const previousRecordBytes = Object.hasOwn(manifest.files, recordRel)
+    ? tree.files.get(recordRel)?.bytes
+    : undefined;
+  const previousRecord: RollbackRecord | undefined =
+    previousRecordBytes === undefined ? undefined : parseRollbackRecord(decode(previousRecordBytes));
+  if (previousRecordBytes !== undefined && previousRecord === undefined) {
+    throw new RollbackError(`${recordRel} is not a valid rollback record`);
+  }
+  const record: RollbackRecord = {
+    version: 1,
+    removedHooks: [
+      ...new Set([...(previousRecord?.removedHooks ?? []), ...names]),
+    ] as RollbackRecord['removedHooks'],
+  };
+  const restoredSha = previousRecord?.restoredConfigSha256;
+  if (restoredSha !== undefined) record.restoredConfigSha256 = restoredSha;
+
+  const files = new Map<string, RenderedFile>();
+  for (const [rel, file] of tree.files) {
+    if (rel !== MANIFEST_FILE && !isWriterArtifact(rel))
+      files.set(rel, { bytes: file.bytes, mode: file.mode });
+  }
+  const edited = new Set<string>();
+  const set = (rel: string, content: string | Uint8Array) => {
+    edited.add(rel);
+    files.set(rel, {
+      bytes: typeof content === 'string' ? new TextEncoder().encode(content) : content,
+      mode: files.get(rel)?.mode ?? FILE_MODE,
+    });
+  };
+  set(settingsRel, removed.text);
+  if (options.restoreConfig !== undefined) {
+    const saved = await readSavedV1Config(options.restoreConfig);
+    set(configRel, saved);
+    record.restoredConfigSha256 = sha256Hex(saved);
+  }
+  set(recordRel, rollbackRecordText(record));
+
+  // Only the files rollback wrote are re-hashed; every other entry stays exactly as render wrote it.
+  const entries = { ...manifest.files };
+  for (const rel of edited)
+    entries[rel] = { sha256: sha256Hex(files.get(rel)!.bytes), mode: fileMode(files.get(rel)!.mode) };
+  const next: InstallManifest = {
+    ...manifest,
+    files: Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    profiles: {
+      ...manifest.profiles,
+      [kind]:
+        profileState.state === 'rolled-back'
+          ? profileState
+          : { state: 'rolled-back', changedAt: options.now },
+    },
+  };
+  const nextManifestText = manifestText(next);
+
+  const changes: FileChange[] = [];
+  for (const rel of [settingsRel, configRel, recordRel]) {
+    const before = tree.files.get(rel);
+    const after = files.get(rel);
+    if (after !== undefined && (before === undefined || !before.bytes.equals(after.bytes))) {
+      changes.push({
+        file: rel,
+        before: before === undefined ? '' : decode(before.bytes),
+        after: decode(after.bytes),
+      });
+    }
+  }
+  const manifestBefore = decode(tree.files.get(MANIFEST_FILE)!.bytes);
+  if (manifestBefore !== nextManifestText)
+    changes.push({ file: MANIFEST_FILE, before: manifestBefore, after: nextManifestText });
+
+  const outcome: RollbackOutcome = { changes, removedHooks: removed.removed, written: false, backups: [] };
+  if (changes.length === 0 || lock === undefined) return outcome;
+  const result = await writeInstall(
+    dir,
+    { files, manifest: next, manifestText: nextManifestText, notices: [] },
+    { now: options.now, lock },
+  );
+  outcome.written = true;
+  if (result.backupDir !== undefined) outcome.backups.push(result.backupDir);
+  return outcome;
+}

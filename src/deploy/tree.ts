@@ -1,0 +1,52 @@
+// Reads an install tree (or a staged one) into memory for verify, rollback and re-render. I/O only;
+// the checks over it are pure.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { BACKUPS_DIR, type InstallManifest, MANIFEST_FILE } from './install-manifest.js';
+import { parseManifestText } from './render/manifest.js';
+
+export interface TreeFile {
+  bytes: Buffer;
+  /** Permission bits (`stat.mode & 0o777`). */
+  mode: number;
+}
+
+export interface InstallTree {
+  root: string;
+  /** Regular files by `/`-separated relative path, manifest.json included, backups/ excluded. */
+  files: Map<string, TreeFile>;
+  /** Entries that are neither regular files nor directories (symlinks, sockets, …). */
+  irregular: string[];
+  /** The parsed manifest, when manifest.json exists and matches the pinned shape. */
+  manifest?: InstallManifest;
+}
+
+async function walk(root: string, rel: string, tree: InstallTree): Promise<void> {
+  const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    if (rel === '' && entry.name === BACKUPS_DIR) continue;
+    if (entry.isDirectory()) await walk(root, child, tree);
+    else if (entry.isFile()) {
+      const file = path.join(root, child);
+      const [bytes, stat] = await Promise.all([fs.readFile(file), fs.lstat(file)]);
+      tree.files.set(child, { bytes, mode: stat.mode & 0o777 });
+    } else tree.irregular.push(child);
+  }
+}
+
+export async function loadInstallTree(root: string): Promise<InstallTree> {
+  const tree: InstallTree = { root, files: new Map(), irregular: [] };
+  await walk(root, '', tree);
+  const manifest = tree.files.get(MANIFEST_FILE);
+  if (manifest !== undefined) {
+    const parsed = parseManifestText(manifest.bytes.toString('utf8'));
+    if (parsed !== undefined) tree.manifest = parsed;
+  }
+  return tree;
+}
+
+/** Does `root` exist as a directory? */
+export async function isDirectory(root: string): Promise<boolean> {
+  return (await fs.stat(root).catch(() => undefined))?.isDirectory() === true;
+}

@@ -1,0 +1,35 @@
+// Drift: a fresh in-memory render of deployment.json must equal the tree byte for byte.
+import { MANIFEST_FILE } from '../../install-manifest.js';
+import type { RenderedInstall } from '../../render/render.js';
+import type { Checks } from '../report.js';
+import type { TreeView } from '../view.js';
+
+export function checkDrift(view: TreeView, rendered: RenderedInstall, checks: Checks): void {
+  const { tree } = view;
+  const problems: { file: string; message: string }[] = [];
+  const expected = new Map<string, Uint8Array>([...rendered.files].map(([rel, f]) => [rel, f.bytes]));
+  expected.set(MANIFEST_FILE, new TextEncoder().encode(rendered.manifestText));
+  for (const [rel, bytes] of expected) {
+    const found = tree.files.get(rel);
+    if (found === undefined)
+      problems.push({ file: rel, message: 'is missing; a fresh render of deployment.json produces it' });
+    else if (!found.bytes.equals(bytes)) {
+      let message = 'differs from a fresh render of deployment.json';
+      if (rel === MANIFEST_FILE && tree.manifest !== undefined) {
+        if (tree.manifest.deploymentSha256 !== rendered.manifest.deploymentSha256) {
+          message += ` (it was rendered from a different deployment.json: sha256 ${tree.manifest.deploymentSha256})`;
+        } else if (tree.manifest.toolkitVersion !== rendered.manifest.toolkitVersion) {
+          message += ` (rendered by toolkit ${tree.manifest.toolkitVersion}, this is ${rendered.manifest.toolkitVersion})`;
+        }
+      }
+      problems.push({ file: rel, message });
+    }
+  }
+  for (const rel of tree.files.keys()) {
+    if (!expected.has(rel))
+      problems.push({ file: rel, message: 'is not produced by a fresh render of deployment.json' });
+  }
+  if (problems.length === 0)
+    checks.add('drift', {}, true, 'the tree equals a fresh render of deployment.json byte for byte');
+  for (const p of problems) checks.add('drift', { file: p.file }, false, p.message);
+}

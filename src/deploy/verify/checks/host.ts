@@ -1,0 +1,95 @@
+// Facts about this machine (gathered by the I/O layer): the pinned node, Qwen, repository root and
+// credential files. A staged tree is verified where those may not exist yet, so absence is a warning;
+// anything present but wrong (a group-writable node, a directory where a file belongs) is an error,
+// because the launcher refuses it.
+import { showValue } from '../../json.js';
+import type { LaunchPlan } from '../../launch-plan.js';
+import type { Checks } from '../report.js';
+import type { TreeView } from '../view.js';
+
+export interface HostStat {
+  kind: 'file' | 'directory' | 'other';
+  /** Permission bits. */
+  mode: number;
+}
+/** Absolute path → its stat on this machine, or null when absent. */
+export type HostFacts = ReadonlyMap<string, HostStat | null>;
+
+export function hostPaths(plans: readonly LaunchPlan[]): string[] {
+  const paths = new Set<string>();
+  for (const plan of plans) {
+    paths.add(plan.node);
+    paths.add(plan.qwenCli);
+    paths.add(plan.cwd);
+    for (const source of Object.values(plan.credentials)) if ('file' in source) paths.add(source.file);
+  }
+  return [...paths].sort();
+}
+
+type Want = 'executable' | 'file' | 'directory' | 'credential';
+
+function problemsFor(
+  label: string,
+  path: string,
+  stat: HostStat | null | undefined,
+  want: Want,
+  posix: boolean,
+) {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  if (stat === undefined) return { errors, warnings };
+  if (stat === null) {
+    warnings.push(
+      `${label} ${showValue(path)} does not exist on this machine (fine for a staged tree; the launcher refuses to start until it does)`,
+    );
+    return { errors, warnings };
+  }
+  const wantDir = want === 'directory';
+  if (wantDir ? stat.kind !== 'directory' : stat.kind !== 'file') {
+    errors.push(`${label} ${showValue(path)} is not a ${wantDir ? 'directory' : 'regular file'}`);
+    return { errors, warnings };
+  }
+  if (!posix || wantDir) return { errors, warnings };
+  // StrictModes, as the launcher applies it: an admin-owned pin writable by others could be swapped.
+  if ((stat.mode & 0o022) !== 0)
+    errors.push(
+      `${label} ${showValue(path)} is writable by group or others (mode ${stat.mode.toString(8)}); the launcher refuses it`,
+    );
+  if (want === 'executable' && (stat.mode & 0o111) === 0)
+    errors.push(`${label} ${showValue(path)} is not executable`);
+  if (want === 'credential' && (stat.mode & 0o004) !== 0) {
+    warnings.push(
+      `${label} ${showValue(path)} is readable by every user on this machine (mode ${stat.mode.toString(8)}); prefer 0640 with a group`,
+    );
+  }
+  return { errors, warnings };
+}
+
+export function checkHost(view: TreeView, facts: HostFacts, checks: Checks): void {
+  const plan = view.profiles.find((p) => p.plan !== undefined)?.plan;
+  if (plan === undefined) return;
+  const posix = plan.platform === 'posix';
+  const items: [string, string, Want][] = [
+    ['node', plan.node, 'executable'],
+    ['qwenCli', plan.qwenCli, 'file'],
+    ['repository root', plan.cwd, 'directory'],
+  ];
+  const credentials = new Map<string, Set<string>>();
+  for (const p of view.profiles) {
+    for (const [name, source] of Object.entries(p.plan?.credentials ?? {})) {
+      if ('file' in source)
+        credentials.set(source.file, (credentials.get(source.file) ?? new Set()).add(name));
+    }
+  }
+  for (const [file, names] of credentials)
+    items.push([`credential file of ${[...names].sort().join(', ')}`, file, 'credential']);
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  for (const [label, path, want] of items) {
+    const found = problemsFor(label, path, facts.get(path), want, posix);
+    errors.push(...found.errors);
+    warnings.push(...found.warnings);
+  }
+  checks.expect('host.pins', {}, errors, 'pinned files on this machine are usable by the launcher');
+  for (const warning of warnings) checks.add('host.pins', {}, false, warning, 'warning');
+}

@@ -1,0 +1,192 @@
+// external-context.json (version and schema per profile, loaded with the runtimes' own parser),
+// mcp.json (exact server entry), the nested timeouts, and rollback.json of rolled-back profiles.
+import { ConfigurationError } from '../../../config/errors.js';
+import { parseRuntimeConfig } from '../../../config/load.js';
+import { credentialVariable, type RuntimeConfig } from '../../../config/schema.js';
+import { deepEqual, isPlainObject, type JsonObject, sha256Hex, showValue } from '../../json.js';
+import type { ProfileKind } from '../../launch-plan.js';
+import { PinnedLayout, PROFILE_FILES, profileRel, usesMcp } from '../../layout.js';
+import { EXTERNAL_CONTEXT_HOOKS, HOOK_BUDGET_MS, HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../names.js';
+import { substitute } from '../../render/substitute.js';
+import { TEMPLATES } from '../../render/templates.js';
+import { parseRollbackRecord } from '../../rollback/record.js';
+import type { Checks } from '../report.js';
+import type { ProfileView, TreeView } from '../view.js';
+import { pinsOf } from './settings.js';
+
+function expectedVersion(kind: ProfileKind): 1 | 2 {
+  return kind === 'auto-recall' ? 2 : 1;
+}
+
+function configProblems(profile: ProfileView): { problems: string[]; config?: RuntimeConfig } {
+  const text = profile.text(PROFILE_FILES.providerConfig);
+  if (text === undefined) return { problems: [] };
+  let version: unknown;
+  try {
+    version = (JSON.parse(text) as { version?: unknown }).version;
+  } catch (error) {
+    return { problems: [`is not valid JSON (${(error as Error).message})`] };
+  }
+  const restored = profile.state === 'rolled-back' && version === 1;
+  const wanted = restored ? 1 : expectedVersion(profile.kind);
+  if (version !== wanted) {
+    return {
+      problems: [
+        `the ${profile.kind} profile needs provider config version ${wanted}, found ${showValue(version)}`,
+      ],
+    };
+  }
+  try {
+    const config = parseRuntimeConfig(text, wanted);
+    const problems: string[] = [];
+    if (config.version === 1 && !restored) {
+      if (profile.kind === 'write' && config.write === undefined)
+        problems.push('the write profile needs "write": {"enabled": true}');
+      if (profile.kind === 'on-demand' && config.write !== undefined)
+        problems.push('the on-demand profile must not enable writes (that is the write profile)');
+    }
+    return { problems, config };
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    const at =
+      error.keyPath === undefined || error.keyPath.length === 0 ? '' : ` at ${error.keyPath.join('.')}`;
+    return { problems: [`${error.message.replace(/\.$/, '')}${at}`] };
+  }
+}
+
+function timeoutProblems(kind: ProfileKind, config: RuntimeConfig, mcpTimeout: unknown): string[] {
+  if (config.version === 2) {
+    const t = config.autoRecall.timeoutMs;
+    return t < HOOK_BUDGET_MS && HOOK_BUDGET_MS < HOOK_TIMEOUT_MS
+      ? []
+      : [
+          `autoRecall.timeoutMs ${t} must stay below the hook budget ${HOOK_BUDGET_MS} ms (< hook timeout ${HOOK_TIMEOUT_MS})`,
+        ];
+  }
+  const limit = typeof mcpTimeout === 'number' ? mcpTimeout : MCP_TIMEOUT_MS;
+  return config.timeoutMs < limit || kind === 'auto-recall'
+    ? []
+    : [`timeoutMs ${config.timeoutMs} must stay below the MCP call timeout ${limit} ms`];
+}
+
+function mcpProblems(profile: ProfileView, view: TreeView): { problems: string[]; timeout?: unknown } {
+  const parsed = profile.json(PROFILE_FILES.mcpConfig);
+  // An mcp.json where none belongs (auto-recall) is reported by the layout check.
+  if (parsed === undefined || !usesMcp(profile.kind)) return { problems: [] };
+  if (!parsed.ok || !isPlainObject(parsed.value)) return { problems: ['is not a JSON object'] };
+  const pins = pinsOf(view, profile);
+  if (pins === undefined) return { problems: ['cannot check mcp.json without a valid launch.json'] };
+  const layout = new PinnedLayout(pins.platform, pins.installDir);
+  const values: Record<string, unknown> = { node: pins.node, runtimeDir: layout.runtimeDir };
+  values['runtime:mcp-server.js'] = layout.runtime('mcp-server.js');
+  const expected = substitute(
+    TEMPLATES.mcpConfig[profile.kind as 'on-demand' | 'write'],
+    values,
+  ) as JsonObject;
+  const actual = parsed.value;
+  const problems: string[] = [];
+  const servers = isPlainObject(actual.mcpServers) ? actual.mcpServers : undefined;
+  const expectedServers = expected.mcpServers as JsonObject;
+  for (const key of Object.keys(actual))
+    if (key !== 'mcpServers') problems.push(`unexpected top-level key ${showValue(key)}`);
+  if (servers === undefined) return { problems: [...problems, 'mcpServers is missing'] };
+  for (const name of Object.keys(servers)) {
+    if (!Object.hasOwn(expectedServers, name))
+      problems.push(`mcpServers.${name} is not the managed external-context server`);
+  }
+  for (const [name, entry] of Object.entries(expectedServers)) {
+    const found = servers[name];
+    if (!isPlainObject(found)) {
+      problems.push(`mcpServers.${name} is missing`);
+      continue;
+    }
+    for (const [key, value] of Object.entries(entry as JsonObject)) {
+      if (!deepEqual(found[key], value))
+        problems.push(
+          `mcpServers.${name}.${key} must be ${showValue(value, 200)} (found ${showValue(found[key], 200)})`,
+        );
+    }
+    for (const key of Object.keys(found)) {
+      if (!Object.hasOwn(entry as JsonObject, key))
+        problems.push(`mcpServers.${name}: unexpected key ${showValue(key)}`);
+    }
+  }
+  const timeout = isPlainObject(servers['external-context'])
+    ? servers['external-context'].timeout
+    : undefined;
+  return { problems, timeout };
+}
+
+function recordProblems(profile: ProfileView): string[] {
+  const text = profile.text(PROFILE_FILES.rollbackRecord);
+  if (text === undefined) return [];
+  const record = parseRollbackRecord(text);
+  if (record === undefined) return ['is not a valid rollback record ({"version":1,"removedHooks":[…]})'];
+  const problems: string[] = [];
+  for (const name of EXTERNAL_CONTEXT_HOOKS) {
+    if (!record.removedHooks.includes(name))
+      problems.push(`removedHooks lacks ${name} (rollback always removes it)`);
+  }
+  if (record.restoredConfigSha256 !== undefined) {
+    const config = profile.text(PROFILE_FILES.providerConfig);
+    if (config === undefined || sha256Hex(config) !== record.restoredConfigSha256) {
+      problems.push('restoredConfigSha256 does not match external-context.json');
+    }
+  }
+  return problems;
+}
+
+export function checkProviders(view: TreeView, checks: Checks): void {
+  for (const profile of view.profiles) {
+    const { kind } = profile;
+    const configFile = profileRel(kind, PROFILE_FILES.providerConfig);
+    const { problems, config } = configProblems(profile);
+    if (profile.has(PROFILE_FILES.providerConfig)) {
+      checks.expect(
+        'provider.config',
+        { profile: kind, file: configFile },
+        problems,
+        `loads as provider config version ${config?.version ?? '?'}`,
+      );
+    }
+    const mcp = mcpProblems(profile, view);
+    if (profile.has(PROFILE_FILES.mcpConfig) && usesMcp(kind)) {
+      checks.expect(
+        'mcp.config',
+        { profile: kind, file: profileRel(kind, PROFILE_FILES.mcpConfig) },
+        mcp.problems,
+        'the external-context server entry is exact',
+      );
+    }
+    if (config !== undefined) {
+      checks.expect(
+        'timeouts',
+        { profile: kind, file: configFile },
+        timeoutProblems(kind, config, mcp.timeout),
+        'timeouts nest below the hook and MCP timeouts',
+      );
+      if (profile.plan !== undefined && profile.state === 'active') {
+        const name = credentialVariable(config.provider);
+        const routed =
+          profile.plan.externalContext.credentials.includes(name) &&
+          Object.hasOwn(profile.plan.credentials, name);
+        checks.add(
+          'provider.credential',
+          { profile: kind, file: profileRel(kind, PROFILE_FILES.launchPlan) },
+          routed,
+          routed
+            ? `routes the provider credential ${name}`
+            : `does not route the provider credential ${name} (credentials and externalContext.credentials)`,
+        );
+      }
+    }
+    if (profile.has(PROFILE_FILES.rollbackRecord)) {
+      checks.expect(
+        'rollback.record',
+        { profile: kind, file: profileRel(kind, PROFILE_FILES.rollbackRecord) },
+        recordProblems(profile),
+        'records what rollback changed',
+      );
+    }
+  }
+}

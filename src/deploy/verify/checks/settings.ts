@@ -1,0 +1,329 @@
+// system-settings.json of every profile: the managed baseline key by key, the managed hooks (present
+// and exact while active, absent once rolled back, nothing foreign), profile exclusivity (MCP
+// exclusion, permissions), plus system-defaults.json and trusted-folders.json.
+import { SETTINGS_BASELINE } from '../../../policy/policies.js';
+import { GUARD_MODES } from '../../deployment/schema.js';
+import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
+import type { LaunchPlan, ProfileKind } from '../../launch-plan.js';
+import { PinnedLayout, PROFILE_FILES, profileRel } from '../../layout.js';
+import {
+  HOOK_APPROVAL_GUARD,
+  HOOK_AUTO_RECALL,
+  HOOK_WRITE_CONFIRMATION,
+  MCP_SERVER_NAME,
+  RUNTIME_FILES,
+} from '../../names.js';
+import { hookCommand } from '../../render/commands.js';
+import { guardMatcher } from '../../render/profile.js';
+import { substitute } from '../../render/substitute.js';
+import { TEMPLATES } from '../../render/templates.js';
+import type { Checks } from '../report.js';
+import type { ProfileView, TreeView } from '../view.js';
+
+const EXTERNAL_HOOK: Readonly<Record<ProfileKind, string | undefined>> = {
+  'on-demand': undefined,
+  'auto-recall': HOOK_AUTO_RECALL,
+  write: HOOK_WRITE_CONFIRMATION,
+};
+const OWNER: Readonly<Record<string, ProfileKind | undefined>> = {
+  [HOOK_AUTO_RECALL]: 'auto-recall',
+  [HOOK_WRITE_CONFIRMATION]: 'write',
+};
+
+interface Pins {
+  platform: LaunchPlan['platform'];
+  node: string;
+  installDir: string;
+}
+
+interface ManagedHook {
+  event: string;
+  matcher: unknown;
+  entry: JsonObject;
+}
+
+/** The hook commands and guard values the templates expect for these pins. */
+function expectations(kind: ProfileKind, pins: Pins, guardModes: string) {
+  const layout = new PinnedLayout(pins.platform, pins.installDir);
+  const values: Record<string, unknown> = { 'guard.matcher': guardMatcher(kind), 'guard.modes': guardModes };
+  for (const file of Object.values(RUNTIME_FILES)) {
+    values[`hookCommand:${file}`] = hookCommand(pins.platform, pins.node, layout.runtime(file));
+  }
+  const profile = substitute(TEMPLATES.systemSettings[pins.platform][kind], values) as JsonObject;
+  const guard = substitute(TEMPLATES.approvalGuard[pins.platform], values) as JsonObject;
+  const managed = new Map<string, ManagedHook>();
+  const collect = (event: string, group: JsonObject) => {
+    for (const entry of group.hooks as JsonObject[])
+      managed.set(entry.name as string, { event, matcher: group.matcher, entry });
+  };
+  for (const [event, groups] of Object.entries((profile.hooks ?? {}) as JsonObject)) {
+    for (const group of groups as JsonObject[]) collect(event, group);
+  }
+  collect('PreToolUse', guard);
+  return { profile, managed };
+}
+
+function entryProblems(
+  name: string,
+  actual: JsonObject,
+  expected: JsonObject,
+  platform: Pins['platform'],
+): string[] {
+  const problems: string[] = [];
+  if (platform === 'posix' && typeof actual.command === 'string' && !actual.command.startsWith('exec ')) {
+    problems.push(
+      `hook ${name}: command must start with \`exec\` so Node replaces the shell (found ${showValue(actual.command, 200)})`,
+    );
+  }
+  for (const key of Object.keys(expected)) {
+    if (key === 'timeout' && actual.timeout !== expected.timeout) {
+      problems.push(
+        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} ms (timeouts nest: provider < hook budget 6500 < hook timeout 8000)`,
+      );
+    } else if (!deepEqual(actual[key], expected[key])) {
+      problems.push(
+        `hook ${name}: ${key} must be ${showValue(expected[key], 200)} (found ${showValue(actual[key], 200)})`,
+      );
+    }
+  }
+  for (const key of Object.keys(actual)) {
+    if (!Object.hasOwn(expected, key))
+      problems.push(`hook ${name}: unexpected key ${showValue(key)} (managed hook entries are exact)`);
+  }
+  return problems;
+}
+
+function guardModeProblems(entry: JsonObject): string[] {
+  const env = entry.env;
+  const modes = isPlainObject(env) ? env.QWEN_MANAGED_GUARD_MODES : undefined;
+  if (typeof modes !== 'string')
+    return ['hook managed-approval-guard: env.QWEN_MANAGED_GUARD_MODES must list the guarded modes'];
+  const list = modes.split(',');
+  const bad = list.filter((m) => !(GUARD_MODES as readonly string[]).includes(m));
+  return bad.length > 0 || list.length === 0
+    ? [
+        `hook managed-approval-guard: QWEN_MANAGED_GUARD_MODES ${showValue(modes)} must be a comma list of ${GUARD_MODES.join(', ')}`,
+      ]
+    : [];
+}
+
+function hookProblems(profile: ProfileView, settings: JsonObject, pins: Pins): string[] {
+  const { kind } = profile;
+  const hooks = settings.hooks;
+  const { managed } = expectations(kind, pins, findGuardModes(hooks) ?? 'yolo,auto');
+  const problems: string[] = [];
+  if (hooks === undefined) {
+    if (profile.state === 'active' && EXTERNAL_HOOK[kind] !== undefined)
+      problems.push(`hooks: the ${EXTERNAL_HOOK[kind]} hook is missing (the ${kind} profile needs it)`);
+    return problems;
+  }
+  if (!isPlainObject(hooks)) return ['hooks must be an object'];
+  const seen = new Map<string, number>();
+  for (const [event, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) {
+      problems.push(`hooks.${event} must be a list`);
+      continue;
+    }
+    groups.forEach((group, g) => {
+      const where = `hooks.${event}[${g}]`;
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) {
+        problems.push(`${where} must be an object with a "hooks" list`);
+        return;
+      }
+      for (const key of Object.keys(group)) {
+        if (key !== 'matcher' && key !== 'hooks') problems.push(`${where}: unexpected key ${showValue(key)}`);
+      }
+      const entries: unknown[] = group.hooks;
+      entries.forEach((entry, h) => {
+        const name = isPlainObject(entry) && typeof entry.name === 'string' ? entry.name : undefined;
+        const owner = name === undefined ? undefined : OWNER[name];
+        if (owner !== undefined && owner !== kind) {
+          problems.push(
+            `${where}: the ${name} hook belongs to the ${owner} profile, not ${kind} (profiles are exclusive)`,
+          );
+          return;
+        }
+        const expected = name === undefined ? undefined : managed.get(name);
+        if (name === undefined || expected === undefined || !isPlainObject(entry)) {
+          problems.push(
+            `${where}.hooks[${h}]: unexpected hook ${showValue(name ?? entry, 120)} (not rendered by qwen-managed)`,
+          );
+          return;
+        }
+        seen.set(name, (seen.get(name) ?? 0) + 1);
+        if (owner !== undefined && profile.state === 'rolled-back') {
+          problems.push(`${where}: the ${name} hook is still present but the profile is rolled back`);
+          return;
+        }
+        if (event !== expected.event)
+          problems.push(`${where}: the ${name} hook belongs under hooks.${expected.event}`);
+        if (!deepEqual(group.matcher, expected.matcher)) {
+          problems.push(
+            `${where}: matcher of ${name} must be ${showValue(expected.matcher)} (found ${showValue(group.matcher)})`,
+          );
+        }
+        if (entries.length !== 1)
+          problems.push(`${where}: the ${name} hook must be alone in its matcher group`);
+        problems.push(...entryProblems(name, entry, expected.entry, pins.platform));
+        if (name === HOOK_APPROVAL_GUARD) problems.push(...guardModeProblems(entry));
+      });
+    });
+  }
+  const external = EXTERNAL_HOOK[kind];
+  if (external !== undefined && profile.state === 'active' && !seen.has(external)) {
+    problems.push(
+      `hooks.${managed.get(external)?.event}: the ${external} hook is missing (the ${kind} profile needs it)`,
+    );
+  }
+  for (const [name, count] of seen)
+    if (count > 1) problems.push(`hooks: the ${name} hook appears ${count} times`);
+  return problems;
+}
+
+function findGuardModes(hooks: unknown): string | undefined {
+  const groups = isPlainObject(hooks) ? hooks.PreToolUse : undefined;
+  if (!Array.isArray(groups)) return undefined;
+  for (const group of groups) {
+    if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
+    for (const entry of group.hooks) {
+      if (isPlainObject(entry) && entry.name === HOOK_APPROVAL_GUARD && isPlainObject(entry.env)) {
+        const modes = entry.env.QWEN_MANAGED_GUARD_MODES;
+        if (typeof modes === 'string') return modes;
+      }
+    }
+  }
+  return undefined;
+}
+
+function baselineProblems(settings: JsonObject): string[] {
+  const problems: string[] = [];
+  const unions = new Set(SETTINGS_BASELINE.unionLists);
+  const walk = (expected: unknown, path: string[]) => {
+    const name = path.join('.');
+    const actual = getPath(settings, path);
+    if (isPlainObject(expected)) {
+      if (!isPlainObject(actual)) {
+        problems.push(`${name} must be an object holding the managed baseline (found ${showValue(actual)})`);
+        return;
+      }
+      for (const [key, value] of Object.entries(expected)) walk(value, [...path, key]);
+    } else if (unions.has(name) && Array.isArray(expected)) {
+      const missing = Array.isArray(actual)
+        ? expected.filter((e) => !actual.some((a) => deepEqual(a, e)))
+        : expected;
+      if (missing.length > 0)
+        problems.push(`${name} lacks the managed baseline entries ${showValue(missing, 200)}`);
+    } else if (!deepEqual(actual, expected)) {
+      problems.push(`${name} is ${showValue(actual)}; the managed baseline requires ${showValue(expected)}`);
+    }
+  };
+  for (const [key, value] of Object.entries(SETTINGS_BASELINE.baseline)) walk(value, [key]);
+  return problems;
+}
+
+function exclusivityProblems(kind: ProfileKind, settings: JsonObject, expectedProfile: JsonObject): string[] {
+  const problems: string[] = [];
+  if (settings.mcpServers !== undefined) {
+    problems.push(
+      'mcpServers must be absent: the external-context server comes only through --mcp-config (on-demand, write)',
+    );
+  }
+  if (!deepEqual(settings.mcp, expectedProfile.mcp)) {
+    problems.push(
+      kind === 'auto-recall'
+        ? `mcp must be {"excluded":["${MCP_SERVER_NAME}"]} so no other scope can add the server back (found ${showValue(settings.mcp)})`
+        : `mcp must be absent in the ${kind} profile (found ${showValue(settings.mcp)})`,
+    );
+  }
+  const permissions = isPlainObject(settings.permissions) ? settings.permissions : {};
+  const expectedPermissions = isPlainObject(expectedProfile.permissions) ? expectedProfile.permissions : {};
+  for (const list of ['allow', 'ask'] as const) {
+    if (!deepEqual(permissions[list], expectedPermissions[list])) {
+      problems.push(
+        `permissions.${list} must be ${showValue(expectedPermissions[list] ?? 'absent')} in the ${kind} profile (found ${showValue(permissions[list] ?? 'absent')})`,
+      );
+    }
+  }
+  const deny = Array.isArray(permissions.deny) ? permissions.deny : [];
+  for (const entry of deny) {
+    if (typeof entry === 'string' && entry.startsWith(`mcp__${MCP_SERVER_NAME}`)) {
+      problems.push(`permissions.deny denies the managed tool ${showValue(entry)}`);
+    }
+  }
+  return problems;
+}
+
+export function pinsOf(view: TreeView, profile: ProfileView): Pins | undefined {
+  const plan = profile.plan ?? view.profiles.find((p) => p.plan !== undefined)?.plan;
+  return plan === undefined
+    ? undefined
+    : { platform: plan.platform, node: plan.node, installDir: plan.installDir };
+}
+
+export function checkSettings(view: TreeView, checks: Checks): void {
+  for (const profile of view.profiles) {
+    const { kind } = profile;
+    const file = profileRel(kind, PROFILE_FILES.systemSettings);
+    const scope = { profile: kind, file };
+    const parsed = profile.json(PROFILE_FILES.systemSettings);
+    if (parsed === undefined) continue; // layout reports the missing file
+    if (!parsed.ok || !isPlainObject(parsed.value)) {
+      checks.add(
+        'settings.json',
+        scope,
+        false,
+        parsed.ok ? 'must be a JSON object' : `is not valid JSON (${parsed.error})`,
+      );
+      continue;
+    }
+    const settings = parsed.value;
+    checks.add('settings.json', scope, true, 'is a JSON object');
+    checks.expect(
+      'settings.baseline',
+      scope,
+      baselineProblems(settings),
+      'the managed baseline holds key by key',
+    );
+    const pins = pinsOf(view, profile);
+    if (pins === undefined) {
+      checks.add(
+        'settings.hooks',
+        scope,
+        false,
+        'cannot check the hooks without a valid launch.json (node, installDir)',
+      );
+      continue;
+    }
+    checks.expect(
+      'settings.hooks',
+      scope,
+      hookProblems(profile, settings, pins),
+      'managed hooks are exact and nothing else is hooked',
+    );
+    const { profile: expectedProfile } = expectations(kind, pins, 'yolo,auto');
+    checks.expect(
+      'settings.exclusivity',
+      scope,
+      exclusivityProblems(kind, settings, expectedProfile),
+      `MCP exclusion and permissions match the ${kind} profile`,
+    );
+  }
+  for (const profile of view.profiles) {
+    for (const [file, expected] of [
+      [PROFILE_FILES.systemDefaults, TEMPLATES.systemDefaults],
+      [PROFILE_FILES.trustedFolders, TEMPLATES.trustedFolders],
+    ] as const) {
+      const parsed = profile.json(file);
+      if (parsed === undefined) continue;
+      const ok = parsed.ok && deepEqual(parsed.value, expected);
+      checks.add(
+        file === PROFILE_FILES.systemDefaults ? 'settings.defaults' : 'settings.trusted-folders',
+        { profile: profile.kind, file: profileRel(profile.kind, file) },
+        ok,
+        ok
+          ? `is ${JSON.stringify(expected)}`
+          : `must be exactly ${JSON.stringify(expected)} (found ${parsed.ok ? showValue(parsed.value) : 'invalid JSON'})`,
+      );
+    }
+  }
+}

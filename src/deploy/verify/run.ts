@@ -1,0 +1,144 @@
+// verify, I/O layer: loads the tree and (optionally) the deployment, renders it afresh in memory,
+// stats the pinned files on this machine, smoke-runs the bundled runtimes, then hands everything to
+// the pure checks.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { parseRuntimeConfig } from '../../config/load.js';
+import { credentialVariable } from '../../config/schema.js';
+import { parseDeploymentText } from '../deployment/parse.js';
+import { DeploymentInvalid, type Problem } from '../deployment/problems.js';
+import type { LaunchPlan } from '../launch-plan.js';
+import { PROFILE_FILES } from '../layout.js';
+import { type RenderedInstall, renderInstall } from '../render/render.js';
+import { loadRuntimeFiles } from '../render/runtime-files.js';
+import { type InstallTree, isDirectory, loadInstallTree } from '../tree.js';
+import { type HostFacts, type HostStat, hostPaths } from './checks/host.js';
+import { buildReport, type VerifyReport } from './report.js';
+import { type McpSmokeProfile, smokeRuntimes } from './smoke.js';
+import { type SmokeResult, verifyTree } from './verify.js';
+import { buildView } from './view.js';
+
+export interface VerifyRunOptions {
+  dir: string;
+  deploymentFile?: string;
+  /** The toolkit's runtime bundles, for the drift render. */
+  runtimeDir: string;
+  toolkitVersion: string;
+  smoke: boolean;
+  hostPlatform: NodeJS.Platform;
+  /** Node for smoke runs when the pinned node is not usable on this machine. */
+  fallbackNode: string;
+  now: string;
+}
+
+export class VerifyInputError extends Error {
+  override readonly name = 'VerifyInputError';
+}
+
+async function statFact(p: string): Promise<HostStat | null> {
+  const stat = await fs.stat(p).catch(() => undefined);
+  if (stat === undefined) return null;
+  return {
+    kind: stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other',
+    mode: stat.mode & 0o777,
+  };
+}
+
+async function deploymentInputs(
+  file: string,
+  tree: InstallTree,
+  options: VerifyRunOptions,
+): Promise<{ problems?: readonly Problem[]; renderError?: string; rendered?: RenderedInstall }> {
+  const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) throw new VerifyInputError(`cannot read --deployment ${file}`);
+  let parsed: ReturnType<typeof parseDeploymentText>;
+  try {
+    parsed = parseDeploymentText(text, file);
+  } catch (error) {
+    if (error instanceof DeploymentInvalid) return { problems: error.problems };
+    throw error;
+  }
+  try {
+    const runtimeFiles = await loadRuntimeFiles(options.runtimeDir);
+    const previous =
+      tree.manifest === undefined
+        ? undefined
+        : {
+            manifest: tree.manifest,
+            files: new Map([...tree.files].map(([rel, f]) => [rel, f.bytes as Uint8Array])),
+          };
+    const rendered = renderInstall(parsed, runtimeFiles, {
+      toolkitVersion: options.toolkitVersion,
+      // Drift is about content: compare with the uid that rendered the tree, not the verifier's.
+      adminUid: tree.manifest?.adminUid ?? 0,
+      now: options.now,
+      ...(previous === undefined ? {} : { previous }),
+    });
+    return { rendered };
+  } catch (error) {
+    return { renderError: (error as Error).message };
+  }
+}
+
+function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | undefined {
+  for (const kind of ['on-demand', 'write'] as const) {
+    const state = tree.manifest?.profiles[kind]?.state;
+    const file = tree.files.get(`profiles/${kind}/${PROFILE_FILES.providerConfig}`);
+    if (state === undefined || file === undefined) continue;
+    try {
+      const config = parseRuntimeConfig(file.bytes.toString('utf8'), 1);
+      return {
+        configFile: path.join(dir, 'profiles', kind, PROFILE_FILES.providerConfig),
+        credentialVariable: credentialVariable(config.provider),
+        tools: config.write === undefined ? ['context_search'] : ['context_search', 'context_remember'],
+      };
+    } catch {
+      // an invalid config is reported by provider.config; try the other profile
+    }
+  }
+  return undefined;
+}
+
+export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
+  const dir = path.resolve(options.dir);
+  if (!(await isDirectory(dir))) throw new VerifyInputError(`--dir ${dir} is not a directory`);
+  const tree = await loadInstallTree(dir);
+  const deployment =
+    options.deploymentFile === undefined
+      ? undefined
+      : await deploymentInputs(options.deploymentFile, tree, options);
+
+  const plans = buildView(tree).profiles.flatMap((p) =>
+    p.plan === undefined ? [] : [p.plan],
+  ) as LaunchPlan[];
+  const onWindows = options.hostPlatform === 'win32';
+  const samePlatform = plans.length > 0 && plans[0]!.platform === (onWindows ? 'windows' : 'posix');
+  let host: HostFacts | undefined;
+  if (samePlatform) {
+    const facts = new Map<string, HostStat | null>();
+    for (const p of hostPaths(plans)) facts.set(p, await statFact(p));
+    host = facts;
+  }
+
+  let smoke: SmokeResult[] | undefined;
+  if (options.smoke && tree.manifest !== undefined) {
+    const pinned = plans[0]?.node;
+    const fact = pinned === undefined ? undefined : host?.get(pinned);
+    const node = fact?.kind === 'file' && (fact.mode & 0o111) !== 0 ? pinned! : options.fallbackNode;
+    const mcp = mcpSmokeProfile(tree, dir);
+    smoke = await smokeRuntimes({
+      runtimeDir: path.join(dir, 'runtime'),
+      node,
+      ...(mcp === undefined ? {} : { mcp }),
+    });
+  }
+
+  const checks = verifyTree({
+    tree,
+    ...(deployment === undefined ? {} : { deployment }),
+    ...(host === undefined ? {} : { host }),
+    ...(smoke === undefined ? {} : { smoke }),
+    checkModes: !onWindows,
+  });
+  return buildReport(dir, options.deploymentFile ?? null, checks);
+}

@@ -1,0 +1,192 @@
+// The admin CLI as administrators and CI run it: the built bundle (npm run build), real processes,
+// real files. Also scripts/rollback from an install directory that has no node_modules.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO, tempDir } from '../../unit/deploy/fixtures.js';
+
+const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
+const ROLLBACK_SCRIPT = path.join(REPO, 'scripts', 'rollback');
+const EXAMPLES = path.join(REPO, 'examples', 'deployments');
+
+function run(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    cwd: options.cwd ?? REPO,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(() => {
+  if (!existsSync(CLI) || !existsSync(path.join(REPO, 'dist', 'runtime', 'rollback.js'))) {
+    throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  }
+});
+
+describe('qwen-managed --help, --version and exit codes', () => {
+  it('lists every command', () => {
+    const { code, stdout } = run(['--help']);
+    expect(code).toBe(0);
+    for (const command of ['render', 'verify', 'plan', 'rollback', 'serve-context'])
+      expect(stdout).toContain(`  ${command}`);
+    expect(stdout).toContain('Exit codes: 0 success, 1 refused input or failed checks, 2 usage error');
+  });
+
+  it.each(['render', 'verify', 'plan', 'rollback', 'serve-context'])(
+    '%s --help exits 0 with its usage',
+    (command) => {
+      const { code, stdout } = run([command, '--help']);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/Usage/);
+    },
+  );
+
+  it('--version prints the package version', async () => {
+    const pkg = JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8'));
+    expect(run(['--version'])).toMatchObject({ code: 0, stdout: `qwen-managed ${pkg.version}\n` });
+  });
+
+  it.each([
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['render'], /render: --deployment is required/],
+    [['render', '--deployment', 'x', '--bogus'], /Unknown option '--bogus'/],
+    [['verify', 'stray'], /Unexpected argument 'stray'/],
+    [['rollback', '--dir', '/x', '--settings', '/y'], /either --dir DIR --profile KIND or --settings FILE/],
+    [['rollback', '--settings', '/y', '--hooks', 'my-hook'], /is not a managed hook/],
+  ])('%j is a usage error (exit 2)', (args, message) => {
+    const { code, stderr } = run(args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+
+  it('no arguments prints the help on stderr with exit 2', () => {
+    const { code, stderr } = run([]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('Usage: qwen-managed <command>');
+  });
+});
+
+describe('render → verify → rollback with the real bundles', () => {
+  it('refuses a bad deployment with exit 1, naming the key, the value and the fix', async () => {
+    const dir = await tempDir();
+    const raw = JSON.parse(await fs.readFile(path.join(EXAMPLES, 'on-demand.json'), 'utf8'));
+    raw.environment.inherit.push('NODE_OPTIONS');
+    raw.node = '/opt/$X/node';
+    await fs.writeFile(path.join(dir, 'd.json'), JSON.stringify(raw));
+    const { code, stderr } = run(['render', '--deployment', 'd.json', '--out', 'out'], { cwd: dir });
+    expect(code).toBe(1);
+    expect(stderr).toContain('node = "/opt/$X/node": contains `$`');
+    expect(stderr).toContain(
+      'environment.inherit[5] = "NODE_OPTIONS": is forbidden by the environment policy',
+    );
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('renders (plain progress lines off a TTY), is idempotent, and verifies with drift and smoke runs', async () => {
+    const dir = await tempDir();
+    const out = path.join(dir, 'install');
+    const first = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Validate write.json … ok (posix, profiles: write)');
+    expect(first.stdout).toContain('Write the install tree … ok (17 written, 0 unchanged)');
+    const second = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
+    expect(second.stdout).toContain('Write the install tree … ok (0 written, 17 unchanged)');
+    expect(second.stdout).toContain(`render: ${out} is up to date`);
+
+    const verify = run(['verify', '--dir', out, '--deployment', path.join(EXAMPLES, 'write.json'), '--json']);
+    expect(verify.code).toBe(0);
+    const report = JSON.parse(verify.stdout);
+    expect(Object.keys(report)).toEqual(['ok', 'dir', 'deployment', 'summary', 'checks']);
+    expect(report.ok).toBe(true);
+    const smoke = report.checks.filter((c: { id: string }) => c.id === 'smoke');
+    expect(smoke.map((c: { file: string; ok: boolean }) => [c.file, c.ok])).toEqual([
+      ['runtime/approval-guard.js', true],
+      ['runtime/auto-recall.js', true],
+      ['runtime/launch-qwen.js', true],
+      ['runtime/mcp-server.js', true],
+      ['runtime/rollback.js', true],
+      ['runtime/write-confirmation.js', true],
+    ]);
+    expect(smoke.find((c: { file: string }) => c.file === 'runtime/mcp-server.js').message).toBe(
+      'MCP handshake answered; tools: context_remember, context_search',
+    );
+    // Stable for CI: the same tree gives the same report.
+    expect(
+      run(['verify', '--dir', out, '--deployment', path.join(EXAMPLES, 'write.json'), '--json']).stdout,
+    ).toBe(verify.stdout);
+
+    await fs.writeFile(path.join(out, 'profiles', 'write', 'notes.txt'), 'x');
+    const failed = run(['verify', '--dir', out, '--skip-smoke']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain(
+      'FAIL [files.unlisted] profiles/write/notes.txt is not listed in manifest.json',
+    );
+  });
+
+  it('scripts/rollback works from an install directory without node_modules', async () => {
+    const dir = await tempDir();
+    const out = path.join(dir, 'install');
+    expect(run(['render', '--deployment', path.join(EXAMPLES, 'auto-recall.json'), '--out', out]).code).toBe(
+      0,
+    );
+    // The script copied away from the package: only the install's own runtime/rollback.js is reachable.
+    const script = path.join(dir, 'rollback');
+    await fs.copyFile(ROLLBACK_SCRIPT, script);
+    await fs.chmod(script, 0o755);
+    const env = { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` };
+    const dry = spawnSync(script, ['--dir', out, '--profile', 'auto-recall', '--dry-run'], {
+      encoding: 'utf8',
+      cwd: '/',
+      env,
+    });
+    expect(dry.status).toBe(0);
+    expect(dry.stdout).toContain('-            "name": "external-context-auto-recall",');
+    expect(dry.stdout).toContain('rollback: dry run, nothing written');
+
+    const done = spawnSync(script, ['--dir', out, '--profile', 'auto-recall'], {
+      encoding: 'utf8',
+      cwd: '/',
+      env,
+    });
+    expect(done.status).toBe(0);
+    expect(done.stdout).toContain('rollback: removed hook external-context-auto-recall (UserPromptSubmit)');
+    expect(done.stdout).toContain('Restart Qwen');
+    const again = spawnSync(script, ['--dir', out, '--profile', 'auto-recall'], {
+      encoding: 'utf8',
+      cwd: '/',
+      env,
+    });
+    expect(again.stdout).toBe('rollback: nothing to change (already rolled back)\n');
+
+    const manifest = JSON.parse(await fs.readFile(path.join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.profiles['auto-recall'].state).toBe('rolled-back');
+    const verify = run([
+      'verify',
+      '--dir',
+      out,
+      '--deployment',
+      path.join(EXAMPLES, 'auto-recall.json'),
+      '--json',
+    ]);
+    expect(JSON.parse(verify.stdout).ok).toBe(true);
+    // A routine re-render keeps the rollback.
+    const rerender = run(['render', '--deployment', path.join(EXAMPLES, 'auto-recall.json'), '--out', out]);
+    expect(rerender.stdout).toContain('profile auto-recall: stays rolled back');
+    expect(rerender.stdout).toContain('0 written');
+  });
+
+  it('rollback --settings on an upstream-style file through the CLI', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'settings.json');
+    const text = `{\n  "hooks": {"UserPromptSubmit": [{"matcher": "*", "hooks": [{"type": "command", "command": "exec /n /a.js", "name": "external-context-auto-recall"}]}]},\n  // mine\n  "ui": {"theme": "x"}\n}\n`;
+    await fs.writeFile(file, text);
+    const { code, stdout } = run(['rollback', '--settings', file]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('rollback: removed hook external-context-auto-recall (UserPromptSubmit)');
+    expect(await fs.readFile(file, 'utf8')).toBe(`{\n  "hooks": {},\n  // mine\n  "ui": {"theme": "x"}\n}\n`);
+  });
+});

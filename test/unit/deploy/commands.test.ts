@@ -1,0 +1,102 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CliIO } from '../../../src/cli/command.js';
+import { createRenderCommand } from '../../../src/cli/commands/render.js';
+import { createRollbackCommand } from '../../../src/cli/commands/rollback.js';
+import { createVerifyCommand } from '../../../src/cli/commands/verify.js';
+import type { AdminDeps } from '../../../src/cli/deps.js';
+import { UsageError } from '../../../src/cli/errors.js';
+import { runProgram } from '../../../src/cli/program.js';
+import { plainSteps } from '../../../src/cli/progress.js';
+import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from './fixtures.js';
+
+async function setup() {
+  const root = await tempDir();
+  const runtimeDir = path.join(root, 'runtime');
+  await fs.mkdir(runtimeDir);
+  for (const [name, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, name), bytes);
+  const deps: AdminDeps = {
+    toolkitVersion: TOOLKIT,
+    now: () => NOW,
+    adminUid: () => 4242,
+    runtimeDir: async () => runtimeDir,
+    nodePath: process.execPath,
+    hostPlatform: 'linux',
+    steps: (stdout) => plainSteps(stdout),
+  };
+  const out = { stdout: '', stderr: '' };
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  stdout.on('data', (c) => (out.stdout += c));
+  stderr.on('data', (c) => (out.stderr += c));
+  const io: CliIO = { env: {}, cwd: root, stdin: new PassThrough(), stdout, stderr };
+  const commands = [createRenderCommand(deps), createVerifyCommand(deps), createRollbackCommand(deps)];
+  const cli = (args: string[]) =>
+    runProgram({ name: 'qwen-managed', version: TOOLKIT, description: 'test' }, commands, args, io);
+  return { root, out, cli };
+}
+
+describe('admin commands in-process (injected clock, uid, runtimes, streams)', () => {
+  it('render records the injected admin uid and time; verify passes; rollback marks the profile', async () => {
+    const { root, out, cli } = await setup();
+    const deployment = path.join(REPO, 'examples', 'deployments', 'on-demand.json');
+    expect(await cli(['render', '--deployment', deployment, '--out', 'tree'])).toBe(0);
+    const manifest = JSON.parse(await fs.readFile(path.join(root, 'tree', 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({
+      toolkitVersion: TOOLKIT,
+      adminUid: 4242,
+      profiles: { 'on-demand': { state: 'active', changedAt: NOW } },
+    });
+    expect(await cli(['verify', '--dir', 'tree', '--deployment', deployment])).toBe(0);
+    expect(out.stdout).toContain('OK — 0 violation(s)');
+    expect(await cli(['rollback', '--dir', 'tree', '--profile', 'on-demand'])).toBe(0);
+    expect(
+      JSON.parse(await fs.readFile(path.join(root, 'tree', 'manifest.json'), 'utf8')).profiles['on-demand']
+        .state,
+    ).toBe('rolled-back');
+  });
+
+  it('a windows deployment must be staged with --out on a POSIX machine (exit 2)', async () => {
+    const { out, cli } = await setup();
+    expect(
+      await cli(['render', '--deployment', path.join(REPO, 'examples', 'deployments', 'windows.json')]),
+    ).toBe(2);
+    expect(out.stderr).toContain('a windows deployment must be staged with --out on this machine');
+  });
+
+  it('verify of a missing directory is refused input (exit 1); an unknown profile is a usage error (exit 2)', async () => {
+    const { out, cli } = await setup();
+    expect(await cli(['verify', '--dir', 'nope'])).toBe(1);
+    expect(out.stderr).toMatch(/verify: --dir .*nope is not a directory/);
+    expect(await cli(['rollback', '--dir', '.', '--profile', 'everything'])).toBe(2);
+    expect(out.stderr).toContain('--profile must be one of on-demand, auto-recall, write');
+  });
+
+  it('a command throwing UsageError maps to exit 2 with a help hint; anything unexpected to 70', async () => {
+    const { out } = await setup();
+    const io: CliIO = {
+      env: {},
+      cwd: '/',
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: Object.assign(new PassThrough(), {}),
+    };
+    let err = '';
+    io.stderr.on('data', (c) => (err += c));
+    const failing = (error: Error) => ({
+      name: 'x',
+      summary: '',
+      help: '',
+      run: async () => {
+        throw error;
+      },
+    });
+    const info = { name: 'qm', version: '1', description: '' };
+    expect(await runProgram(info, [failing(new UsageError('bad flag'))], ['x'], io)).toBe(2);
+    expect(await runProgram(info, [failing(new TypeError('oops'))], ['x'], io)).toBe(70);
+    expect(err).toBe('qm: bad flag\n(see `qm x --help`)\nqm: internal error: oops\n');
+    expect(out.stderr).toBe('');
+  });
+});

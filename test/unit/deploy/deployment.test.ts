@@ -1,0 +1,386 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import {
+  deploymentSha256,
+  parseDeploymentText,
+  parseDeploymentValue,
+} from '../../../src/deploy/deployment/parse.js';
+import { DeploymentInvalid, formatProblem, type Problem } from '../../../src/deploy/deployment/problems.js';
+import { allProfilesRaw, EXAMPLES, example, exampleText, REPO } from './fixtures.js';
+
+async function problemsOf(mutate: (d: any) => void): Promise<Problem[]> {
+  const raw = await allProfilesRaw();
+  mutate(raw);
+  try {
+    parseDeploymentValue(raw);
+  } catch (error) {
+    if (error instanceof DeploymentInvalid) return [...error.problems];
+    throw error;
+  }
+  return [];
+}
+
+describe('deployment.json: the examples', () => {
+  it.each(EXAMPLES)('examples/deployments/%s.json is valid', async (name) => {
+    const parsed = await example(name);
+    expect(Object.keys(parsed.deployment.profiles).length).toBeGreaterThan(0);
+    expect(parsed.sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('applies the defaults: approval guard on for yolo and auto, timeouts, empty credentials/inherit/set', () => {
+    const parsed = parseDeploymentValue({
+      version: 1,
+      platform: 'posix',
+      installDir: '/opt/qm',
+      node: '/usr/bin/node',
+      qwenCli: '/opt/qwen/cli.js',
+      repositoryRoot: '/srv/app',
+      environment: { PATH: '/usr/bin' },
+      credentials: { T: { inherit: true } },
+      profiles: {
+        'on-demand': {
+          provider: { type: 'generic-http-search-v1', baseUrl: 'https://c.example', tokenEnv: 'T' },
+        },
+      },
+    });
+    expect(parsed.deployment.approvalGuard).toEqual({ modes: ['yolo', 'auto'] });
+    expect(parsed.deployment.profiles['on-demand']?.timeoutMs).toBe(5000);
+    expect(parsed.deployment.environment).toEqual({ PATH: '/usr/bin', inherit: [], set: {} });
+  });
+
+  it('validates against the published JSON Schema (schema/deployment.schema.json)', async () => {
+    const schema = JSON.parse(await fs.readFile(path.join(REPO, 'schema', 'deployment.schema.json'), 'utf8'));
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    for (const name of EXAMPLES) expect(validate(JSON.parse(await exampleText(name))), name).toBe(true);
+    expect(validate({ version: 1, platform: 'mac' })).toBe(false);
+  });
+});
+
+describe('deploymentSha256: canonical JSON', () => {
+  it('ignores formatting, key order and $schema, but not values', async () => {
+    const raw = JSON.parse(await exampleText('auto-recall'));
+    const reordered = Object.fromEntries(Object.entries(raw).reverse());
+    delete reordered.$schema;
+    expect(deploymentSha256(reordered)).toBe(deploymentSha256(raw));
+    expect(parseDeploymentText(JSON.stringify(raw)).sha256).toBe(
+      parseDeploymentText(JSON.stringify(raw, null, 8)).sha256,
+    );
+    expect(deploymentSha256({ ...raw, node: '/usr/bin/node' })).not.toBe(deploymentSha256(raw));
+  });
+});
+
+// Each row: a single mutation of a good deployment → the key named, and words of the message and the fix.
+const REFUSALS: [string, (d: any) => void, string, string, string][] = [
+  [
+    'relative installDir',
+    (d) => (d.installDir = 'opt/qm'),
+    'installDir',
+    'not an absolute posix path',
+    'absolute path',
+  ],
+  ['$ in node', (d) => (d.node = '/opt/$HOME/node'), 'node', 'contains `$`', 'without `$`'],
+  [
+    'newline in qwenCli',
+    (d) => (d.qwenCli = '/opt/q\nwen/cli.js'),
+    'qwenCli',
+    'control character',
+    'printable',
+  ],
+  [
+    'NUL in repositoryRoot',
+    (d) => (d.repositoryRoot = '/srv/\u0000app'),
+    'repositoryRoot',
+    'control character',
+    'printable',
+  ],
+  [
+    'installDir not normalised',
+    (d) => (d.installDir = '/opt/../opt/qm/'),
+    'installDir',
+    'not in normal form',
+    '"/opt/qm"',
+  ],
+  [
+    'repositoryRoot is /',
+    (d) => (d.repositoryRoot = '/'),
+    'repositoryRoot',
+    'filesystem root',
+    'dedicated directory',
+  ],
+  ['cli-entry.js', (d) => (d.qwenCli = '/opt/qwen/cli-entry.js'), 'qwenCli', 'relaunches itself', 'cli.js'],
+  [
+    'relative PATH entry',
+    (d) => (d.environment.PATH = '/usr/bin:bin'),
+    'environment.PATH',
+    '"bin" is not an absolute',
+    'absolute path',
+  ],
+  [
+    'empty PATH entry',
+    (d) => (d.environment.PATH = '/usr/bin::/bin'),
+    'environment.PATH',
+    'current directory',
+    'remove the empty',
+  ],
+  [
+    'NODE_OPTIONS inherited',
+    (d) => d.environment.inherit.push('NODE_OPTIONS'),
+    'environment.inherit[2]',
+    'injects --require/--import',
+    'remove NODE_OPTIONS',
+  ],
+  [
+    'LD_PRELOAD inherited',
+    (d) => d.environment.inherit.push('LD_PRELOAD'),
+    'environment.inherit[2]',
+    'shared libraries',
+    'remove LD_PRELOAD',
+  ],
+  [
+    'OPENSSL_CONF inherited',
+    (d) => d.environment.inherit.push('OPENSSL_CONF'),
+    'environment.inherit[2]',
+    'engine library',
+    'remove OPENSSL_CONF',
+  ],
+  [
+    'npm config inherited',
+    (d) => d.environment.inherit.push('NPM_CONFIG_NODE_OPTIONS'),
+    'environment.inherit[2]',
+    'either case',
+    'remove',
+  ],
+  [
+    'QWEN_CODE_SAFE_MODE set',
+    (d) => (d.environment.set.QWEN_CODE_SAFE_MODE = '1'),
+    'environment.set.QWEN_CODE_SAFE_MODE',
+    'drops hooks',
+    'remove',
+  ],
+  ['HOME set', (d) => (d.environment.set.HOME = '/tmp'), 'environment.set.HOME', 'passwd', 'remove HOME'],
+  [
+    'inherited twice',
+    (d) => d.environment.inherit.push('TERM'),
+    'environment.inherit[2]',
+    'listed twice',
+    'keep one',
+  ],
+  [
+    'set and inherited',
+    (d) => (d.environment.set.LANG = 'C'),
+    'environment.set.LANG',
+    'also inherited',
+    'remove LANG',
+  ],
+  [
+    'credential unused',
+    (d) => (d.credentials.EXTRA_KEY = { inherit: true }),
+    'credentials.EXTRA_KEY',
+    'named by no deployed provider',
+    '"profiles"',
+  ],
+  [
+    'provider credential not routed',
+    (d) => delete d.credentials.MEM0_API_KEY,
+    'profiles.write.provider',
+    'MEM0_API_KEY',
+    '"credentials"',
+  ],
+  [
+    'credential profiles omit its provider',
+    (d) => (d.credentials.MEM0_API_KEY.profiles = ['on-demand']),
+    'credentials.MEM0_API_KEY.profiles',
+    'leaves out "write"',
+    'add "write"',
+  ],
+  [
+    'credential also inherited',
+    (d) => d.environment.inherit.push('OPENAI_API_KEY'),
+    'credentials.OPENAI_API_KEY',
+    'also listed under "environment"',
+    'remove OPENAI_API_KEY',
+  ],
+  [
+    'credential file relative',
+    (d) => (d.credentials.CONTEXT_API_TOKEN.file = 'context.token'),
+    'credentials.CONTEXT_API_TOKEN.file',
+    'not an absolute',
+    'absolute path',
+  ],
+  [
+    'write profile with a search-only provider',
+    (d) => (d.profiles.write = d.profiles['on-demand']),
+    'profiles.write.provider.type',
+    'cannot store memories',
+    'mem0',
+  ],
+  [
+    'v1 timeout reaching the MCP timeout',
+    (d) => (d.profiles['on-demand'].timeoutMs = 8000),
+    'profiles.on-demand.timeoutMs',
+    '<=7999',
+    'before the 8000 ms MCP call timeout',
+  ],
+  [
+    'auto-recall timeout above 5000',
+    (d) => (d.profiles['auto-recall'].timeoutMs = 6000),
+    'profiles.auto-recall.timeoutMs',
+    '<=5000',
+    'at most 5000',
+  ],
+  [
+    'baseUrl with a path',
+    (d) => (d.profiles['on-demand'].provider.baseUrl = 'https://c.example.com/v1'),
+    'profiles.on-demand.provider.baseUrl',
+    'not valid',
+    'origin only',
+  ],
+  [
+    'Mem0 scope missing its required key',
+    (d) =>
+      (d.profiles.write.provider = {
+        type: 'mem0',
+        preset: 'mem0-oss-rest-2026-08',
+        endpoint: { origin: 'https://m.example.com' },
+        credentialEnv: 'MEM0_API_KEY',
+        scope: { agentId: 'a' },
+      }),
+    'profiles.write.provider.scope.userId',
+    'scope does not match',
+    'scope keys',
+  ],
+  ['settings.hooks', (d) => (d.settings.hooks = {}), 'settings.hooks', 'managed by render', 'remove "hooks"'],
+  [
+    'settings.disableAllHooks',
+    (d) => (d.settings.disableAllHooks = true),
+    'settings.disableAllHooks',
+    'managed by render',
+    'remove',
+  ],
+  [
+    'settings.mcp',
+    (d) => (d.settings.mcp = { allowed: ['x'] }),
+    'settings.mcp',
+    'managed by render',
+    'remove "mcp"',
+  ],
+  [
+    'settings.permissions.allow',
+    (d) => (d.settings.permissions = { allow: ['ShellTool'] }),
+    'settings.permissions.allow',
+    'managed by render',
+    'remove',
+  ],
+  [
+    'settings changes approvalMode',
+    (d) => (d.settings.tools = { approvalMode: 'yolo' }),
+    'settings.tools.approvalMode',
+    'baseline value "default"',
+    'set it to "default"',
+  ],
+  [
+    'settings replaces a baseline object',
+    (d) => (d.settings.telemetry = false),
+    'settings.telemetry',
+    'replace a managed baseline object',
+    'remove',
+  ],
+  [
+    'settings.env with NODE_OPTIONS',
+    (d) => (d.settings.env = { NODE_OPTIONS: '--require x' }),
+    'settings.env.NODE_OPTIONS',
+    'environment policy',
+    'remove',
+  ],
+  [
+    'settings denies the managed tool',
+    (d) => (d.settings.permissions = { deny: ['mcp__external-context__context_search'] }),
+    'settings.permissions.deny',
+    'denies a managed',
+    'remove',
+  ],
+  [
+    'approval guard mode twice',
+    (d) => (d.approvalGuard = { modes: ['yolo', 'yolo'] }),
+    'approvalGuard.modes[1]',
+    'listed twice',
+    'keep one',
+  ],
+  [
+    'approval guard unknown mode',
+    (d) => (d.approvalGuard = { modes: ['plan'] }),
+    'approvalGuard.modes[0]',
+    'expected one of',
+    '"auto"',
+  ],
+  ['unknown top-level key', (d) => (d.hooks = {}), '(top level)', 'unknown keys', 'remove "hooks"'],
+  ['no profiles', (d) => (d.profiles = {}), 'profiles', 'at least one profile', 'add at least one'],
+  ['unknown platform', (d) => (d.platform = 'mac'), 'platform', 'expected one of', '"posix", "windows"'],
+  [
+    'Windows path with a non-ASCII character',
+    (d) =>
+      Object.assign(d, {
+        platform: 'windows',
+        installDir: 'C:\\qm',
+        node: 'C:\\nöde\\node.exe',
+        qwenCli: 'C:\\q\\cli.js',
+        repositoryRoot: 'C:\\repo',
+        environment: { PATH: 'C:\\Windows' },
+        credentials: { CONTEXT_API_TOKEN: { inherit: true }, MEM0_API_KEY: { inherit: true } },
+      }),
+    'node',
+    'non-ASCII',
+    'ASCII',
+  ],
+];
+
+describe('deployment.json: refusals name the key, the bad value and the fix', () => {
+  it.each(REFUSALS)('%s', async (_name, mutate, key, message, fix) => {
+    const problems = await problemsOf(mutate);
+    const hit = problems.find((p) => p.key === key);
+    expect(hit, JSON.stringify(problems, null, 2)).toBeDefined();
+    expect(hit!.message).toContain(message);
+    expect(hit!.fix).toContain(fix);
+    expect(formatProblem(hit!)).toContain(`${key}`);
+  });
+
+  it('shows the bad value in the problem', async () => {
+    const [p] = await problemsOf((d) => (d.node = '/opt/$X/node'));
+    expect(p).toMatchObject({ key: 'node', value: '"/opt/$X/node"' });
+    expect(formatProblem(p!)).toBe(
+      'node = "/opt/$X/node": contains `$`, which Qwen would substitute from the environment inside settings strings. Fix: move the file to a path without `$` (quoting cannot protect it)',
+    );
+  });
+
+  it('reports every problem at once', async () => {
+    const problems = await problemsOf((d) => {
+      d.node = 'node';
+      d.environment.inherit.push('NODE_OPTIONS');
+    });
+    expect(problems.map((p) => p.key)).toEqual(['node', 'environment.inherit[2]']);
+  });
+
+  it('accepts baseline repeats and additions to the union lists', async () => {
+    const problems = await problemsOf((d) => {
+      d.settings.$version = 4;
+      d.settings.general = { chatRecording: false, vimMode: true };
+      d.settings.slashCommands = { disabled: ['mcp', 'memory'] };
+      d.settings.permissions = { deny: ['ShellTool'] };
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('drops a __proto__ key of the settings block: it never reaches a prototype or the rendered settings', async () => {
+    const raw = await allProfilesRaw();
+    raw.settings = JSON.parse('{"__proto__": {"disableAllHooks": true}, "model": {"name": "m"}}');
+    const { deployment } = parseDeploymentValue(raw);
+    expect(Object.keys(deployment.settings ?? {})).toEqual(['model']);
+    expect(({} as Record<string, unknown>).disableAllHooks).toBeUndefined();
+  });
+
+  it('refuses invalid JSON with line and column', () => {
+    expect(() => parseDeploymentText('{\n  "version": 1,\n  oops\n}')).toThrow(/line 3, column 3/);
+  });
+});

@@ -1,0 +1,92 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
+import { runVerify } from '../../../src/deploy/verify/run.js';
+import { allProfilesRaw, example, NOW, renderToDir, TOOLKIT, tempDir } from './fixtures.js';
+
+/** A deployment whose pins exist on this machine, in a temp folder with chosen modes. */
+async function installWithPins(modes: { node?: number; credential?: number | null }) {
+  const root = await tempDir('qm-host-');
+  await fs.chmod(root, 0o755);
+  const node = path.join(root, 'node');
+  await fs.copyFile(process.execPath, node);
+  await fs.chmod(node, modes.node ?? 0o755);
+  const cli = path.join(root, 'cli.js');
+  await fs.writeFile(cli, '');
+  await fs.chmod(cli, 0o644);
+  const repo = path.join(root, 'repo');
+  await fs.mkdir(repo);
+  const token = path.join(root, 'context.token');
+  if (modes.credential !== null) {
+    await fs.writeFile(token, 'x\n');
+    await fs.chmod(token, modes.credential ?? 0o640);
+  }
+  const raw = await allProfilesRaw();
+  Object.assign(raw, { node, qwenCli: cli, repositoryRoot: repo });
+  (raw.credentials as any).CONTEXT_API_TOKEN.file = token;
+  (raw.credentials as any).MEM0_API_KEY.file = token;
+  const dir = await renderToDir(parseDeploymentValue(raw));
+  const report = await runVerify({
+    dir,
+    runtimeDir: dir,
+    toolkitVersion: TOOLKIT,
+    smoke: true,
+    hostPlatform: 'linux',
+    fallbackNode: '/nonexistent',
+    now: NOW,
+  });
+  return report.checks.filter((c) => c.id === 'host.pins' || c.id === 'smoke');
+}
+
+describe('verify: the pinned files on this machine (real files and permissions)', () => {
+  it('passes when node, Qwen, the repository and the credential are usable; smoke runs use the pinned node', async () => {
+    const checks = await installWithPins({});
+    expect(checks.filter((c) => !c.ok)).toEqual([]);
+    expect(checks.filter((c) => c.id === 'smoke' && c.ok).length).toBe(6);
+  });
+
+  it('fails on a group-writable node (the launcher refuses it)', async () => {
+    const checks = await installWithPins({ node: 0o775 });
+    expect(checks.find((c) => !c.ok && c.severity === 'error')?.message).toMatch(
+      /node ".*" is writable by group or others \(mode 775\)/,
+    );
+  });
+
+  it('warns on a credential readable by every user, and on an absent one', async () => {
+    const readable = await installWithPins({ credential: 0o644 });
+    expect(readable.filter((c) => !c.ok).map((c) => [c.severity, c.message.replace(/".*"/, '"…"')])).toEqual([
+      [
+        'warning',
+        'credential file of CONTEXT_API_TOKEN, MEM0_API_KEY "…" is readable by every user on this machine (mode 644); prefer 0640 with a group',
+      ],
+    ]);
+    const absent = await installWithPins({ credential: null });
+    expect(absent.filter((c) => !c.ok).map((c) => c.severity)).toEqual(['warning']);
+    expect(absent.find((c) => !c.ok)?.message).toContain('does not exist on this machine');
+  });
+});
+
+describe('verify of a Windows deployment staged on this machine', () => {
+  it('passes, skips the host checks, and warns that PowerShell resolution cannot be proven here', async () => {
+    const dir = await renderToDir(await example('windows'));
+    const report = await runVerify({
+      dir,
+      runtimeDir: dir,
+      toolkitVersion: TOOLKIT,
+      smoke: false,
+      hostPlatform: 'linux',
+      fallbackNode: process.execPath,
+      now: NOW,
+    });
+    expect(report.ok).toBe(true);
+    expect(report.checks.filter((c) => !c.ok)).toEqual([
+      expect.objectContaining({
+        id: 'launch.windows',
+        severity: 'warning',
+        message: expect.stringContaining('user PowerShell profiles'),
+      }),
+    ]);
+    expect(report.checks.some((c) => c.id === 'host.pins')).toBe(false);
+  });
+});

@@ -1,0 +1,351 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
+import { installManifestSchema } from '../../../src/deploy/install-manifest.js';
+import { sha256Hex } from '../../../src/deploy/json.js';
+import { launchPlanSchema } from '../../../src/deploy/launch-plan.js';
+import { acquireInstallLock, LOCK_FILE, LockedError } from '../../../src/deploy/render/lock.js';
+import { RenderError, type RenderedInstall, renderInstall } from '../../../src/deploy/render/render.js';
+import { writeInstall } from '../../../src/deploy/render/writer.js';
+import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
+import { loadInstallTree } from '../../../src/deploy/tree.js';
+import {
+  allProfiles,
+  allProfilesRaw,
+  EXAMPLES,
+  example,
+  fakeRuntimes,
+  LATER,
+  NOW,
+  render,
+  renderToDir,
+  snapshotTree,
+  TOOLKIT,
+  tempDir,
+} from './fixtures.js';
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/** The rendered tree as reviewable text: runtime bundles by hash (they are build outputs), the rest in full. */
+function dump(rendered: RenderedInstall): string {
+  const parts: string[] = [];
+  for (const [rel, file] of rendered.files) {
+    const mode = `0${file.mode.toString(8)}`;
+    if (rel.startsWith('runtime/') && rel.endsWith('.js'))
+      parts.push(`=== ${rel} (${mode}) <bundle sha256 ${sha256Hex(file.bytes).slice(0, 16)}>`);
+    else parts.push(`=== ${rel} (${mode})\n${text(file.bytes).replaceAll('\r\n', '⏎\n')}`);
+  }
+  parts.push(`=== manifest.json\n${rendered.manifestText}`);
+  return `${parts.join('\n')}\n`;
+}
+
+describe('golden renders (every profile × platform)', () => {
+  it.each(EXAMPLES)('examples/deployments/%s.json', async (name) => {
+    const rendered = render(await example(name));
+    await expect(dump(rendered)).toMatchFileSnapshot(`./__golden__/${name}.txt`);
+  });
+});
+
+describe('renderInstall', () => {
+  it('renders the layout of the spec: bin/, runtime/, profiles/<kind>/…', async () => {
+    const rendered = render(await allProfiles());
+    expect([...rendered.files.keys()]).toEqual([
+      'bin/launch-qwen',
+      'profiles/auto-recall/external-context.json',
+      'profiles/auto-recall/launch.json',
+      'profiles/auto-recall/system-defaults.json',
+      'profiles/auto-recall/system-settings.json',
+      'profiles/auto-recall/trusted-folders.json',
+      'profiles/on-demand/external-context.json',
+      'profiles/on-demand/launch.json',
+      'profiles/on-demand/mcp.json',
+      'profiles/on-demand/system-defaults.json',
+      'profiles/on-demand/system-settings.json',
+      'profiles/on-demand/trusted-folders.json',
+      'profiles/write/external-context.json',
+      'profiles/write/launch.json',
+      'profiles/write/mcp.json',
+      'profiles/write/system-defaults.json',
+      'profiles/write/system-settings.json',
+      'profiles/write/trusted-folders.json',
+      'runtime/approval-guard.js',
+      'runtime/auto-recall-search.js',
+      'runtime/auto-recall.js',
+      'runtime/launch-qwen.js',
+      'runtime/mcp-server.js',
+      'runtime/package.json',
+      'runtime/proxy-transport.js',
+      'runtime/rollback.js',
+      'runtime/write-confirmation.js',
+    ]);
+    expect(rendered.files.get('bin/launch-qwen')?.mode).toBe(0o755);
+    expect(text(rendered.files.get('runtime/package.json')!.bytes)).toBe('{"type":"commonjs"}\n');
+    for (const kind of ['on-demand', 'auto-recall', 'write'] as const) {
+      const plan = launchPlanSchema.parse(
+        JSON.parse(text(rendered.files.get(`profiles/${kind}/launch.json`)!.bytes)),
+      );
+      expect(plan.installId).toBe(sha256Hex('/opt/qwen-managed').slice(0, 16));
+      expect(plan.environment.files.QWEN_CODE_SYSTEM_SETTINGS_PATH).toBe(
+        `/opt/qwen-managed/profiles/${kind}/system-settings.json`,
+      );
+    }
+  });
+
+  it('lists every file in manifest.json with its sha256 and mode, in the pinned shape', async () => {
+    const rendered = render(await allProfiles());
+    const manifest = installManifestSchema.parse(JSON.parse(rendered.manifestText));
+    expect(Object.keys(manifest.files)).toEqual([...rendered.files.keys()]);
+    for (const [rel, file] of rendered.files)
+      expect(manifest.files[rel]).toEqual({
+        sha256: sha256Hex(file.bytes),
+        mode: `0${file.mode.toString(8)}`,
+      });
+    expect(manifest.profiles).toEqual({
+      'on-demand': { state: 'active', changedAt: NOW },
+      'auto-recall': { state: 'active', changedAt: NOW },
+      write: { state: 'active', changedAt: NOW },
+    });
+    expect(manifest).toMatchObject({
+      toolkitVersion: TOOLKIT,
+      adminUid: 0,
+      deploymentSha256: (await allProfiles()).sha256,
+    });
+  });
+
+  it('routes credentials: the provider credential to its profiles (dropped on rollback), model keys where listed', async () => {
+    const rendered = render(await allProfiles());
+    const plan = (kind: string) =>
+      JSON.parse(text(rendered.files.get(`profiles/${kind}/launch.json`)!.bytes));
+    expect(plan('write').credentials).toEqual({
+      MEM0_API_KEY: { file: '/etc/qwen-managed/mem0.key' },
+      OPENAI_API_KEY: { inherit: true },
+    });
+    expect(plan('write').externalContext.credentials).toEqual(['MEM0_API_KEY']);
+    expect(plan('on-demand').credentials).toEqual({
+      CONTEXT_API_TOKEN: { file: '/etc/qwen-managed/context.token' },
+      OPENAI_API_KEY: { inherit: true },
+    });
+    expect(plan('auto-recall').externalContext).toEqual({
+      argv: [],
+      configFile: '/opt/qwen-managed/profiles/auto-recall/external-context.json',
+      credentials: ['CONTEXT_API_TOKEN'],
+    });
+  });
+
+  it('is a pure function: the same input gives the same bytes', async () => {
+    const parsed = await allProfiles();
+    expect(dump(render(parsed))).toBe(dump(render(parsed)));
+  });
+
+  it('re-ordering deployment.json (keys of set, credentials, settings) changes no byte', async () => {
+    const raw = await allProfilesRaw();
+    const reversed = JSON.parse(JSON.stringify(raw), (_k, v) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).reverse())
+        : v,
+    );
+    expect(dump(render(parseDeploymentValue(reversed)))).toBe(dump(render(parseDeploymentValue(raw))));
+  });
+
+  it('refuses when a bundled runtime is missing', async () => {
+    const runtimes = fakeRuntimes();
+    runtimes.delete('mcp-server.js');
+    const parsed = await allProfiles();
+    expect(() => renderInstall(parsed, runtimes, { toolkitVersion: TOOLKIT, adminUid: 0, now: NOW })).toThrow(
+      /lacks mcp-server\.js; run `npm run build`/,
+    );
+  });
+
+  it('omits the approval guard when approvalGuard is false', async () => {
+    const raw = await allProfilesRaw();
+    raw.approvalGuard = false;
+    const settings = text(
+      render(parseDeploymentValue(raw)).files.get('profiles/on-demand/system-settings.json')!.bytes,
+    );
+    expect(settings).not.toContain('managed-approval-guard');
+    expect(JSON.parse(settings).hooks).toBeUndefined();
+  });
+});
+
+describe('rendering twice gives byte-identical trees', () => {
+  it('over the same directory: the second render writes nothing', async () => {
+    const parsed = await allProfiles();
+    const dir = await renderToDir(parsed);
+    const first = await snapshotTree(dir);
+    const result = await writeInstall(dir, render(parsed, { previous: await previousOf(dir), now: LATER }), {
+      now: LATER,
+    });
+    expect(result.written).toEqual([]);
+    expect(await snapshotTree(dir)).toEqual(first);
+  });
+
+  it('into two fresh directories', async () => {
+    const parsed = await example('windows');
+    const a = await renderToDir(parsed);
+    const b = await renderToDir(parsed);
+    expect(await snapshotTree(a)).toEqual(await snapshotTree(b));
+  });
+});
+
+async function previousOf(dir: string) {
+  const tree = await loadInstallTree(dir);
+  return {
+    manifest: tree.manifest!,
+    files: new Map([...tree.files].map(([r, f]) => [r, f.bytes as Uint8Array])),
+  };
+}
+
+describe('profile state across renders', () => {
+  it('a rolled-back profile stays rolled back on re-render, byte for byte, and --reactivate restores it', async () => {
+    const parsed = await allProfiles();
+    const dir = await renderToDir(parsed);
+    await rollbackInstall({ dir, kind: 'auto-recall', now: LATER });
+    const rolledBack = await snapshotTree(dir);
+    const again = render(parsed, { previous: await previousOf(dir), now: '2027-01-01T00:00:00.000Z' });
+    expect(again.notices).toEqual([
+      'profile auto-recall: stays rolled back; render --reactivate to restore its external context',
+    ]);
+    await writeInstall(dir, again, { now: '2027-01-01T00:00:00.000Z' });
+    expect(await snapshotTree(dir)).toEqual(rolledBack);
+
+    const reactivated = render(parsed, {
+      previous: await previousOf(dir),
+      now: '2027-02-02T00:00:00.000Z',
+      reactivate: true,
+    });
+    expect(reactivated.manifest.profiles['auto-recall']).toEqual({
+      state: 'active',
+      changedAt: '2027-02-02T00:00:00.000Z',
+    });
+    // Untouched profiles keep their changedAt: it changes only with the state.
+    expect(reactivated.manifest.profiles['on-demand']).toEqual({ state: 'active', changedAt: NOW });
+    const written = await writeInstall(dir, reactivated, { now: '2027-02-02T00:00:00.000Z' });
+    expect(written.retired).toEqual(['profiles/auto-recall/rollback.json']);
+    expect(
+      text((await loadInstallTree(dir)).files.get('profiles/auto-recall/system-settings.json')!.bytes),
+    ).toContain('external-context-auto-recall');
+  });
+
+  it('refuses to re-render a rolled-back profile whose restored config changed', async () => {
+    const parsed = await allProfiles();
+    const dir = await renderToDir(parsed);
+    const saved = path.join(dir, '..', 'saved.json');
+    await fs.writeFile(
+      saved,
+      '{"version":1,"provider":{"type":"generic-http-search-v1","baseUrl":"https://c.example.com","tokenEnv":"CONTEXT_API_TOKEN"}}\n',
+    );
+    await rollbackInstall({ dir, kind: 'on-demand', restoreConfig: saved, now: LATER });
+    await fs.writeFile(path.join(dir, 'profiles/on-demand/external-context.json'), '{}');
+    const previous = await previousOf(dir);
+    expect(() => render(parsed, { previous })).toThrow(RenderError);
+    expect(() => render(parsed, { previous })).toThrow(
+      /no longer holds the provider config restored by rollback/,
+    );
+  });
+
+  it('a profile removed from deployment.json is retired to backups/, never deleted', async () => {
+    const raw = await allProfilesRaw();
+    const dir = await renderToDir(parseDeploymentValue(raw));
+    const before = await fs.readFile(path.join(dir, 'profiles/write/system-settings.json'));
+    delete (raw.profiles as Record<string, unknown>).write;
+    delete (raw.credentials as Record<string, unknown>).MEM0_API_KEY;
+    (raw.credentials as any).OPENAI_API_KEY.profiles = ['on-demand', 'auto-recall'];
+    const next = render(parseDeploymentValue(raw), { previous: await previousOf(dir), now: LATER });
+    expect(next.notices).toContain(
+      'profile write: removed from deployment.json; its files are retired to backups/',
+    );
+    const result = await writeInstall(dir, next, { now: LATER });
+    expect(result.retired.filter((r) => r.startsWith('profiles/write/')).length).toBe(6);
+    await expect(fs.stat(path.join(dir, 'profiles/write'))).rejects.toThrow();
+    expect(
+      await fs.readFile(path.join(dir, result.backupDir!, 'profiles/write/system-settings.json')),
+    ).toEqual(before);
+    expect(
+      Object.keys(JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8')).profiles),
+    ).toEqual(['on-demand', 'auto-recall']);
+  });
+});
+
+describe('writeInstall', () => {
+  it('keeps replaced files under backups/<time>/ and writes the manifest last', async () => {
+    const raw = await allProfilesRaw();
+    const dir = await renderToDir(parseDeploymentValue(raw));
+    const oldSettings = await fs.readFile(path.join(dir, 'profiles/on-demand/system-settings.json'), 'utf8');
+    (raw.settings as any).model.name = 'another-model';
+    const events: string[] = [];
+    const result = await writeInstall(
+      dir,
+      render(parseDeploymentValue(raw), { previous: await previousOf(dir), now: LATER }),
+      {
+        now: LATER,
+        onEvent: (e) => events.push(`${e.step} ${e.path}`),
+      },
+    );
+    expect(result.backupDir).toBe('backups/2026-11-30T08-30-00.000Z');
+    expect(
+      await fs.readFile(path.join(dir, result.backupDir!, 'profiles/on-demand/system-settings.json'), 'utf8'),
+    ).toBe(oldSettings);
+    expect(events.at(-1)).toBe('manifest manifest.json');
+    expect(events.filter((e) => e.startsWith('stage')).length).toBe(4);
+    expect(result.written).toEqual([
+      'profiles/auto-recall/system-settings.json',
+      'profiles/on-demand/system-settings.json',
+      'profiles/write/system-settings.json',
+      'manifest.json',
+    ]);
+  });
+
+  it('refuses a non-empty directory that is not an install', async () => {
+    const dir = await tempDir();
+    await fs.writeFile(path.join(dir, 'precious.txt'), 'keep me');
+    await expect(writeInstall(dir, render(await allProfiles()), { now: NOW })).rejects.toThrow(
+      /not empty and has no manifest\.json/,
+    );
+    expect(await fs.readdir(dir)).toEqual(['precious.txt']);
+  });
+
+  it('refuses to write through a symlinked directory', async () => {
+    const dir = await renderToDir(await allProfiles());
+    const elsewhere = await tempDir();
+    await fs.rm(path.join(dir, 'profiles'), { recursive: true });
+    await fs.symlink(elsewhere, path.join(dir, 'profiles'));
+    await expect(writeInstall(dir, render(await allProfiles()), { now: NOW })).rejects.toThrow(
+      /must be a directory \(found a symlink\)/,
+    );
+    expect(await fs.readdir(elsewhere)).toEqual([]);
+  });
+
+  it('one writer at a time: a live lock holder makes a second render refuse; a dead one is taken over', async () => {
+    const dir = await renderToDir(await allProfiles());
+    const lock = await acquireInstallLock(dir, NOW);
+    await expect(writeInstall(dir, render(await allProfiles()), { now: LATER })).rejects.toThrow(LockedError);
+    await expect(writeInstall(dir, render(await allProfiles()), { now: LATER })).rejects.toThrow(
+      /another render or rollback is writing .* \(pid \d+ on .*, since 2026-11-29T12:00:00\.000Z\)/,
+    );
+    await lock.release();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    await fs.writeFile(
+      path.join(dir, LOCK_FILE),
+      JSON.stringify({ pid: Number(dead.stdout), host: os.hostname(), nonce: 'n', startedAt: NOW }),
+    );
+    await writeInstall(dir, render(await allProfiles(), { previous: await previousOf(dir) }), { now: LATER });
+    await expect(fs.stat(path.join(dir, LOCK_FILE))).rejects.toThrow();
+  });
+
+  it('restores modes and sweeps temp files left by a killed render', async () => {
+    const dir = await renderToDir(await allProfiles());
+    await fs.chmod(path.join(dir, 'bin/launch-qwen'), 0o777);
+    await fs.writeFile(path.join(dir, 'profiles', '.system-settings.json.qwen-managed-tmp-1-0'), 'half');
+    const result = await writeInstall(dir, render(await allProfiles(), { previous: await previousOf(dir) }), {
+      now: LATER,
+    });
+    expect(result.written).toEqual(['bin/launch-qwen']);
+    expect((await fs.stat(path.join(dir, 'bin/launch-qwen'))).mode & 0o777).toBe(0o755);
+    expect(await fs.readdir(path.join(dir, 'profiles'))).toEqual(['auto-recall', 'on-demand', 'write']);
+  });
+});

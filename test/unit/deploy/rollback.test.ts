@@ -1,0 +1,349 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs/promises';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
+import { installManifestSchema } from '../../../src/deploy/install-manifest.js';
+import { sha256Hex } from '../../../src/deploy/json.js';
+import { removeHooksFromValue } from '../../../src/deploy/jsonc/remove-hooks.js';
+import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../../../src/deploy/names.js';
+import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
+import { rollbackSettingsFile } from '../../../src/deploy/rollback/settings-file.js';
+import { RollbackError } from '../../../src/deploy/rollback/types.js';
+import { runVerify } from '../../../src/deploy/verify/run.js';
+import {
+  allProfiles,
+  allProfilesRaw,
+  editJson,
+  LATER,
+  NOW,
+  rehash,
+  renderToDir,
+  snapshotTree,
+  TOOLKIT,
+  tempDir,
+} from './fixtures.js';
+
+const read = (dir: string, rel: string) => fs.readFile(path.join(dir, rel), 'utf8');
+const SAVED_V1 =
+  '{ "version": 1, "timeoutMs": 4000,\n  "provider": { "type": "generic-http-search-v1", "baseUrl": "https://old.example.com", "tokenEnv": "CONTEXT_API_TOKEN" } }\n';
+
+async function verifyOk(dir: string): Promise<string[]> {
+  const report = await runVerify({
+    dir,
+    runtimeDir: dir,
+    toolkitVersion: TOOLKIT,
+    smoke: false,
+    hostPlatform: 'linux',
+    fallbackNode: process.execPath,
+    now: NOW,
+  });
+  return report.checks
+    .filter((c) => !c.ok && c.severity === 'error')
+    .map((c) => `${c.id} ${c.file}: ${c.message}`);
+}
+
+describe('rollback of an install profile', () => {
+  it('removes the hook by name, keeps every other setting and foreign hook, re-hashes the manifest, marks the profile', async () => {
+    const dir = await renderToDir(await allProfiles());
+    // A foreign hook an administrator added (re-hashed, so the tree is consistent before rollback).
+    const foreign = {
+      matcher: 'Bash',
+      hooks: [{ type: 'command', command: 'logger qwen', name: 'site-audit' }],
+    };
+    await editJson(path.join(dir, 'profiles/auto-recall/system-settings.json'), (s) =>
+      s.hooks.UserPromptSubmit.push(foreign),
+    );
+    await rehash(dir);
+    const before = JSON.parse(await read(dir, 'profiles/auto-recall/system-settings.json'));
+
+    const outcome = await rollbackInstall({ dir, kind: 'auto-recall', now: LATER });
+    expect(outcome.written).toBe(true);
+    expect(outcome.removedHooks).toEqual([
+      { event: 'UserPromptSubmit', name: 'external-context-auto-recall' },
+    ]);
+
+    const after = JSON.parse(await read(dir, 'profiles/auto-recall/system-settings.json'));
+    expect(after).toEqual(removeHooksFromValue(before, EXTERNAL_CONTEXT_HOOKS).value);
+    expect(after.hooks.UserPromptSubmit).toEqual([foreign]);
+    expect(after.hooks.PreToolUse[0].hooks[0].name).toBe(HOOK_APPROVAL_GUARD);
+    const { hooks: _a, ...restAfter } = after;
+    const { hooks: _b, ...restBefore } = before;
+    expect(restAfter).toEqual(restBefore);
+
+    const manifest = installManifestSchema.parse(JSON.parse(await read(dir, 'manifest.json')));
+    for (const rel of ['profiles/auto-recall/system-settings.json', 'profiles/auto-recall/rollback.json']) {
+      expect(manifest.files[rel]?.sha256).toBe(sha256Hex(await fs.readFile(path.join(dir, rel))));
+    }
+    expect(manifest.profiles['auto-recall']).toEqual({ state: 'rolled-back', changedAt: LATER });
+    expect(manifest.profiles['on-demand']).toEqual({ state: 'active', changedAt: NOW });
+    expect(JSON.parse(await read(dir, 'profiles/auto-recall/rollback.json'))).toEqual({
+      version: 1,
+      removedHooks: ['external-context-auto-recall', 'external-context-memory-write-confirmation'],
+    });
+    // verify still flags the hand-added hook (system settings are managed), and nothing else.
+    const failures = await verifyOk(dir);
+    expect(failures.length).toBe(1);
+    expect(failures[0]).toContain('unexpected hook "site-audit"');
+  });
+
+  it('running it twice changes nothing', async () => {
+    const dir = await renderToDir(await allProfiles());
+    await rollbackInstall({ dir, kind: 'write', now: LATER });
+    const once = await snapshotTree(dir);
+    const second = await rollbackInstall({ dir, kind: 'write', now: '2030-01-01T00:00:00.000Z' });
+    expect(second).toMatchObject({ changes: [], written: false, removedHooks: [] });
+    expect(await snapshotTree(dir)).toEqual(once);
+  });
+
+  it('restores a saved version-1 provider config byte for byte, with a backup of the replaced one', async () => {
+    const dir = await renderToDir(await allProfiles());
+    const saved = path.join(dir, '..', 'saved-v1.json');
+    await fs.writeFile(saved, SAVED_V1);
+    const original = await read(dir, 'profiles/auto-recall/external-context.json');
+    const outcome = await rollbackInstall({ dir, kind: 'auto-recall', restoreConfig: saved, now: LATER });
+    expect(await read(dir, 'profiles/auto-recall/external-context.json')).toBe(SAVED_V1);
+    expect(await read(dir, `${outcome.backups[0]}/profiles/auto-recall/external-context.json`)).toBe(
+      original,
+    );
+    expect(JSON.parse(await read(dir, 'profiles/auto-recall/rollback.json')).restoredConfigSha256).toBe(
+      sha256Hex(SAVED_V1),
+    );
+    expect(await verifyOk(dir)).toEqual([]);
+  });
+
+  it('--remove-guard also removes the approval guard; by default it stays', async () => {
+    const dir = await renderToDir(await allProfiles());
+    await rollbackInstall({ dir, kind: 'on-demand', now: LATER });
+    expect(await read(dir, 'profiles/on-demand/system-settings.json')).toContain(HOOK_APPROVAL_GUARD);
+    const outcome = await rollbackInstall({ dir, kind: 'on-demand', removeGuard: true, now: LATER });
+    expect(outcome.removedHooks).toEqual([{ event: 'PreToolUse', name: HOOK_APPROVAL_GUARD }]);
+    expect(JSON.parse(await read(dir, 'profiles/on-demand/system-settings.json')).hooks).toEqual({});
+    expect(JSON.parse(await read(dir, 'profiles/on-demand/rollback.json')).removedHooks).toContain(
+      HOOK_APPROVAL_GUARD,
+    );
+  });
+
+  it('--dry-run reports the changes and writes nothing', async () => {
+    const dir = await renderToDir(await allProfiles());
+    const before = await snapshotTree(dir);
+    const outcome = await rollbackInstall({ dir, kind: 'auto-recall', dryRun: true, now: LATER });
+    expect(outcome.written).toBe(false);
+    expect(outcome.changes.map((c) => c.file)).toEqual([
+      'profiles/auto-recall/system-settings.json',
+      'profiles/auto-recall/rollback.json',
+      'manifest.json',
+    ]);
+    expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  it.each([
+    [
+      'a profile that is not deployed',
+      async (dir: string) => fs.rm(path.join(dir, 'x'), { force: true }),
+      'nope',
+      /profile nope is not deployed/,
+    ],
+    [
+      'a settings file changed since render',
+      async (dir: string) => fs.appendFile(path.join(dir, 'profiles/write/system-settings.json'), ' '),
+      'write',
+      /does not match its manifest\.json \(profiles\/write\/system-settings\.json changed or missing since render/,
+    ],
+    [
+      // Re-hashing the whole manifest would vouch for bytes render never wrote.
+      'any other listed file changed (never adopted into the manifest)',
+      async (dir: string) => fs.appendFile(path.join(dir, 'runtime/auto-recall.js'), '// x'),
+      'on-demand',
+      /runtime\/auto-recall\.js changed or missing since render/,
+    ],
+    [
+      'a render or rollback running (the install lock is held by a live process)',
+      async (dir: string) =>
+        fs.writeFile(
+          path.join(dir, '.qwen-managed.lock'),
+          JSON.stringify({ pid: process.pid, host: os.hostname(), nonce: 'x', startedAt: NOW }),
+        ),
+      'write',
+      /another render or rollback is writing/,
+    ],
+  ])('refuses %s', async (_name, mutate, kind, error) => {
+    const dir = await renderToDir(await allProfiles());
+    await mutate(dir);
+    const before = await snapshotTree(dir);
+    await expect(rollbackInstall({ dir, kind: kind as 'write', now: LATER })).rejects.toThrow(error);
+    expect(await snapshotTree(dir)).toEqual(before);
+  });
+
+  it('after a killed render: takes over its stale lock, sweeps its temp files, rewrites only its own files', async () => {
+    const dir = await renderToDir(await allProfiles());
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    await fs.writeFile(
+      path.join(dir, '.qwen-managed.lock'),
+      JSON.stringify({ pid: Number(dead.stdout), host: os.hostname(), nonce: 'dead', startedAt: NOW }),
+    );
+    await fs.writeFile(
+      path.join(dir, 'profiles', 'on-demand', '.mcp.json.qwen-managed-tmp-1-0'),
+      'half a file',
+    );
+    const manifestBefore = JSON.parse(await read(dir, 'manifest.json'));
+    await rollbackInstall({ dir, kind: 'auto-recall', now: LATER });
+    const entries = await fs.readdir(path.join(dir, 'profiles', 'on-demand'));
+    expect(entries.some((e) => e.includes('qwen-managed-tmp'))).toBe(false);
+    await expect(fs.stat(path.join(dir, '.qwen-managed.lock'))).rejects.toThrow();
+    const manifestAfter = JSON.parse(await read(dir, 'manifest.json'));
+    for (const rel of Object.keys(manifestBefore.files)) {
+      if (!rel.startsWith('profiles/auto-recall/system-settings'))
+        expect(manifestAfter.files[rel], rel).toEqual(manifestBefore.files[rel]);
+    }
+    expect(await verifyOk(dir)).toEqual([]);
+  });
+
+  it('refuses a saved config that is not version 1', async () => {
+    const dir = await renderToDir(await allProfiles());
+    const saved = path.join(dir, '..', 'v2.json');
+    await fs.copyFile(path.join(dir, 'profiles/auto-recall/external-context.json'), saved);
+    await expect(
+      rollbackInstall({ dir, kind: 'auto-recall', restoreConfig: saved, now: LATER }),
+    ).rejects.toThrow(RollbackError);
+    await expect(
+      rollbackInstall({ dir, kind: 'auto-recall', restoreConfig: saved, now: LATER }),
+    ).rejects.toThrow(/not a restorable version-1 provider config/);
+  });
+
+  it('never contacts the provider nor reads the credential', async () => {
+    let requests = 0;
+    const server = http.createServer((_req, res) => {
+      requests++;
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const raw = await allProfilesRaw();
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      (raw.profiles as any)['on-demand'].provider.baseUrl = base;
+      (raw.profiles as any)['auto-recall'].provider.baseUrl = base;
+      const credential = path.join(await tempDir(), 'context.token');
+      await fs.writeFile(credential, 'secret-value\n', { mode: 0o600 });
+      await fs.chmod(credential, 0o000);
+      (raw.credentials as any).CONTEXT_API_TOKEN.file = credential;
+      const dir = await renderToDir(parseDeploymentValue(raw));
+      await rollbackInstall({ dir, kind: 'auto-recall', now: LATER });
+      await rollbackInstall({ dir, kind: 'on-demand', now: LATER });
+      expect(requests).toBe(0);
+      await fs.chmod(credential, 0o600);
+      expect(await fs.readFile(credential, 'utf8')).toBe('secret-value\n');
+    } finally {
+      server.close();
+    }
+  });
+});
+
+// An upstream-style QWEN_HOME/settings.json: hooks live in the user file, with comments and the
+// user's own settings and hooks around them.
+const UPSTREAM = `{
+  // Managed by the platform team. Do not edit by hand.
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "matcher": "*",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "exec /absolute/path/to/node /administrator/path/to/dist/auto-recall.js",
+            "timeout": 8000,
+            "name": "external-context-auto-recall",
+            "statusMessage": "Retrieving external context"
+          }
+        ]
+      },
+      {
+        "matcher": "*",
+        "hooks": [{ "type": "command", "command": "~/bin/prompt-log", "name": "my-prompt-log" }]
+      }
+    ],
+    "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]
+  },
+  "mcpServers": { "github": { "command": "github-mcp" } },
+  "ui": { "theme": "GitHub" }, /* keep */
+  "$version": 4
+}
+`;
+
+const UPSTREAM_AFTER = `{
+  // Managed by the platform team. Do not edit by hand.
+  "hooks": {
+    "UserPromptSubmit": [
+      {
+        "matcher": "*",
+        "hooks": [{ "type": "command", "command": "~/bin/prompt-log", "name": "my-prompt-log" }]
+      }
+    ],
+    "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]
+  },
+  "mcpServers": { "github": { "command": "github-mcp" } },
+  "ui": { "theme": "GitHub" }, /* keep */
+  "$version": 4
+}
+`;
+
+describe('rollback of a hand-made settings file (upstream-style QWEN_HOME/settings.json)', () => {
+  it('removes only the managed hook: comments, formatting, foreign hooks and other keys stay', async () => {
+    const home = await tempDir();
+    const file = path.join(home, 'settings.json');
+    await fs.writeFile(file, UPSTREAM, { mode: 0o640 });
+    const outcome = await rollbackSettingsFile({ settings: file, now: LATER });
+    expect(await fs.readFile(file, 'utf8')).toBe(UPSTREAM_AFTER);
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o640);
+    expect(outcome.backups).toEqual([`${file}.qwen-managed-backup-2026-11-30T08-30-00.000Z`]);
+    expect(await fs.readFile(outcome.backups[0]!, 'utf8')).toBe(UPSTREAM);
+  });
+
+  it('is idempotent: the second run changes nothing and makes no backup', async () => {
+    const file = path.join(await tempDir(), 'settings.json');
+    await fs.writeFile(file, UPSTREAM);
+    await rollbackSettingsFile({ settings: file, now: LATER });
+    const entries = await fs.readdir(path.dirname(file));
+    expect(await rollbackSettingsFile({ settings: file, now: '2031-01-01T00:00:00.000Z' })).toMatchObject({
+      changes: [],
+      written: false,
+    });
+    expect(await fs.readdir(path.dirname(file))).toEqual(entries);
+    expect(await fs.readFile(file, 'utf8')).toBe(UPSTREAM_AFTER);
+  });
+
+  it('restores a saved version-1 config over the config file Qwen reads, equal to the saved one', async () => {
+    const dir = await tempDir();
+    const settings = path.join(dir, 'settings.json');
+    const config = path.join(dir, 'external-context.json');
+    const saved = path.join(dir, 'saved-v1.json');
+    await fs.writeFile(settings, UPSTREAM);
+    await fs.writeFile(
+      config,
+      '{"version":2,"autoRecall":{"repositoryRoot":"/srv/app"},"provider":{"type":"generic-http-search-v1","baseUrl":"https://c.example.com","tokenEnv":"T"}}',
+    );
+    await fs.writeFile(saved, SAVED_V1);
+    const outcome = await rollbackSettingsFile({ settings, restoreConfig: saved, config, now: LATER });
+    expect(await fs.readFile(config, 'utf8')).toBe(SAVED_V1);
+    expect(outcome.changes.map((c) => c.file)).toEqual([settings, config]);
+    expect(outcome.backups.length).toBe(2);
+  });
+
+  it('removes a chosen managed hook (--hooks) and refuses a file it cannot parse', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'settings.json');
+    await fs.writeFile(file, UPSTREAM);
+    const outcome = await rollbackSettingsFile({ settings: file, hooks: [HOOK_APPROVAL_GUARD], now: LATER });
+    expect(outcome.changes).toEqual([]);
+    await fs.writeFile(file, '{"hooks": ');
+    await expect(rollbackSettingsFile({ settings: file, now: LATER })).rejects.toThrow(
+      /settings\.json: expected a property name|unexpected character/,
+    );
+    expect(await fs.readFile(file, 'utf8')).toBe('{"hooks": ');
+  });
+});

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { mergeSettings } from '../../../src/deploy/deployment/settings.js';
+import { deepEqual, isPlainObject } from '../../../src/deploy/json.js';
+import { PROFILE_KINDS } from '../../../src/deploy/launch-plan.js';
+import {
+  HOOK_APPROVAL_GUARD,
+  HOOK_AUTO_RECALL,
+  HOOK_TIMEOUT_MS,
+  HOOK_WRITE_CONFIRMATION,
+  MCP_TIMEOUT_MS,
+  PERMISSION_REMEMBER,
+  PERMISSION_SEARCH,
+} from '../../../src/deploy/names.js';
+import { guardMatcher, templateValues } from '../../../src/deploy/render/profile.js';
+import { placeholders, substitute, TemplateError } from '../../../src/deploy/render/substitute.js';
+import { TEMPLATES } from '../../../src/deploy/render/templates.js';
+import { allProfiles } from './fixtures.js';
+
+describe('substitute: JSON-aware, never string templating', () => {
+  it('replaces a whole-string placeholder with any JSON value', () => {
+    expect(
+      substitute(
+        { a: '{{x}}', b: ['{{y}}', 'plain'], c: { d: '{{z}}' } },
+        { x: 1, y: { k: [true] }, z: 'str' },
+      ),
+    ).toEqual({
+      a: 1,
+      b: [{ k: [true] }, 'plain'],
+      c: { d: 'str' },
+    });
+  });
+
+  it('keeps hostile values inside their string: quotes, newlines and braces cannot break out', () => {
+    const hostile = `"}, "hooks": {"x": 1}, "y": "\n{{x}}`;
+    const out = substitute({ command: '{{v}}' }, { v: hostile }) as { command: string };
+    expect(out).toEqual({ command: hostile });
+    expect(JSON.parse(JSON.stringify(out))).toEqual({ command: hostile });
+  });
+
+  it.each([
+    ['a missing value', { a: '{{nope}}' }, /no value/],
+    ['a placeholder inside other text', { a: 'exec {{node}}' }, /embeds a placeholder/],
+    ['a placeholder in a key', { '{{k}}': 1 }, /key/],
+  ])('refuses %s', (_name, template, error) => {
+    expect(() => substitute(template, { node: '/n' })).toThrow(TemplateError);
+    expect(() => substitute(template, { node: '/n' })).toThrow(error);
+  });
+
+  it('does not reuse value objects between substitutions', () => {
+    const shared = { list: [1] };
+    const out = substitute(['{{s}}', '{{s}}'], { s: shared }) as { list: number[] }[];
+    out[0]!.list.push(2);
+    expect(out[1]!.list).toEqual([1]);
+    expect(shared.list).toEqual([1]);
+  });
+});
+
+function allTemplates(): [string, unknown][] {
+  const out: [string, unknown][] = [
+    ['shared/system-defaults.json', TEMPLATES.systemDefaults],
+    ['shared/trusted-folders.json', TEMPLATES.trustedFolders],
+    ['shared/launch.json', TEMPLATES.launchPlan],
+  ];
+  for (const kind of PROFILE_KINDS)
+    out.push([`${kind}/external-context.json`, TEMPLATES.providerConfig[kind]]);
+  out.push(
+    ['on-demand/mcp.json', TEMPLATES.mcpConfig['on-demand']],
+    ['write/mcp.json', TEMPLATES.mcpConfig.write],
+  );
+  for (const platform of ['posix', 'windows'] as const) {
+    for (const kind of PROFILE_KINDS)
+      out.push([`${platform}/${kind}/system-settings.json`, TEMPLATES.systemSettings[platform][kind]]);
+    out.push([`${platform}/approval-guard.json`, TEMPLATES.approvalGuard[platform]]);
+  }
+  return out;
+}
+
+function hookEntries(value: unknown): Record<string, unknown>[] {
+  const found: Record<string, unknown>[] = [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (isPlainObject(v)) {
+      if (v.type === 'command') found.push(v);
+      Object.values(v).forEach(walk);
+    }
+  };
+  walk(value);
+  return found;
+}
+
+describe('templates/', () => {
+  it.each(allTemplates())('%s uses only placeholders render provides', async (_file, template) => {
+    const parsed = await allProfiles();
+    const values = templateValues('write', parsed.deployment, { all: {}, external: [] });
+    const extra = ['timeoutMs', 'provider'];
+    for (const name of placeholders(template))
+      expect([...Object.keys(values), ...extra], name).toContain(name);
+  });
+
+  it('posix and windows templates differ only by shell: "powershell" on command hooks', () => {
+    const strip = (v: unknown): unknown =>
+      JSON.parse(JSON.stringify(v), (key, value) =>
+        key === 'shell' && value === 'powershell' ? undefined : value,
+      );
+    for (const kind of PROFILE_KINDS) {
+      expect(strip(TEMPLATES.systemSettings.windows[kind])).toEqual(TEMPLATES.systemSettings.posix[kind]);
+    }
+    expect(strip(TEMPLATES.approvalGuard.windows)).toEqual(TEMPLATES.approvalGuard.posix);
+    const windowsHooks = PROFILE_KINDS.flatMap((k) => hookEntries(TEMPLATES.systemSettings.windows[k]));
+    expect(windowsHooks.length).toBe(2);
+    for (const entry of [...windowsHooks, ...hookEntries(TEMPLATES.approvalGuard.windows)])
+      expect(entry.shell).toBe('powershell');
+  });
+
+  it('hook entries carry the managed names, the 8000 ms timeout and a status message', () => {
+    const entries = PROFILE_KINDS.flatMap((k) => hookEntries(TEMPLATES.systemSettings.posix[k]));
+    entries.push(...hookEntries(TEMPLATES.approvalGuard.posix));
+    expect(entries.map((e) => e.name).sort()).toEqual(
+      [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION, HOOK_APPROVAL_GUARD].sort(),
+    );
+    for (const entry of entries) {
+      expect(entry.timeout).toBe(HOOK_TIMEOUT_MS);
+      expect(typeof entry.statusMessage).toBe('string');
+    }
+  });
+
+  it('pins the permissions, the MCP exclusion and the MCP entries of each profile', () => {
+    expect(TEMPLATES.systemSettings.posix['on-demand']).toEqual({
+      permissions: { allow: [PERMISSION_SEARCH] },
+    });
+    expect(TEMPLATES.systemSettings.posix['auto-recall']).toMatchObject({
+      mcp: { excluded: ['external-context'] },
+    });
+    expect(TEMPLATES.systemSettings.posix.write).toMatchObject({
+      permissions: { allow: [PERMISSION_SEARCH], ask: [PERMISSION_REMEMBER] },
+    });
+    const onDemand = (TEMPLATES.mcpConfig['on-demand'] as any).mcpServers['external-context'];
+    const write = (TEMPLATES.mcpConfig.write as any).mcpServers['external-context'];
+    expect(onDemand).toMatchObject({
+      includeTools: ['context_search'],
+      alwaysLoadTools: true,
+      timeout: MCP_TIMEOUT_MS,
+    });
+    expect(write).toMatchObject({
+      includeTools: ['context_search', 'context_remember'],
+      alwaysLoadTools: true,
+      timeout: MCP_TIMEOUT_MS,
+    });
+  });
+});
+
+/** Qwen 0.24.4's matchesHookPattern (measured in its bundle): `*` and exact names, else a RegExp test. */
+function qwenMatches(matcher: string, tool: string): boolean {
+  if (matcher === '' || matcher === '*' || matcher === '.*' || matcher === tool) return true;
+  return new RegExp(matcher).test(tool);
+}
+
+describe('approval guard matcher', () => {
+  it.each([
+    ['write', PERMISSION_REMEMBER, false],
+    ['write', PERMISSION_SEARCH, true],
+    ['write', 'run_shell_command', true],
+    ['write', `${PERMISSION_REMEMBER}_v2`, true],
+    ['write', `x${PERMISSION_REMEMBER}`, true],
+    ['on-demand', PERMISSION_REMEMBER, true],
+    ['auto-recall', 'write_file', true],
+  ] as const)('%s profile: %s → guarded %s', (kind, tool, guarded) => {
+    expect(qwenMatches(guardMatcher(kind), tool)).toBe(guarded);
+  });
+});
+
+describe('mergeSettings', () => {
+  it('keeps base keys first, appends new keys, unions lists and never changes a scalar silently', () => {
+    expect(mergeSettings({ a: 1, l: ['x'], o: { p: 1 } }, { o: { q: 2 }, l: ['y', 'x'], b: 2 })).toEqual({
+      a: 1,
+      l: ['x', 'y'],
+      o: { p: 1, q: 2 },
+      b: 2,
+    });
+    expect(Object.keys(mergeSettings({ a: 1, b: 2 }, { c: 3, a: 1 }))).toEqual(['a', 'b', 'c']);
+    expect(() => mergeSettings({ a: 1 }, { a: 2 })).toThrow(/conflict at a/);
+    expect(deepEqual(mergeSettings({}, {}), {})).toBe(true);
+  });
+});
