@@ -5,7 +5,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { buildArgv } from '../../../launcher/argv.js';
 import { routedCredentials } from '../../../launcher/credentials.js';
 import { computeEnv, type DroppedName, type EnvEntry, type InheritedName } from '../../../launcher/env.js';
@@ -23,6 +22,7 @@ import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
+import { parseFlags } from '../flags.js';
 
 export interface PlanDeps {
   /** The current user's passwd entry (HOME and QWEN_HOME come from it, never from $HOME). */
@@ -76,23 +76,14 @@ export interface PlanReport {
   missingCredentials: string[];
 }
 
-function parseFlags(args: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...args],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        dir: { type: 'string' },
-        profile: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError(`plan: ${(error as Error).message}`);
-  }
-}
+const FLAGS = {
+  dir: { type: 'string' },
+  profile: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const parseCommandFlags = (args: readonly string[]) => parseFlags('plan', args, FLAGS);
 
 function isProfileKind(value: string): value is ProfileKind {
   return (PROFILE_KINDS as readonly string[]).includes(value);
@@ -232,7 +223,7 @@ export function createPlanCommand(deps: PlanDeps): Command {
     summary: 'print exactly what launch-qwen would run for a profile',
     help: HELP,
     async run(args, io) {
-      const flags = parseFlags(args);
+      const flags = parseCommandFlags(args);
       if (flags.help) {
         io.stdout.write(HELP);
         return 0;

@@ -1,11 +1,11 @@
 // `qwen-managed serve-context`: runs the reference Generic HTTP Search v1 server over a docs folder.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CREDENTIAL_NAME } from '../../config/schema.js';
 import { type ContextServer, type ContextServerOptions, startContextServer } from '../../serve/server.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
+import { parseFlags } from '../flags.js';
 
 export interface ServeContextDeps {
   /** Calls `stop` on the first SIGINT/SIGTERM; returns a function that removes the handlers. */
@@ -45,25 +45,16 @@ export const processSignals: ServeContextDeps['onShutdownSignal'] = (stop) => {
   };
 };
 
-function parseFlags(args: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...args],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        dir: { type: 'string' },
-        host: { type: 'string' },
-        port: { type: 'string' },
-        'token-env': { type: 'string' },
-        'log-queries': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError(`serve-context: ${(error as Error).message}`);
-  }
-}
+const FLAGS = {
+  dir: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'token-env': { type: 'string' },
+  'log-queries': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const parseCommandFlags = (args: readonly string[]) => parseFlags('serve-context', args, FLAGS);
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_PORT;
@@ -88,7 +79,7 @@ export function createServeContextCommand(
     summary: 'Serve a folder of Markdown/text files as a Generic HTTP Search v1 context endpoint',
     help: HELP,
     async run(args, io) {
-      const flags = parseFlags(args);
+      const flags = parseCommandFlags(args);
       if (flags.help === true) {
         io.stdout.write(HELP);
         return 0;
