@@ -15,6 +15,8 @@ const FORCED = {
   QWEN_CODE_SAFE_MODE: '0',
   QWEN_CODE_SIMPLE: '0',
   QWEN_CODE_DISABLE_CRON: '1',
+  // Keeps Debian's bash from sourcing ~/.bashrc for hooks whose stdin is a socket.
+  SHLVL: '1',
 };
 const PINNED_FILES = {
   QWEN_CODE_SYSTEM_SETTINGS_PATH: `${PROFILE_DIR}/system-settings.json`,

@@ -164,9 +164,9 @@ describe('qwen-managed plan', () => {
       `Argv:        '/usr/local/bin/node' '/opt/qwen/cli.js' '--extensions' 'none' '--mcp-config' '${f.profileFile('on-demand', 'mcp.json')}'`,
       `Cwd:         ${f.cwd}`,
       '',
-      'Environment (20 variables; nothing else is passed):',
+      'Environment (21 variables; nothing else is passed):',
     ]);
-    expect(lines.filter((l) => /^ {2}\S+=/.test(l))).toHaveLength(20);
+    expect(lines.filter((l) => /^ {2}\S+=/.test(l))).toHaveLength(21);
     expect(out).toMatch(/\n {2}TERM=xterm-256color +inherited \(present now\)\n/);
     expect(out).toMatch(/\n {2}OPENAI_API_KEY=<redacted> +credential from inherited from the caller\n/);
     expect(out).toMatch(
