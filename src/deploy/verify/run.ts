@@ -1,6 +1,7 @@
 // verify, I/O layer: loads the tree and (optionally) the deployment, renders it afresh in memory,
 // stats the pinned files on this machine, smoke-runs the bundled runtimes, then hands everything to
 // the pure checks.
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseRuntimeConfig } from '../../config/load.js';
@@ -42,6 +43,16 @@ async function statFact(p: string): Promise<HostStat | null> {
     kind: stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other',
     mode: stat.mode & 0o777,
   };
+}
+
+/** `<node> --version` of the pinned node, or undefined when it does not answer like Node. */
+function nodeVersion(node: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(node, ['--version'], { timeout: 10_000, env: {} }, (error, stdout) => {
+      const version = String(stdout).trim();
+      resolve(error === null && /^v\d+\.\d+\.\d+/.test(version) ? version : undefined);
+    });
+  });
 }
 
 async function deploymentInputs(
@@ -117,6 +128,13 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
   if (samePlatform) {
     const facts = new Map<string, HostStat | null>();
     for (const p of hostPaths(plans)) facts.set(p, await statFact(p));
+    for (const node of new Set(plans.map((p) => p.node))) {
+      const fact = facts.get(node);
+      if (fact?.kind === 'file' && (fact.mode & 0o111) !== 0) {
+        const version = await nodeVersion(node);
+        if (version !== undefined) facts.set(node, { ...fact, version });
+      }
+    }
     host = facts;
   }
 

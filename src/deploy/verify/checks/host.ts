@@ -11,7 +11,12 @@ export interface HostStat {
   kind: 'file' | 'directory' | 'other';
   /** Permission bits. */
   mode: number;
+  /** For the pinned node: what `node --version` printed. */
+  version?: string;
 }
+
+/** Qwen Code 0.24.4 declares `engines.node >= 22`; an older pinned node cannot start it. */
+export const QWEN_MIN_NODE_MAJOR = 22;
 /** Absolute path → its stat on this machine, or null when absent. */
 export type HostFacts = ReadonlyMap<string, HostStat | null>;
 
@@ -89,6 +94,13 @@ export function checkHost(view: TreeView, facts: HostFacts, checks: Checks): voi
     const found = problemsFor(label, path, facts.get(path), want, posix);
     errors.push(...found.errors);
     warnings.push(...found.warnings);
+  }
+  const version = facts.get(plan.node)?.version;
+  const major = version === undefined ? undefined : Number(/^v(\d+)/.exec(version)?.[1]);
+  if (major !== undefined && major < QWEN_MIN_NODE_MAJOR) {
+    warnings.push(
+      `node ${showValue(plan.node)} is ${version}; Qwen Code 0.24.4 needs Node ${QWEN_MIN_NODE_MAJOR} or newer (pin a Node ${QWEN_MIN_NODE_MAJOR} binary)`,
+    );
   }
   checks.expect('host.pins', {}, errors, 'pinned files on this machine are usable by the launcher');
   for (const warning of warnings) checks.add('host.pins', {}, false, warning, 'warning');
