@@ -1,89 +1,43 @@
-// Loads QWEN_EXTERNAL_CONTEXT_CONFIG. Order (provider-config.md): path → file → schema → version →
-// Mem0 scope → write compatibility → credential → (v2) repository root. Every failure is a
-// ConfigurationError with a fixed message; nothing else escapes.
-import * as nodeFs from 'node:fs';
-import * as path from 'node:path';
-import { MEM0_PRESETS } from '../providers/mem0/presets.js';
-import { type Environment, readOwnEnv } from './environment.js';
-import { ConfigurationError } from './errors.js';
+// The runtime provider config loader with the zod schema as its schema step: used by the MCP
+// server, render, verify and rollback. (The auto-recall hook uses load-core.ts with the compiled
+// parser, which is proven equal to this schema by test/unit/config/compiled-parser.test.ts.)
+import type { Environment } from './environment.js';
 import {
-  CREDENTIAL_NAME,
-  credentialVariable,
-  type ProviderConfig,
-  type RuntimeConfigV1,
-  type RuntimeConfigV2,
-  runtimeConfigSchema,
-} from './schema.js';
+  type ConfigFs,
+  type ConfigParser,
+  type LoadedConfig,
+  loadRuntimeConfigWith,
+  parseRuntimeConfigWith,
+} from './load-core.js';
+import { type RuntimeConfigV1, type RuntimeConfigV2, runtimeConfigSchema } from './schema.js';
 
-export const CONFIG_ENV = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
-export const MAX_CONFIG_BYTES = 65_536;
+export {
+  CONFIG_ENV,
+  type ConfigFs,
+  type LoadedConfig,
+  MAX_CONFIG_BYTES,
+  providerCanWrite,
+  resolveCredential,
+  resolveRepositoryRoot,
+} from './load-core.js';
 
-/** The file-system calls the loader needs; injectable for tests. */
-export type ConfigFs = Pick<
-  typeof nodeFs,
-  'openSync' | 'fstatSync' | 'readSync' | 'closeSync' | 'realpathSync' | 'statSync'
->;
-
-export interface LoadedConfig<C> {
-  config: C;
-  /** The provider credential's value. Never log it, never put it in a message. */
-  credential: string;
-}
+export const zodConfigParser: ConfigParser = (json) => {
+  const parsed = runtimeConfigSchema.safeParse(json);
+  return parsed.success
+    ? { ok: true, config: parsed.data }
+    : { ok: false, keyPath: (parsed.error.issues[0]?.path ?? []) as (string | number)[] };
+};
 
 export function loadRuntimeConfig(env: Environment, version: 1, fs?: ConfigFs): LoadedConfig<RuntimeConfigV1>;
 export function loadRuntimeConfig(env: Environment, version: 2, fs?: ConfigFs): LoadedConfig<RuntimeConfigV2>;
 export function loadRuntimeConfig(
   env: Environment,
   version: 1 | 2,
-  fs: ConfigFs = nodeFs,
+  fs?: ConfigFs,
 ): LoadedConfig<RuntimeConfigV1 | RuntimeConfigV2> {
-  try {
-    const config = parseRuntimeConfig(readConfigText(env, fs), version);
-    const credential = resolveCredential(env, config.provider);
-    if (config.version === 2) {
-      const repositoryRoot = resolveRepositoryRoot(config.autoRecall.repositoryRoot, fs);
-      return { config: { ...config, autoRecall: { ...config.autoRecall, repositoryRoot } }, credential };
-    }
-    return { config, credential };
-  } catch (error) {
-    // Only our own fixed-message error may leave; anything unexpected becomes a generic one.
-    if (error instanceof ConfigurationError) throw error;
-    throw new ConfigurationError('file-unreadable');
-  }
-}
-
-function readConfigText(env: Environment, fs: ConfigFs): string {
-  const file = readOwnEnv(env, CONFIG_ENV);
-  if (file === undefined || file === '') throw new ConfigurationError('path-missing');
-  if (!path.isAbsolute(file)) throw new ConfigurationError('path-not-absolute');
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    throw new ConfigurationError('file-unreadable');
-  }
-  try {
-    // fstat on the open descriptor: the file checked is the file read.
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw new ConfigurationError('file-not-regular');
-    if (stat.size > MAX_CONFIG_BYTES) throw new ConfigurationError('file-too-large');
-    // Read one byte past the cap so a file that grew after fstat is still refused.
-    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
-    let length = 0;
-    for (;;) {
-      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) break;
-      length += n;
-      if (length > MAX_CONFIG_BYTES) throw new ConfigurationError('file-too-large');
-    }
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length));
-    } catch {
-      throw new ConfigurationError('file-not-utf8');
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
+  return version === 1
+    ? loadRuntimeConfigWith(zodConfigParser, env, 1, fs)
+    : loadRuntimeConfigWith(zodConfigParser, env, 2, fs);
 }
 
 /** Schema, version, Mem0 scope and write rules: everything decidable before a credential is read. */
@@ -91,73 +45,5 @@ export function parseRuntimeConfig(text: string, version: 1): RuntimeConfigV1;
 export function parseRuntimeConfig(text: string, version: 2): RuntimeConfigV2;
 export function parseRuntimeConfig(text: string, version: 1 | 2): RuntimeConfigV1 | RuntimeConfigV2;
 export function parseRuntimeConfig(text: string, version: 1 | 2): RuntimeConfigV1 | RuntimeConfigV2 {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ConfigurationError('file-not-json');
-  }
-  const parsed = runtimeConfigSchema.safeParse(json);
-  if (!parsed.success)
-    throw new ConfigurationError('schema-invalid', parsed.error.issues[0]?.path as (string | number)[]);
-  const config = parsed.data;
-  if (config.version !== version) throw new ConfigurationError('version-unsupported');
-  checkScope(config.provider);
-  // Write compatibility is decided before any credential is read.
-  if (config.version === 1 && config.write !== undefined && !providerCanWrite(config.provider)) {
-    throw new ConfigurationError('write-unsupported', ['write']);
-  }
-  return config;
-}
-
-export function providerCanWrite(provider: ProviderConfig): boolean {
-  if (provider.type === 'mem0-platform-v3') return true;
-  if (provider.type === 'mem0') return MEM0_PRESETS[provider.preset].write !== undefined;
-  return false;
-}
-
-function checkScope(provider: ProviderConfig): void {
-  if (provider.type !== 'mem0') return;
-  const preset = MEM0_PRESETS[provider.preset];
-  for (const key of preset.required) {
-    if (provider.scope[key] === undefined)
-      throw new ConfigurationError('scope-invalid', ['provider', 'scope', key]);
-  }
-  // A scope key the preset does not use would be silently dropped on the wire: refuse it instead.
-  for (const key of ['userId', 'agentId', 'appId'] as const) {
-    const used =
-      (preset.required as readonly string[]).includes(key) ||
-      (preset.optional as readonly string[]).includes(key);
-    if (!used && provider.scope[key] !== undefined) {
-      throw new ConfigurationError('scope-invalid', ['provider', 'scope', key]);
-    }
-  }
-}
-
-/** Reads the provider's credential as an own environment property; refuses an unexpanded `${NAME}`. */
-export function resolveCredential(env: Environment, provider: ProviderConfig): string {
-  const name = credentialVariable(provider);
-  // The schema already guarantees this; checked again because the name indexes the environment.
-  if (!CREDENTIAL_NAME.test(name)) throw new ConfigurationError('schema-invalid');
-  const value = readOwnEnv(env, name);
-  if (value === undefined || value === '') throw new ConfigurationError('credential-missing');
-  if (value === '${' + name + '}') throw new ConfigurationError('credential-placeholder');
-  return value;
-}
-
-/** realpath, a directory, and never a filesystem root (`/`, `C:\`): a mis-routing guard. */
-export function resolveRepositoryRoot(
-  root: string,
-  fs: Pick<ConfigFs, 'realpathSync' | 'statSync'> = nodeFs,
-): string {
-  if (!path.isAbsolute(root)) throw new ConfigurationError('repository-root-invalid');
-  let real: string;
-  try {
-    real = fs.realpathSync(root);
-    if (!fs.statSync(real).isDirectory()) throw new ConfigurationError('repository-root-invalid');
-  } catch {
-    throw new ConfigurationError('repository-root-invalid');
-  }
-  if (path.parse(real).root === real) throw new ConfigurationError('repository-root-invalid');
-  return real;
+  return parseRuntimeConfigWith(zodConfigParser, text, version);
 }

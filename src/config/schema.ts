@@ -4,15 +4,9 @@
 import * as z from 'zod/mini';
 import { checkOrigin, isValidBasePath } from '../http/origin.js';
 import { MEM0_PRESET_NAMES } from '../providers/mem0/presets.js';
+import { CREDENTIAL_NAME, codePointLength } from './names.js';
 
-/** `^[A-Za-z_][A-Za-z0-9_]*$`: an environment variable name, never a value. */
-export const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function codePointLength(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
+export { CREDENTIAL_NAME, credentialVariable } from './names.js';
 
 const credentialName = z.string().check(z.regex(CREDENTIAL_NAME));
 
@@ -106,15 +100,3 @@ export type ProviderConfig = z.infer<typeof providerSchema>;
 export type RuntimeConfigV1 = z.infer<typeof runtimeConfigV1Schema>;
 export type RuntimeConfigV2 = z.infer<typeof runtimeConfigV2Schema>;
 export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;
-
-/** The environment variable a provider block names for its one credential. */
-export function credentialVariable(provider: ProviderConfig): string {
-  switch (provider.type) {
-    case 'generic-http-search-v1':
-      return provider.tokenEnv;
-    case 'mem0-platform-v3':
-      return provider.apiKeyEnv;
-    case 'mem0':
-      return provider.credentialEnv;
-  }
-}

@@ -1,8 +1,9 @@
 // Steps 2–6 of the auto-recall hook. Loaded lazily by main.ts only after provenance passed, so the
 // no-op path never initialises zod, the providers or the HTTP client.
 
+import { compiledConfigParser } from '../../config/compiled-parser.js';
 import type { Environment } from '../../config/environment.js';
-import { type LoadedConfig, loadRuntimeConfig } from '../../config/load.js';
+import { type LoadedConfig, loadRuntimeConfigWith } from '../../config/load-core.js';
 import type { RuntimeConfigV2 } from '../../config/schema.js';
 import { renderContext } from '../../context/renderer.js';
 import { sanitizeQuery } from '../../context/sanitizer.js';
@@ -26,7 +27,8 @@ export async function searchAndRender(event: AutoRecallEvent, options: AutoRecal
   let loaded: LoadedConfig<RuntimeConfigV2>;
   try {
     // Version 1 files (MCP configs) are not ours: the loader refuses them before reading credentials.
-    loaded = loadRuntimeConfig(options.env, 2);
+    // The compiled parser, not zod: loading zod would cost more than the rest of this hook's start.
+    loaded = loadRuntimeConfigWith(compiledConfigParser, options.env, 2);
   } catch {
     return EMPTY_OUTPUT;
   }

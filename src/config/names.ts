@@ -1,0 +1,24 @@
+// Credential-name rules, free of zod so the hook's hot path can use them without loading a schema.
+import type { ProviderConfig } from './schema.js';
+
+/** `^[A-Za-z_][A-Za-z0-9_]*$`: an environment variable name, never a value. */
+export const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The environment variable a provider block names for its one credential. */
+export function credentialVariable(provider: ProviderConfig): string {
+  switch (provider.type) {
+    case 'generic-http-search-v1':
+      return provider.tokenEnv;
+    case 'mem0-platform-v3':
+      return provider.apiKeyEnv;
+    case 'mem0':
+      return provider.credentialEnv;
+  }
+}
+
+/** Length in Unicode code points (an astral character counts once). */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
