@@ -64,6 +64,7 @@ const FORCED = {
   QWEN_CODE_SAFE_MODE: '0',
   QWEN_CODE_SIMPLE: '0',
   QWEN_CODE_DISABLE_CRON: '1',
+  SHLVL: '1',
 };
 
 beforeAll(async () => {

@@ -1,10 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cmdQuote,
+  PRESTART_VARIABLES,
   posixShim,
   posixShimPathProblem,
   ShimPathError,
@@ -18,8 +19,32 @@ const HEADER =
 describe('posixShim', () => {
   it('execs the pinned node on the launcher with the caller arguments', () => {
     expect(posixShim({ node: '/usr/local/bin/node', launcherJs: '/opt/qm/runtime/launch-qwen.js' })).toBe(
-      `#!/bin/sh\n# ${HEADER}\nexec '/usr/local/bin/node' '/opt/qm/runtime/launch-qwen.js' "$@"\n`,
+      `#!/bin/sh\n# ${HEADER}\nunset ${PRESTART_VARIABLES.join(' ')}\nexec '/usr/local/bin/node' '/opt/qm/runtime/launch-qwen.js' "$@"\n`,
     );
+  });
+
+  it('clears what node or the loader reads before the launcher runs (NODE_OPTIONS, LD_PRELOAD, …)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-shim-'));
+    try {
+      const launcher = path.join(dir, 'launch-qwen.js');
+      fs.writeFileSync(
+        launcher,
+        'process.stdout.write(JSON.stringify([process.env.NODE_OPTIONS, process.env.LD_PRELOAD, process.env.TERM]))',
+      );
+      const shim = path.join(dir, 'launch-qwen');
+      fs.writeFileSync(shim, posixShim({ node: process.execPath, launcherJs: launcher }), { mode: 0o755 });
+      const out = execFileSync(shim, [], {
+        env: {
+          NODE_OPTIONS: '--require /nonexistent/preload.js',
+          LD_PRELOAD: '/nonexistent/evil.so',
+          TERM: 'xterm',
+        },
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(out)).toEqual([null, null, 'xterm']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.each([
@@ -87,6 +112,7 @@ describe('windowsShims', () => {
       ps1: [
         `# ${HEADER}`,
         "$ErrorActionPreference = 'Stop'",
+        ...PRESTART_VARIABLES.map((n) => `Remove-Item -LiteralPath Env:${n} -ErrorAction SilentlyContinue`),
         "& 'C:\\Program Files\\nodejs\\node.exe' 'C:\\qm\\runtime\\launch-qwen.js' @args",
         'exit $LASTEXITCODE',
         '',
@@ -95,6 +121,7 @@ describe('windowsShims', () => {
         '@echo off',
         `rem ${HEADER}`,
         'setlocal DisableDelayedExpansion',
+        ...PRESTART_VARIABLES.map((n) => `set "${n}="`),
         '"C:\\Program Files\\nodejs\\node.exe" "C:\\qm\\runtime\\launch-qwen.js" %*',
         'exit /b %ERRORLEVEL%',
         '',
