@@ -1,0 +1,144 @@
+// Scenario 7 — the approval guard (`managed-approval-guard`, PreToolUse `*`), through
+// `launch-qwen --profile on-demand` as a non-root user: after Shift+Tab into YOLO or auto, a shell
+// command the model requests is shown for confirmation, and declining it means it does not run.
+// The control install renders `"approvalGuard": false`: the same YOLO call runs unasked, so the
+// guard is what asks.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isToolContinuation, promptText, toolResults } from '../../fixtures/fake-model/inspect.js';
+import { text, toolCall } from '../../fixtures/fake-model/server.js';
+import type { FakeService } from '../../fixtures/fake-services/index.js';
+import { startGenericSearch } from '../../fixtures/fake-services/index.js';
+import { recordTiming } from './measure.js';
+import { withReport } from './report.js';
+import { ManagedSession } from './session.js';
+import { ManagedWorld } from './world.js';
+
+const TOKEN = 'ctx-e2e-token-guard-19fe';
+const GUARD_REASON = 'This deployment requires confirmation for every tool call, also in';
+const YES = 'Yes, allow once';
+const READY = 'Type your message or @path/to/file';
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The model answers a prompt containing `marker` with run_shell_command(touch file), then `answer`. */
+function scriptTouch(world: ManagedWorld, marker: string, file: string, answer: string): void {
+  world.model.setResponder(({ kind, body }) => {
+    if (kind !== 'main') return undefined;
+    if (isToolContinuation(body)) return text(answer);
+    if (promptText(body).includes(marker)) {
+      return toolCall('run_shell_command', { command: `touch ${file}`, description: 'Create a marker file' });
+    }
+    return text('UNEXPECTED-PROMPT');
+  });
+}
+
+function guardHooks(settings: Record<string, unknown>): unknown[] {
+  const hooks = (settings['hooks'] ?? {}) as Record<string, Array<{ hooks: Array<{ name?: string }> }>>;
+  return Object.values(hooks)
+    .flat()
+    .flatMap((group) => group.hooks)
+    .filter((hook) => hook.name === 'managed-approval-guard');
+}
+
+describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool runs', () => {
+  let guarded: ManagedWorld | undefined;
+  let unguarded: ManagedWorld | undefined;
+  let current: ManagedWorld | undefined;
+  let session: ManagedSession | undefined;
+  let search: FakeService | undefined;
+  const ctx = () => ({ world: current, session });
+
+  beforeAll(async () => {
+    search = await startGenericSearch({ token: TOKEN, documents: [] });
+    const profiles = {
+      'on-demand': {
+        provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
+      },
+    };
+    const credentials = { CONTEXT_API_TOKEN: TOKEN };
+    guarded = await ManagedWorld.create({ label: 'guard', profiles, credentials });
+    unguarded = await ManagedWorld.create({ label: 'noguard', profiles, credentials, approvalGuard: false });
+  }, 300_000);
+
+  afterEach(async () => {
+    const s = session;
+    session = undefined;
+    current?.model.setResponder(undefined);
+    // No process of the session may outlive it (checked before the harness kills the rest).
+    if (s) expect(await s.close()).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await guarded?.close();
+    await unguarded?.close();
+    await search?.close();
+  });
+
+  async function start(world: ManagedWorld): Promise<ManagedSession> {
+    current = world;
+    session = ManagedSession.launch(world, 'on-demand');
+    recordTiming('launch → input box (on-demand, approval-guard suite)', await session.waitForReady());
+    return session;
+  }
+
+  for (const [mode, label] of [
+    ['yolo', 'YOLO mode'],
+    ['auto', 'Auto mode'],
+  ] as const) {
+    it(`${mode}: the shell call the model requests is shown for confirmation, and declining it means the command does not run`, () =>
+      withReport(ctx, async () => {
+        const w = guarded!;
+        expect(guardHooks(w.systemSettings('on-demand'))).toHaveLength(1);
+        const s = await start(w);
+        const marker = join(w.repo, `guard-${mode}.txt`);
+        scriptTouch(w, `guard-${mode}`, marker, `ANSWER-GUARD-${mode}`);
+        await s.cycleApprovalMode(label);
+        const guardRunsBefore = w.hookRuns('approval-guard.js').length;
+        await s.submit(`Please create the guard-${mode} marker file`);
+        // The whole dialog: the guard's reason for this mode, then the choices (drawn a moment later).
+        const dialog = await s.term.waitFor(
+          new RegExp(`${GUARD_REASON} ${mode} mode\\. Tool: "run_shell_command"[\\s\\S]*${YES}`),
+          30_000,
+        );
+        expect(dialog).toContain('Do you want to proceed?');
+        expect(w.hookRuns('approval-guard.js').length - guardRunsBefore).toBe(1);
+        await s.term.press('Escape');
+        await s.term.waitFor(READY, 15_000);
+        // Still in the mode the user switched to: the guard asked in spite of it.
+        await s.term.waitFor(`${label} (shift + tab to cycle)`, 5000);
+        await sleep(1000);
+        expect(existsSync(marker)).toBe(false);
+        expect(w.bashLog().filter((line) => line.includes(`touch ${marker}`))).toEqual([]);
+        expect(s.term.fullText()).not.toContain(`ANSWER-GUARD-${mode}`);
+        expect(await s.quit()).toBe(0);
+      }));
+  }
+
+  it('control: with "approvalGuard": false the same YOLO shell call runs without a confirmation', () =>
+    withReport(ctx, async () => {
+      const w = unguarded!;
+      expect(guardHooks(w.systemSettings('on-demand'))).toEqual([]);
+      const s = await start(w);
+      const marker = join(w.repo, 'guard-off-yolo.txt');
+      scriptTouch(w, 'guard-off-yolo', marker, 'ANSWER-GUARD-OFF-5c0');
+      await s.cycleApprovalMode('YOLO mode');
+      const enter = await s.submit('Please create the guard-off-yolo marker file');
+      // No key is pressed: the turn completes on its own because nothing asks.
+      await s.term.waitFor('ANSWER-GUARD-OFF-5c0', 30_000);
+      expect(existsSync(marker)).toBe(true);
+      // The shell tool's bash is in the instrument's log: the guarded tests' empty log is meaningful.
+      expect(w.bashLog().filter((line) => line.includes(`touch ${marker}`)).length).toBeGreaterThanOrEqual(1);
+      expect(s.term.fullText()).not.toContain(YES);
+      expect(w.hookRuns('approval-guard.js')).toEqual([]);
+      const continuation = await w.model.waitForRequest(
+        (r) => r.kind === 'main' && r.receivedAt >= enter && isToolContinuation(r.chat!),
+        10_000,
+      );
+      expect(toolResults(continuation.chat!).map((r) => r.name)).toEqual(['run_shell_command']);
+      expect(await s.quit()).toBe(0);
+    }));
+});

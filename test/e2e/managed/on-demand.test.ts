@@ -1,0 +1,128 @@
+// Scenario 2 — on-demand, through `launch-qwen --profile on-demand`, as a non-root user in a real
+// terminal: the model calls `mcp__external-context__context_search` (loaded eagerly, auto-approved),
+// the provider gets exactly one request with the model's query, the rendered envelope comes back to
+// the model as the tool result, and no external-context hook runs.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  hookContextParts,
+  isToolContinuation,
+  promptText,
+  toolNames,
+  toolResults,
+} from '../../fixtures/fake-model/inspect.js';
+import { text, toolCall } from '../../fixtures/fake-model/server.js';
+import type { FakeService } from '../../fixtures/fake-services/index.js';
+import { startGenericSearch } from '../../fixtures/fake-services/index.js';
+import { recordTiming } from './measure.js';
+import { withReport } from './report.js';
+import { ManagedSession } from './session.js';
+import { ManagedWorld } from './world.js';
+
+const TOKEN = 'ctx-e2e-token-on-demand-41aa';
+const SEARCH_TOOL = 'mcp__external-context__context_search';
+const DOCUMENTS = [
+  {
+    id: 'kb-blue-green',
+    content: 'KB-BLUEGREEN-2290: blue-green rollout switches traffic after health checks.',
+  },
+];
+
+describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () => {
+  let world: ManagedWorld | undefined;
+  let session: ManagedSession | undefined;
+  let search: FakeService | undefined;
+  const ctx = () => ({ world, session });
+
+  beforeAll(async () => {
+    search = await startGenericSearch({ token: TOKEN, documents: DOCUMENTS });
+    world = await ManagedWorld.create({
+      label: 'on-demand',
+      profiles: {
+        'on-demand': {
+          provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
+        },
+      },
+      credentials: { CONTEXT_API_TOKEN: TOKEN },
+      services: { 'generic-search': search },
+    });
+  }, 300_000);
+
+  afterEach(async () => {
+    const s = session;
+    session = undefined;
+    world?.model.setResponder(undefined);
+    // No process of the session may outlive it (checked before the harness kills the rest).
+    if (s) expect(await s.close()).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await world?.close();
+    await search?.close();
+  });
+
+  it('lets the model call context_search: one provider request, the envelope returns to the model, no external-context hook runs', () =>
+    withReport(ctx, async () => {
+      const w = world!;
+      session = ManagedSession.launch(w, 'on-demand');
+      const s = session;
+      recordTiming('launch → input box (on-demand, MCP server)', await s.waitForReady());
+      w.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main') return undefined;
+        if (isToolContinuation(body)) return text('ANSWER-ON-DEMAND-c81');
+        if (promptText(body).includes('blue-green')) {
+          return toolCall(SEARCH_TOOL, { query: 'blue-green rollout health checks' });
+        }
+        return undefined;
+      });
+      w.model.enqueue(text('ANSWER-PLAIN-1'), text('ANSWER-PLAIN-2'));
+
+      const enter = await s.submit('How does our blue-green rollout work?');
+      const first = await s.nextMainRequest(enter);
+      await s.term.waitFor('ANSWER-ON-DEMAND-c81', 30_000);
+      recordTiming(
+        'Enter → model request, no UserPromptSubmit hook (baseline, 1st prompt)',
+        first.receivedAt - enter,
+      );
+      // The tool is in the request's tool list directly (alwaysLoadTools), not behind tool_search.
+      expect(toolNames(first.chat!)).toContain(SEARCH_TOOL);
+      expect(toolNames(first.chat!)).not.toContain('mcp__external-context__context_remember');
+      expect(search!.requests.map((r) => r.body)).toEqual([
+        { query: 'blue-green rollout health checks', limit: 5 },
+      ]);
+      expect(search!.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+      const continuation = await w.model.waitForRequest(
+        (r) => r.kind === 'main' && r.seq > first.seq && isToolContinuation(r.chat!),
+        10_000,
+      );
+      const results = toolResults(continuation.chat!);
+      expect(results.map((r) => r.name)).toEqual([SEARCH_TOOL]);
+      const envelope = JSON.parse(results[0]!.content) as {
+        untrusted_external_context: { items: Array<Record<string, unknown>> };
+      };
+      expect(envelope.untrusted_external_context.items).toEqual([
+        { id: 'kb-blue-green', content: DOCUMENTS[0]!.content },
+      ]);
+      // No hook context anywhere, no confirmation dialog (search is allowed by the managed settings).
+      expect(hookContextParts(continuation.chat!)).toEqual([]);
+      expect(s.term.fullText()).not.toContain('Do you want to proceed?');
+      expect(s.term.fullText()).not.toContain('Allow execution');
+      // The only hook Qwen ran is the approval guard for the tool call (default mode: no opinion).
+      expect(w.hookRuns('auto-recall.js')).toEqual([]);
+      expect(w.hookRuns('write-confirmation.js')).toEqual([]);
+      expect(w.bashLog().filter((l) => l.startsWith('-c exec '))).toEqual(w.hookRuns('approval-guard.js'));
+      expect(w.hookRuns('approval-guard.js')).toHaveLength(1);
+
+      // Two plain prompts: the latency baseline without a UserPromptSubmit hook.
+      for (const [i, answer] of ['ANSWER-PLAIN-1', 'ANSWER-PLAIN-2'].entries()) {
+        const at = await s.submit(`Plain question number ${i + 1}`);
+        const request = await s.nextMainRequest(at);
+        await s.term.waitFor(answer, 30_000);
+        recordTiming(
+          `Enter → model request, no UserPromptSubmit hook (baseline, prompt ${i + 2})`,
+          request.receivedAt - at,
+        );
+      }
+      expect(search!.requests).toHaveLength(1);
+      expect(await s.quit()).toBe(0);
+    }));
+});

@@ -1,0 +1,151 @@
+// A developer's session: `<installDir>/bin/launch-qwen --profile <kind>` typed in a real
+// pseudo-terminal, as the world's throwaway user, from their home directory, with a login-shell
+// environment. The launcher execs Qwen in place (same pid), so the pty's process is Qwen.
+import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
+import type { RecordedRequest } from '../../fixtures/fake-model/server.js';
+import type { ProcInfo } from '../harness/processes.js';
+import { INPUT_READY } from '../harness/scenario.js';
+import { TerminalSession } from '../harness/terminal.js';
+import type { ManagedWorld } from './world.js';
+
+export interface LaunchOptions {
+  /** Extra caller environment (wins over the login-shell defaults). */
+  env?: Record<string, string>;
+  /** Extra launcher arguments after `--profile <kind>`. */
+  args?: string[];
+  cols?: number;
+  rows?: number;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export class ManagedSession {
+  /** ms from spawning the launcher to the input box, once `waitForReady` resolved. */
+  readyMs: number | undefined;
+
+  private constructor(
+    readonly world: ManagedWorld,
+    readonly kind: ProfileKind,
+    readonly term: TerminalSession,
+  ) {}
+
+  /** Starts the launcher; the world's bash log is emptied first, so it records this session only. */
+  static launch(world: ManagedWorld, kind: ProfileKind, options: LaunchOptions = {}): ManagedSession {
+    world.resetBashLog();
+    const term = TerminalSession.spawn({
+      argv: [world.launcher, '--profile', kind, ...(options.args ?? [])],
+      env: world.callerEnv(options.env),
+      cwd: world.user.home,
+      uid: world.user.uid,
+      gid: world.user.gid,
+      cols: options.cols ?? 120,
+      rows: options.rows ?? 50,
+    });
+    return new ManagedSession(world, kind, term);
+  }
+
+  get qwenHome(): string {
+    return this.world.qwenHome(this.kind);
+  }
+
+  /** Waits for the input box; returns ms since the launcher was spawned. */
+  async waitForReady(timeoutMs = 60_000): Promise<number> {
+    await this.term.waitFor(INPUT_READY, timeoutMs);
+    this.readyMs = Date.now() - this.term.startedAt;
+    return this.readyMs;
+  }
+
+  /**
+   * Waits until the turn is over: the input box is on screen and neither the busy spinner
+   * (`esc to cancel`) nor the busy footer (`Enter to steer`) is, twice in a row 100 ms apart. Text
+   * typed while Qwen is busy becomes a steer message, which skips UserPromptSubmit.
+   */
+  async waitForIdle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let idleSince: number | undefined;
+    for (;;) {
+      await this.term.flush();
+      const screen = this.term.screen();
+      const idle = screen.includes(INPUT_READY) && !/esc to cancel|Enter to steer/.test(screen);
+      if (!idle) idleSince = undefined;
+      else if (idleSince === undefined) idleSince = Date.now();
+      else if (Date.now() - idleSince >= 100) return;
+      if (Date.now() > deadline) throw this.term.failure(`Qwen still busy after ${timeoutMs} ms`);
+      await sleep(50);
+    }
+  }
+
+  /** Waits for an idle input box, types like a person, pauses, presses Enter; resolves with the time Enter was sent. */
+  async submit(prompt: string): Promise<number> {
+    await this.waitForIdle();
+    await this.term.type(prompt);
+    await sleep(200);
+    const enteredAt = Date.now();
+    await this.term.press('Enter');
+    return enteredAt;
+  }
+
+  /** The next main model request after `since` (a timestamp). */
+  nextMainRequest(since: number, timeoutMs = 30_000): Promise<RecordedRequest> {
+    return this.world.model.waitForRequest((r) => r.kind === 'main' && r.receivedAt >= since, timeoutMs);
+  }
+
+  /** Presses Shift+Tab until the footer shows `label` (e.g. `YOLO mode`). */
+  async cycleApprovalMode(label: string, maxPresses = 6): Promise<void> {
+    await this.waitForIdle();
+    for (let i = 0; i < maxPresses; i++) {
+      await this.term.flush();
+      if (this.term.screen().includes(`${label} (shift + tab to cycle)`)) return;
+      await this.term.press('ShiftTab');
+      await sleep(300);
+    }
+    await this.term.waitFor(`${label} (shift + tab to cycle)`, 3000);
+  }
+
+  /** `/quit` + Enter; resolves with Qwen's exit code (undefined when it had to be killed). */
+  async quit(timeoutMs = 15_000): Promise<number | undefined> {
+    if (this.term.exited) return this.term.exited.exitCode;
+    try {
+      await this.waitForIdle(timeoutMs);
+      await this.term.type('/quit');
+      await sleep(250);
+      await this.term.press('Enter');
+      return (await this.term.waitForExit(timeoutMs)).exitCode;
+    } catch {
+      await this.term.kill();
+      return undefined;
+    }
+  }
+
+  /** Processes of this session still alive: by the run marker, and every process of the user. */
+  leftovers(): Array<ProcInfo | { pid: number; comm: string }> {
+    const byMarker = this.term.leftoverProcesses();
+    const seen = new Set(byMarker.map((p) => p.pid));
+    return [...byMarker, ...this.world.userProcesses().filter((p) => !seen.has(p.pid))];
+  }
+
+  /**
+   * Ends the session and returns the processes that outlived Qwen: after a clean exit, whatever is
+   * still alive 3 s later (hooks, MCP server, anything they started); then kills everything left.
+   */
+  async close(graceMs = 3000): Promise<Array<ProcInfo | { pid: number; comm: string }>> {
+    let survivors: Array<ProcInfo | { pid: number; comm: string }> = [];
+    if (this.term.exited) {
+      const deadline = Date.now() + graceMs;
+      survivors = this.leftovers();
+      while (survivors.length > 0 && Date.now() < deadline) {
+        await sleep(100);
+        survivors = this.leftovers();
+      }
+    }
+    await this.term.kill();
+    const afterKill = this.leftovers();
+    return [...survivors, ...afterKill.filter((p) => !survivors.some((q) => q.pid === p.pid))];
+  }
+
+  async dispose(): Promise<void> {
+    await this.term.kill();
+  }
+}

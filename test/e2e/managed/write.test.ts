@@ -1,0 +1,216 @@
+// Scenario 3 — write, through `launch-qwen --profile write`, as a non-root user in a real terminal,
+// against the fake Mem0 Platform (asynchronous adds answered `PENDING`): the model calls
+// `context_remember`; in default mode the user sees Qwen's confirmation and then the full-text
+// hook's; rejecting sends no write, approving exactly one, reported to the model as `accepted`;
+// after Shift+Tab into YOLO the hook still asks. Plus the approval-guard check (scenario 7) that one
+// remember never asks three times and the full text is what the user reads.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isToolContinuation, promptText, toolNames, toolResults } from '../../fixtures/fake-model/inspect.js';
+import { text, toolCall } from '../../fixtures/fake-model/server.js';
+import type { FakeService } from '../../fixtures/fake-services/index.js';
+import { PLATFORM_ADD_ROUTE, startMem0Platform } from '../../fixtures/fake-services/index.js';
+import { recordTiming } from './measure.js';
+import { withReport } from './report.js';
+import { ManagedSession } from './session.js';
+import { ManagedWorld } from './world.js';
+
+const MEM0_KEY = 'm0-e2e-platform-key-77b1';
+const REMEMBER_TOOL = 'mcp__external-context__context_remember';
+const ASK_QUESTION = 'Store this exact text in the shared external memory? Content (JSON string):';
+const GUARD_REASON = 'This deployment requires confirmation for every tool call';
+const YES = 'Yes, allow once';
+
+function adds(platform: FakeService): FakeService['requests'] {
+  return platform.requests.filter((r) => `${r.method} ${r.route}` === PLATFORM_ADD_ROUTE);
+}
+
+describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platform, PENDING adds)', () => {
+  let world: ManagedWorld | undefined;
+  let session: ManagedSession | undefined;
+  let platform: FakeService | undefined;
+  const ctx = () => ({ world, session });
+
+  beforeAll(async () => {
+    platform = await startMem0Platform({ apiKey: MEM0_KEY });
+    world = await ManagedWorld.create({
+      label: 'write',
+      profiles: {
+        write: {
+          provider: {
+            type: 'mem0',
+            preset: 'mem0-platform-v3',
+            endpoint: { origin: platform.url },
+            credentialEnv: 'MEM0_API_KEY',
+            scope: { appId: 'repository-memory' },
+          },
+        },
+      },
+      credentials: { MEM0_API_KEY: MEM0_KEY },
+      services: { 'mem0-platform': platform },
+    });
+  }, 300_000);
+
+  afterEach(async () => {
+    const s = session;
+    session = undefined;
+    world?.model.setResponder(undefined);
+    // No process of the session may outlive it (checked before the harness kills the rest).
+    if (s) expect(await s.close()).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await world?.close();
+    await platform?.close();
+  });
+
+  /** The model answers a prompt containing `marker` with context_remember(content), then `answer`. */
+  function scriptRemember(marker: string, content: string, answer: string): void {
+    world!.model.setResponder(({ kind, body }) => {
+      if (kind !== 'main') return undefined;
+      if (isToolContinuation(body)) return text(answer);
+      if (promptText(body).includes(marker)) return toolCall(REMEMBER_TOOL, { content });
+      return text('UNEXPECTED-PROMPT');
+    });
+  }
+
+  async function start(): Promise<ManagedSession> {
+    session = ManagedSession.launch(world!, 'write');
+    recordTiming('launch → input box (write, MCP server)', await session.waitForReady());
+    return session;
+  }
+
+  /** Waits for a confirmation dialog whose screen satisfies `is`; returns that screen. */
+  async function dialog(s: ManagedSession, is: (screen: string) => boolean, what: string): Promise<string> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      await s.term.flush();
+      const screen = s.term.screen();
+      if (screen.includes(YES) && is(screen)) return screen;
+      if (Date.now() > deadline) throw s.term.failure(`no ${what} dialog`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  const qwenDialog = (s: ManagedSession) =>
+    dialog(
+      s,
+      (screen) => !screen.includes(ASK_QUESTION) && screen.includes('context_remember'),
+      "Qwen's own",
+    );
+  const hookDialog = (s: ManagedSession) =>
+    dialog(s, (screen) => screen.includes(ASK_QUESTION), 'full-text hook');
+
+  it("default mode: Qwen's confirmation, then the full-text hook's; rejecting either sends zero writes", () =>
+    withReport(ctx, async () => {
+      const s = await start();
+      const w = world!;
+      const content = 'Release checklist: run "db migrate" <before> deploy & tag';
+      scriptRemember('remember-reject', content, 'ANSWER-NOT-REACHED');
+      const addsBefore = adds(platform!).length;
+
+      // 1. Reject Qwen's own confirmation: the hook never runs, nothing is written.
+      await s.submit('Please remember-reject-one the release checklist');
+      const first = await qwenDialog(s);
+      console.log(`----- Qwen's dialog -----\n${first}`);
+      await s.term.press('Escape');
+      await s.term.waitFor('Type your message or @path/to/file', 15_000);
+      expect(w.hookRuns('write-confirmation.js')).toEqual([]);
+
+      // 2. Approve Qwen's, reject the full text: the hook asked, nothing is written.
+      await s.submit('Please remember-reject-two the release checklist');
+      await qwenDialog(s);
+      await s.term.press('Enter');
+      const second = await hookDialog(s);
+      console.log(`----- full-text hook dialog -----\n${second}`);
+      expect(second).toContain(JSON.stringify(content));
+      await s.term.press('Escape');
+      await s.term.waitFor('Type your message or @path/to/file', 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(w.hookRuns('write-confirmation.js')).toHaveLength(1);
+      expect(adds(platform!).length).toBe(addsBefore);
+      expect(s.term.fullText()).not.toContain('ANSWER-NOT-REACHED');
+      expect(await s.quit()).toBe(0);
+    }));
+
+  it('default mode: approving both confirmations sends exactly one write, and the PENDING answer reaches the model as accepted', () =>
+    withReport(ctx, async () => {
+      const s = await start();
+      const w = world!;
+      const content = 'Deploys go out on Tuesdays; the on-call owner tags the release.';
+      scriptRemember('remember-approve', content, 'ANSWER-REMEMBERED-4e0');
+      const addsBefore = adds(platform!).length;
+      const enter = await s.submit('Please remember-approve the deploy day');
+      const request = await s.nextMainRequest(enter);
+      expect(toolNames(request.chat!)).toEqual(
+        expect.arrayContaining(['mcp__external-context__context_search', REMEMBER_TOOL]),
+      );
+      await qwenDialog(s);
+      await s.term.press('Enter');
+      await hookDialog(s);
+      await s.term.press('Enter');
+      // No third confirmation: the turn finishes without another key press.
+      await s.term.waitFor('ANSWER-REMEMBERED-4e0', 30_000);
+      const written = adds(platform!).slice(addsBefore);
+      expect(written).toHaveLength(1);
+      expect(written[0]?.headers.authorization).toBe(`Token ${MEM0_KEY}`);
+      expect(written[0]?.body).toMatchObject({
+        messages: [{ role: 'user', content }],
+        app_id: 'repository-memory',
+      });
+      const continuation = await w.model.waitForRequest(
+        (r) => r.kind === 'main' && r.receivedAt >= enter && isToolContinuation(r.chat!),
+        10_000,
+      );
+      const [result] = toolResults(continuation.chat!);
+      expect(result?.name).toBe(REMEMBER_TOOL);
+      expect(JSON.parse(result!.content)).toMatchObject({ status: 'accepted' });
+      expect(result!.content).not.toContain(content);
+      expect(w.bashrcSourced()).toEqual([]);
+      expect(await s.quit()).toBe(0);
+    }));
+
+  it('after Shift+Tab into YOLO the full-text hook still asks (its one dialog), and only its approval writes', () =>
+    withReport(ctx, async () => {
+      const s = await start();
+      const content = 'YOLO-MEMORY: staging uses the blue cluster.';
+      scriptRemember('remember-yolo', content, 'ANSWER-YOLO-REMEMBERED-2d9');
+      await s.cycleApprovalMode('YOLO mode');
+      const addsBefore = adds(platform!).length;
+      await s.submit('Please remember-yolo the staging cluster');
+      const screen = await hookDialog(s);
+      expect(screen).toContain(JSON.stringify(content));
+      expect(adds(platform!).length).toBe(addsBefore);
+      await s.term.press('Enter');
+      await s.term.waitFor('ANSWER-YOLO-REMEMBERED-2d9', 30_000);
+      const written = adds(platform!).slice(addsBefore);
+      expect(
+        written.map((r) => (r.body as { messages: Array<{ content: string }> }).messages[0]?.content),
+      ).toEqual([content]);
+      expect(await s.quit()).toBe(0);
+    }));
+
+  it('approval guard: one context_remember is never asked about three times, and the full-text reason is what is shown (default and auto mode)', () =>
+    withReport(ctx, async () => {
+      const s = await start();
+      const w = world!;
+      const content = 'GUARD-MEMORY: rotate the staging keys monthly.';
+      scriptRemember('remember-guard', content, 'ANSWER-GUARD-REMEMBERED-8a1');
+      for (const mode of ['Ask permissions', 'Auto mode']) {
+        await s.cycleApprovalMode(mode);
+        const guardRunsBefore = w.hookRuns('approval-guard.js').length;
+        const addsBefore = adds(platform!).length;
+        await s.submit(`Please remember-guard this (${mode})`);
+        await qwenDialog(s);
+        await s.term.press('Enter');
+        const screen = await hookDialog(s);
+        expect(screen).toContain(JSON.stringify(content));
+        expect(screen).not.toContain(GUARD_REASON);
+        await s.term.press('Enter');
+        // Two key presses were enough: the answer arrives without a third dialog.
+        await s.term.waitFor('ANSWER-GUARD-REMEMBERED-8a1', 30_000);
+        expect(adds(platform!).length - addsBefore).toBe(1);
+        // The guard's matcher leaves context_remember to the full-text hook.
+        expect(w.hookRuns('approval-guard.js').length).toBe(guardRunsBefore);
+      }
+      expect(await s.quit()).toBe(0);
+    }));
+});
