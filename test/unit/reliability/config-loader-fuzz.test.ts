@@ -18,6 +18,7 @@ import {
 } from '../../../src/config/load.js';
 import { MEM0_PRESET_NAMES } from '../../../src/providers/mem0/presets.js';
 import { CREDENTIALS } from '../../fixtures/canaries.js';
+import { mutate, mutationArb } from '../../fixtures/json-mutations.js';
 import { propertyOutcome, ReliabilitySection } from '../../fixtures/reliability-report.js';
 
 const CANARY = CREDENTIALS.CONTEXT_API_TOKEN;
@@ -138,64 +139,7 @@ const key = fc.oneof(
   fc.string({ maxLength: 8 }),
 );
 
-type Mutation = { op: 'delete' | 'set' | 'add' | 'rename'; at: number; value: unknown; key: string };
-const mutation: fc.Arbitrary<Mutation> = fc.record({
-  op: fc.constantFrom('delete', 'set', 'add', 'rename'),
-  at: fc.nat(),
-  value: interesting,
-  key,
-});
-
-/** Every (object, key) slot of a JSON tree, depth first. */
-function slots(
-  value: unknown,
-  out: [Record<string, unknown>, string][] = [],
-): [Record<string, unknown>, string][] {
-  if (typeof value !== 'object' || value === null) return out;
-  for (const k of Object.keys(value)) {
-    out.push([value as Record<string, unknown>, k]);
-    slots((value as Record<string, unknown>)[k], out);
-  }
-  return out;
-}
-function objects(value: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
-  if (typeof value !== 'object' || value === null) return out;
-  if (!Array.isArray(value)) out.push(value as Record<string, unknown>);
-  for (const child of Object.values(value)) objects(child, out);
-  return out;
-}
-
-function mutate(template: unknown, mutations: readonly Mutation[]): unknown {
-  const doc = structuredClone(template);
-  for (const m of mutations) {
-    const all = slots(doc);
-    const slot = all[m.at % Math.max(1, all.length)];
-    if (m.op === 'add') {
-      const targets = objects(doc);
-      // defineProperty: a literal `__proto__` key must become an own key, as JSON.parse would make it.
-      Object.defineProperty(targets[m.at % targets.length]!, m.key, {
-        value: m.value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else if (slot !== undefined) {
-      const [parent, k] = slot;
-      const old = parent[k];
-      delete parent[k];
-      if (m.op === 'set') parent[k] = m.value;
-      if (m.op === 'rename') {
-        Object.defineProperty(parent, m.key, {
-          value: old,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-    }
-  }
-  return doc;
-}
+const mutation = mutationArb(interesting, key);
 
 const template = fc.constantFrom(...templates());
 /** Schema-valid variations that only the later rules refuse: a preset's scope keys, write on any provider. */

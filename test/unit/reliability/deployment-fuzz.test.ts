@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseDeploymentText } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../../src/deploy/deployment/problems.js';
 import { renderInstall } from '../../../src/deploy/render/render.js';
+import { type Mutation, mutate, mutationArb } from '../../fixtures/json-mutations.js';
 import {
   type PropertyDetails,
   propertyOutcome,
@@ -119,58 +120,15 @@ const key = fc.oneof(
   ),
   fc.string({ maxLength: 8 }),
 );
-type Mutation = { op: 'delete' | 'set' | 'add' | 'rename'; at: number; value: unknown; key: string };
-const mutation: fc.Arbitrary<Mutation> = fc.record({
-  op: fc.constantFrom('delete', 'set', 'add', 'rename'),
-  at: fc.nat(),
-  value: interesting,
-  key,
-});
-
-function slots(
-  value: unknown,
-  out: [Record<string, unknown>, string][] = [],
-): [Record<string, unknown>, string][] {
-  if (typeof value !== 'object' || value === null) return out;
-  for (const k of Object.keys(value)) {
-    out.push([value as Record<string, unknown>, k]);
-    slots((value as Record<string, unknown>)[k], out);
-  }
-  return out;
-}
-function objects(value: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
-  if (typeof value !== 'object' || value === null) return out;
-  if (!Array.isArray(value)) out.push(value as Record<string, unknown>);
-  for (const child of Object.values(value)) objects(child, out);
-  return out;
-}
-const own = (target: Record<string, unknown>, k: string, value: unknown) =>
-  Object.defineProperty(target, k, { value, enumerable: true, writable: true, configurable: true });
+const mutation = mutationArb(interesting, key);
 
 /** Applies the mutations and returns the text an administrator's file would hold. */
-function mutate(seed: string, mutations: readonly Mutation[]): string {
-  const doc = JSON.parse(seed) as unknown;
-  for (const m of mutations) {
-    const all = slots(doc);
-    if (m.op === 'add') {
-      const targets = objects(doc);
-      own(targets[m.at % targets.length]!, m.key, m.value);
-      continue;
-    }
-    const slot = all[m.at % Math.max(1, all.length)];
-    if (slot === undefined) continue;
-    const [parent, k] = slot;
-    const old = parent[k];
-    delete parent[k];
-    if (m.op === 'set') own(parent, k, m.value);
-    if (m.op === 'rename') own(parent, m.key, old);
-  }
-  return JSON.stringify(doc, null, 2);
-}
+const mutateText = (seed: string, mutations: readonly Mutation[]) =>
+  JSON.stringify(mutate(JSON.parse(seed), mutations), null, 2);
 
 const mutated = fc
   .tuple(fc.constantFrom(...SEEDS), fc.array(mutation, { minLength: 1, maxLength: 3 }))
-  .map(([seed, ms]) => mutate(seed, ms));
+  .map(([seed, ms]) => mutateText(seed, ms));
 
 type Outcome = { parsed: ReturnType<typeof parseDeploymentText> } | { invalid: DeploymentInvalid };
 
