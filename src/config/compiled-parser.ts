@@ -2,10 +2,12 @@
 // auto-recall hook: loading and running zod costs more than the rest of a search-path hook start.
 // schema.ts stays the definition; test/unit/config/compiled-parser.test.ts proves this parser
 // accepts exactly what the zod schema accepts, with the same output, on tables and random inputs.
+
+import { codePointLength } from '../context/codepoints.js';
 import { checkOrigin, isValidBasePath } from '../http/origin.js';
 import { MEM0_PRESETS } from '../providers/mem0/presets.js';
 import type { ConfigParser } from './load-core.js';
-import { CREDENTIAL_NAME, codePointLength } from './names.js';
+import { CREDENTIAL_NAME } from './names.js';
 import type { Mem0Scope, ProviderConfig, RuntimeConfig } from './schema.js';
 
 type Path = (string | number)[];

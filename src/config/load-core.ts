@@ -4,7 +4,7 @@
 // load.ts passes the zod schema, the auto-recall hook the compiled parser (compiled-parser.ts).
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
-import { MEM0_PRESETS } from '../providers/mem0/presets.js';
+import { MEM0_PRESETS, scopeViolation } from '../providers/mem0/presets.js';
 import { type Environment, readOwnEnv } from './environment.js';
 import { ConfigurationError } from './errors.js';
 import { CREDENTIAL_NAME, credentialVariable } from './names.js';
@@ -129,20 +129,8 @@ export function providerCanWrite(provider: ProviderConfig): boolean {
 
 function checkScope(provider: ProviderConfig): void {
   if (provider.type !== 'mem0') return;
-  const preset = MEM0_PRESETS[provider.preset];
-  for (const key of preset.required) {
-    if (provider.scope[key] === undefined)
-      throw new ConfigurationError('scope-invalid', ['provider', 'scope', key]);
-  }
-  // A scope key the preset does not use would be silently dropped on the wire: refuse it instead.
-  for (const key of ['userId', 'agentId', 'appId'] as const) {
-    const used =
-      (preset.required as readonly string[]).includes(key) ||
-      (preset.optional as readonly string[]).includes(key);
-    if (!used && provider.scope[key] !== undefined) {
-      throw new ConfigurationError('scope-invalid', ['provider', 'scope', key]);
-    }
-  }
+  const key = scopeViolation(MEM0_PRESETS[provider.preset], provider.scope);
+  if (key !== undefined) throw new ConfigurationError('scope-invalid', ['provider', 'scope', key]);
 }
 
 /** Reads the provider's credential as an own environment property; refuses an unexpanded `${NAME}`. */

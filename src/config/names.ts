@@ -15,10 +15,3 @@ export function credentialVariable(provider: ProviderConfig): string {
       return provider.credentialEnv;
   }
 }
-
-/** Length in Unicode code points (an astral character counts once). */
-export function codePointLength(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}

@@ -14,6 +14,13 @@ export function codePointWidthAt(text: string, index: number): 1 | 2 {
   return isHighSurrogate(text.charCodeAt(index)) && isLowSurrogate(text.charCodeAt(index + 1)) ? 2 : 1;
 }
 
+/** Length in Unicode code points (an astral character counts once, as does a lone surrogate). */
+export function codePointLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
 // One `^[\s\S]{0,n}`/u per limit: with the `u` flag a pair is one match unit and a lone surrogate
 // another, and the native matcher beats a JavaScript loop by ~15x in a cold hook process.
 const prefixPatterns = new Map<number, RegExp>();

@@ -1,6 +1,7 @@
-// Picks the transport: node:http unless a proxy variable is set. undici is imported lazily so the
-// auto-recall hook's no-proxy path never pays for initialising it.
-import { type Environment, readProxySettings } from './proxy-env.js';
+// Picks the transport: HTTP/1.1 over node:net / node:tls unless a proxy variable is set. undici is
+// imported lazily so the auto-recall hook's no-proxy path never pays for initialising it.
+import type { Environment } from '../config/environment.js';
+import { readProxySettings } from './proxy-env.js';
 import type { TransportHandle, TransportOptions } from './transport.js';
 import { createNodeTransport } from './transport-node.js';
 

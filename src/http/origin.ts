@@ -12,6 +12,18 @@ export type OriginProblem =
   | 'insecure-http';
 
 /**
+ * True when `raw` holds a character WHATWG URL parsing would silently strip or rewrite (C0 controls,
+ * space, DEL, backslash): such text is refused before parsing, never repaired.
+ */
+export function hasUnsafeUrlCharacter(raw: string): boolean {
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c <= 0x20 || c === 0x7f || c === 0x5c) return true;
+  }
+  return false;
+}
+
+/**
  * Validates an origin (scheme + host + optional port, optional trailing `/`).
  * Returns the normalised origin (`URL.origin`) or the problem found.
  */
@@ -19,11 +31,7 @@ export function checkOrigin(
   raw: string,
   options: { allowInsecureHttp?: boolean } = {},
 ): { ok: true; origin: string } | { ok: false; problem: OriginProblem } {
-  // Checked before parsing: WHATWG URL parsing silently strips tabs/newlines and rewrites backslashes.
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (c <= 0x20 || c === 0x7f || c === 0x5c) return { ok: false, problem: 'control-or-backslash' };
-  }
+  if (hasUnsafeUrlCharacter(raw)) return { ok: false, problem: 'control-or-backslash' };
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,6 +1,8 @@
 // Reads the proxy variables from an injected environment. Pure: no undici here, so the no-proxy
 // path never loads it. Mirrors undici's precedence (lower-case first) but treats "" as unset.
+import { type Environment, readOwnEnv } from '../config/environment.js';
 import { ConfigurationError } from '../config/errors.js';
+import { hasUnsafeUrlCharacter } from './origin.js';
 
 export interface ProxySettings {
   /** Proxy for http: targets ("" = none). */
@@ -11,15 +13,11 @@ export interface ProxySettings {
   noProxy: string;
 }
 
-export type Environment = Readonly<Record<string, string | undefined>>;
-
 function read(env: Environment, lower: string, upper: string): string {
   // Own properties only: a polluted prototype must not configure a proxy.
   for (const name of [lower, upper]) {
-    if (Object.hasOwn(env, name)) {
-      const value = env[name];
-      if (typeof value === 'string' && value !== '') return value;
-    }
+    const value = readOwnEnv(env, name);
+    if (value !== undefined && value !== '') return value;
   }
   return '';
 }
@@ -41,11 +39,8 @@ export function readProxySettings(env: Environment): ProxySettings | undefined {
 
 /** An absolute http(s) URL with a host; nothing the WHATWG parser would silently repair. */
 export function isUsableProxyUrl(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    // URL parsing drops tabs/newlines and rewrites backslashes: refuse rather than guess.
-    if (c <= 0x20 || c === 0x7f || c === 0x5c) return false;
-  }
+  // URL parsing drops tabs/newlines and rewrites backslashes: refuse rather than guess.
+  if (hasUnsafeUrlCharacter(value)) return false;
   let url: URL;
   try {
     url = new URL(value);

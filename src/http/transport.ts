@@ -37,6 +37,3 @@ export interface TransportOptions {
   /** Provider timeout: the backstop for connect, headers and body idle time. */
   timeoutMs: number;
 }
-
-// Runtimes import the factory from here; it lives in create-transport.ts (type-only cycle).
-export { type CreateTransportOptions, createTransport } from './create-transport.js';

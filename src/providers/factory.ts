@@ -6,7 +6,14 @@ import { checkOrigin, isValidBasePath } from '../http/origin.js';
 import type { Transport } from '../http/transport.js';
 import { createGenericHttpProvider } from './generic-http.js';
 import { createMem0Provider, type Mem0ScopeValues } from './mem0/engine.js';
-import { MEM0_PRESETS, PLATFORM_V3_ORIGIN, type PresetSpec, type ScopeKey } from './mem0/presets.js';
+import {
+  MEM0_PRESETS,
+  PLATFORM_V3_ORIGIN,
+  type PresetSpec,
+  SCOPE_KEYS,
+  type ScopeKey,
+  scopeViolation,
+} from './mem0/presets.js';
 import type { Provider } from './types.js';
 
 export interface ProviderFactoryOptions {
@@ -14,8 +21,6 @@ export interface ProviderFactoryOptions {
   /** Test hook: replaces https://api.mem0.ai for the legacy `mem0-platform-v3` block. Not in config. */
   platformOrigin?: string;
 }
-
-const SCOPE_KEYS: readonly ScopeKey[] = ['userId', 'agentId', 'appId'];
 
 export function createProvider(
   config: ProviderConfig,
@@ -65,16 +70,8 @@ function validOrigin(raw: string, allowInsecureHttp: boolean): string {
 
 /** Required keys present, unused keys absent: a request must never go out with the wrong scope. */
 function presetScope(preset: PresetSpec, scope: Mem0Scope): Mem0ScopeValues {
+  if (scopeViolation(preset, scope) !== undefined) throw new ConfigurationError('scope-invalid');
   const values: Partial<Record<ScopeKey, string>> = {};
-  for (const key of SCOPE_KEYS) {
-    const value = scope[key];
-    const used = preset.required.includes(key) || preset.optional.includes(key);
-    if (value === undefined) {
-      if (preset.required.includes(key)) throw new ConfigurationError('scope-invalid');
-    } else {
-      if (!used) throw new ConfigurationError('scope-invalid');
-      values[key] = value;
-    }
-  }
+  for (const key of SCOPE_KEYS) if (scope[key] !== undefined) values[key] = scope[key];
   return values;
 }

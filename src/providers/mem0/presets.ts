@@ -81,6 +81,24 @@ export const MEM0_PRESETS = {
 export type Mem0PresetName = keyof typeof MEM0_PRESETS;
 export const MEM0_PRESET_NAMES = Object.keys(MEM0_PRESETS) as [Mem0PresetName, ...Mem0PresetName[]];
 
+export const SCOPE_KEYS: readonly ScopeKey[] = ['userId', 'agentId', 'appId'];
+
+/**
+ * The first scope key that breaks the preset's rules — a required key that is missing, then a key
+ * the preset does not use (it would be silently dropped on the wire) — or undefined.
+ */
+export function scopeViolation(
+  preset: PresetSpec,
+  scope: Readonly<Partial<Record<ScopeKey, string>>>,
+): ScopeKey | undefined {
+  for (const key of preset.required) if (scope[key] === undefined) return key;
+  for (const key of SCOPE_KEYS) {
+    if (scope[key] !== undefined && !preset.required.includes(key) && !preset.optional.includes(key))
+      return key;
+  }
+  return undefined;
+}
+
 /** Scope names on the wire. */
 export const SCOPE_WIRE_NAME: Readonly<Record<ScopeKey, string>> = {
   userId: 'user_id',

@@ -2,6 +2,7 @@
 // deliberate: anything short of a definitive rejection is `unknown`, because the provider may have
 // stored the memory and the model must not retry it blindly.
 import { isProviderRequestError } from '../../http/errors.js';
+import { isJsonObject } from '../items.js';
 import type { RememberResult } from '../types.js';
 import type { WriteResponseKind } from './presets.js';
 
@@ -40,13 +41,9 @@ export function outcomeFromResponse(kind: WriteResponseKind, answer: unknown): R
   return kind === 'async-status' ? asyncStatusOutcome(answer) : resultsIdOutcome(answer);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Platform V3: `{"event_id":uuid,"status":"PENDING"}` is the expected, queued success. */
 function asyncStatusOutcome(answer: unknown): RememberResult {
-  if (!isObject(answer)) return { status: 'unknown' };
+  if (!isJsonObject(answer)) return { status: 'unknown' };
   const eventId = answer['event_id'];
   switch (answer['status']) {
     case 'FAILED':
@@ -64,9 +61,9 @@ function asyncStatusOutcome(answer: unknown): RememberResult {
 
 /** OSS / PolarDB / mem0-v2: the first result item carrying a valid id proves a synchronous store. */
 function resultsIdOutcome(answer: unknown): RememberResult {
-  if (!isObject(answer) || !Array.isArray(answer['results'])) return { status: 'unknown' };
+  if (!isJsonObject(answer) || !Array.isArray(answer['results'])) return { status: 'unknown' };
   for (const item of answer['results']) {
-    if (isObject(item) && isValidProviderId(item['id']))
+    if (isJsonObject(item) && isValidProviderId(item['id']))
       return { status: 'stored', providerOperationId: item['id'] };
   }
   return { status: 'unknown' };

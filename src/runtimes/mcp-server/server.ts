@@ -3,6 +3,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import type { RuntimeConfigV1 } from '../../config/schema.js';
+import { codePointLength } from '../../context/codepoints.js';
 import { isValidMemoryContent } from '../../context/memory-content.js';
 import { renderContext } from '../../context/renderer.js';
 import { contextSearchInputSchema, contextSearchOutputSchema } from '../../contracts/context-search.js';
@@ -27,12 +28,6 @@ export interface ServerOptions {
   version: string;
 }
 
-function codePointCount(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
 export function createExternalContextServer({ config, provider, version }: ServerOptions): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version });
   const deadline = (signal: AbortSignal) => AbortSignal.any([signal, AbortSignal.timeout(config.timeoutMs)]);
@@ -51,7 +46,7 @@ export function createExternalContextServer({ config, provider, version }: Serve
     async ({ query }, extra): Promise<ToolResult> => {
       const collapsed = query.replace(/\s+/gu, ' ').trim();
       if (collapsed === '') return errorResult(QUERY_EMPTY);
-      if (codePointCount(collapsed) > MAX_QUERY_CODE_POINTS) return errorResult(QUERY_TOO_LONG);
+      if (codePointLength(collapsed) > MAX_QUERY_CODE_POINTS) return errorResult(QUERY_TOO_LONG);
       let text: string;
       try {
         const items = await provider.search({ query: collapsed, limit: 5, signal: deadline(extra.signal) });
