@@ -9,6 +9,10 @@ export const PERMISSION_REMEMBER = `mcp__${MCP_SERVER_NAME}__${TOOL_REMEMBER}`;
 export const HOOK_AUTO_RECALL = 'external-context-auto-recall';
 export const HOOK_WRITE_CONFIRMATION = 'external-context-memory-write-confirmation';
 export const HOOK_APPROVAL_GUARD = 'managed-approval-guard';
+/** The guard hook entry's `env` variable that carries its guarded modes, comma-separated. */
+export const GUARD_MODES_ENV = 'QWEN_MANAGED_GUARD_MODES';
+/** Guarded approval modes when the deployment does not choose: the two that approve by themselves. */
+export const DEFAULT_GUARD_MODES = ['yolo', 'auto'] as const;
 /** Hooks that belong to the external-context profiles (removed by rollback). */
 export const EXTERNAL_CONTEXT_HOOKS = [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION] as const;
 

@@ -1,15 +1,13 @@
 // The approval guard: a PreToolUse hook that turns a mid-session switch to YOLO (or auto) back into
 // confirmations. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even in YOLO.
 import { renderContentForDisplay } from '../../context/display.js';
-import { PERMISSION_REMEMBER } from '../../deploy/names.js';
+import { DEFAULT_GUARD_MODES, PERMISSION_REMEMBER } from '../../deploy/names.js';
 import { isPlainObject } from '../shared/stdin.js';
 import type { PreToolUseOutput } from '../write-confirmation/decide.js';
 
-export const DEFAULT_GUARDED_MODES = ['yolo', 'auto'] as const;
-
 /** The guarded modes from the hook's configuration text (`yolo,auto`); unknown words are kept, blanks dropped. */
 export function parseGuardedModes(text: string | undefined): ReadonlySet<string> {
-  if (text === undefined) return new Set(DEFAULT_GUARDED_MODES);
+  if (text === undefined) return new Set(DEFAULT_GUARD_MODES);
   return new Set(
     text
       .split(',')

@@ -1,5 +1,5 @@
-// Steps 2–6 of the auto-recall hook. Loaded lazily by main.ts only after provenance passed, so the
-// no-op path never initialises zod, the providers or the HTTP client.
+// Steps 2–6 of the auto-recall hook, bundled as auto-recall-search.js and loaded by main.ts only
+// after provenance passed, so the no-op path never reads or compiles the providers or the client.
 
 import { compiledConfigParser } from '../../config/compiled-parser.js';
 import type { Environment } from '../../config/environment.js';
@@ -8,6 +8,7 @@ import type { RuntimeConfigV2 } from '../../config/schema.js';
 import { renderContext } from '../../context/renderer.js';
 import { sanitizeQuery } from '../../context/sanitizer.js';
 import { createTransport } from '../../http/create-transport.js';
+import type { TransportHandle } from '../../http/transport.js';
 import { createProvider } from '../../providers/factory.js';
 import { isInsideRoot } from './cwd.js';
 import type { AutoRecallEvent } from './event.js';
@@ -18,8 +19,6 @@ export interface AutoRecallOptions {
   env: Environment;
   /** Aborted when the hook's own wall-clock budget runs out. */
   signal: AbortSignal;
-  /** Tests only: where the legacy `mem0-platform-v3` block points instead of api.mem0.ai. */
-  platformOrigin?: string;
 }
 
 /** Returns the hook's stdout. Every failure is `{}` (fail-open); nothing is thrown. */
@@ -37,14 +36,11 @@ export async function searchAndRender(event: AutoRecallEvent, options: AutoRecal
   const query = sanitizeQuery(event.submittedPrompt, credential);
   if (query === undefined) return EMPTY_OUTPUT;
 
-  let transport: Awaited<ReturnType<typeof createTransport>> | undefined;
+  let transport: TransportHandle | undefined;
   try {
     // The proxy dispatcher exists only after input, config, cwd and query have all passed.
     transport = await createTransport(options.env, { timeoutMs: config.autoRecall.timeoutMs });
-    const provider = createProvider(config.provider, credential, {
-      transport: transport.transport,
-      ...(options.platformOrigin === undefined ? {} : { platformOrigin: options.platformOrigin }),
-    });
+    const provider = createProvider(config.provider, credential, { transport: transport.transport });
     const signal = AbortSignal.any([options.signal, AbortSignal.timeout(config.autoRecall.timeoutMs)]);
     const items = await provider.search({ query, limit: 5, signal });
     if (items.length === 0) return EMPTY_OUTPUT;

@@ -4,6 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ConfigurationError } from '../../config/errors.js';
 import { loadRuntimeConfig } from '../../config/load.js';
 import { createTransport } from '../../http/create-transport.js';
+import type { TransportHandle } from '../../http/transport.js';
 import { createProvider } from '../../providers/factory.js';
 import { isEntryPoint, silenceWarnings } from '../shared/process.js';
 import { createExternalContextServer } from './server.js';
@@ -13,7 +14,7 @@ const STARTUP_FAILED = 'The external context server could not start.';
 
 export async function main(): Promise<void> {
   silenceWarnings();
-  let transport: Awaited<ReturnType<typeof createTransport>>;
+  let transport: TransportHandle;
   let server: ReturnType<typeof createExternalContextServer>;
   try {
     // Version 1 only: a version-2 (auto-recall) file is a startup error.
