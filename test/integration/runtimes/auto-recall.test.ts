@@ -238,12 +238,14 @@ describe('fail-open: stdout {}, exit 0, empty stderr, no provider request', () =
     expect(search.requests.length).toBe(before);
   });
 
-  it('an empty result', async () => {
+  it('an empty result (the search was made and found nothing)', async () => {
+    const before = search.requests.length;
     const run = await runRuntime(FILE, {
       stdin: event({ submitted_prompt: 'zebra quokka' }),
       env: env(goodConfig),
     });
     expectFailOpen(run);
+    expect(search.requests.slice(before).map((r) => r.body)).toEqual([{ query: 'zebra quokka', limit: 5 }]);
   });
 
   it('a stdin writer that never closes: answered within the 6500 ms budget', async () => {

@@ -1,4 +1,5 @@
 // The BUILT PreToolUse hooks (write confirmation, approval guard) as real child processes.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -61,11 +62,17 @@ describe('write-confirmation.js', () => {
   });
 
   it('reads no provider config, even when one is named', async () => {
-    const run = await runRuntime(FILE, {
-      stdin: event(),
-      env: { QWEN_EXTERNAL_CONTEXT_CONFIG: '/nonexistent/config.json' },
-    });
-    expect(decision(run.stdout)).toBe('ask');
+    // A FIFO with no writer: opening it for reading would block the hook until its budget ran out.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-wc-fifo-'));
+    try {
+      const fifo = path.join(dir, 'config.json');
+      execFileSync('mkfifo', [fifo]);
+      const run = await runRuntime(FILE, { stdin: event(), env: { QWEN_EXTERNAL_CONTEXT_CONFIG: fifo } });
+      expect(decision(run.stdout)).toBe('ask');
+      expect(run.elapsedMs).toBeLessThan(3000);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('works through a symlink, started from another directory', async () => {

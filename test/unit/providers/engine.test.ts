@@ -155,8 +155,8 @@ describe('writer presence follows the table', () => {
   });
 
   it('a preset with `write` has one', () => {
-    expect(
-      createMem0Provider({ ...base, preset: MEM0_PRESETS['mem0-oss-rest-2026-08'] }).writer,
-    ).toBeDefined();
+    expect(createMem0Provider({ ...base, preset: MEM0_PRESETS['mem0-oss-rest-2026-08'] }).writer).toEqual({
+      remember: expect.any(Function),
+    });
   });
 });

@@ -153,6 +153,6 @@ describe('createProvider', () => {
       ...mem0({ userId: 'u' }, 'aliyun-polardb-mysql-2026-08'),
       endpoint: { origin: 'http://10.0.0.5:8080', basePath: '', allowInsecureHttp: true },
     } as ProviderConfig;
-    expect(createProvider(config, CANARY, { transport }).writer).toBeDefined();
+    expect(createProvider(config, CANARY, { transport }).writer).toEqual({ remember: expect.any(Function) });
   });
 });
