@@ -9,7 +9,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
 
 /** Bundled into <installDir>/runtime: each file must run as `node <file>` from anywhere. */
-export const RUNTIMES = {
+const RUNTIMES = {
   'auto-recall.js': 'src/runtimes/auto-recall/main.ts',
   'write-confirmation.js': 'src/runtimes/write-confirmation/main.ts',
   'mcp-server.js': 'src/runtimes/mcp-server/main.ts',
@@ -75,8 +75,6 @@ async function main() {
         plugins: [splitPlugin],
         // A dynamic import() in CommonJS would start Node's ESM loader (tens of ms); require() does not.
         supported: { 'dynamic-import': false },
-        // Keep class and function names so error classes stay recognisable.
-        keepNames: false,
       }),
     ),
   );
