@@ -9,6 +9,11 @@ export interface CliIO {
   stderr: Writable;
 }
 
+/** The I/O of a real process, for the entries (main.ts, rollback-main.ts) to pass in. */
+export function processIO(proc: NodeJS.Process): CliIO {
+  return { env: proc.env, cwd: proc.cwd(), stdin: proc.stdin, stdout: proc.stdout, stderr: proc.stderr };
+}
+
 export interface Command {
   name: string;
   /** One line for `qwen-managed --help`. */

@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
-import type { CliIO } from './command.js';
+import { processIO } from './command.js';
 import { planCommand } from './commands/plan.js';
 import { createRenderCommand } from './commands/render.js';
 import { createRollbackCommand } from './commands/rollback.js';
@@ -24,14 +24,6 @@ const deps: AdminDeps = {
   steps: stepRunnerFor,
 };
 
-const io: CliIO = {
-  env: process.env,
-  cwd: process.cwd(),
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-};
-
 const commands = [
   createRenderCommand(deps),
   createVerifyCommand(deps),
@@ -46,4 +38,4 @@ const info = {
   description: packageJson.description,
 };
 
-process.exitCode = await runProgram(info, commands, process.argv.slice(2), io);
+process.exitCode = await runProgram(info, commands, process.argv.slice(2), processIO(process));

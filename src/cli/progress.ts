@@ -1,5 +1,5 @@
 // Progress for long admin commands: listr2 on a terminal, one plain line per step otherwise (CI logs,
-// pipes). Injectable through CliIO's streams; `--json` commands use the silent runner.
+// pipes). Injectable through CliIO's streams.
 import type { Writable } from 'node:stream';
 import { Listr, ListrLogger, ProcessOutput } from 'listr2';
 
@@ -25,10 +25,6 @@ export function plainSteps(out: Writable): StepRunner {
     }
   };
 }
-
-export const silentSteps: StepRunner = async (steps) => {
-  for (const step of steps) await step.run();
-};
 
 export function listrSteps(stdout: Writable, stderr: Writable): StepRunner {
   return async (steps) => {

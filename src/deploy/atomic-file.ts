@@ -1,8 +1,48 @@
 // Replacing one file atomically (temp file in the same directory, fsync, rename), keeping its mode
-// and — when run as root on a user's file — its owner, after a backup copy next to it.
+// and — when run as root on a user's file — its owner, after a backup copy next to it. The temp-file
+// and directory-fsync steps are the install writer's too (render/writer.ts).
 import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+
+/** Part of every temp file's name: the next render or rollback sweeps those a killed one left. */
+export const TEMP_MARKER = '.qwen-managed-tmp-';
+
+let tempCounter = 0;
+
+/**
+ * Writes a fresh temp file next to `target` (same directory, so renaming it over `target` is atomic)
+ * with `mode` and, when given, `owner`, fsynced. Returns its path.
+ */
+export async function stageFile(
+  target: string,
+  content: string | Uint8Array,
+  mode: number,
+  owner?: { uid: number; gid: number },
+): Promise<string> {
+  const temp = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}${TEMP_MARKER}${process.pid}-${tempCounter++}`,
+  );
+  const handle = await fs.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  try {
+    await handle.writeFile(content);
+    await handle.chmod(mode);
+    if (owner !== undefined) await handle.chown(owner.uid, owner.gid).catch(() => {});
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return temp;
+}
+
+/** Makes the renames in `dir` durable; directories cannot be opened for fsync on every platform. */
+export async function fsyncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r').catch(() => undefined);
+  if (handle === undefined) return;
+  await handle.sync().catch(() => {});
+  await handle.close();
+}
 
 export interface ReplaceResult {
   /** The backup copy of the previous content, when the file existed. */
@@ -33,26 +73,12 @@ export async function replaceFileAtomically(
     await fs.chmod(backup, stat.mode & 0o777);
     result.backup = backup;
   }
-  const mode = stat === undefined ? 0o644 : stat.mode & 0o777;
-  const temp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.qwen-managed-tmp-${process.pid}-${Date.now()}`,
-  );
-  const handle = await fs.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-  try {
-    await handle.writeFile(content);
-    await handle.chmod(mode);
-    // Root editing a user's settings file must not leave it owned by root.
-    if (stat !== undefined) await handle.chown(stat.uid, stat.gid).catch(() => {});
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  // Root editing a user's settings file must not leave it owned by root.
+  const temp =
+    stat === undefined
+      ? await stageFile(file, content, 0o644)
+      : await stageFile(file, content, stat.mode & 0o777, { uid: stat.uid, gid: stat.gid });
   await fs.rename(temp, file);
-  const dir = await fs.open(path.dirname(file), 'r').catch(() => undefined);
-  if (dir !== undefined) {
-    await dir.sync().catch(() => {});
-    await dir.close();
-  }
+  await fsyncDir(path.dirname(file));
   return result;
 }

@@ -5,6 +5,10 @@ import * as z from 'zod/mini';
 export const PROFILE_KINDS = ['on-demand', 'auto-recall', 'write'] as const;
 export type ProfileKind = (typeof PROFILE_KINDS)[number];
 
+export function isProfileKind(value: string): value is ProfileKind {
+  return (PROFILE_KINDS as readonly string[]).includes(value);
+}
+
 export const credentialSourceSchema = z.union([
   z.strictObject({ file: z.string() }),
   z.strictObject({ inherit: z.literal(true) }),

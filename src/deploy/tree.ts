@@ -4,6 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { BACKUPS_DIR, type InstallManifest, MANIFEST_FILE } from './install-manifest.js';
 import { parseManifestText } from './render/manifest.js';
+import type { PreviousInstall } from './render/render.js';
 
 export interface TreeFile {
   bytes: Buffer;
@@ -44,6 +45,12 @@ export async function loadInstallTree(root: string): Promise<InstallTree> {
     if (parsed !== undefined) tree.manifest = parsed;
   }
   return tree;
+}
+
+/** The tree as render's `previous` input (its manifest and bytes), or undefined without a valid manifest. */
+export function previousInstallOf(tree: InstallTree): PreviousInstall | undefined {
+  if (tree.manifest === undefined) return undefined;
+  return { manifest: tree.manifest, files: new Map([...tree.files].map(([rel, f]) => [rel, f.bytes])) };
 }
 
 /** Does `root` exist as a directory? */

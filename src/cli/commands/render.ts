@@ -12,7 +12,7 @@ import {
 } from '../../deploy/render/render.js';
 import { loadRuntimeFiles } from '../../deploy/render/runtime-files.js';
 import { type WriteResult, WriterError, writeInstall } from '../../deploy/render/writer.js';
-import { isDirectory, loadInstallTree } from '../../deploy/tree.js';
+import { isDirectory, loadInstallTree, previousInstallOf } from '../../deploy/tree.js';
 import type { Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
 import { InputError, UsageError } from '../errors.js';
@@ -49,13 +49,7 @@ async function readDeployment(file: string): Promise<ParsedDeployment> {
 }
 
 async function previousInstall(dir: string): Promise<PreviousInstall | undefined> {
-  if (!(await isDirectory(dir))) return undefined;
-  const tree = await loadInstallTree(dir);
-  if (tree.manifest === undefined) return undefined;
-  return {
-    manifest: tree.manifest,
-    files: new Map([...tree.files].map(([rel, f]) => [rel, f.bytes as Uint8Array])),
-  };
+  return (await isDirectory(dir)) ? previousInstallOf(await loadInstallTree(dir)) : undefined;
 }
 
 export function createRenderCommand(deps: AdminDeps): Command {

@@ -1,7 +1,7 @@
 // `qwen-managed rollback` — also the whole of the self-contained rollback bundle (runtime/rollback.js),
 // so it imports nothing beyond the rollback modules and node built-ins.
 import * as path from 'node:path';
-import { PROFILE_KINDS, type ProfileKind } from '../../deploy/launch-plan.js';
+import { isProfileKind, PROFILE_KINDS } from '../../deploy/launch-plan.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../deploy/names.js';
 import { WriterError } from '../../deploy/render/writer.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
@@ -97,13 +97,13 @@ export function createRollbackCommand(deps: { now(): string }): Command {
             throw new UsageError('rollback: --hooks and --config belong to --settings mode');
           }
           const kind = flags.profile;
-          if (kind === undefined || !(PROFILE_KINDS as readonly string[]).includes(kind)) {
+          if (kind === undefined || !isProfileKind(kind)) {
             throw new UsageError(`rollback: --profile must be one of ${PROFILE_KINDS.join(', ')}`);
           }
           const restore = resolve(flags['restore-config']);
           outcome = await rollbackInstall({
             dir: resolve(flags.dir)!,
-            kind: kind as ProfileKind,
+            kind,
             ...(restore === undefined ? {} : { restoreConfig: restore }),
             removeGuard: flags['remove-guard'] === true,
             dryRun,

@@ -6,12 +6,11 @@
 import * as z from 'zod';
 import { providerSchema } from '../../config/schema.js';
 import { PROFILE_KINDS } from '../launch-plan.js';
-import { MCP_TIMEOUT_MS } from '../names.js';
+import { DEFAULT_GUARD_MODES, MCP_TIMEOUT_MS } from '../names.js';
 
 export const PLATFORMS = ['posix', 'windows'] as const;
 /** Qwen permission modes the approval guard can turn back into confirmations. */
 export const GUARD_MODES = ['auto_edit', 'auto', 'yolo'] as const;
-export const DEFAULT_GUARD_MODES = ['yolo', 'auto'] as const;
 
 const absolutePath = (what: string) =>
   z

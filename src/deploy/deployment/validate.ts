@@ -11,7 +11,7 @@ import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
 import { PinnedLayout } from '../layout.js';
 import { RUNTIME_FILES } from '../names.js';
-import { providerConfigFor } from '../render/provider-config.js';
+import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { routeCredentials } from './credentials.js';
 import { deployedKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
@@ -153,7 +153,7 @@ function profileProblems(deployment: Deployment): Problem[] {
     }
     // The rendered runtime config must load in the runtimes: the runtime parser is the judge.
     try {
-      parseRuntimeConfig(renderJson(providerConfigFor(kind, deployment)), kind === 'auto-recall' ? 2 : 1);
+      parseRuntimeConfig(renderJson(providerConfigFor(kind, deployment)), providerConfigVersion(kind));
     } catch (error) {
       if (!(error instanceof ConfigurationError)) throw error;
       const keyPath = error.keyPath ?? [];

@@ -44,14 +44,25 @@ async function readLock(file: string): Promise<LockContent | undefined> {
   }
 }
 
+/** A lock left by a process of this machine that no longer runs. */
+function isStale(holder: LockContent): boolean {
+  return holder.host === os.hostname() && !alive(holder.pid);
+}
+
+function heldBy(dir: string, holder: LockContent | undefined): LockedError {
+  const who =
+    holder === undefined
+      ? 'another process'
+      : `pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}`;
+  return new LockedError(
+    `another render or rollback is writing ${dir} (${who}); wait for it to finish, or remove ${path.join(dir, LOCK_FILE)} if that process is gone`,
+  );
+}
+
 /** Refuses when a live process holds the lock (a stale lock is left alone: this only reads). */
 export async function assertNotLocked(dir: string): Promise<void> {
   const holder = await readLock(path.join(dir, LOCK_FILE));
-  if (holder !== undefined && !(holder.host === os.hostname() && !alive(holder.pid))) {
-    throw new LockedError(
-      `another render or rollback is writing ${dir} (pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}); wait for it to finish, or remove ${path.join(dir, LOCK_FILE)} if that process is gone`,
-    );
-  }
+  if (holder !== undefined && !isStale(holder)) throw heldBy(dir, holder);
 }
 
 export async function acquireInstallLock(dir: string, now: string): Promise<InstallLock> {
@@ -69,16 +80,7 @@ export async function acquireInstallLock(dir: string, now: string): Promise<Inst
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = await readLock(file);
-      const stale = holder !== undefined && holder.host === mine.host && !alive(holder.pid);
-      if (!stale) {
-        const who =
-          holder === undefined
-            ? 'another process'
-            : `pid ${holder.pid} on ${holder.host}, since ${holder.startedAt}`;
-        throw new LockedError(
-          `another render or rollback is writing ${dir} (${who}); wait for it to finish, or remove ${file} if that process is gone`,
-        );
-      }
+      if (holder === undefined || !isStale(holder)) throw heldBy(dir, holder);
       // Take over a lock whose owner was killed; re-read below, so a racing taker-over loses cleanly.
       await fs.rm(file, { force: true });
       continue;

@@ -5,7 +5,14 @@ import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
 import { isPlainObject, type JsonObject, renderJson } from '../json.js';
 import type { ProfileKind } from '../launch-plan.js';
-import { installIdFor, PinnedLayout, PROFILE_FILES, renderedProfileFiles, usesMcp } from '../layout.js';
+import {
+  installIdFor,
+  PinnedLayout,
+  type Platform,
+  PROFILE_FILES,
+  renderedProfileFiles,
+  usesMcp,
+} from '../layout.js';
 import { PERMISSION_REMEMBER, RUNTIME_FILES } from '../names.js';
 import { hookCommand } from './commands.js';
 import { providerConfigFor } from './provider-config.js';
@@ -34,6 +41,31 @@ function sortedRecord<T>(record: Readonly<Record<string, T>>): Record<string, T>
   return out;
 }
 
+/**
+ * The template values that follow from the pins alone: the node, the runtime folder, each runtime
+ * and its hook command. Verify rebuilds its expectations from a launch plan's pins with them.
+ */
+export function pinnedValues(pins: {
+  platform: Platform;
+  installDir: string;
+  node: string;
+}): Record<string, unknown> {
+  const layout = new PinnedLayout(pins.platform, pins.installDir);
+  const values: Record<string, unknown> = { node: pins.node, runtimeDir: layout.runtimeDir };
+  for (const file of Object.values(RUNTIME_FILES)) {
+    values[`runtime:${file}`] = layout.runtime(file);
+    values[`hookCommand:${file}`] = hookCommand(pins.platform, pins.node, layout.runtime(file));
+  }
+  return values;
+}
+
+/** What a profile adds to Qwen's argv for external context: its MCP config, if it has the server. */
+export function externalContextArgv(kind: ProfileKind, layout: PinnedLayout): string[] {
+  return usesMcp(kind)
+    ? [ARGUMENT_POLICY.managed.mcpConfigFlag, layout.profileFile(kind, PROFILE_FILES.mcpConfig)]
+    : [];
+}
+
 export function templateValues(
   kind: ProfileKind,
   deployment: Deployment,
@@ -41,30 +73,23 @@ export function templateValues(
 ): TemplateValues {
   const layout = new PinnedLayout(deployment.platform, deployment.installDir);
   const values: Record<string, unknown> = {
+    ...pinnedValues(deployment),
     profile: kind,
     platform: deployment.platform,
     installDir: deployment.installDir,
     installId: installIdFor(deployment.installDir),
-    node: deployment.node,
     qwenCli: deployment.qwenCli,
     repositoryRoot: deployment.repositoryRoot,
-    runtimeDir: layout.runtimeDir,
     argv: [...ARGUMENT_POLICY.managed.all],
     'environment.PATH': deployment.environment.PATH,
     'environment.inherit': [...deployment.environment.inherit],
     'environment.set': sortedRecord(deployment.environment.set),
     credentials: sortedRecord(credentials.all),
-    'externalContext.argv': usesMcp(kind)
-      ? [ARGUMENT_POLICY.managed.mcpConfigFlag, layout.profileFile(kind, PROFILE_FILES.mcpConfig)]
-      : [],
+    'externalContext.argv': externalContextArgv(kind, layout),
     'externalContext.credentials': [...credentials.external],
     'guard.matcher': guardMatcher(kind),
     'guard.modes': deployment.approvalGuard === false ? '' : deployment.approvalGuard.modes.join(','),
   };
-  for (const file of Object.values(RUNTIME_FILES)) {
-    values[`runtime:${file}`] = layout.runtime(file);
-    values[`hookCommand:${file}`] = hookCommand(deployment.platform, deployment.node, layout.runtime(file));
-  }
   for (const file of Object.values(PROFILE_FILES))
     values[`profileFile:${file}`] = layout.profileFile(kind, file);
   return values;

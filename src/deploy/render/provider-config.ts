@@ -6,6 +6,11 @@ import type { ProfileKind } from '../launch-plan.js';
 import { substitute } from './substitute.js';
 import { TEMPLATES } from './templates.js';
 
+/** The provider config version a profile's runtime reads: 2 for the auto-recall hook, else 1. */
+export function providerConfigVersion(kind: ProfileKind): 1 | 2 {
+  return kind === 'auto-recall' ? 2 : 1;
+}
+
 export function providerConfigFor(kind: ProfileKind, deployment: Deployment): JsonObject {
   const profile = deployment.profiles[kind];
   if (profile === undefined) throw new Error(`profile ${kind} is not deployed`);

@@ -5,15 +5,16 @@
 // 3. manifest.json is written LAST, so a killed render never leaves a manifest describing files that
 //    do not exist yet; files no longer rendered are retired to backups/ only after it.
 // Stale temp files of a killed render are swept by the next one.
-import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { fsyncDir, stageFile, TEMP_MARKER } from '../atomic-file.js';
 import { BACKUPS_DIR, MANIFEST_FILE } from '../install-manifest.js';
 import { type InstallLock, LOCK_FILE, withInstallLock } from './lock.js';
 import type { RenderedInstall } from './render.js';
 import { DIRECTORY_MODE, FILE_MODE } from './types.js';
 
-export const TEMP_MARKER = '.qwen-managed-tmp-';
+/** The marker of staged temp files (atomic-file.ts), which this writer sweeps. */
+export { TEMP_MARKER };
 
 export type WriteEvent =
   | { step: 'stage'; path: string }
@@ -67,14 +68,6 @@ async function readExisting(file: string): Promise<Existing | undefined> {
   return { bytes: await fs.readFile(file), mode: stat.mode & 0o777, regular: true };
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  // Makes the renames durable; directories cannot be opened for fsync on every platform.
-  const handle = await fs.open(dir, 'r').catch(() => undefined);
-  if (handle === undefined) return;
-  await handle.sync().catch(() => {});
-  await handle.close();
-}
-
 /** mkdir -p below root, refusing symlinked directories (a link could redirect writes out of the tree). */
 async function ensureDir(root: string, relDir: string): Promise<void> {
   let current = root;
@@ -90,21 +83,6 @@ async function ensureDir(root: string, relDir: string): Promise<void> {
       );
     }
   }
-}
-
-let tempCounter = 0;
-
-async function stageFile(dir: string, base: string, bytes: Uint8Array, mode: number): Promise<string> {
-  const temp = path.join(dir, `.${base}${TEMP_MARKER}${process.pid}-${tempCounter++}`);
-  const handle = await fs.open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-  try {
-    await handle.writeFile(bytes);
-    await handle.chmod(mode);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  return temp;
 }
 
 async function backupPath(root: string, stamp: string): Promise<string> {
@@ -156,7 +134,7 @@ export async function writeInstall(
     await ensureDir(root, relDir === '.' ? '' : relDir);
     emit({ step: 'stage', path: rel });
     staged.set(rel, {
-      temp: await stageFile(path.dirname(target), path.basename(target), file.bytes, file.mode),
+      temp: await stageFile(target, file.bytes, file.mode),
       existed: existing !== undefined,
     });
   }

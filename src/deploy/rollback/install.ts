@@ -5,6 +5,7 @@
 // same atomic writer as render (backups under backups/, manifest last). Idempotent.
 
 import * as path from 'node:path';
+import { TEMP_MARKER } from '../atomic-file.js';
 import { type InstallManifest, MANIFEST_FILE } from '../install-manifest.js';
 import { sha256Hex } from '../json.js';
 import { JsoncError } from '../jsonc/parse.js';
@@ -22,7 +23,7 @@ import {
 import { fileMode, manifestText } from '../render/manifest.js';
 import type { RenderedFile } from '../render/types.js';
 import { FILE_MODE } from '../render/types.js';
-import { TEMP_MARKER, writeInstall } from '../render/writer.js';
+import { writeInstall } from '../render/writer.js';
 import { isDirectory, loadInstallTree } from '../tree.js';
 import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from './record.js';
 import { readSavedV1Config } from './restore-config.js';

@@ -2,6 +2,7 @@
 // in manifest.json like every file. A later render reads it to reproduce the rolled-back files
 // byte for byte (a routine re-render must not undo an emergency rollback).
 import * as z from 'zod/mini';
+import { renderJson } from '../json.js';
 import { HOOK_APPROVAL_GUARD, HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION } from '../names.js';
 
 export const MANAGED_HOOK_NAMES = [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION, HOOK_APPROVAL_GUARD] as const;
@@ -28,5 +29,5 @@ export function parseRollbackRecord(text: string): RollbackRecord | undefined {
 export function rollbackRecordText(record: RollbackRecord): string {
   const out: RollbackRecord = { version: 1, removedHooks: [...new Set(record.removedHooks)].sort() };
   if (record.restoredConfigSha256 !== undefined) out.restoredConfigSha256 = record.restoredConfigSha256;
-  return `${JSON.stringify(out, null, 2)}\n`;
+  return renderJson(out);
 }

@@ -9,10 +9,11 @@ import { credentialVariable } from '../../config/schema.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid, type Problem } from '../deployment/problems.js';
 import type { LaunchPlan } from '../launch-plan.js';
-import { PROFILE_FILES } from '../layout.js';
+import { PROFILE_FILES, profileRel } from '../layout.js';
+import { TOOL_REMEMBER, TOOL_SEARCH } from '../names.js';
 import { type RenderedInstall, renderInstall } from '../render/render.js';
 import { loadRuntimeFiles } from '../render/runtime-files.js';
-import { type InstallTree, isDirectory, loadInstallTree } from '../tree.js';
+import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
 import { type HostFacts, type HostStat, hostPaths } from './checks/host.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { type McpSmokeProfile, smokeRuntimes } from './smoke.js';
@@ -71,13 +72,7 @@ async function deploymentInputs(
   }
   try {
     const runtimeFiles = await loadRuntimeFiles(options.runtimeDir);
-    const previous =
-      tree.manifest === undefined
-        ? undefined
-        : {
-            manifest: tree.manifest,
-            files: new Map([...tree.files].map(([rel, f]) => [rel, f.bytes as Uint8Array])),
-          };
+    const previous = previousInstallOf(tree);
     const rendered = renderInstall(parsed, runtimeFiles, {
       toolkitVersion: options.toolkitVersion,
       // Drift is about content: compare with the uid that rendered the tree, not the verifier's.
@@ -94,14 +89,14 @@ async function deploymentInputs(
 function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | undefined {
   for (const kind of ['on-demand', 'write'] as const) {
     const state = tree.manifest?.profiles[kind]?.state;
-    const file = tree.files.get(`profiles/${kind}/${PROFILE_FILES.providerConfig}`);
+    const file = tree.files.get(profileRel(kind, PROFILE_FILES.providerConfig));
     if (state === undefined || file === undefined) continue;
     try {
       const config = parseRuntimeConfig(file.bytes.toString('utf8'), 1);
       return {
         configFile: path.join(dir, 'profiles', kind, PROFILE_FILES.providerConfig),
         credentialVariable: credentialVariable(config.provider),
-        tools: config.write === undefined ? ['context_search'] : ['context_search', 'context_remember'],
+        tools: config.write === undefined ? [TOOL_SEARCH] : [TOOL_SEARCH, TOOL_REMEMBER],
       };
     } catch {
       // an invalid config is reported by provider.config; try the other profile

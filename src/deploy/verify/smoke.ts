@@ -4,8 +4,48 @@
 // fixed error line); the launcher prints its version; the rollback tool prints its help.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { CONFIG_ENV } from '../../config/load-core.js';
 import { RUNTIME_FILES } from '../names.js';
 import type { SmokeResult } from './verify.js';
+
+// An MCP stdio session spoken by hand: newline-delimited JSON-RPC, no SDK on the client side.
+
+/** The client's `initialize` request (id 1), the first message of an MCP session. */
+export function mcpInitializeRequest(clientName: string) {
+  return {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: clientName, version: '1' },
+    },
+  } as const;
+}
+
+/** The client's notification that follows `initialize`. */
+export const MCP_INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' } as const;
+
+/**
+ * Splits a server's stdout into JSON-RPC messages: feed it every chunk, get the messages of the lines
+ * completed by it (a partial line waits for the next chunk; a line that is not JSON is skipped).
+ */
+export function jsonLineReader(): (chunk: string) => unknown[] {
+  let buffer = '';
+  return (chunk) => {
+    buffer += chunk;
+    const lines = buffer.split('\n');
+    buffer = lines.pop()!;
+    return lines.flatMap((line) => {
+      try {
+        return [JSON.parse(line) as unknown];
+      } catch {
+        return [];
+      }
+    });
+  };
+}
 
 export interface McpSmokeProfile {
   /** Absolute path of a version-1 external-context.json in the tree. */
@@ -31,14 +71,17 @@ interface Run {
   timedOut: boolean;
 }
 
-/** Runs a file; `interact` may write to stdin as stdout arrives and decide when to close it. */
+/**
+ * Runs a file; `interact` is called once at the start (with '') and then with each stdout chunk: it
+ * may write to stdin and decide when to close it.
+ */
 function run(
   node: string,
   file: string,
   args: readonly string[],
   env: Record<string, string>,
   timeoutMs: number,
-  interact: (stdout: string, write: (text: string) => void, end: () => void) => void,
+  interact: (chunk: string, write: (text: string) => void, end: () => void) => void,
 ): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(node, [file, ...args], {
@@ -66,7 +109,7 @@ function run(
     child.stdin.on('error', () => {});
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      interact(stdout, write, end);
+      interact(chunk, write, end);
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
@@ -126,41 +169,28 @@ async function smokeMcp(options: SmokeOptions, timeoutMs: number): Promise<Smoke
   }
   const { configFile, credentialVariable, tools } = options.mcp;
   const requests = [
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'qwen-managed-verify', version: '1' },
-      },
-    },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    mcpInitializeRequest('qwen-managed-verify'),
+    MCP_INITIALIZED,
     { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
   ];
+  const read = jsonLineReader();
   let listed: string[] | undefined;
   let sent = false;
   const r = await run(
     options.node,
     file,
     [],
-    { QWEN_EXTERNAL_CONTEXT_CONFIG: configFile, [credentialVariable]: 'qwen-managed-verify-smoke' },
+    { [CONFIG_ENV]: configFile, [credentialVariable]: 'qwen-managed-verify-smoke' },
     timeoutMs,
-    (out, write, end) => {
+    (chunk, write, end) => {
       if (!sent) {
         sent = true;
         for (const request of requests) write(`${JSON.stringify(request)}\n`);
       }
-      for (const line of out.split('\n')) {
-        try {
-          const message = JSON.parse(line) as { id?: number; result?: { tools?: { name: string }[] } };
-          if (message.id === 2 && Array.isArray(message.result?.tools)) {
-            listed = message.result.tools.map((t) => t.name).sort();
-            end();
-          }
-        } catch {
-          // a partial line: wait for more output
+      for (const message of read(chunk) as { id?: number; result?: { tools?: { name: string }[] } }[]) {
+        if (message?.id === 2 && Array.isArray(message.result?.tools)) {
+          listed = message.result.tools.map((t) => t.name).sort();
+          end();
         }
       }
     },

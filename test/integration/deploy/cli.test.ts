@@ -137,29 +137,23 @@ describe('render → verify → rollback with the real bundles', () => {
     const script = path.join(dir, 'rollback');
     await fs.copyFile(ROLLBACK_SCRIPT, script);
     await fs.chmod(script, 0o755);
-    const env = { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` };
-    const dry = spawnSync(script, ['--dir', out, '--profile', 'auto-recall', '--dry-run'], {
-      encoding: 'utf8',
-      cwd: '/',
-      env,
-    });
+    const rollback = (...extra: string[]) =>
+      spawnSync(script, ['--dir', out, '--profile', 'auto-recall', ...extra], {
+        encoding: 'utf8',
+        cwd: '/',
+        env: { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+      });
+    const dry = rollback('--dry-run');
     expect(dry.status).toBe(0);
     expect(dry.stdout).toContain('-            "name": "external-context-auto-recall",');
     expect(dry.stdout).toContain('rollback: dry run, nothing written');
 
-    const done = spawnSync(script, ['--dir', out, '--profile', 'auto-recall'], {
-      encoding: 'utf8',
-      cwd: '/',
-      env,
-    });
+    const done = rollback();
     expect(done.status).toBe(0);
     expect(done.stdout).toContain('rollback: removed hook external-context-auto-recall (UserPromptSubmit)');
     expect(done.stdout).toContain('Restart Qwen');
-    const again = spawnSync(script, ['--dir', out, '--profile', 'auto-recall'], {
-      encoding: 'utf8',
-      cwd: '/',
-      env,
-    });
+    const again = rollback();
+    expect(again.status).toBe(0);
     expect(again.stdout).toBe('rollback: nothing to change (already rolled back)\n');
 
     const manifest = JSON.parse(await fs.readFile(path.join(out, 'manifest.json'), 'utf8'));

@@ -3,16 +3,12 @@
 // with `run`, it writes at full speed (the parent kills it at a random moment, mid-write of big files).
 import { writeSync } from 'node:fs';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
-import { loadInstallTree } from '../../../src/deploy/tree.js';
+import { loadInstallTree, previousInstallOf } from '../../../src/deploy/tree.js';
 import { renderB } from './crash-fixture.js';
 
 const [dir, mode, at] = process.argv.slice(2) as [string, 'pause' | 'run', string | undefined];
 const pauseAt = mode === 'pause' ? Number(at) : -1;
-const tree = await loadInstallTree(dir);
-const rendered = await renderB({
-  manifest: tree.manifest!,
-  files: new Map([...tree.files].map(([r, f]) => [r, f.bytes as Uint8Array])),
-});
+const rendered = await renderB(previousInstallOf(await loadInstallTree(dir)));
 const blocker = new Int32Array(new SharedArrayBuffer(4));
 let index = 0;
 // Synchronous writes: the pause below blocks the event loop, so an async write would never flush.

@@ -1,18 +1,20 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { MANIFEST_FILE } from '../../../src/deploy/install-manifest.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
-import { loadInstallTree } from '../../../src/deploy/tree.js';
-import { runVerify } from '../../../src/deploy/verify/run.js';
-import { NOW, REPO, TOOLKIT, tempDir } from '../../unit/deploy/fixtures.js';
+import { loadInstallTree, previousInstallOf } from '../../../src/deploy/tree.js';
+import { NOW, REPO, tempDir, verifyInstall } from '../../unit/deploy/fixtures.js';
 import { renderA, renderB } from './crash-fixture.js';
 
 const CHILD = path.join(REPO, 'test', 'integration', 'deploy', 'crash-child.ts');
 
 async function installA(): Promise<{ dir: string; a: Map<string, Buffer> }> {
-  const dir = path.join(await tempDir('qm-crash-'), 'install');
+  const root = await tempDir('qm-crash-');
+  // Each case writes a few hundred MB (the tree, its probe copy, backups): never leave them behind.
+  onTestFinished(() => fs.rm(root, { recursive: true, force: true }));
+  const dir = path.join(root, 'install');
   const rendered = await renderA();
   await writeInstall(dir, rendered, { now: NOW });
   const a = new Map([...rendered.files].map(([rel, f]) => [rel, Buffer.from(f.bytes)]));
@@ -100,11 +102,7 @@ async function expectIntact(dir: string, a: Map<string, Buffer>, b: Map<string, 
 async function bFiles(
   dir: string,
 ): Promise<{ b: Map<string, Buffer>; rendered: Awaited<ReturnType<typeof renderB>> }> {
-  const tree = await loadInstallTree(dir);
-  const rendered = await renderB({
-    manifest: tree.manifest!,
-    files: new Map([...tree.files].map(([r, f]) => [r, f.bytes as Uint8Array])),
-  });
+  const rendered = await renderB(previousInstallOf(await loadInstallTree(dir)));
   const b = new Map([...rendered.files].map(([rel, f]) => [rel, Buffer.from(f.bytes)]));
   b.set(MANIFEST_FILE, Buffer.from(rendered.manifestText));
   return { b, rendered };
@@ -113,15 +111,7 @@ async function bFiles(
 async function recoverAndVerify(dir: string, rendered: Awaited<ReturnType<typeof renderB>>): Promise<void> {
   // The next render completes the job: the tree is then exactly B, temp files swept.
   await writeInstall(dir, rendered, { now: '2026-12-02T00:00:00.000Z' });
-  const report = await runVerify({
-    dir,
-    runtimeDir: dir,
-    toolkitVersion: TOOLKIT,
-    smoke: false,
-    hostPlatform: 'linux',
-    fallbackNode: process.execPath,
-    now: NOW,
-  });
+  const report = await verifyInstall(dir);
   expect(report.checks.filter((c) => !c.ok && c.severity === 'error')).toEqual([]);
 }
 

@@ -75,16 +75,17 @@ describe('admin commands in-process (injected clock, uid, runtimes, streams)', (
   });
 
   it('a command throwing UsageError maps to exit 2 with a help hint; anything unexpected to 70', async () => {
-    const { out } = await setup();
     const io: CliIO = {
       env: {},
       cwd: '/',
       stdin: new PassThrough(),
       stdout: new PassThrough(),
-      stderr: Object.assign(new PassThrough(), {}),
+      stderr: new PassThrough(),
     };
     let err = '';
+    let printed = '';
     io.stderr.on('data', (c) => (err += c));
+    io.stdout.on('data', (c) => (printed += c));
     const failing = (error: Error) => ({
       name: 'x',
       summary: '',
@@ -97,6 +98,7 @@ describe('admin commands in-process (injected clock, uid, runtimes, streams)', (
     expect(await runProgram(info, [failing(new UsageError('bad flag'))], ['x'], io)).toBe(2);
     expect(await runProgram(info, [failing(new TypeError('oops'))], ['x'], io)).toBe(70);
     expect(err).toBe('qm: bad flag\n(see `qm x --help`)\nqm: internal error: oops\n');
-    expect(out.stderr).toBe('');
+    // Errors go to stderr only.
+    expect(printed).toBe('');
   });
 });

@@ -8,7 +8,7 @@ import {
   parseDeploymentValue,
 } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid, formatProblem, type Problem } from '../../../src/deploy/deployment/problems.js';
-import { allProfilesRaw, EXAMPLES, example, exampleText, REPO } from './fixtures.js';
+import { allProfilesRaw, EXAMPLES, example, exampleText, REPO, render } from './fixtures.js';
 
 async function problemsOf(mutate: (d: any) => void): Promise<Problem[]> {
   const raw = await allProfilesRaw();
@@ -375,9 +375,15 @@ describe('deployment.json: refusals name the key, the bad value and the fix', ()
   it('drops a __proto__ key of the settings block: it never reaches a prototype or the rendered settings', async () => {
     const raw = await allProfilesRaw();
     raw.settings = JSON.parse('{"__proto__": {"disableAllHooks": true}, "model": {"name": "m"}}');
-    const { deployment } = parseDeploymentValue(raw);
-    expect(Object.keys(deployment.settings ?? {})).toEqual(['model']);
+    const parsed = parseDeploymentValue(raw);
+    expect(Object.keys(parsed.deployment.settings ?? {})).toEqual(['model']);
     expect(({} as Record<string, unknown>).disableAllHooks).toBeUndefined();
+    for (const [rel, file] of render(parsed).files) {
+      if (!rel.endsWith('/system-settings.json')) continue;
+      const settings = JSON.parse(new TextDecoder().decode(file.bytes));
+      expect(Object.hasOwn(settings, '__proto__'), rel).toBe(false);
+      expect(settings.disableAllHooks, rel).toBe(false);
+    }
   });
 
   it('refuses invalid JSON with line and column', () => {

@@ -20,7 +20,9 @@ import {
   renderInstall,
 } from '../../../src/deploy/render/render.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
-import { loadInstallTree } from '../../../src/deploy/tree.js';
+import { loadInstallTree, previousInstallOf } from '../../../src/deploy/tree.js';
+import type { VerifyReport } from '../../../src/deploy/verify/report.js';
+import { runVerify, type VerifyRunOptions } from '../../../src/deploy/verify/run.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const NOW = '2026-11-29T12:00:00.000Z';
@@ -115,15 +117,23 @@ export async function tempDir(prefix = 'qm-deploy-'): Promise<string> {
 export async function renderToDir(parsed: ParsedDeployment, dir?: string): Promise<string> {
   const out = dir ?? path.join(await tempDir(), 'install');
   const tree = await loadInstallTree(out).catch(() => undefined);
-  const previous =
-    tree?.manifest === undefined
-      ? undefined
-      : {
-          manifest: tree.manifest,
-          files: new Map([...tree.files].map(([r, f]) => [r, f.bytes as Uint8Array])),
-        };
+  const previous = tree === undefined ? undefined : previousInstallOf(tree);
   await writeInstall(out, render(parsed, previous === undefined ? {} : { previous }), { now: NOW });
   return out;
+}
+
+/** verify of `dir` as the tests run it: no smoke runs, a Linux host, this Node as the fallback. */
+export function verifyInstall(dir: string, options: Partial<VerifyRunOptions> = {}): Promise<VerifyReport> {
+  return runVerify({
+    dir,
+    runtimeDir: dir,
+    toolkitVersion: TOOLKIT,
+    smoke: false,
+    hostPlatform: 'linux',
+    fallbackNode: process.execPath,
+    now: NOW,
+    ...options,
+  });
 }
 
 /** Every file under `dir` (backups/ included) → content, for byte-for-byte tree comparisons. */

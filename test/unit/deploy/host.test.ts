@@ -2,8 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
-import { runVerify } from '../../../src/deploy/verify/run.js';
-import { allProfilesRaw, example, NOW, renderToDir, TOOLKIT, tempDir } from './fixtures.js';
+import { allProfilesRaw, example, renderToDir, tempDir, verifyInstall } from './fixtures.js';
 
 /** A deployment whose pins exist on this machine, in a temp folder with chosen modes. */
 async function installWithPins(modes: { node?: number; credential?: number | null; nodeVersion?: string }) {
@@ -32,15 +31,7 @@ async function installWithPins(modes: { node?: number; credential?: number | nul
   (raw.credentials as any).CONTEXT_API_TOKEN.file = token;
   (raw.credentials as any).MEM0_API_KEY.file = token;
   const dir = await renderToDir(parseDeploymentValue(raw));
-  const report = await runVerify({
-    dir,
-    runtimeDir: dir,
-    toolkitVersion: TOOLKIT,
-    smoke: true,
-    hostPlatform: 'linux',
-    fallbackNode: '/nonexistent',
-    now: NOW,
-  });
+  const report = await verifyInstall(dir, { smoke: true, fallbackNode: '/nonexistent' });
   return report.checks.filter((c) => c.id === 'host.pins' || c.id === 'smoke');
 }
 
@@ -97,15 +88,7 @@ describe('verify: the pinned node can start Qwen Code 0.24.4', () => {
 describe('verify of a Windows deployment staged on this machine', () => {
   it('passes, skips the host checks, and warns that PowerShell resolution cannot be proven here', async () => {
     const dir = await renderToDir(await example('windows'));
-    const report = await runVerify({
-      dir,
-      runtimeDir: dir,
-      toolkitVersion: TOOLKIT,
-      smoke: false,
-      hostPlatform: 'linux',
-      fallbackNode: process.execPath,
-      now: NOW,
-    });
+    const report = await verifyInstall(dir);
     expect(report.ok).toBe(true);
     expect(report.checks.filter((c) => !c.ok)).toEqual([
       expect.objectContaining({

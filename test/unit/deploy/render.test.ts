@@ -11,7 +11,7 @@ import { acquireInstallLock, LOCK_FILE, LockedError } from '../../../src/deploy/
 import { RenderError, type RenderedInstall, renderInstall } from '../../../src/deploy/render/render.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
-import { loadInstallTree } from '../../../src/deploy/tree.js';
+import { loadInstallTree, previousInstallOf } from '../../../src/deploy/tree.js';
 import {
   allProfiles,
   allProfilesRaw,
@@ -191,11 +191,7 @@ describe('rendering twice gives byte-identical trees', () => {
 });
 
 async function previousOf(dir: string) {
-  const tree = await loadInstallTree(dir);
-  return {
-    manifest: tree.manifest!,
-    files: new Map([...tree.files].map(([r, f]) => [r, f.bytes as Uint8Array])),
-  };
+  return previousInstallOf(await loadInstallTree(dir))!;
 }
 
 describe('profile state across renders', () => {

@@ -13,7 +13,6 @@ import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../../../src/deploy
 import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
 import { rollbackSettingsFile } from '../../../src/deploy/rollback/settings-file.js';
 import { RollbackError } from '../../../src/deploy/rollback/types.js';
-import { runVerify } from '../../../src/deploy/verify/run.js';
 import {
   allProfiles,
   allProfilesRaw,
@@ -23,8 +22,8 @@ import {
   rehash,
   renderToDir,
   snapshotTree,
-  TOOLKIT,
   tempDir,
+  verifyInstall,
 } from './fixtures.js';
 
 const read = (dir: string, rel: string) => fs.readFile(path.join(dir, rel), 'utf8');
@@ -32,15 +31,7 @@ const SAVED_V1 =
   '{ "version": 1, "timeoutMs": 4000,\n  "provider": { "type": "generic-http-search-v1", "baseUrl": "https://old.example.com", "tokenEnv": "CONTEXT_API_TOKEN" } }\n';
 
 async function verifyOk(dir: string): Promise<string[]> {
-  const report = await runVerify({
-    dir,
-    runtimeDir: dir,
-    toolkitVersion: TOOLKIT,
-    smoke: false,
-    hostPlatform: 'linux',
-    fallbackNode: process.execPath,
-    now: NOW,
-  });
+  const report = await verifyInstall(dir);
   return report.checks
     .filter((c) => !c.ok && c.severity === 'error')
     .map((c) => `${c.id} ${c.file}: ${c.message}`);

@@ -2,17 +2,15 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { VerifyReport } from '../../../src/deploy/verify/report.js';
-import { runVerify } from '../../../src/deploy/verify/run.js';
 import {
   allProfiles,
   editJson,
   fakeRuntimes,
-  NOW,
   REPO,
   rehash,
   renderToDir,
-  TOOLKIT,
   tempDir,
+  verifyInstall,
 } from './fixtures.js';
 
 let good: string;
@@ -32,15 +30,10 @@ async function verify(
   dir: string,
   options: { deployment?: string; smoke?: boolean } = {},
 ): Promise<VerifyReport> {
-  return runVerify({
-    dir,
+  return verifyInstall(dir, {
     ...(options.deployment === undefined ? {} : { deploymentFile: options.deployment }),
     runtimeDir,
-    toolkitVersion: TOOLKIT,
     smoke: options.smoke ?? false,
-    hostPlatform: 'linux',
-    fallbackNode: process.execPath,
-    now: NOW,
   });
 }
 
@@ -88,8 +81,11 @@ const json =
   (dir) =>
     editJson(target(dir), edit);
 
+// With `deployment`, verify also gets deployment.json (after `edit`, when given: drift from a changed file).
+type Options = { deployment?: true | { edit: (raw: any) => void }; smoke?: boolean };
+
 // [name, mutation, re-hash manifest.json afterwards, check id, message fragment, options]
-const MUTATIONS: [string, Mutation, boolean, string, string, { deployment?: boolean; smoke?: boolean }?][] = [
+const MUTATIONS: [string, Mutation, boolean, string, string, Options?][] = [
   [
     'the auto-recall hook removed',
     json(settings('auto-recall'), (s) => delete s.hooks.UserPromptSubmit),
@@ -469,7 +465,7 @@ const MUTATIONS: [string, Mutation, boolean, string, string, { deployment?: bool
     false,
     'drift',
     'rendered from a different deployment.json',
-    { deployment: true },
+    { deployment: { edit: (raw) => (raw.settings.model.name = 'another-model') } },
   ],
 ];
 
@@ -478,20 +474,17 @@ describe('verify catches single mutations of a good install', () => {
     expect(MUTATIONS.length).toBeGreaterThanOrEqual(25);
   });
 
-  it.each(MUTATIONS)('%s', async (name, mutate, rehashAfter, id, fragment, options = {}) => {
+  it.each(MUTATIONS)('%s', async (_name, mutate, rehashAfter, id, fragment, options = {}) => {
     const dir = path.join(await tempDir(), 'install');
     await fs.cp(good, dir, { recursive: true, verbatimSymlinks: true });
     await mutate(dir);
     if (rehashAfter) await rehash(dir);
-    let deployment: string | undefined;
-    if (options.deployment === true) {
-      deployment = deploymentFile;
-      if (name.startsWith('drift: the deployment changed')) {
-        const raw = JSON.parse(await fs.readFile(deploymentFile, 'utf8'));
-        raw.settings.model.name = 'another-model';
-        deployment = path.join(dir, '..', 'changed.json');
-        await fs.writeFile(deployment, JSON.stringify(raw));
-      }
+    let deployment = options.deployment === undefined ? undefined : deploymentFile;
+    if (typeof options.deployment === 'object') {
+      const raw = JSON.parse(await fs.readFile(deploymentFile, 'utf8'));
+      options.deployment.edit(raw);
+      deployment = path.join(dir, '..', 'changed.json');
+      await fs.writeFile(deployment, JSON.stringify(raw));
     }
     const report = await verify(dir, {
       ...(deployment === undefined ? {} : { deployment }),

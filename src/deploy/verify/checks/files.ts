@@ -45,23 +45,21 @@ export function checkFiles(view: TreeView, checks: Checks, options: FileCheckOpt
       continue;
     }
     const sha = sha256Hex(file.bytes);
-    checks.add(
+    checks.expect(
       'files.sha256',
       { file: rel },
-      sha === entry.sha256,
       sha === entry.sha256
-        ? 'sha256 matches'
-        : `sha256 ${sha} differs from manifest.json (${entry.sha256}): the file changed`,
+        ? []
+        : [`sha256 ${sha} differs from manifest.json (${entry.sha256}): the file changed`],
+      'sha256 matches',
     );
     if (options.checkModes) {
       const mode = fileMode(file.mode);
-      checks.add(
+      checks.expect(
         'files.mode',
         { file: rel },
-        mode === entry.mode,
-        mode === entry.mode
-          ? `mode ${mode} matches`
-          : `mode ${mode} differs from manifest.json (${entry.mode})`,
+        mode === entry.mode ? [] : [`mode ${mode} differs from manifest.json (${entry.mode})`],
+        `mode ${mode} matches`,
       );
     }
   }

@@ -16,6 +16,7 @@ import {
   profileRel,
   usesMcp,
 } from '../../layout.js';
+import { externalContextArgv } from '../../render/profile.js';
 import type { Checks } from '../report.js';
 import type { ProfileView, TreeView } from '../view.js';
 
@@ -107,9 +108,7 @@ function pinProblems(plan: LaunchPlan, kind: ProfileView['kind']): string[] {
       `externalContext.configFile must be ${showValue(configFile)} (found ${showValue(plan.externalContext.configFile)})`,
     );
   }
-  const mcpArgv = usesMcp(kind)
-    ? [ARGUMENT_POLICY.managed.mcpConfigFlag, layout.profileFile(kind, PROFILE_FILES.mcpConfig)]
-    : [];
+  const mcpArgv = externalContextArgv(kind, layout);
   if (!deepEqual(plan.externalContext.argv, mcpArgv)) {
     problems.push(
       usesMcp(kind)

@@ -5,18 +5,22 @@ import { parseRuntimeConfig } from '../../../config/load.js';
 import { credentialVariable, type RuntimeConfig } from '../../../config/schema.js';
 import { deepEqual, isPlainObject, type JsonObject, sha256Hex, showValue } from '../../json.js';
 import type { ProfileKind } from '../../launch-plan.js';
-import { PinnedLayout, PROFILE_FILES, profileRel, usesMcp } from '../../layout.js';
-import { EXTERNAL_CONTEXT_HOOKS, HOOK_BUDGET_MS, HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../names.js';
+import { PROFILE_FILES, profileRel, usesMcp } from '../../layout.js';
+import {
+  EXTERNAL_CONTEXT_HOOKS,
+  HOOK_BUDGET_MS,
+  HOOK_TIMEOUT_MS,
+  MCP_SERVER_NAME,
+  MCP_TIMEOUT_MS,
+} from '../../names.js';
+import { pinnedValues } from '../../render/profile.js';
+import { providerConfigVersion } from '../../render/provider-config.js';
 import { substitute } from '../../render/substitute.js';
 import { TEMPLATES } from '../../render/templates.js';
 import { parseRollbackRecord } from '../../rollback/record.js';
 import type { Checks } from '../report.js';
 import type { ProfileView, TreeView } from '../view.js';
 import { pinsOf } from './settings.js';
-
-function expectedVersion(kind: ProfileKind): 1 | 2 {
-  return kind === 'auto-recall' ? 2 : 1;
-}
 
 function configProblems(profile: ProfileView): { problems: string[]; config?: RuntimeConfig } {
   const text = profile.text(PROFILE_FILES.providerConfig);
@@ -28,7 +32,7 @@ function configProblems(profile: ProfileView): { problems: string[]; config?: Ru
     return { problems: [`is not valid JSON (${(error as Error).message})`] };
   }
   const restored = profile.state === 'rolled-back' && version === 1;
-  const wanted = restored ? 1 : expectedVersion(profile.kind);
+  const wanted = restored ? 1 : providerConfigVersion(profile.kind);
   if (version !== wanted) {
     return {
       problems: [
@@ -76,12 +80,9 @@ function mcpProblems(profile: ProfileView, view: TreeView): { problems: string[]
   if (!parsed.ok || !isPlainObject(parsed.value)) return { problems: ['is not a JSON object'] };
   const pins = pinsOf(view, profile);
   if (pins === undefined) return { problems: ['cannot check mcp.json without a valid launch.json'] };
-  const layout = new PinnedLayout(pins.platform, pins.installDir);
-  const values: Record<string, unknown> = { node: pins.node, runtimeDir: layout.runtimeDir };
-  values['runtime:mcp-server.js'] = layout.runtime('mcp-server.js');
   const expected = substitute(
     TEMPLATES.mcpConfig[profile.kind as 'on-demand' | 'write'],
-    values,
+    pinnedValues(pins),
   ) as JsonObject;
   const actual = parsed.value;
   const problems: string[] = [];
@@ -111,9 +112,8 @@ function mcpProblems(profile: ProfileView, view: TreeView): { problems: string[]
         problems.push(`mcpServers.${name}: unexpected key ${showValue(key)}`);
     }
   }
-  const timeout = isPlainObject(servers['external-context'])
-    ? servers['external-context'].timeout
-    : undefined;
+  const server = servers[MCP_SERVER_NAME];
+  const timeout = isPlainObject(server) ? server.timeout : undefined;
   return { problems, timeout };
 }
 

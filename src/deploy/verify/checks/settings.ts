@@ -5,16 +5,16 @@ import { SETTINGS_BASELINE } from '../../../policy/policies.js';
 import { GUARD_MODES } from '../../deployment/schema.js';
 import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
 import type { LaunchPlan, ProfileKind } from '../../launch-plan.js';
-import { PinnedLayout, PROFILE_FILES, profileRel } from '../../layout.js';
+import { PROFILE_FILES, profileRel } from '../../layout.js';
 import {
+  DEFAULT_GUARD_MODES,
+  GUARD_MODES_ENV,
   HOOK_APPROVAL_GUARD,
   HOOK_AUTO_RECALL,
   HOOK_WRITE_CONFIRMATION,
   MCP_SERVER_NAME,
-  RUNTIME_FILES,
 } from '../../names.js';
-import { hookCommand } from '../../render/commands.js';
-import { guardMatcher } from '../../render/profile.js';
+import { guardMatcher, pinnedValues } from '../../render/profile.js';
 import { substitute } from '../../render/substitute.js';
 import { TEMPLATES } from '../../render/templates.js';
 import type { Checks } from '../report.js';
@@ -44,11 +44,7 @@ interface ManagedHook {
 
 /** The hook commands and guard values the templates expect for these pins. */
 function expectations(kind: ProfileKind, pins: Pins, guardModes: string) {
-  const layout = new PinnedLayout(pins.platform, pins.installDir);
-  const values: Record<string, unknown> = { 'guard.matcher': guardMatcher(kind), 'guard.modes': guardModes };
-  for (const file of Object.values(RUNTIME_FILES)) {
-    values[`hookCommand:${file}`] = hookCommand(pins.platform, pins.node, layout.runtime(file));
-  }
+  const values = { ...pinnedValues(pins), 'guard.matcher': guardMatcher(kind), 'guard.modes': guardModes };
   const profile = substitute(TEMPLATES.systemSettings[pins.platform][kind], values) as JsonObject;
   const guard = substitute(TEMPLATES.approvalGuard[pins.platform], values) as JsonObject;
   const managed = new Map<string, ManagedHook>();
@@ -95,14 +91,14 @@ function entryProblems(
 
 function guardModeProblems(entry: JsonObject): string[] {
   const env = entry.env;
-  const modes = isPlainObject(env) ? env.QWEN_MANAGED_GUARD_MODES : undefined;
+  const modes = isPlainObject(env) ? env[GUARD_MODES_ENV] : undefined;
   if (typeof modes !== 'string')
-    return ['hook managed-approval-guard: env.QWEN_MANAGED_GUARD_MODES must list the guarded modes'];
+    return [`hook ${HOOK_APPROVAL_GUARD}: env.${GUARD_MODES_ENV} must list the guarded modes`];
   const list = modes.split(',');
   const bad = list.filter((m) => !(GUARD_MODES as readonly string[]).includes(m));
   return bad.length > 0 || list.length === 0
     ? [
-        `hook managed-approval-guard: QWEN_MANAGED_GUARD_MODES ${showValue(modes)} must be a comma list of ${GUARD_MODES.join(', ')}`,
+        `hook ${HOOK_APPROVAL_GUARD}: ${GUARD_MODES_ENV} ${showValue(modes)} must be a comma list of ${GUARD_MODES.join(', ')}`,
       ]
     : [];
 }
@@ -110,7 +106,7 @@ function guardModeProblems(entry: JsonObject): string[] {
 function hookProblems(profile: ProfileView, settings: JsonObject, pins: Pins): string[] {
   const { kind } = profile;
   const hooks = settings.hooks;
-  const { managed } = expectations(kind, pins, findGuardModes(hooks) ?? 'yolo,auto');
+  const { managed } = expectations(kind, pins, findGuardModes(hooks) ?? DEFAULT_GUARD_MODES.join(','));
   const problems: string[] = [];
   if (hooks === undefined) {
     if (profile.state === 'active' && EXTERNAL_HOOK[kind] !== undefined)
@@ -187,7 +183,7 @@ function findGuardModes(hooks: unknown): string | undefined {
     if (!isPlainObject(group) || !Array.isArray(group.hooks)) continue;
     for (const entry of group.hooks) {
       if (isPlainObject(entry) && entry.name === HOOK_APPROVAL_GUARD && isPlainObject(entry.env)) {
-        const modes = entry.env.QWEN_MANAGED_GUARD_MODES;
+        const modes = entry.env[GUARD_MODES_ENV];
         if (typeof modes === 'string') return modes;
       }
     }
@@ -300,7 +296,7 @@ export function checkSettings(view: TreeView, checks: Checks): void {
       hookProblems(profile, settings, pins),
       'managed hooks are exact and nothing else is hooked',
     );
-    const { profile: expectedProfile } = expectations(kind, pins, 'yolo,auto');
+    const { profile: expectedProfile } = expectations(kind, pins, DEFAULT_GUARD_MODES.join(','));
     checks.expect(
       'settings.exclusivity',
       scope,
