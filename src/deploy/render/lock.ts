@@ -44,6 +44,23 @@ async function readLock(file: string): Promise<LockContent | undefined> {
   }
 }
 
+/** How long a lock may stay unreadable before it counts as abandoned (its writer needs microseconds). */
+const UNREADABLE_GRACE_MS = 200;
+
+/**
+ * The holder, or `abandoned` for a lock that is still unreadable after the grace period: creating
+ * the file and writing its content are two steps, and a writer killed between them leaves it empty.
+ */
+async function readLockSettled(file: string): Promise<LockContent | 'abandoned' | undefined> {
+  const holder = await readLock(file);
+  if (holder !== undefined) return holder;
+  await new Promise((resolve) => setTimeout(resolve, UNREADABLE_GRACE_MS));
+  const again = await readLock(file);
+  if (again !== undefined) return again;
+  // Gone meanwhile (released): not abandoned, just free — the caller's next attempt takes it.
+  return (await fs.stat(file).catch(() => undefined)) === undefined ? undefined : 'abandoned';
+}
+
 /** A lock left by a process of this machine that no longer runs. */
 function isStale(holder: LockContent): boolean {
   return holder.host === os.hostname() && !alive(holder.pid);
@@ -79,8 +96,10 @@ export async function acquireInstallLock(dir: string, now: string): Promise<Inst
       await fs.writeFile(file, `${JSON.stringify(mine)}\n`, { flag: 'wx', mode: 0o644 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = await readLock(file);
-      if (holder === undefined || !isStale(holder)) throw heldBy(dir, holder);
+      const holder = await readLockSettled(file);
+      // Released while we looked: try again.
+      if (holder === undefined) continue;
+      if (holder !== 'abandoned' && !isStale(holder)) throw heldBy(dir, holder);
       // Take over a lock whose owner was killed; re-read below, so a racing taker-over loses cleanly.
       await fs.rm(file, { force: true });
       continue;

@@ -333,6 +333,28 @@ describe('writeInstall', () => {
     await expect(fs.stat(path.join(dir, LOCK_FILE))).rejects.toThrow();
   });
 
+  it('takes over an empty lock: a writer killed between creating the lock file and writing it', async () => {
+    const dir = await renderToDir(await allProfiles());
+    await fs.writeFile(path.join(dir, LOCK_FILE), '');
+    await writeInstall(dir, render(await allProfiles(), { previous: await previousOf(dir) }), { now: LATER });
+    await expect(fs.stat(path.join(dir, LOCK_FILE))).rejects.toThrow();
+  });
+
+  it('still refuses while a live writer holds the lock, even one caught before it wrote the content', async () => {
+    const dir = await renderToDir(await allProfiles());
+    const file = path.join(dir, LOCK_FILE);
+    await fs.writeFile(file, '');
+    // The "writer" finishes writing within the grace period: its lock must be honoured.
+    const written = new Promise((resolve) => setTimeout(resolve, 20)).then(() =>
+      fs.writeFile(
+        file,
+        JSON.stringify({ pid: process.pid, host: os.hostname(), nonce: 'x', startedAt: NOW }),
+      ),
+    );
+    await expect(writeInstall(dir, render(await allProfiles()), { now: LATER })).rejects.toThrow(LockedError);
+    await written;
+  });
+
   it('restores modes and sweeps temp files left by a killed render', async () => {
     const dir = await renderToDir(await allProfiles());
     await fs.chmod(path.join(dir, 'bin/launch-qwen'), 0o777);
