@@ -5,6 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import {
   type ParsedDeployment,
   parseDeploymentText,
@@ -109,8 +110,22 @@ export function render(parsed: ParsedDeployment, options: Partial<RenderOptions>
   });
 }
 
+// Every temp dir is removed when the test file ends: renders are a few hundred KB each and a full
+// run makes thousands of them.
+const created = new Set<string>();
+try {
+  afterAll(async () => {
+    await Promise.all([...created].map((dir) => fs.rm(dir, { recursive: true, force: true })));
+    created.clear();
+  });
+} catch {
+  // Imported outside a test file (the crash test's writer child): that process cleans up nothing.
+}
+
 export async function tempDir(prefix = 'qm-deploy-'): Promise<string> {
-  return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+  created.add(dir);
+  return dir;
 }
 
 /** Renders `parsed` into a fresh temporary directory (staged: files refer to installDir). */
