@@ -1,8 +1,9 @@
 // Step 1, pure: the launcher's own command line. Only `--profile <kind>` (or `--profile=<kind>`, once),
 // `--help` and `--version` exist. Caller arguments are never passed to Qwen, so everything else is
 // refused by name — a Qwen flag, `--`, a subcommand or a plain word alike.
-import { PROFILE_KINDS, type ProfileKind } from '../src/deploy/launch-plan.js';
+import { isProfileKind, PROFILE_KINDS, type ProfileKind } from '../src/deploy/launch-plan.js';
 import type { ArgumentPolicy } from '../src/policy/policies.js';
+import { refusedReason } from './argv.js';
 import { show } from './messages.js';
 
 export type ParsedArgs =
@@ -14,31 +15,17 @@ export type ParsedArgs =
 
 const PROFILE_FLAG = '--profile';
 
-function isProfileKind(value: string): value is ProfileKind {
-  return (PROFILE_KINDS as readonly string[]).includes(value);
-}
-
 /** The Qwen flag an argument spells (`--prompt=x` → `--prompt`, `-pfoo` → `-p`), if it is one. */
 function flagName(arg: string): string {
   if (arg.startsWith('--')) return arg.split('=', 1)[0] ?? arg;
   return arg.slice(0, 2);
 }
 
-function policyReason(arg: string, policy: ArgumentPolicy): string | undefined {
-  const flag = flagName(arg);
-  // Own properties only: an argument such as `constructor` must not find Object.prototype members.
-  if (Object.hasOwn(policy.refusedFlags, flag)) return policy.refusedFlags[flag];
-  for (const [prefix, reason] of Object.entries(policy.refusedFlagPrefixes)) {
-    if (flag.startsWith(prefix)) return reason;
-  }
-  return undefined;
-}
-
 function whyRefused(arg: string, policy: ArgumentPolicy): string {
   // `--` would be the classic way to smuggle flags past a wrapper; here nothing follows at all.
   if (arg === '--') return 'nothing you type is passed to Qwen, so there is no end of options to mark';
   if (arg.startsWith('-')) {
-    const reason = policyReason(arg, policy);
+    const reason = refusedReason(flagName(arg), policy);
     if (reason !== undefined) return `a Qwen option (${reason}); nothing you type is passed to Qwen`;
     return 'not an option of launch-qwen; nothing you type is passed to Qwen';
   }

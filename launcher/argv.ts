@@ -14,7 +14,9 @@ function has<T>(record: Readonly<Record<string, T>>, key: string): boolean {
   return Object.hasOwn(record, key);
 }
 
-function refusedReason(flag: string, policy: ArgumentPolicy): string | undefined {
+/** The policy's reason for refusing `flag` (by name or by prefix), or undefined when it names none. */
+export function refusedReason(flag: string, policy: ArgumentPolicy): string | undefined {
+  // Own properties only: a flag such as `constructor` must not find Object.prototype members.
   if (has(policy.refusedFlags, flag)) return policy.refusedFlags[flag];
   for (const [prefix, reason] of Object.entries(policy.refusedFlagPrefixes)) {
     if (flag.startsWith(prefix)) return reason;

@@ -2,7 +2,7 @@
 // the value — not even a length or a prefix.
 import type { CredentialSource, LaunchPlan } from '../src/deploy/launch-plan.js';
 import { lookupEnv, type NamePlatform, sameEnvName } from '../src/policy/environment-names.js';
-import { failure, show } from './messages.js';
+import { errorCode, failure, show } from './messages.js';
 
 export interface CredentialOptions {
   externalContextActive: boolean;
@@ -12,6 +12,18 @@ export interface CredentialOptions {
   readFile(path: string): string;
 }
 
+/** True for a provider credential of a rolled-back profile: it stays out of the launch, however routed. */
+export function withheldCredential(
+  plan: LaunchPlan,
+  name: string,
+  externalContextActive: boolean,
+  platform: NamePlatform,
+): boolean {
+  return (
+    !externalContextActive && plan.externalContext.credentials.some((c) => sameEnvName(c, name, platform))
+  );
+}
+
 /** The credentials this launch delivers: those routed to the profile, minus provider ones when rolled back. */
 export function routedCredentials(
   plan: LaunchPlan,
@@ -19,8 +31,7 @@ export function routedCredentials(
   platform: NamePlatform,
 ): Array<[string, CredentialSource]> {
   return Object.entries(plan.credentials).filter(
-    ([name]) =>
-      externalContextActive || !plan.externalContext.credentials.some((c) => sameEnvName(c, name, platform)),
+    ([name]) => !withheldCredential(plan, name, externalContextActive, platform),
   );
 }
 
@@ -32,10 +43,6 @@ export function credentialFileValue(content: string): string | undefined {
       ? content.slice(0, -1)
       : content;
   return value === '' ? undefined : value;
-}
-
-function code(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
 }
 
 /** Reads every routed credential; throws one LaunchError listing every credential that is unusable. */
@@ -50,7 +57,7 @@ export function readCredentials(plan: LaunchPlan, options: CredentialOptions): R
         content = options.readFile(source.file);
       } catch (error) {
         problems.push(
-          `credential ${name}: cannot read ${show(source.file)} (${code(error)}); ask your administrator`,
+          `credential ${name}: cannot read ${show(source.file)} (${errorCode(error)}); ask your administrator`,
         );
         continue;
       }

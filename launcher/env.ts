@@ -1,6 +1,7 @@
 // Step 4, pure: Qwen's environment, built from nothing. Every variable Qwen (and so every hook and MCP
 // server it starts) sees is listed here with where it came from; `plan` shows the same computation.
 import type { LaunchPlan } from '../src/deploy/launch-plan.js';
+import { PINNED_FILE_VARIABLES } from '../src/deploy/layout.js';
 import {
   dedupeEnvEntries,
   forbiddenReason,
@@ -9,13 +10,10 @@ import {
   sameEnvName,
 } from '../src/policy/environment-names.js';
 import type { EnvironmentPolicy } from '../src/policy/policies.js';
+import { withheldCredential } from './credentials.js';
 
-/** The admin-owned files the launcher pins by variable (launch.json `environment.files`). */
-export const PINNED_FILE_VARIABLES = [
-  'QWEN_CODE_SYSTEM_SETTINGS_PATH',
-  'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
-  'QWEN_CODE_TRUSTED_FOLDERS_PATH',
-] as const;
+/** The variables naming the admin-owned files the launcher pins (launch.json `environment.files`). */
+export const PINNED_FILE_NAMES: readonly string[] = Object.keys(PINNED_FILE_VARIABLES);
 export const PROVIDER_CONFIG_VARIABLE = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
 
 export type EnvSource =
@@ -81,19 +79,21 @@ export function computeEnv(
   const entries: EnvEntry[] = [];
   const dropped: DroppedName[] = [];
   const inherited: InheritedName[] = [];
-  // A rolled-back profile runs without external context: its provider credentials stay out even if
+  // The policy wins over the plan: a forbidden name never passes, whatever launch.json says. And a
+  // rolled-back profile runs without external context: its provider credentials stay out even if
   // the plan also lists them for inheriting or setting.
-  const withheld = (name: string): boolean =>
-    !externalContextActive && plan.externalContext.credentials.some((c) => sameEnvName(c, name, platform));
-  const withheldReason = 'a provider credential of a rolled-back profile';
+  const dropReason = (name: string): string | undefined =>
+    forbiddenReason(name, policy, platform) ??
+    (withheldCredential(plan, name, externalContextActive, platform)
+      ? 'a provider credential of a rolled-back profile'
+      : undefined);
 
   // Like sudo's secure_path: the caller's PATH would decide which `bash` runs every hook.
   entries.push({ name: 'PATH', value: plan.environment.PATH, source: 'plan-path' });
 
   for (const name of plan.environment.inherit) {
     const value = lookupEnv(callerEnv, name, platform);
-    // The policy wins over the plan: a forbidden name never passes, whatever launch.json says.
-    const reason = forbiddenReason(name, policy, platform) ?? (withheld(name) ? withheldReason : undefined);
+    const reason = dropReason(name);
     if (reason !== undefined) dropped.push({ name, from: 'inherit', reason });
     const passed = reason === undefined && value !== undefined;
     inherited.push({ name, present: value !== undefined, passed });
@@ -102,13 +102,13 @@ export function computeEnv(
 
   // Administrator values come after inherited ones, so they win over the caller's.
   for (const [name, value] of Object.entries(plan.environment.set)) {
-    const reason = forbiddenReason(name, policy, platform) ?? (withheld(name) ? withheldReason : undefined);
+    const reason = dropReason(name);
     if (reason !== undefined) dropped.push({ name, from: 'set', reason });
     else entries.push({ name, value, source: 'admin-set' });
   }
 
   for (const name of Object.keys(plan.credentials)) {
-    const reason = forbiddenReason(name, policy, platform) ?? (withheld(name) ? withheldReason : undefined);
+    const reason = dropReason(name);
     if (reason !== undefined) {
       dropped.push({ name, from: 'credentials', reason });
       continue;
@@ -120,13 +120,13 @@ export function computeEnv(
   // The launcher's own values come last, so nothing above can override them.
   for (const [name, value] of Object.entries(policy.forced)) entries.push({ name, value, source: 'forced' });
   entries.push({ name: 'HOME', value: options.home, source: 'passwd-home' });
-  for (const name of PINNED_FILE_VARIABLES) {
+  for (const name of PINNED_FILE_NAMES) {
     const file = lookupEnv(plan.environment.files, name, platform);
     if (file !== undefined) entries.push({ name, value: file, source: 'pinned-file' });
   }
   for (const name of Object.keys(plan.environment.files)) {
     // Only the three admin files are pinned by variable; any other name is not the plan's to add.
-    if (!PINNED_FILE_VARIABLES.some((pinned) => sameEnvName(pinned, name, platform))) {
+    if (!PINNED_FILE_NAMES.some((pinned) => sameEnvName(pinned, name, platform))) {
       dropped.push({ name, from: 'files', reason: 'not a file variable the launcher pins' });
     }
   }

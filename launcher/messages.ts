@@ -36,6 +36,16 @@ export function show(value: string): string {
   });
 }
 
+/** The errno code of a failed file-system call (`ENOENT`, `EACCES`, …), or `error` without one. */
+export function errorCode(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
+}
+
+/** A file mode's permission bits as four octal digits (`0644`, `1777`). */
+export function octalMode(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, '0');
+}
+
 /** Why a pinned path is unusable, in words (see pinnedPathProblem). */
 export const PATH_PROBLEM_TEXT = {
   empty: 'is empty',

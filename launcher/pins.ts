@@ -1,22 +1,23 @@
 // Step 2: the pins. Loads `manifest.json` and `profiles/<kind>/launch.json` with the shared schemas,
 // then checks everything the launch will use — absolute, existing, checksum-matched, and (POSIX)
 // StrictModes ownership and permissions — and reports every failure at once, one line each.
-import { createHash } from 'node:crypto';
 import {
   type InstallManifest,
   installManifestSchema,
   MANIFEST_FILE,
 } from '../src/deploy/install-manifest.js';
+import { sha256Hex } from '../src/deploy/json.js';
 import { type LaunchPlan, launchPlanSchema, type ProfileKind } from '../src/deploy/launch-plan.js';
+import { PROFILE_FILES, profileRel, runtimeRel } from '../src/deploy/layout.js';
 import { RUNTIME_FILES } from '../src/deploy/names.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { pinnedPathProblem } from '../src/policy/quote.js';
 import { buildArgv, pinnedArgvPaths } from './argv.js';
 import { routedCredentials } from './credentials.js';
-import { PINNED_FILE_VARIABLES } from './env.js';
+import { PINNED_FILE_NAMES } from './env.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
-import { failure, PATH_PROBLEM_TEXT, show, usage } from './messages.js';
+import { errorCode, failure, PATH_PROBLEM_TEXT, show, usage } from './messages.js';
 import { type StatLike, StrictModes, type StrictModesFs } from './strict-modes.js';
 
 export interface PinsStat extends StatLike {
@@ -56,16 +57,8 @@ export function installPath(installDir: string, rel: string, platform: PlanPlatf
   return platform === 'windows' ? `${installDir}\\${rel.replaceAll('/', '\\')}` : `${installDir}/${rel}`;
 }
 
-export function launchPlanRel(kind: ProfileKind): string {
-  return `profiles/${kind}/launch.json`;
-}
-
-function code(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+function launchPlanRel(kind: ProfileKind): string {
+  return profileRel(kind, PROFILE_FILES.launchPlan);
 }
 
 interface Issue {
@@ -88,17 +81,16 @@ interface Parser<T> {
   ): { success: true; data: T } | { success: false; error: { issues: readonly Issue[] } };
 }
 
-function readJson<T>(
-  fs: PinsFs,
-  file: string,
-  schema: Parser<T>,
-  fix: string,
-): { value: T; bytes: Uint8Array } {
+/** All that reading manifest.json or launch.json needs (`qwen-managed plan` passes no more). */
+type JsonFileFs = Pick<PinsFs, 'readFileSync'>;
+
+function readJson<T>(fs: JsonFileFs, file: string, schema: Parser<T>): { value: T; bytes: Uint8Array } {
+  const fix = 're-render the deployment';
   let bytes: Uint8Array;
   try {
     bytes = fs.readFileSync(file);
   } catch (error) {
-    throw failure(`cannot read ${show(file)} (${code(error)}); ${fix}`);
+    throw failure(`cannot read ${show(file)} (${errorCode(error)}); ${fix}`);
   }
   let data: unknown;
   try {
@@ -114,19 +106,18 @@ function readJson<T>(
   return { value: parsed.data, bytes };
 }
 
-export function readManifest(fs: PinsFs, installDir: string, platform: PlanPlatform): InstallManifest {
-  const file = installPath(installDir, MANIFEST_FILE, platform);
-  return readJson(fs, file, installManifestSchema, 're-render the deployment').value;
+export function readManifest(fs: JsonFileFs, installDir: string, platform: PlanPlatform): InstallManifest {
+  return readJson(fs, installPath(installDir, MANIFEST_FILE, platform), installManifestSchema).value;
 }
 
 export function readLaunchPlan(
-  fs: PinsFs,
+  fs: JsonFileFs,
   installDir: string,
   kind: ProfileKind,
   platform: PlanPlatform,
 ): { plan: LaunchPlan; bytes: Uint8Array } {
   const file = installPath(installDir, launchPlanRel(kind), platform);
-  const { value, bytes } = readJson(fs, file, launchPlanSchema, 're-render the deployment');
+  const { value, bytes } = readJson(fs, file, launchPlanSchema);
   return { plan: value, bytes };
 }
 
@@ -152,7 +143,7 @@ function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, poli
     { what: 'Qwen cli', path: plan.qwenCli, type: 'file', adminOwned: true },
     { what: 'repository root', path: plan.cwd, type: 'directory', adminOwned: false },
   ];
-  for (const name of PINNED_FILE_VARIABLES) {
+  for (const name of PINNED_FILE_NAMES) {
     const file = lookupEnv(plan.environment.files, name, plan.platform);
     pins.push({ what: name, path: file ?? '', type: 'file', adminOwned: true });
   }
@@ -205,12 +196,12 @@ export function loadPins(input: PinsInput): Pins {
   const planEntry = manifest.files[planRel];
   // The plan is verified on the very bytes that were parsed, so it cannot change in between.
   if (planEntry === undefined) problems.push(`${show(planFile)} is not listed in manifest.json; re-render`);
-  else if (sha256(planBytes) !== planEntry.sha256) {
+  else if (sha256Hex(planBytes) !== planEntry.sha256) {
     problems.push(
       `${show(planFile)} does not match its sha256 in manifest.json (changed after render); re-render`,
     );
   }
-  if (!listed.has(`runtime/${RUNTIME_FILES.launcher}`)) {
+  if (!listed.has(runtimeRel(RUNTIME_FILES.launcher))) {
     problems.push(`the launcher runtime/${RUNTIME_FILES.launcher} is not listed in manifest.json; re-render`);
   }
   const installFiles: string[] = [installPath(installDir, MANIFEST_FILE, platform)];
@@ -226,12 +217,12 @@ export function loadPins(input: PinsInput): Pins {
     try {
       bytes = fs.readFileSync(file);
     } catch (error) {
-      const why = code(error) === 'ENOENT' ? 'is missing' : `cannot be read (${code(error)})`;
+      const why = errorCode(error) === 'ENOENT' ? 'is missing' : `cannot be read (${errorCode(error)})`;
       problems.push(`${show(file)} ${why}; restore it or re-render the deployment`);
       continue;
     }
     // Tampering is refused: every file of the install must be the one render wrote.
-    if (sha256(bytes) !== entry.sha256) {
+    if (sha256Hex(bytes) !== entry.sha256) {
       problems.push(
         `${show(file)} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
       );
@@ -261,10 +252,9 @@ export function loadPins(input: PinsInput): Pins {
     try {
       stat = fs.statSync(pin.path);
     } catch (error) {
+      const code = errorCode(error);
       const why =
-        code(error) === 'ENOENT' || code(error) === 'ENOTDIR'
-          ? 'does not exist'
-          : `cannot be inspected (${code(error)})`;
+        code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be inspected (${code})`;
       problems.push(`${pin.what} ${show(pin.path)} ${why}`);
       continue;
     }

@@ -2,7 +2,8 @@
 // writable one mixes every user's sessions and prompt logs, so each user gets their own, under the
 // data directory of env-paths' layout rooted at the passwd home (the caller's HOME and XDG_* are
 // ignored: they would let anyone point Qwen's state, and its `output-language.md`, elsewhere).
-import { failure, show } from './messages.js';
+import { posixQuote } from '../src/policy/quote.js';
+import { errorCode, failure, octalMode, show } from './messages.js';
 
 export const APP_NAME = 'qwen-managed';
 /** Written when missing: `$version: 4` stops Qwen from rewriting the file on start. */
@@ -65,16 +66,12 @@ export interface EnsureQwenHomeOptions {
   uniqueSuffix: string;
 }
 
-function code(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-}
-
 function tryLstat(fs: QwenHomeFs, path: string): QwenHomeStat | undefined {
   try {
     return fs.lstatSync(path);
   } catch (error) {
-    if (code(error) === 'ENOENT') return undefined;
-    throw failure(`cannot inspect ${show(path)} (${code(error) ?? 'error'})`);
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw failure(`cannot inspect ${show(path)} (${errorCode(error)})`);
   }
 }
 
@@ -99,9 +96,9 @@ export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions)
       // The umask may have taken bits away, never added them; set exactly 0700 regardless.
       if (platform !== 'win32') fs.chmodSync(level, 0o700);
     } catch (error) {
-      if (code(error) !== 'EEXIST') {
+      if (errorCode(error) !== 'EEXIST') {
         throw failure(
-          `cannot create ${show(level)} (${code(error) ?? 'error'}); check your home directory's permissions`,
+          `cannot create ${show(level)} (${errorCode(error)}); check your home directory's permissions`,
         );
       }
     }
@@ -121,9 +118,8 @@ export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions)
     }
     // It holds sessions and prompt logs: nobody else may read or enter it.
     if ((stat.mode & 0o077) !== 0) {
-      const mode = (stat.mode & 0o7777).toString(8).padStart(4, '0');
       throw failure(
-        `the Qwen home ${show(qwenHome)} is accessible by group or others (mode ${mode}); fix: chmod 700 '${qwenHome.replaceAll("'", "'\\''")}'`,
+        `the Qwen home ${show(qwenHome)} is accessible by group or others (mode ${octalMode(stat.mode)}); fix: chmod 700 ${posixQuote(qwenHome)}`,
       );
     }
   }
@@ -133,13 +129,13 @@ export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions)
   try {
     fs.writeFileSync(temp, QWEN_HOME_SETTINGS, { mode: 0o600, flag: 'wx' });
   } catch (error) {
-    throw failure(`cannot write ${show(temp)} (${code(error) ?? 'error'})`);
+    throw failure(`cannot write ${show(temp)} (${errorCode(error)})`);
   }
   try {
     // A hard link never replaces: a settings.json created meanwhile (by the user or another launch) stays.
     fs.linkSync(temp, settings);
   } catch (error) {
-    if (code(error) !== 'EEXIST') throw failure(`cannot write ${show(settings)} (${code(error) ?? 'error'})`);
+    if (errorCode(error) !== 'EEXIST') throw failure(`cannot write ${show(settings)} (${errorCode(error)})`);
   } finally {
     try {
       fs.unlinkSync(temp);

@@ -1,7 +1,7 @@
 // Steps 5 and 6: enter the repository root and run `<node> <qwen cli.js> <managed argv>` — the pinned
 // node, never Qwen's shebang (which resolves `node` on PATH) nor cli-entry.js (which self-updates).
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { failure, PROGRAM, show } from './messages.js';
+import { errorCode, failure, PROGRAM, show } from './messages.js';
 
 export interface QwenCommand {
   node: string;
@@ -41,10 +41,6 @@ export function childOutcome(code: number | null, signal: NodeJS.Signals | null)
   return { kind: 'exit', code: code ?? 1 };
 }
 
-function errorCode(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
-}
-
 function enter(cwd: string, deps: RunDeps): void {
   try {
     deps.chdir(cwd);
@@ -59,12 +55,11 @@ function enter(cwd: string, deps: RunDeps): void {
  * SIGINT/SIGTERM/SIGHUP, and ends with the child's exit code or by the child's signal.
  */
 export function runQwen(command: QwenCommand, deps: RunDeps): void {
+  enter(command.cwd, deps);
   if (deps.execve !== undefined && deps.platform !== 'win32') {
-    enter(command.cwd, deps);
     deps.execve(command.node, [command.node, ...command.argv], command.env);
     return;
   }
-  enter(command.cwd, deps);
   const child = deps.spawn(command.node, [...command.argv], {
     cwd: command.cwd,
     env: command.env,

@@ -2,7 +2,7 @@
 // `bin/launch-qwen.ps1` / `bin/launch-qwen.cmd` (Windows). Each one runs the bundled launcher with
 // the pinned node — never `node` from PATH — and passes the caller's arguments on for the launcher
 // to refuse. A path that cannot be quoted safely for a shim is refused, never approximated.
-import { posixQuote, powershellQuote } from '../src/policy/quote.js';
+import { CONTROL_CHARACTER, posixQuote, powershellQuote } from '../src/policy/quote.js';
 
 export interface ShimInput {
   /** The pinned node executable (absolute). */
@@ -44,13 +44,10 @@ export const PRESTART_VARIABLES = [
   'DYLD_LIBRARY_PATH',
 ] as const;
 
-// C0 controls, DEL and C1 controls: a newline ends a command line in every one of these languages.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
-
 /** Why `p` cannot go into a POSIX shim, or undefined when it can (single quotes keep everything else literal). */
 export function posixShimPathProblem(p: string): string | undefined {
   if (!p.startsWith('/')) return 'is not an absolute POSIX path';
-  if (CONTROL.test(p)) return 'contains a control character';
+  if (CONTROL_CHARACTER.test(p)) return 'contains a control character';
   return undefined;
 }
 
@@ -63,7 +60,7 @@ export function posixShimPathProblem(p: string): string | undefined {
  */
 export function windowsShimPathProblem(p: string): string | undefined {
   if (!/^[A-Za-z]:\\/.test(p) && !/^\\\\[^\\]+\\[^\\]+/.test(p)) return 'is not an absolute Windows path';
-  if (CONTROL.test(p)) return 'contains a control character';
+  if (CONTROL_CHARACTER.test(p)) return 'contains a control character';
   if (p.includes('"')) return 'contains a double quote, which cmd cannot quote';
   // cmd reads a batch file in the console's code page and Windows PowerShell 5.1 reads a BOM-less
   // script in the ANSI code page: a non-ASCII path would arrive as a different path.

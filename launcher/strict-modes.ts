@@ -3,7 +3,7 @@
 // Whoever can write any of them can swap what the launcher runs. Symlinks are followed component by
 // component, so every directory the kernel would traverse is checked, not only the final path.
 import { posixQuote } from '../src/policy/quote.js';
-import { show } from './messages.js';
+import { errorCode, octalMode, show } from './messages.js';
 
 export interface StatLike {
   uid: number;
@@ -22,10 +22,6 @@ const GROUP_OR_OTHER_WRITE = 0o022;
 /** Linux's own limit on symlinks in one resolution (MAXSYMLINKS). */
 const MAX_SYMLINKS = 40;
 
-function octal(mode: number): string {
-  return (mode & 0o7777).toString(8).padStart(4, '0');
-}
-
 function join(dir: string, name: string): string {
   return dir === '/' ? `/${name}` : `${dir}/${name}`;
 }
@@ -33,10 +29,6 @@ function join(dir: string, name: string): string {
 function parent(dir: string): string {
   const cut = dir.lastIndexOf('/');
   return cut <= 0 ? '/' : dir.slice(0, cut);
-}
-
-function errorCode(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
 }
 
 /** `missing`: the first component that does not exist; `unreadable`: already reported as a problem. */
@@ -148,7 +140,7 @@ export class StrictModes {
       const what = stat.isDirectory() ? 'directory' : 'file';
       this.add(
         `${path}\0mode`,
-        `${show(path)} is a ${what} writable by group or others (mode ${octal(stat.mode)}); ` +
+        `${show(path)} is a ${what} writable by group or others (mode ${octalMode(stat.mode)}); ` +
           `fix: chmod go-w ${posixQuote(path)}`,
       );
     }

@@ -14,8 +14,8 @@ export function forbiddenReason(
   policy: EnvironmentPolicy,
   platform: NamePlatform,
 ): string | undefined {
-  const key = platform === 'windows' ? name.toUpperCase() : name;
   const up = (s: string) => (platform === 'windows' ? s.toUpperCase() : s);
+  const key = up(name);
   for (const forbidden of policy.forbidden.names) {
     if (up(forbidden) === key) return policy.forbidden.why[forbidden] ?? 'managed by the launcher';
   }

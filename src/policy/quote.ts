@@ -3,13 +3,15 @@
 
 export type PathProblem = 'empty' | 'dollar' | 'control' | 'not-absolute';
 
+/** Newline, NUL and every other C0/C1 control, DEL, U+2028 and U+2029: they end or truncate a command line. */
+export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
+
 /** Why a pinned path cannot be used, or undefined when it can. */
 export function pinnedPathProblem(p: string, platform: 'posix' | 'windows'): PathProblem | undefined {
   if (p === '') return 'empty';
   // `$` would be expanded by Qwen's settings substitution before the shell ever sees the quotes.
   if (p.includes('$')) return 'dollar';
-  // Newline, NUL and every other C0/C1 control or DEL: they break out of, or truncate, a command line.
-  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(p)) return 'control';
+  if (CONTROL_CHARACTER.test(p)) return 'control';
   const absolute = platform === 'posix' ? p.startsWith('/') : /^[A-Za-z]:\\/.test(p) || p.startsWith('\\\\');
   if (!absolute) return 'not-absolute';
   return undefined;

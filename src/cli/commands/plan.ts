@@ -13,6 +13,7 @@ import { type PinsFs, readLaunchPlan, readManifest } from '../../../launcher/pin
 import { type HomePlatform, homePlatform, qwenHomePath } from '../../../launcher/qwen-home.js';
 import {
   type CredentialSource,
+  isProfileKind,
   type LaunchPlan,
   PROFILE_KINDS,
   type ProfileKind,
@@ -85,10 +86,6 @@ const FLAGS = {
 
 const parseCommandFlags = (args: readonly string[]) => parseFlags('plan', args, FLAGS);
 
-function isProfileKind(value: string): value is ProfileKind {
-  return (PROFILE_KINDS as readonly string[]).includes(value);
-}
-
 function credentialOrigin(source: CredentialSource): string {
   return 'file' in source ? `file ${source.file}` : 'inherited from the caller';
 }
@@ -101,19 +98,18 @@ export function planReport(
   deps: PlanDeps,
 ): PlanReport {
   const localPlatform = deps.platform === 'win32' ? 'windows' : 'posix';
-  const pinsFs = deps.fs as PinsFs;
   let plan: LaunchPlan;
   let state: 'active' | 'rolled-back';
   let argv: string[];
   try {
-    const manifest = readManifest(pinsFs, dir, localPlatform);
+    const manifest = readManifest(deps.fs, dir, localPlatform);
     const profile = manifest.profiles[kind];
     if (profile === undefined) {
       const deployed = Object.keys(manifest.profiles).join(', ') || 'none';
       throw new InputError(`plan: profile ${kind} is not deployed in ${dir} (deployed: ${deployed})`);
     }
     state = profile.state;
-    plan = readLaunchPlan(pinsFs, dir, kind, localPlatform).plan;
+    plan = readLaunchPlan(deps.fs, dir, kind, localPlatform).plan;
     argv = buildArgv(plan, { externalContextActive: state === 'active' });
   } catch (error) {
     // The launcher's refusal of this plan is the administrator's input problem here.

@@ -1,11 +1,11 @@
 // `qwen-managed serve-context`: runs the reference Generic HTTP Search v1 server over a docs folder.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CREDENTIAL_NAME } from '../../config/schema.js';
+import { CREDENTIAL_NAME } from '../../config/names.js';
 import { type ContextServer, type ContextServerOptions, startContextServer } from '../../serve/server.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
-import { parseFlags } from '../flags.js';
+import { parseFlags, required } from '../flags.js';
 
 export interface ServeContextDeps {
   /** Calls `stop` on the first SIGINT/SIGTERM; returns a function that removes the handlers. */
@@ -84,9 +84,7 @@ export function createServeContextCommand(
         io.stdout.write(HELP);
         return 0;
       }
-      if (flags.dir === undefined || flags.dir === '') {
-        throw new UsageError('serve-context: --dir is required');
-      }
+      const dir = resolve(io.cwd, required('serve-context', 'dir', flags.dir));
       const host = flags.host ?? DEFAULT_HOST;
       if (host === '') throw new UsageError('serve-context: --host must not be empty');
       const port = parsePort(flags.port);
@@ -100,7 +98,6 @@ export function createServeContextCommand(
           `serve-context: environment variable ${tokenEnv} is not set or empty; set it to the bearer token clients will send`,
         );
       }
-      const dir = resolve(io.cwd, flags.dir);
       await requireDirectory(dir);
 
       let server: ContextServer;
