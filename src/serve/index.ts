@@ -1,5 +1,6 @@
 // The full-text index over chunks: MiniSearch (BM25+) keyed by stable `path#anchor` ids. Pure: no I/O.
 import MiniSearch from 'minisearch';
+import { codePointLength, takeCodePoints } from '../context/codepoints.js';
 import type { Chunk } from './chunker.js';
 import { processTerm, queryTerms, tokenize } from './terms.js';
 
@@ -50,8 +51,7 @@ export function chunkUri(path: string, anchor: string): string {
 }
 
 function truncate(text: string, max: number): string {
-  const codePoints = Array.from(text);
-  return codePoints.length <= max ? text : `${codePoints.slice(0, max - 1).join('')}…`;
+  return codePointLength(text) <= max ? text : `${takeCodePoints(text, max - 1)}…`;
 }
 
 function fileName(path: string): string {

@@ -1,15 +1,12 @@
 // Keeps the chunk index in step with the folder: a cheap stat scan re-reads only files that changed.
 import { chunkDocument } from './chunker.js';
-import { type CorpusLimits, DEFAULT_CORPUS_LIMITS, readCorpusFile, scanCorpus } from './corpus.js';
+import { readCorpusFile, scanCorpus } from './corpus.js';
 import { ChunkIndex, type SearchHit } from './index.js';
 
 export interface LiveIndexOptions {
   dir: string;
   /** A search rescans first when the last scan is at least this old; 0 rescans before every search. */
   rescanIntervalMs: number;
-  limits?: CorpusLimits;
-  /** Injected clock (milliseconds). */
-  now?: () => number;
 }
 
 export interface LiveIndex {
@@ -17,12 +14,9 @@ export interface LiveIndex {
   refresh(): Promise<void>;
   /** Searches, rescanning first if the last scan is stale. */
   search(query: string, limit: number): Promise<SearchHit[]>;
-  stats(): { files: number; chunks: number };
 }
 
 export function createLiveIndex(options: LiveIndexOptions): LiveIndex {
-  const limits = options.limits ?? DEFAULT_CORPUS_LIMITS;
-  const now = options.now ?? Date.now;
   const index = new ChunkIndex();
   // path → version last indexed (also for unreadable files, so they are not re-read on every scan).
   const versions = new Map<string, string>();
@@ -30,13 +24,13 @@ export function createLiveIndex(options: LiveIndexOptions): LiveIndex {
   let running: Promise<void> | undefined;
 
   async function scan(): Promise<void> {
-    const startedAt = now();
-    const files = await scanCorpus(options.dir, limits);
+    const startedAt = Date.now();
+    const files = await scanCorpus(options.dir);
     const present = new Set<string>();
     for (const file of files) {
       present.add(file.path);
       if (versions.get(file.path) === file.version) continue;
-      const text = await readCorpusFile(file, limits);
+      const text = await readCorpusFile(file);
       if (text === undefined) index.removeFile(file.path);
       else index.setFile({ path: file.path, mtimeMs: file.mtimeMs, chunks: chunkDocument(file.path, text) });
       versions.set(file.path, file.version);
@@ -63,9 +57,9 @@ export function createLiveIndex(options: LiveIndexOptions): LiveIndex {
   async function search(query: string, limit: number): Promise<SearchHit[]> {
     // Concurrent searches share the scan in flight instead of queueing one each.
     if (running !== undefined) await running.catch(() => undefined);
-    if (now() - lastScan >= options.rescanIntervalMs) await refresh();
+    if (Date.now() - lastScan >= options.rescanIntervalMs) await refresh();
     return index.search(query, limit);
   }
 
-  return { refresh, search, stats: () => ({ files: index.fileCount, chunks: index.chunkCount }) };
+  return { refresh, search };
 }

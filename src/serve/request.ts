@@ -1,4 +1,5 @@
 // The Generic HTTP Search v1 request as the server accepts it, and every error it can answer. Pure.
+import { codePointLength } from '../context/codepoints.js';
 
 export interface ApiError {
   status: number;
@@ -60,12 +61,6 @@ export function isJsonContentType(header: string | undefined): boolean {
   const [type, ...params] = header.split(';').map((part) => part.trim().toLowerCase());
   if (type !== 'application/json') return false;
   return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-8"?$/.test(param));
-}
-
-function codePointLength(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
 }
 
 /**
