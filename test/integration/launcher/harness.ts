@@ -3,8 +3,10 @@
 // must not be /root), a stub "Qwen" that records what it was given, and process bookkeeping.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { build } from 'esbuild';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ensureE2eToolchain, node22, repoRoot } from '../../e2e/harness/paths.js';
 import { TerminalSession } from '../../e2e/harness/terminal.js';
 
@@ -220,4 +222,47 @@ export class Sessions {
   async killAll(): Promise<void> {
     for (const session of this.open.splice(0)) await session.kill();
   }
+}
+
+/** What every launcher suite runs in; the fields are set once the suite's first beforeAll has run. */
+export interface LauncherSuite {
+  /** A fresh temporary directory (real path, mode 0755): fixtures, bundle and the user's home. */
+  base: string;
+  user: TestUser;
+  /** The launcher bundle, built into `<base>/bundle/launch-qwen.js`. */
+  bundle: string;
+  sessions: Sessions;
+}
+
+/**
+ * Registers the hooks every launcher suite shares — before all: the temporary base, a throwaway user
+ * whose home is `<base>/home` and the bundle; after each: every pty session ended and no process
+ * started from the base left alive; after all: the user and the base removed. Call at the top level.
+ */
+export function launcherSuite(prefix: string, userTag: string): LauncherSuite {
+  const suite = { sessions: new Sessions() } as LauncherSuite;
+  beforeAll(async () => {
+    suite.base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+    fs.chmodSync(suite.base, 0o755);
+    suite.user = ensureTestUser(userTag, path.join(suite.base, 'home'));
+    suite.bundle = path.join(suite.base, 'bundle', 'launch-qwen.js');
+    await bundleLauncher(suite.bundle);
+  });
+  afterEach(async () => {
+    await suite.sessions.killAll();
+    // No test leaves a process behind: nothing started from this run's directory is still alive.
+    expect(processesMentioning(suite.base)).toEqual([]);
+  });
+  afterAll(() => {
+    removeTestUser(suite.user);
+    fs.rmSync(suite.base, { recursive: true, force: true });
+  });
+  return suite;
+}
+
+/** Waits for `session` to end; its exit and everything it printed, with `\r\n` read as `\n`. */
+export async function finished(session: TerminalSession) {
+  const exit = await session.waitForExit();
+  await session.flush();
+  return { exit, output: session.rawOutput().replaceAll('\r\n', '\n') };
 }

@@ -3,35 +3,27 @@
 // its argv, environment, cwd and TTYs; the launcher must hand over exactly the managed ones.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { planReport } from '../../../src/cli/commands/plan.js';
 import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
-import { buildInstallDir, type InstallFixture } from '../../fixtures/install-dir.js';
+import { buildInstallDir, FORCED_ENV, type InstallFixture } from '../../fixtures/install-dir.js';
 import {
-  bundleLauncher,
-  ensureTestUser,
+  finished,
+  launcherSuite,
   node22Binary,
   pinNode,
-  processesMentioning,
   readRecord,
-  removeTestUser,
-  Sessions,
   type Stub,
   type StubBehavior,
   type StubRecord,
-  type TestUser,
   writeStubQwen,
 } from './harness.js';
 
 const TOKEN = 'tok-from-file-Zx81Qm';
 const MODEL_KEY = 'sk-inherited-model-key';
-let base: string;
-let bundle: string;
-let user: TestUser;
+const suite = launcherSuite('qm-launch-', 'launch');
 let counter = 0;
-const sessions = new Sessions();
 
 /** What the developer's shell hands the launcher: every bypass variable of the spec included. */
 const CALLER_ENV: Record<string, string> = {
@@ -54,38 +46,6 @@ const CALLER_ENV: Record<string, string> = {
   UNLISTED_SECRET: 'never-passed',
 };
 
-const FORCED = {
-  QWEN_TELEMETRY_ENABLED: '0',
-  QWEN_TELEMETRY_LOG_PROMPTS: '0',
-  QWEN_TELEMETRY_INCLUDE_SENSITIVE_SPAN_ATTRIBUTES: '0',
-  QWEN_USAGE_STATISTICS_ENABLED: '0',
-  QWEN_CODE_MEMORY_TEAM: '0',
-  QWEN_CODE_MEMORY_TEAM_SYNC: '0',
-  QWEN_CODE_SAFE_MODE: '0',
-  QWEN_CODE_SIMPLE: '0',
-  QWEN_CODE_DISABLE_CRON: '1',
-  SHLVL: '1',
-};
-
-beforeAll(async () => {
-  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-launch-')));
-  fs.chmodSync(base, 0o755);
-  user = ensureTestUser('launch', path.join(base, 'home'));
-  bundle = path.join(base, 'bundle', 'launch-qwen.js');
-  await bundleLauncher(bundle);
-});
-
-afterEach(async () => {
-  await sessions.killAll();
-  // No test leaves a process behind: nothing started from this run's directory is still alive.
-  expect(processesMentioning(base)).toEqual([]);
-});
-
-afterAll(() => {
-  removeTestUser(user);
-  fs.rmSync(base, { recursive: true, force: true });
-});
-
 interface Case {
   f: InstallFixture;
   stub: Stub;
@@ -98,15 +58,15 @@ function fixture(
   states: Partial<Record<ProfileKind, 'active' | 'rolled-back'>> = {},
   tokenFile = `${TOKEN}\n`,
 ): Case {
-  const root = path.join(base, `f${counter++}`);
+  const root = path.join(suite.base, `f${counter++}`);
   fs.mkdirSync(root, { mode: 0o755 });
-  const stub = writeStubQwen(root, behavior, user);
+  const stub = writeStubQwen(root, behavior, suite.user);
   const secrets = path.join(root, 'secrets');
   fs.mkdirSync(secrets, { mode: 0o755 });
   fs.writeFileSync(path.join(secrets, 'context.token'), tokenFile, { mode: 0o644 });
   const f = buildInstallDir({
     root,
-    launcherBundle: bundle,
+    launcherBundle: suite.bundle,
     node,
     qwenCli: stub.cli,
     profiles: ['on-demand', 'auto-recall'],
@@ -127,11 +87,11 @@ function fixture(
 }
 
 function launch(c: Case, kind: ProfileKind) {
-  return sessions.start([c.f.shim, '--profile', kind], CALLER_ENV, user, base);
+  return suite.sessions.start([c.f.shim, '--profile', kind], CALLER_ENV, suite.user, suite.base);
 }
 
 function qwenHome(c: Case, kind: ProfileKind): string {
-  return path.join(user.home, '.local', 'share', 'qwen-managed', c.f.installId, kind, 'home');
+  return path.join(suite.user.home, '.local', 'share', 'qwen-managed', c.f.installId, kind, 'home');
 }
 
 async function waitForRecord(stub: Stub, timeoutMs = 15_000): Promise<StubRecord> {
@@ -150,7 +110,7 @@ describe.each([
 ])('launch-qwen, $mode path', ({ mode, source }) => {
   let node: string;
   beforeAll(() => {
-    node = pinNode(source(), path.join(base, `node-${mode}`, 'node'));
+    node = pinNode(source(), path.join(suite.base, `node-${mode}`, 'node'));
   }, 600_000);
 
   it('the pinned node really takes this path', () => {
@@ -162,14 +122,14 @@ describe.each([
   it('hands Qwen exactly the managed argv, environment and cwd, on two TTYs', async () => {
     const c = fixture(node, {});
     const session = launch(c, 'on-demand');
-    const exit = await session.waitForExit();
+    const { exit, output } = await finished(session);
     const record = await waitForRecord(c.stub);
     const p = (file: string) => c.f.profileFile('on-demand', file);
     expect(exit.exitCode).toBe(0);
     expect(record.argv).toEqual([c.stub.cli, '--extensions', 'none', '--mcp-config', p('mcp.json')]);
     expect(record.execPath).toBe(node);
     expect(record.cwd).toBe(c.f.cwd);
-    expect([record.stdinTTY, record.stdoutTTY, record.uid]).toEqual([true, true, user.uid]);
+    expect([record.stdinTTY, record.stdoutTTY, record.uid]).toEqual([true, true, suite.user.uid]);
     expect(record.env).toEqual({
       PATH: '/usr/local/bin:/usr/bin:/bin',
       TERM: 'xterm-256color',
@@ -177,8 +137,8 @@ describe.each([
       NO_PROXY: 'localhost,127.0.0.1',
       CONTEXT_API_TOKEN: TOKEN,
       OPENAI_API_KEY: MODEL_KEY,
-      ...FORCED,
-      HOME: user.home,
+      ...FORCED_ENV,
+      HOME: suite.user.home,
       QWEN_CODE_SYSTEM_SETTINGS_PATH: p('system-settings.json'),
       QWEN_CODE_SYSTEM_DEFAULTS_PATH: p('system-defaults.json'),
       QWEN_CODE_TRUSTED_FOLDERS_PATH: p('trusted-folders.json'),
@@ -189,8 +149,7 @@ describe.each([
     if (mode === 'execve') expect(record.pid).toBe(session.pid);
     else expect([record.ppid, record.pid === session.pid]).toEqual([session.pid, false]);
     // The launcher itself says nothing on a normal start.
-    await session.flush();
-    expect(session.rawOutput().replaceAll('\r\n', '\n')).toBe('STUB DONE\n');
+    expect(output).toBe('STUB DONE\n');
   });
 
   it('creates the per-user QWEN_HOME 0700 with {"$version":4}', async () => {
@@ -199,7 +158,7 @@ describe.each([
     expect((await session.waitForExit()).exitCode).toBe(0);
     const home = qwenHome(c, 'auto-recall');
     const stat = fs.statSync(home);
-    expect([stat.uid, stat.mode & 0o777]).toEqual([user.uid, 0o700]);
+    expect([stat.uid, stat.mode & 0o777]).toEqual([suite.user.uid, 0o700]);
     expect(fs.readFileSync(path.join(home, 'settings.json'), 'utf8')).toBe('{"$version":4}\n');
     expect(fs.statSync(path.join(home, 'settings.json')).mode & 0o777).toBe(0o600);
   });
@@ -213,15 +172,14 @@ describe.each([
 
   it('starts a rolled-back profile without external context, after exactly one line', async () => {
     const c = fixture(node, {}, { 'on-demand': 'rolled-back' });
-    const session = launch(c, 'on-demand');
-    expect((await session.waitForExit()).exitCode).toBe(0);
+    const { exit, output } = await finished(launch(c, 'on-demand'));
+    expect(exit.exitCode).toBe(0);
     const record = await waitForRecord(c.stub);
     expect(record.argv).toEqual([c.stub.cli, '--extensions', 'none']);
     expect(Object.keys(record.env)).not.toContain('QWEN_EXTERNAL_CONTEXT_CONFIG');
     expect(Object.keys(record.env)).not.toContain('CONTEXT_API_TOKEN');
     expect(record.env['OPENAI_API_KEY']).toBe(MODEL_KEY);
-    await session.flush();
-    expect(session.rawOutput().replaceAll('\r\n', '\n')).toBe(
+    expect(output).toBe(
       'launch-qwen: profile "on-demand" is rolled back; starting Qwen without external context.\nSTUB DONE\n',
     );
   });
@@ -252,7 +210,7 @@ describe.each([
     expect((await session.waitForExit()).exitCode).toBe(0);
     const record = await waitForRecord(c.stub);
     const report = planReport(c.f.installDir, 'on-demand', CALLER_ENV, {
-      userInfo: () => ({ homedir: user.home }),
+      userInfo: () => ({ homedir: suite.user.home }),
       fs,
       platform: process.platform,
     });

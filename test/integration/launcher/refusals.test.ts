@@ -2,52 +2,21 @@
 // pins and terminals. The stub "Qwen" must never run (no record file appears).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LaunchPlan } from '../../../src/deploy/launch-plan.js';
 import { ARGUMENT_POLICY } from '../../../src/policy/policies.js';
 import { buildInstallDir, type InstallFixture } from '../../fixtures/install-dir.js';
-import {
-  bundleLauncher,
-  ensureTestUser,
-  pinNode,
-  processesMentioning,
-  readRecord,
-  removeTestUser,
-  Sessions,
-  type Stub,
-  type TestUser,
-  writeStubQwen,
-} from './harness.js';
+import { finished, launcherSuite, pinNode, readRecord, type Stub, writeStubQwen } from './harness.js';
 
-let base: string;
-let bundle: string;
+const suite = launcherSuite('qm-launch-refusals-', 'refuse');
 let node: string;
-let user: TestUser;
 let counter = 0;
-const sessions = new Sessions();
 
 const CALLER_ENV = { TERM: 'xterm-256color', LANG: 'C.UTF-8', PATH: '/usr/bin:/bin', HOME: '/nonexistent' };
 
-beforeAll(async () => {
-  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-launch-refusals-')));
-  fs.chmodSync(base, 0o755);
-  user = ensureTestUser('refuse', path.join(base, 'home'));
-  bundle = path.join(base, 'bundle', 'launch-qwen.js');
-  await bundleLauncher(bundle);
-  node = pinNode(process.execPath, path.join(base, 'node', 'node'));
-});
-
-afterEach(async () => {
-  await sessions.killAll();
-  // No test leaves a process behind: nothing started from this run's directory is still alive.
-  expect(processesMentioning(base)).toEqual([]);
-});
-
-afterAll(() => {
-  removeTestUser(user);
-  fs.rmSync(base, { recursive: true, force: true });
+beforeAll(() => {
+  node = pinNode(process.execPath, path.join(suite.base, 'node', 'node'));
 });
 
 interface Case {
@@ -56,15 +25,15 @@ interface Case {
 }
 
 function fixture(editPlan?: (plan: LaunchPlan) => LaunchPlan): Case {
-  const root = path.join(base, `f${counter++}`);
+  const root = path.join(suite.base, `f${counter++}`);
   fs.mkdirSync(root, { mode: 0o755 });
-  const stub = writeStubQwen(root, {}, user);
+  const stub = writeStubQwen(root, {}, suite.user);
   const secrets = path.join(root, 'secrets');
   fs.mkdirSync(secrets, { mode: 0o755 });
   fs.writeFileSync(path.join(secrets, 'context.token'), 'tok-file\n', { mode: 0o644 });
   const f = buildInstallDir({
     root,
-    launcherBundle: bundle,
+    launcherBundle: suite.bundle,
     node,
     qwenCli: stub.cli,
     profiles: ['on-demand', 'auto-recall'],
@@ -75,11 +44,10 @@ function fixture(editPlan?: (plan: LaunchPlan) => LaunchPlan): Case {
   return { f, stub };
 }
 
-async function run(c: Case, args: string[], argvOverride?: [string, ...string[]]) {
-  const session = sessions.start(argvOverride ?? [c.f.shim, ...args], CALLER_ENV, user, base);
-  const exit = await session.waitForExit(15_000);
-  await session.flush();
-  return { exit, output: session.rawOutput().replaceAll('\r\n', '\n') };
+function run(c: Case, args: string[], argvOverride?: [string, ...string[]]) {
+  return finished(
+    suite.sessions.start(argvOverride ?? [c.f.shim, ...args], CALLER_ENV, suite.user, suite.base),
+  );
 }
 
 describe('arguments (exit 2, the stub never runs)', () => {
@@ -193,15 +161,15 @@ describe('pins (exit 1, the stub never runs)', () => {
     ],
     [
       'an install file owned by another user',
-      (c) => fs.chownSync(settings(c), user.uid, user.gid),
+      (c) => fs.chownSync(settings(c), suite.user.uid, suite.user.gid),
       (c) =>
-        `launch-qwen: ${JSON.stringify(settings(c))} is owned by uid ${user.uid}, not root; fix: chown root '${settings(c)}'`,
+        `launch-qwen: ${JSON.stringify(settings(c))} is owned by uid ${suite.user.uid}, not root; fix: chown root '${settings(c)}'`,
     ],
     [
       'a credential file owned by another user',
-      (c) => fs.chownSync(path.join(c.f.root, 'secrets', 'context.token'), user.uid, user.gid),
+      (c) => fs.chownSync(path.join(c.f.root, 'secrets', 'context.token'), suite.user.uid, suite.user.gid),
       (c) =>
-        `launch-qwen: ${JSON.stringify(path.join(c.f.root, 'secrets', 'context.token'))} is owned by uid ${user.uid}, not root`,
+        `launch-qwen: ${JSON.stringify(path.join(c.f.root, 'secrets', 'context.token'))} is owned by uid ${suite.user.uid}, not root`,
     ],
     [
       'a launcher that is not the one rendered (moved install)',
@@ -216,7 +184,7 @@ describe('pins (exit 1, the stub never runs)', () => {
     expect(exit.exitCode).toBe(1);
     expect(output).toContain(message(c));
     expect(readRecord(c.stub)).toBeUndefined();
-    expect(fs.existsSync(path.join(user.home, '.local'))).toBe(false);
+    expect(fs.existsSync(path.join(suite.user.home, '.local'))).toBe(false);
   });
 });
 
@@ -254,9 +222,9 @@ describe('terminal (exit 1, the stub never runs)', () => {
     const c = fixture();
     const result = spawnSync(c.f.shim, ['--profile', 'on-demand'], {
       env: CALLER_ENV,
-      cwd: base,
-      uid: user.uid,
-      gid: user.gid,
+      cwd: suite.base,
+      uid: suite.user.uid,
+      gid: suite.user.gid,
       encoding: 'utf8',
       input: 'a prompt on stdin\n',
       timeout: 15_000,

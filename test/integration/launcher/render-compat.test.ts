@@ -2,9 +2,8 @@
 // the real rollback (src/deploy/rollback): the contract between the three is the launch plan and the
 // manifest, and this is where a drift between them would show.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { planReport } from '../../../src/cli/commands/plan.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
@@ -12,16 +11,12 @@ import { renderInstall, requiredRuntimeFiles } from '../../../src/deploy/render/
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
 import {
-  bundleLauncher,
-  ensureTestUser,
+  finished,
+  launcherSuite,
   node22Binary,
   pinNode,
-  processesMentioning,
   readRecord,
-  removeTestUser,
-  Sessions,
   type Stub,
-  type TestUser,
   writeStubQwen,
 } from './harness.js';
 
@@ -33,22 +28,16 @@ const CALLER_ENV = {
   PATH: '/usr/bin:/bin',
   NODE_OPTIONS: '--max-old-space-size=256',
 };
-let base: string;
-let user: TestUser;
+const suite = launcherSuite('qm-launch-render-', 'render');
 let stub: Stub;
 let installDir: string;
 let repo: string;
 let node: string;
-const sessions = new Sessions();
 
 beforeAll(async () => {
-  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-launch-render-')));
-  fs.chmodSync(base, 0o755);
-  user = ensureTestUser('render', path.join(base, 'home'));
-  const bundle = path.join(base, 'bundle', 'launch-qwen.js');
-  await bundleLauncher(bundle);
+  const { base, bundle } = suite;
   node = pinNode(node22Binary(), path.join(base, 'node', 'node'));
-  stub = writeStubQwen(base, {}, user);
+  stub = writeStubQwen(base, {}, suite.user);
   repo = path.join(base, 'repo');
   fs.mkdirSync(repo, { mode: 0o755 });
   const tokenFile = path.join(base, 'secrets', 'context.token');
@@ -90,27 +79,16 @@ beforeAll(async () => {
   await writeInstall(installDir, rendered, { now: NOW });
 }, 600_000);
 
-afterEach(async () => {
-  await sessions.killAll();
-  expect(processesMentioning(base)).toEqual([]);
-});
-
-afterAll(() => {
-  removeTestUser(user);
-  fs.rmSync(base, { recursive: true, force: true });
-});
-
 async function launch(kind: ProfileKind) {
   fs.rmSync(stub.record, { force: true });
-  const session = sessions.start(
+  const session = suite.sessions.start(
     [path.join(installDir, 'bin', 'launch-qwen'), '--profile', kind],
     CALLER_ENV,
-    user,
-    base,
+    suite.user,
+    suite.base,
   );
-  const exit = await session.waitForExit();
-  await session.flush();
-  return { exit, output: session.rawOutput().replaceAll('\r\n', '\n'), record: readRecord(stub) };
+  const { exit, output } = await finished(session);
+  return { exit, output, record: readRecord(stub) };
 }
 
 const profileFile = (kind: ProfileKind, file: string) => path.join(installDir, 'profiles', kind, file);
@@ -132,7 +110,7 @@ describe('launch-qwen on a rendered install', () => {
       expect(record?.env['CONTEXT_API_TOKEN']).toBe(TOKEN);
       expect(record?.env['NODE_OPTIONS']).toBeUndefined();
       const report = planReport(installDir, kind, CALLER_ENV, {
-        userInfo: () => ({ homedir: user.home }),
+        userInfo: () => ({ homedir: suite.user.home }),
         fs,
         platform: process.platform,
       });

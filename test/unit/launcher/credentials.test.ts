@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { credentialFileValue, readCredentials, routedCredentials } from '../../../launcher/credentials.js';
-import { LaunchError } from '../../../launcher/messages.js';
 import { samplePlan } from './plan-fixture.js';
+import { problems } from './problems.js';
 
 const SECRET = 'tok-Zx81Qm-secret';
-
-function problems(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof LaunchError) return [...error.problems];
-    throw error;
-  }
-  return [];
-}
 
 const plan = samplePlan((p) => {
   p.credentials = {

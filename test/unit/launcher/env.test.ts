@@ -1,27 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { buildEnv, computeEnv } from '../../../launcher/env.js';
 import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
+import { FORCED_ENV } from '../../fixtures/install-dir.js';
 import { PROFILE_DIR, samplePlan } from './plan-fixture.js';
 
 const HOME = '/home/dev';
 const QWEN_HOME = '/home/dev/.local/share/qwen-managed/0123456789abcdef/on-demand/home';
-const FORCED = {
-  QWEN_TELEMETRY_ENABLED: '0',
-  QWEN_TELEMETRY_LOG_PROMPTS: '0',
-  QWEN_TELEMETRY_INCLUDE_SENSITIVE_SPAN_ATTRIBUTES: '0',
-  QWEN_USAGE_STATISTICS_ENABLED: '0',
-  QWEN_CODE_MEMORY_TEAM: '0',
-  QWEN_CODE_MEMORY_TEAM_SYNC: '0',
-  QWEN_CODE_SAFE_MODE: '0',
-  QWEN_CODE_SIMPLE: '0',
-  QWEN_CODE_DISABLE_CRON: '1',
-  // Keeps Debian's bash from sourcing ~/.bashrc for hooks whose stdin is a socket.
-  SHLVL: '1',
-};
 const PINNED_FILES = {
   QWEN_CODE_SYSTEM_SETTINGS_PATH: `${PROFILE_DIR}/system-settings.json`,
   QWEN_CODE_SYSTEM_DEFAULTS_PATH: `${PROFILE_DIR}/system-defaults.json`,
   QWEN_CODE_TRUSTED_FOLDERS_PATH: `${PROFILE_DIR}/trusted-folders.json`,
+};
+/** Everything samplePlan() passes to Qwen whatever the caller's environment: nothing comes from the caller. */
+const LAUNCHER_ONLY = {
+  PATH: '/usr/local/bin:/usr/bin:/bin',
+  NO_PROXY: 'localhost,127.0.0.1,[::1]',
+  CONTEXT_API_TOKEN: 'file-token',
+  ...FORCED_ENV,
+  HOME,
+  ...PINNED_FILES,
+  QWEN_HOME,
+  QWEN_EXTERNAL_CONTEXT_CONFIG: `${PROFILE_DIR}/external-context.json`,
 };
 
 /** A hostile caller: every bypass variable the spec names, plus the usual shell noise. */
@@ -56,32 +55,17 @@ const options = (overrides: Partial<Parameters<typeof buildEnv>[3]> = {}) => ({
 
 describe('buildEnv (POSIX)', () => {
   it('builds exactly the allow-listed, administrator, forced and pinned variables', () => {
+    // Of everything the hostile caller has, only the plan's three allow-listed names pass.
     expect(buildEnv(HOSTILE_CALLER, samplePlan(), ENVIRONMENT_POLICY, options())).toEqual({
-      PATH: '/usr/local/bin:/usr/bin:/bin',
+      ...LAUNCHER_ONLY,
       TERM: 'xterm-256color',
       LANG: 'C.UTF-8',
       OPENAI_API_KEY: 'sk-model',
-      NO_PROXY: 'localhost,127.0.0.1,[::1]',
-      CONTEXT_API_TOKEN: 'file-token',
-      ...FORCED,
-      HOME,
-      ...PINNED_FILES,
-      QWEN_HOME,
-      QWEN_EXTERNAL_CONTEXT_CONFIG: `${PROFILE_DIR}/external-context.json`,
     });
   });
 
   it('starts from nothing: an empty caller environment still gets only the launcher values', () => {
-    expect(buildEnv({}, samplePlan(), ENVIRONMENT_POLICY, options())).toEqual({
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      NO_PROXY: 'localhost,127.0.0.1,[::1]',
-      CONTEXT_API_TOKEN: 'file-token',
-      ...FORCED,
-      HOME,
-      ...PINNED_FILES,
-      QWEN_HOME,
-      QWEN_EXTERNAL_CONTEXT_CONFIG: `${PROFILE_DIR}/external-context.json`,
-    });
+    expect(buildEnv({}, samplePlan(), ENVIRONMENT_POLICY, options())).toEqual(LAUNCHER_ONLY);
   });
 
   it('a rolled-back profile gets no provider config and no provider credential, even via inherit or set', () => {
@@ -97,7 +81,7 @@ describe('buildEnv (POSIX)', () => {
       LANG: 'C.UTF-8',
       OPENAI_API_KEY: 'sk-model',
       NO_PROXY: 'localhost,127.0.0.1,[::1]',
-      ...FORCED,
+      ...FORCED_ENV,
       HOME,
       ...PINNED_FILES,
       QWEN_HOME,
@@ -279,7 +263,7 @@ describe('buildEnv (Windows name-case rules)', () => {
       PATH: 'C:\\Windows\\System32;C:\\Program Files\\nodejs',
       ...Object.fromEntries(extra),
       CONTEXT_API_TOKEN: 'file-token',
-      ...FORCED,
+      ...FORCED_ENV,
       HOME: 'C:\\Users\\dev',
       ...PINNED_FILES,
       QWEN_HOME: 'C:\\Users\\dev\\q',

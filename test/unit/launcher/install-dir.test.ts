@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPlanInstallDir, installDirFromLauncher } from '../../../launcher/install-dir.js';
-import { LaunchError } from '../../../launcher/messages.js';
+import { problems } from './problems.js';
 
 let dir: string;
 beforeAll(() => {
@@ -21,16 +21,6 @@ beforeAll(() => {
   fs.writeFileSync(path.join(dir, 'elsewhere', 'launch-qwen.js'), '');
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-function problems(fn: () => unknown): string[] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof LaunchError) return [...error.problems];
-    throw error;
-  }
-  return [];
-}
 
 describe('installDirFromLauncher', () => {
   it.each([

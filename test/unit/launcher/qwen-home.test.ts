@@ -3,7 +3,6 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LaunchError } from '../../../launcher/messages.js';
 import {
   dataDir,
   ensureQwenHome,
@@ -12,6 +11,7 @@ import {
   QWEN_HOME_SETTINGS,
   qwenHomePath,
 } from '../../../launcher/qwen-home.js';
+import { problems } from './problems.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -107,15 +107,6 @@ describe('ensureQwenHome', () => {
       uniqueSuffix: 'test',
     });
   const mode = (p: string) => fs.statSync(p).mode & 0o7777;
-  const problemOf = (fn: () => void): string[] => {
-    try {
-      fn();
-    } catch (error) {
-      if (error instanceof LaunchError) return [...error.problems];
-      throw error;
-    }
-    return [];
-  };
 
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-qwen-home-'));
@@ -166,7 +157,7 @@ describe('ensureQwenHome', () => {
     fs.mkdirSync(elsewhere, { mode: 0o700 });
     fs.mkdirSync(path.dirname(qwenHome), { recursive: true, mode: 0o700 });
     fs.symlinkSync(elsewhere, qwenHome);
-    expect(problemOf(() => ensure(home, qwenHome))).toEqual([
+    expect(problems(() => ensure(home, qwenHome))).toEqual([
       `the Qwen home ${JSON.stringify(qwenHome)} must be a real directory, not a symlink or a file; remove it and retry`,
     ]);
     expect(fs.readdirSync(elsewhere)).toEqual([]);
@@ -176,14 +167,16 @@ describe('ensureQwenHome', () => {
     const { home, qwenHome } = fresh();
     fs.mkdirSync(path.dirname(qwenHome), { recursive: true, mode: 0o700 });
     fs.writeFileSync(qwenHome, '');
-    expect(problemOf(() => ensure(home, qwenHome))).toHaveLength(1);
+    expect(problems(() => ensure(home, qwenHome))).toEqual([
+      `the Qwen home ${JSON.stringify(qwenHome)} must be a real directory, not a symlink or a file; remove it and retry`,
+    ]);
   });
 
   it.each([0o750, 0o705, 0o770, 0o701])('refuses a QWEN_HOME with mode %o', (bad) => {
     const { home, qwenHome } = fresh();
     fs.mkdirSync(qwenHome, { recursive: true, mode: 0o700 });
     fs.chmodSync(qwenHome, bad);
-    expect(problemOf(() => ensure(home, qwenHome))).toEqual([
+    expect(problems(() => ensure(home, qwenHome))).toEqual([
       `the Qwen home ${JSON.stringify(qwenHome)} is accessible by group or others (mode 0${bad.toString(8)}); fix: chmod 700 '${qwenHome}'`,
     ]);
   });
@@ -191,14 +184,14 @@ describe('ensureQwenHome', () => {
   it('refuses a QWEN_HOME owned by someone else', () => {
     const { home, qwenHome } = fresh();
     fs.mkdirSync(qwenHome, { recursive: true, mode: 0o700 });
-    expect(problemOf(() => ensure(home, qwenHome, { uid: uid + 4242 }))).toEqual([
+    expect(problems(() => ensure(home, qwenHome, { uid: uid + 4242 }))).toEqual([
       `the Qwen home ${JSON.stringify(qwenHome)} is owned by uid ${uid}, not you (uid ${uid + 4242}); remove it and retry`,
     ]);
   });
 
   it('refuses a QWEN_HOME outside the home directory', () => {
     const { home } = fresh();
-    expect(problemOf(() => ensure(home, '/elsewhere/home'))).toEqual([
+    expect(problems(() => ensure(home, '/elsewhere/home'))).toEqual([
       `the Qwen home "/elsewhere/home" is not under your home directory ${JSON.stringify(home)}`,
     ]);
   });

@@ -69,9 +69,15 @@ describe('runQwen with execve', () => {
   });
 
   it('does not use execve on Windows', () => {
-    const h = harness({ platform: 'win32', execve: (() => undefined) as unknown as RunDeps['execve'] });
+    let execveCalls = 0;
+    const h = harness({
+      platform: 'win32',
+      execve: (() => {
+        execveCalls++;
+      }) as unknown as RunDeps['execve'],
+    });
     runQwen(COMMAND, h.deps);
-    expect(h.calls.map((c) => c[0])).toEqual(['chdir', 'spawn']);
+    expect([execveCalls, h.calls.map((c) => c[0])]).toEqual([0, ['chdir', 'spawn']]);
   });
 
   it('refuses with exit code 1 when the repository root cannot be entered', () => {
