@@ -1,15 +1,14 @@
 // What the benchmark runs against: a loopback Generic HTTP provider that answers 5 items at once,
 // runtime configs, hook inputs, and an install directory rendered by the real `qwen-managed render`.
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import * as fs from 'node:fs';
 import http from 'node:http';
-import type net from 'node:net';
 import * as path from 'node:path';
+import { type Loopback, listenOnLoopback } from '../../test/fixtures/loopback.js';
 
 export const TOKEN = 'bench-token-not-a-secret';
 
-export async function startProvider(): Promise<{ url: string; close(): Promise<void> }> {
+export function startProvider(): Promise<Loopback> {
   const items = Array.from({ length: 5 }, (_, i) => ({
     id: `doc-${i}`,
     content: `Deployment step ${i}: changes ship through the release train after review. `.repeat(4),
@@ -23,13 +22,7 @@ export async function startProvider(): Promise<{ url: string; close(): Promise<v
     req.resume();
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return listenOnLoopback(server);
 }
 
 export function writeJson(file: string, value: unknown): string {

@@ -4,6 +4,7 @@
 // connections and never answers. The port stays the same, so the rendered config stays valid.
 import { once } from 'node:events';
 import net from 'node:net';
+import { listenOnLoopback } from '../../fixtures/loopback.js';
 
 export type OriginMode = 'up' | 'down' | 'hang';
 
@@ -20,12 +21,9 @@ export class SwitchableOrigin {
   /** Listens on 127.0.0.1 (a free port) in front of `targetUrl` (`http://127.0.0.1:<port>`). */
   static async start(targetUrl: string): Promise<SwitchableOrigin> {
     const url = new URL(targetUrl);
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const port = (probe.address() as net.AddressInfo).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const origin = new SwitchableOrigin({ host: url.hostname, port: Number(url.port) }, port);
+    const probe = await listenOnLoopback(net.createServer());
+    await probe.close();
+    const origin = new SwitchableOrigin({ host: url.hostname, port: Number(url.port) }, probe.port);
     await origin.listen();
     return origin;
   }

@@ -1,9 +1,7 @@
 // Starts `scripts/demo/main.ts` the way `npm run demo` does after its build (tsx on this Node), with
 // nothing in its environment but PATH, and lets a test wait for lines or interrupt it.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+import type { ChildProcess } from 'node:child_process';
+import { spawnTsChild } from '../../fixtures/run-child.js';
 
 export interface DemoRun {
   child: ChildProcess;
@@ -17,12 +15,8 @@ export interface DemoRun {
 }
 
 export function startDemo(): DemoRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawnTsChild('scripts/demo/main.ts', []);
+  child.stdin.end();
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
