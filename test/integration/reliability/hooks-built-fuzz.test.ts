@@ -12,9 +12,15 @@ import { readAutoRecallEvent } from '../../../src/runtimes/auto-recall/event.js'
 import { searchAndRender } from '../../../src/runtimes/auto-recall/search.js';
 import { parseJson } from '../../../src/runtimes/shared/stdin.js';
 import { decideWriteConfirmation } from '../../../src/runtimes/write-confirmation/decide.js';
-import { CONTENT_CANARY, CREDENTIALS, PROMPT_CANARY } from '../../fixtures/canaries.js';
+import {
+  CONTENT_CANARY,
+  CREDENTIAL_NAMES,
+  CREDENTIALS,
+  canariesIn,
+  PROMPT_CANARY,
+} from '../../fixtures/canaries.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
-import { propertyOutcome, ReliabilitySection } from '../../fixtures/reliability-report.js';
+import { KeyedSection } from '../../fixtures/reliability-report.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 
 const RUNS = { autoRecall: 20, writeConfirmation: 15, approvalGuard: 15 } as const;
@@ -28,12 +34,13 @@ const EXPECTED = {
   writeConfirmation: 'same stdout as decideWriteConfirmation · exit 0 · stderr empty',
   approvalGuard: 'same stdout as decideApprovalGuard (default modes) · exit 0 · stderr empty',
 };
-const section = new ReliabilitySection(
+const section = new KeyedSection(
   'hooks-built-fuzz',
   'Random stdin (mostly well-formed events, some arbitrary JSON, raw bytes and truncated events) through the ' +
     'built hooks as real child processes, compared with the in-process logic on the same bytes. The auto-recall ' +
     'hook searches a loopback Generic HTTP provider. Seeds are random per run; a failure shows its counterexample.',
-  Object.values(SUBJECTS),
+  SUBJECTS,
+  EXPECTED,
 );
 
 let dir: string;
@@ -155,9 +162,6 @@ function withPaths(event: Record<string, unknown>): Record<string, unknown> {
   return { ...event, cwd: resolved };
 }
 
-const noCanaryIn = (text: string) =>
-  Object.values(CREDENTIALS).every((c) => !text.includes(c)) && !text.includes(PROMPT_CANARY);
-
 describe('built hooks answer random stdin exactly like the in-process logic', () => {
   it(SUBJECTS.autoRecall, async () => {
     const details = await fc.check(
@@ -179,16 +183,14 @@ describe('built hooks answer random stdin exactly like the in-process logic', ()
         });
         expect(requests).toBe(oracleRequests);
         expect(requests).toBeLessThanOrEqual(1);
-        expect(noCanaryIn(run.stdout)).toBe(true);
+        expect(canariesIn(run.stdout, [...CREDENTIAL_NAMES, 'PROMPT'])).toEqual([]);
         for (const request of search.requests.slice(before)) {
           expect(request.rawBody.toString()).not.toContain(CREDENTIALS.CONTEXT_API_TOKEN);
         }
       }),
       { numRuns: RUNS.autoRecall, interruptAfterTimeLimit: 60_000 },
     );
-    const observed = propertyOutcome(EXPECTED.autoRecall, details);
-    section.record({ subject: SUBJECTS.autoRecall, expected: EXPECTED.autoRecall, observed });
-    expect(observed).toBe(EXPECTED.autoRecall);
+    section.checkProperty('autoRecall', details);
   }, 90_000);
 
   const preToolUseEvent = fc.record(
@@ -255,9 +257,7 @@ describe('built hooks answer random stdin exactly like the in-process logic', ()
         }),
         { numRuns: RUNS[key], interruptAfterTimeLimit: 60_000 },
       );
-      const observed = propertyOutcome(EXPECTED[key], details);
-      section.record({ subject: SUBJECTS[key], expected: EXPECTED[key], observed });
-      expect(observed).toBe(EXPECTED[key]);
+      section.checkProperty(key, details);
     },
     90_000,
   );

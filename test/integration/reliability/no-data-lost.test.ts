@@ -4,14 +4,15 @@
 // match, nothing unlisted) and no temp file left. Real processes throughout: the built CLI, and a
 // child that renders with the CLI's own library calls but can pause at an exact writer event
 // (paused-render.ts), so kill points and interleavings are deterministic.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TEMP_MARKER } from '../../../src/deploy/render/writer.js';
-import { CREDENTIAL_NAMES, CREDENTIALS, scanTexts } from '../../fixtures/canaries.js';
-import { ReliabilitySection } from '../../fixtures/reliability-report.js';
+import { CREDENTIAL_NAMES, CREDENTIALS, filesUnder, scanTexts } from '../../fixtures/canaries.js';
+import { KeyedSection } from '../../fixtures/reliability-report.js';
+import { spawnTsChild } from '../../fixtures/run-child.js';
 import { ROOT, RUNTIME_DIR } from '../../fixtures/run-runtime.js';
 import { type ProgramRun, runCli } from './cli.js';
 
@@ -47,14 +48,15 @@ const EXPECTED = {
   rollbackSame: `rollback exits 0 and the tree ${CONSISTENT}, or refuses without writing and re-render + rollback does`,
   adopted: 'rollback refuses without writing, or verify still reports the changed file',
 };
-const section = new ReliabilitySection(
+const section = new KeyedSection(
   'no-data-lost',
   'Install trees rendered from `test/fixtures/deploy/all-profiles.json` (D0) and two variants: D1 changes every ' +
     'profile\'s system settings, D2 only the on-demand provider config. "Verifies" = `qwen-managed verify --deployment ' +
     '<D> --json --skip-smoke` reports no error for one of the deployments involved (file hashes, nothing unlisted, ' +
     'no drift). The first column describes the fault; kill points come from writer events, except for the staging ' +
     'kill of the real CLI, which is triggered by the temp files appearing.',
-  Object.values(SUBJECTS),
+  SUBJECTS,
+  EXPECTED,
 );
 
 let tmp: string;
@@ -156,32 +158,14 @@ async function verifiesAgainst(
 }
 
 function tempFiles(dir: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.name.includes(TEMP_MARKER)) found.push(path.relative(dir, full));
-    }
-  };
-  walk(dir);
-  return found;
+  return filesUnder(dir).filter((file) => path.basename(file).includes(TEMP_MARKER));
 }
 
 /** Every file of the tree with its bytes, for "nothing was written" checks. */
 function snapshot(dir: string): string {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const entry of fs
-      .readdirSync(d, { withFileTypes: true })
-      .sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const full = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else out.push(`${path.relative(dir, full)}:${fs.readFileSync(full).toString('base64')}`);
-    }
-  };
-  walk(dir);
-  return out.join('\n');
+  return filesUnder(dir)
+    .map((file) => `${path.relative(dir, file)}:${fs.readFileSync(file).toString('base64')}`)
+    .join('\n');
 }
 
 async function treeFacts(
@@ -225,20 +209,10 @@ function withoutPaths(text: string): string {
 
 /**
  * Starts the pausing render child; `paused` resolves once it paused (or ended without pausing).
- * One Node process with tsx's loader (the tsx wrapper would survive a SIGKILL of its own child and
- * let it resume), in its own process group so the kill also reaches tsx's esbuild helper.
+ * `kill` reaches its whole process group, so a killed render can never resume (see spawnTsChild).
  */
 function pausedRender(dir: string, deployment: string, pause: string) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', PAUSED_RENDER, dir, deployment, RUNTIME_DIR, pause],
-    {
-      cwd: ROOT,
-      env: env(),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    },
-  );
+  const child = spawnTsChild(PAUSED_RENDER, [dir, deployment, RUNTIME_DIR, pause], env());
   let output = '';
   let onLine: () => void = () => {};
   child.stdout.setEncoding('utf8').on('data', (d: string) => {
@@ -281,11 +255,6 @@ async function killAt(dir: string, deployment: string, pause: string): Promise<s
   return paused ? pause.split(':')[0]! : 'not killed: the render never reached its kill point';
 }
 
-function record(subject: keyof typeof SUBJECTS, observed: string): void {
-  section.record({ subject: SUBJECTS[subject], expected: EXPECTED[subject], observed });
-  expect(observed).toBe(EXPECTED[subject]);
-}
-
 describe('concurrent renders into the same directory', () => {
   it.each([
     [SUBJECTS.different, 'different', 'D1', 'D2'],
@@ -313,7 +282,7 @@ describe('concurrent renders into the same directory', () => {
       }
       const observed =
         problems.size === 0 ? EXPECTED[subject] : `in some rounds: ${[...problems].sort().join('; ')}`;
-      record(subject, observed);
+      section.check(subject, observed);
     },
     120_000,
   );
@@ -343,7 +312,7 @@ describe('concurrent renders into the same directory', () => {
         ? EXPECTED.interleaved
         : [problems.length === 0 ? 'both renders exit 0' : problems.join(', '), state].join(' · ') +
           (changed.length > 0 ? ` (hash differs from manifest.json: ${changed.join(', ')})` : '');
-    record('interleaved', observed);
+    section.check('interleaved', observed);
   }, 60_000);
 });
 
@@ -365,7 +334,7 @@ describe('renders killed mid-write, then rendered again', () => {
       killedWhileStaging && killed.signal === 'SIGKILL' ? 'killed while staging' : 'not killed while staging';
     const again = await render(dir, deployments.D0, bigRuntime);
     const observed = `${kill} · re-render exits ${again.code} · ${await treeState(dir, ['D0'], bigRuntime)}`;
-    record('killStaging', observed);
+    section.check('killStaging', observed);
   }, 120_000);
 
   it(SUBJECTS.killReplacing, async () => {
@@ -374,7 +343,7 @@ describe('renders killed mid-write, then rendered again', () => {
     const kill = await killAt(dir, deployments.D1, 'replace:profiles/on-demand/system-settings.json');
     const again = await render(dir, deployments.D1);
     const observed = `killed while ${kill === 'replace' ? 'replacing' : kill} · re-render exits ${again.code} · ${await treeState(dir, ['D1'])}`;
-    record('killReplacing', observed);
+    section.check('killReplacing', observed);
   }, 60_000);
 });
 
@@ -390,7 +359,7 @@ describe('rollback after a killed render', () => {
       expect((await render(dir, deployments.D0)).code).toBe(0);
       const kill = await killAt(dir, deployments[deployment], pause);
       if (kill !== pause.split(':')[0]) {
-        record(subject, kill);
+        section.check(subject, kill);
         return;
       }
       const before = snapshot(dir);
@@ -411,7 +380,7 @@ describe('rollback after a killed render', () => {
       } else {
         observed = `rollback exits ${run.code} (${withoutPaths(run.stderr)})${snapshot(dir) === before ? '' : ' after writing'}`;
       }
-      record(subject, observed);
+      section.check(subject, observed);
     },
     60_000,
   );
@@ -432,7 +401,7 @@ describe('rollback never vouches for bytes that render did not write', () => {
         ? EXPECTED.adopted
         : `rollback exits ${run.code}; verify no longer flags runtime/auto-recall.js: its changed bytes were adopted into manifest.json`;
     }
-    record('adopted', observed);
+    section.check('adopted', observed);
   }, 60_000);
 });
 

@@ -5,17 +5,18 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   ALL_CANARIES,
   type CanaryName,
   CONTENT_CANARY,
   CREDENTIALS,
+  canariesIn,
   PROMPT_CANARY,
 } from '../../fixtures/canaries.js';
 import { type FaultServer, refusedUrl, startFaultServer } from '../../fixtures/fault-server.js';
+import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { budget, ReliabilitySection } from '../../fixtures/reliability-report.js';
 import { runRuntime, runtimePath } from '../../fixtures/run-runtime.js';
@@ -186,8 +187,7 @@ const expectedRequests = (c: FaultCase) =>
   c.source.kind === 'refused' ? 'no listener' : c.source.kind === 'proxy' ? '1 CONNECT' : '1 request';
 
 const leaks = (...texts: string[]): string => {
-  const text = texts.join('\n');
-  const found = EVERY_CANARY.filter((name) => text.includes(ALL_CANARIES[name]));
+  const found = canariesIn(texts.join('\n'), EVERY_CANARY);
   return found.length === 0 ? '' : ` · leaks ${found.join(', ')}`;
 };
 
@@ -248,33 +248,6 @@ describe.concurrent('auto-recall hook: `{}`, exit 0, empty stderr, within budget
   });
 });
 
-interface McpSession {
-  client: Client;
-  stderr: () => string;
-}
-
-async function startMcp(config: string, extraEnv: Record<string, string>): Promise<McpSession> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [runtimePath('mcp-server.js')],
-    env: {
-      ...baseEnv(),
-      QWEN_EXTERNAL_CONTEXT_CONFIG: config,
-      MEM0_API_KEY: CREDENTIALS.MEM0_API_KEY,
-      ...extraEnv,
-    },
-    stderr: 'pipe',
-    cwd: dir,
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const client = new Client({ name: 'reliability', version: '1.0.0' });
-  await client.connect(transport);
-  return { client, stderr: () => stderr };
-}
-
 type ToolResult = { content?: { type: string; text?: string }[]; isError?: boolean };
 
 async function timedCall(client: Client, name: string, args: Record<string, unknown>) {
@@ -307,7 +280,16 @@ describe.concurrent('MCP server: search fails with one fixed text, remember is f
         scope: { appId: APP_ID },
       },
     });
-    const session = await startMcp(config, target.env);
+    const session = await connectMcp(runtimePath('mcp-server.js'), {
+      env: {
+        ...baseEnv(),
+        QWEN_EXTERNAL_CONTEXT_CONFIG: config,
+        MEM0_API_KEY: CREDENTIALS.MEM0_API_KEY,
+        ...target.env,
+      },
+      cwd: dir,
+      clientName: 'reliability',
+    });
     try {
       const beforeSearch = target.seen('search');
       const search = await timedCall(session.client, 'context_search', { query: QUERY });

@@ -8,9 +8,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
 import {
   type CanaryName,
   CONTENT_CANARY,
@@ -29,8 +29,9 @@ import {
   startGenericSearch,
   startMem0Platform,
 } from '../../fixtures/fake-services/index.js';
+import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
-import { ReliabilitySection } from '../../fixtures/reliability-report.js';
+import { KeyedSection } from '../../fixtures/reliability-report.js';
 import { ROOT } from '../../fixtures/run-runtime.js';
 import { type ProgramRun, runCli, runProgram } from './cli.js';
 
@@ -59,12 +60,13 @@ const EXPECTED = {
     'each credential only in its one credential header; prompt marker only in search queries (sanitized); memory text only in the write body',
   inherited: 'no credential value printed',
 };
-const section = new ReliabilitySection(
+const section = new KeyedSection(
   'canaries',
   `Every program runs with the fake credentials ${CREDENTIAL_NAMES.map((n) => `\`${n}\``).join(', ')} in its ` +
     'environment (the credential files hold them too), prompts carry a prompt marker and memories a memory ' +
     'marker. After the flows, everything printed and every file written is scanned (UTF-8 and Latin-1).',
-  Object.values(SUBJECTS),
+  SUBJECTS,
+  EXPECTED,
 );
 
 let tmp: string;
@@ -231,29 +233,21 @@ async function mcpSession(
   calls: (client: Client) => Promise<void>,
   extraEnv: Record<string, string> = {},
 ): Promise<void> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(install, 'runtime', 'mcp-server.js')],
+  const { client, stderr } = await connectMcp(path.join(install, 'runtime', 'mcp-server.js'), {
     // What Qwen passes on: the launcher's environment for the profile.
     env: env({
       QWEN_EXTERNAL_CONTEXT_CONFIG: path.join(install, 'profiles', kind, 'external-context.json'),
       ...extraEnv,
     }),
     cwd: path.join(install, 'runtime'),
-    stderr: 'pipe',
+    clientName: 'canaries',
   });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const client = new Client({ name: 'canaries', version: '1.0.0' });
-  await client.connect(transport);
   try {
     await calls(client);
   } finally {
     await client.close();
     const via = extraEnv['HTTP_PROXY'] === undefined ? '' : ' via proxy';
-    outputs.set(`mcp-server ${kind}${via} (stderr)`, stderr);
+    outputs.set(`mcp-server ${kind}${via} (stderr)`, stderr());
   }
 }
 
@@ -311,7 +305,11 @@ describe("Qwen's side: the installed runtimes and the launcher", () => {
     confirmations.set('write-confirmation.js (stdout)', run.stdout);
     outputs.set('write-confirmation.js (stderr)', run.stderr);
     expect([run.code, run.stderr]).toEqual([0, '']);
-    expect(JSON.parse(run.stdout).hookSpecificOutput.permissionDecision).toBe('ask');
+    const decision = JSON.parse(run.stdout).hookSpecificOutput;
+    expect(decision.permissionDecision).toBe('ask');
+    expect(decision.permissionDecisionReason).toBe(
+      `${ASK_QUESTION}\n${JSON.stringify(`Remember: ${CONTENT_CANARY}`)}`,
+    );
   });
 
   it('the approval guard asks in YOLO mode', async () => {
@@ -399,6 +397,9 @@ describe('re-render and rollback', () => {
   });
 
   it('rollback of the auto-recall profile: dry run, then for real', async () => {
+    const settings = path.join(install, 'profiles', 'auto-recall', 'system-settings.json');
+    const before = fs.readFileSync(settings, 'utf8');
+    expect(before).toContain('external-context-auto-recall');
     const dry = await cli('rollback --dry-run', [
       'rollback',
       '--dir',
@@ -407,9 +408,13 @@ describe('re-render and rollback', () => {
       'auto-recall',
       '--dry-run',
     ]);
-    expect(dry.stdout).toContain('-');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^-.*external-context-auto-recall/m);
+    expect(dry.stdout).toContain('rollback: dry run, nothing written');
+    expect(fs.readFileSync(settings, 'utf8')).toBe(before);
     const real = await cli('rollback', ['rollback', '--dir', install, '--profile', 'auto-recall']);
     expect(real.code).toBe(0);
+    expect(fs.readFileSync(settings, 'utf8')).not.toContain('external-context-auto-recall');
   });
 
   it('rollback of an upstream-style settings file, restoring a saved version-1 config', async () => {
@@ -493,8 +498,7 @@ describe('final check: nothing escaped', () => {
     const observed =
       describeFindings(scanTexts(admin, EVERYTHING)) ??
       (admin.size >= 20 ? NOTHING : `only ${admin.size} outputs to scan: the flows did not run`);
-    section.record({ subject: SUBJECTS.cli, expected: EXPECTED.cli, observed });
-    expect(observed).toBe(EXPECTED.cli);
+    section.check('cli', observed);
   });
 
   it(SUBJECTS.files, () => {
@@ -512,8 +516,7 @@ describe('final check: nothing escaped', () => {
     const observed =
       describeFindings(findings) ??
       (missed.length === 0 ? NOTHING : `nothing to scan matching ${missed.join(', ')}`);
-    section.record({ subject: SUBJECTS.files, expected: EXPECTED.files, observed });
-    expect(observed).toBe(EXPECTED.files);
+    section.check('files', observed);
   });
 
   it(SUBJECTS.runtimes, () => {
@@ -523,8 +526,7 @@ describe('final check: nothing escaped', () => {
       (runtimeOutputs.size >= 10
         ? NOTHING
         : `only ${runtimeOutputs.size} outputs to scan: the flows did not run`);
-    section.record({ subject: SUBJECTS.runtimes, expected: EXPECTED.runtimes, observed });
-    expect(observed).toBe(EXPECTED.runtimes);
+    section.check('runtimes', observed);
   });
 
   it(SUBJECTS.confirmation, () => {
@@ -532,8 +534,7 @@ describe('final check: nothing escaped', () => {
     const shown = canariesIn([...confirmations.values()].join('\n'), ['CONTENT']).length === 1;
     const observed =
       describeFindings(findings) ?? (shown ? EXPECTED.confirmation : 'memory text not shown to the user');
-    section.record({ subject: SUBJECTS.confirmation, expected: EXPECTED.confirmation, observed });
-    expect(observed).toBe(EXPECTED.confirmation);
+    section.check('confirmation', observed);
   });
 
   it(SUBJECTS.requests, () => {
@@ -571,8 +572,7 @@ describe('final check: nothing escaped', () => {
       problems.push(`${counts.generic} Generic HTTP and ${counts.platform} Mem0 requests instead of 3 and 2`);
     }
     const observed = problems.length === 0 ? EXPECTED.requests : [...new Set(problems)].sort().join('; ');
-    section.record({ subject: SUBJECTS.requests, expected: EXPECTED.requests, observed });
-    expect(observed).toBe(EXPECTED.requests);
+    section.check('requests', observed);
   });
 
   it(SUBJECTS.inherited, async () => {
@@ -604,7 +604,6 @@ describe('final check: nothing escaped', () => {
         : codes.every((c) => c === 0)
           ? EXPECTED.inherited
           : `render and plan exit ${codes.join(', ')}`;
-    section.record({ subject: SUBJECTS.inherited, expected: EXPECTED.inherited, observed });
-    expect(observed).toBe(EXPECTED.inherited);
+    section.check('inherited', observed);
   });
 });

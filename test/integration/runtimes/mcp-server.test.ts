@@ -3,8 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FakeService,
@@ -12,6 +11,7 @@ import {
   startMem0Oss,
   startMem0Platform,
 } from '../../fixtures/fake-services/index.js';
+import { connectMcp } from '../../fixtures/mcp-client.js';
 import { runtimePath } from '../../fixtures/run-runtime.js';
 
 const TOKEN = 'canary-mcp-token-Lr83';
@@ -89,20 +89,16 @@ const ossWriteConfig = () =>
   });
 
 async function connect(config: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SERVER],
+  const { client } = await connectMcp(SERVER, {
     env: {
       PATH: process.env['PATH'] ?? '',
       QWEN_EXTERNAL_CONTEXT_CONFIG: config,
       CONTEXT_API_TOKEN: TOKEN,
       MEM0_API_KEY: KEY,
     },
-    stderr: 'pipe',
     cwd: os.tmpdir(),
+    clientName: 'test',
   });
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(transport);
   clients.push(client);
   return client;
 }

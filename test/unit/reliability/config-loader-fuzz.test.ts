@@ -19,7 +19,7 @@ import {
 import { MEM0_PRESET_NAMES } from '../../../src/providers/mem0/presets.js';
 import { CREDENTIALS } from '../../fixtures/canaries.js';
 import { mutate, mutationArb } from '../../fixtures/json-mutations.js';
-import { propertyOutcome, ReliabilitySection } from '../../fixtures/reliability-report.js';
+import { KeyedSection } from '../../fixtures/reliability-report.js';
 
 const CANARY = CREDENTIALS.CONTEXT_API_TOKEN;
 /** The credential's variable name: runtimes must not reveal it either. */
@@ -45,11 +45,12 @@ const EXPECTED = {
   load: `${EXPECTED_CLEAN}; success only with the credential's exact value`,
   agree: 'same outcome',
 };
-const section = new ReliabilitySection(
+const section = new KeyedSection(
   'fuzz-config',
   `fast-check properties over the runtime config loader. The credential variable is named \`${VARIABLE}\` and ` +
     'holds a canary; mutations also plant the canary and the variable name in config values and keys.',
-  Object.values(SUBJECTS),
+  SUBJECTS,
+  EXPECTED,
 );
 
 // Created at load time: the templates (built when the module loads) name the repository root.
@@ -200,10 +201,7 @@ const load = (env: Record<string, string | undefined>, version: 1 | 2) =>
   version === 1 ? loadRuntimeConfig(env, 1) : loadRuntimeConfig(env, 2);
 
 function check(subject: keyof typeof SUBJECTS, property: fc.IProperty<any>, numRuns: number): void {
-  const details = fc.check(property, { numRuns, ...LIMITS });
-  const observed = propertyOutcome(EXPECTED[subject], details);
-  section.record({ subject: SUBJECTS[subject], expected: EXPECTED[subject], observed });
-  expect(observed).toBe(EXPECTED[subject]);
+  section.checkProperty(subject, fc.check(property, { numRuns, ...LIMITS }));
 }
 
 describe('parseRuntimeConfig never throws anything but a clean ConfigurationError', () => {

@@ -10,11 +10,7 @@ import { renderContext } from '../../../src/context/renderer.js';
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
 import type { ContextItem } from '../../../src/providers/types.js';
 import { CREDENTIALS, PROMPT_CANARY } from '../../fixtures/canaries.js';
-import {
-  type PropertyDetails,
-  propertyOutcome,
-  ReliabilitySection,
-} from '../../fixtures/reliability-report.js';
+import { KeyedSection } from '../../fixtures/reliability-report.js';
 
 const LIMITS = { interruptAfterTimeLimit: 8_000 } as const;
 const SLOW_MS = 250;
@@ -35,21 +31,16 @@ const EXPECTED = {
   fits: 'exactly the first 5 valid items with capped fields: nothing dropped or shortened without need',
   pure: 'input never mutated; same input, same output',
 };
-const section = new ReliabilitySection(
+const section = new KeyedSection(
   'fuzz-context',
   'fast-check properties over the auto-recall query sanitizer and the shared context renderer (the existing unit ' +
     'properties in test/unit/context cover budget, escaping and ranking prefix).',
-  Object.values(SUBJECTS),
+  SUBJECTS,
+  EXPECTED,
 );
 afterAll(() => {
   section.write();
 });
-
-function check(subject: keyof typeof SUBJECTS, details: PropertyDetails): void {
-  const observed = propertyOutcome(EXPECTED[subject], details);
-  section.record({ subject: SUBJECTS[subject], expected: EXPECTED[subject], observed });
-  expect(observed).toBe(EXPECTED[subject]);
-}
 
 const codePoints = (s: string) => [...s].length;
 
@@ -103,7 +94,7 @@ describe('sanitizeQuery', () => {
       }),
       { numRuns: 400, ...LIMITS },
     );
-    check('credential', details);
+    section.checkProperty('credential', details);
   });
 
   it(SUBJECTS.shape, () => {
@@ -120,7 +111,7 @@ describe('sanitizeQuery', () => {
       }),
       { numRuns: 500, ...LIMITS },
     );
-    check('shape', details);
+    section.checkProperty('shape', details);
   });
 
   it(SUBJECTS.speed, () => {
@@ -158,7 +149,7 @@ describe('sanitizeQuery', () => {
       }),
       { numRuns: 20, ...LIMITS },
     );
-    check('speed', details);
+    section.checkProperty('speed', details);
   });
 });
 
@@ -224,7 +215,7 @@ describe('renderContext', () => {
       }),
       { numRuns: 400, ...LIMITS },
     );
-    check('fits', details);
+    section.checkProperty('fits', details);
   });
 
   it(SUBJECTS.pure, () => {
@@ -237,6 +228,6 @@ describe('renderContext', () => {
       }),
       { numRuns: 300, ...LIMITS },
     );
-    check('pure', details);
+    section.checkProperty('pure', details);
   });
 });

@@ -9,11 +9,7 @@ import { parseDeploymentText } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../../src/deploy/deployment/problems.js';
 import { renderInstall } from '../../../src/deploy/render/render.js';
 import { type Mutation, mutate, mutationArb } from '../../fixtures/json-mutations.js';
-import {
-  type PropertyDetails,
-  propertyOutcome,
-  ReliabilitySection,
-} from '../../fixtures/reliability-report.js';
+import { KeyedSection } from '../../fixtures/reliability-report.js';
 import { fakeRuntimes, REPO } from '../deploy/fixtures.js';
 
 const LIMITS = { interruptAfterTimeLimit: 10_000 } as const;
@@ -32,22 +28,17 @@ const EXPECTED = {
   text: 'a parsed deployment, or DeploymentInvalid naming a key or the JSON line and column; no other exception',
   renders: 'renders without an exception, deterministic manifest',
 };
-const section = new ReliabilitySection(
+const section = new KeyedSection(
   'fuzz-deployment',
   'fast-check properties over `deployment.json` parsing, seeded with `examples/deployments/*.json` and ' +
     '`test/fixtures/deploy/all-profiles.json`. Values planted by mutations include hostile paths (`$`, newline, ' +
     'relative, other platform), policy-forbidden variable names, provider blocks of every type and prototype keys.',
-  Object.values(SUBJECTS),
+  SUBJECTS,
+  EXPECTED,
 );
 afterAll(() => {
   section.write();
 });
-
-function check(subject: keyof typeof SUBJECTS, details: PropertyDetails): void {
-  const observed = propertyOutcome(EXPECTED[subject], details);
-  section.record({ subject: SUBJECTS[subject], expected: EXPECTED[subject], observed });
-  expect(observed).toBe(EXPECTED[subject]);
-}
 
 const SEEDS = [
   ...fs
@@ -166,7 +157,7 @@ describe('deployment.json parser', () => {
       }),
       { numRuns: 500, ...LIMITS },
     );
-    check('values', details);
+    section.checkProperty('values', details);
   });
 
   it(SUBJECTS.text, () => {
@@ -193,7 +184,7 @@ describe('deployment.json parser', () => {
       }),
       { numRuns: 300, ...LIMITS },
     );
-    check('text', details);
+    section.checkProperty('text', details);
   });
 
   it(SUBJECTS.renders, () => {
@@ -210,6 +201,6 @@ describe('deployment.json parser', () => {
       }),
       { numRuns: 500, ...LIMITS },
     );
-    check('renders', details);
+    section.checkProperty('renders', details);
   });
 });

@@ -22,11 +22,7 @@ import {
 } from '../../../src/runtimes/write-confirmation/decide.js';
 import { CONTENT_CANARY, CREDENTIALS, PROMPT_CANARY } from '../../fixtures/canaries.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
-import {
-  type PropertyDetails,
-  propertyOutcome,
-  ReliabilitySection,
-} from '../../fixtures/reliability-report.js';
+import { KeyedSection } from '../../fixtures/reliability-report.js';
 
 const TOKEN = CREDENTIALS.CONTEXT_API_TOKEN;
 /** Only in the legacy `prompt` field: it must never reach the provider. */
@@ -53,19 +49,14 @@ const EXPECTED = {
   guard:
     'never deny; ask only for a guarded mode and a tool other than context_remember; the tool shown escaped',
 };
-const section = new ReliabilitySection(
+const section = new KeyedSection(
   'fuzz-hook-logic',
   'fast-check properties over the hook logic in process. The auto-recall steps run against a loopback Generic HTTP ' +
     'provider with the credential canary; prompts carry the prompt marker, the credential and a marker that only ' +
     'the legacy `prompt` field holds.',
-  Object.values(SUBJECTS),
+  SUBJECTS,
+  EXPECTED,
 );
-
-function check(subject: keyof typeof SUBJECTS, details: PropertyDetails): void {
-  const observed = propertyOutcome(EXPECTED[subject], details);
-  section.record({ subject: SUBJECTS[subject], expected: EXPECTED[subject], observed });
-  expect(observed).toBe(EXPECTED[subject]);
-}
 
 let dir: string;
 let root: string;
@@ -203,7 +194,7 @@ describe('auto-recall logic', () => {
       }),
       { numRuns: 150, ...LIMITS },
     );
-    check('stdin', details);
+    section.checkProperty('stdin', details);
   }, 30_000);
 
   const hostileText = fc.oneof(
@@ -244,7 +235,7 @@ describe('auto-recall logic', () => {
         }),
         { numRuns: 150, ...LIMITS },
       );
-      check('answers', details);
+      section.checkProperty('answers', details);
     } finally {
       search.unscript();
     }
@@ -267,7 +258,7 @@ describe('auto-recall logic', () => {
       }),
       { numRuns: 300, ...LIMITS },
     );
-    check('getter', details);
+    section.checkProperty('getter', details);
   });
 });
 
@@ -324,7 +315,13 @@ describe('PreToolUse decisions', () => {
         // Serialisable exactly as printed.
         expect(JSON.parse(JSON.stringify(out))).toEqual(out);
         if (!isPlainObject(input)) {
-          expect(out['hookSpecificOutput']?.permissionDecisionReason).toBe(REASON_INVALID);
+          expect(out).toEqual({
+            hookSpecificOutput: {
+              hookEventName: 'PreToolUse',
+              permissionDecision: 'deny',
+              permissionDecisionReason: REASON_INVALID,
+            },
+          });
           return;
         }
         if (input['hook_event_name'] !== 'PreToolUse' || input['tool_name'] !== PERMISSION_REMEMBER) {
@@ -339,12 +336,19 @@ describe('PreToolUse decisions', () => {
         ]);
         expect(decision.hookEventName).toBe('PreToolUse');
         const reason: string = decision.permissionDecisionReason;
+        const mode = input['permission_mode'];
         if (decision.permissionDecision === 'deny') {
           expect([REASON_INVALID, REASON_PLAN, REASON_MODE]).toContain(reason);
+          // A mode is refused only for what it is: plan mode, or a mode the table does not know.
+          if (reason === REASON_PLAN) expect(mode).toBe('plan');
+          if (reason === REASON_MODE) {
+            expect(typeof mode).toBe('string');
+            expect([...MODES, 'plan']).not.toContain(mode);
+          }
           return;
         }
         expect(decision.permissionDecision).toBe('ask');
-        expect(MODES).toContain(input['permission_mode']);
+        expect(MODES).toContain(mode);
         const [question, shown, ...rest] = reason.split('\n');
         expect(question).toBe(ASK_QUESTION);
         expect(rest).toEqual([]);
@@ -353,7 +357,7 @@ describe('PreToolUse decisions', () => {
       }),
       { numRuns: 1000, ...LIMITS },
     );
-    check('write', details);
+    section.checkProperty('write', details);
   });
 
   it(SUBJECTS.guard, () => {
@@ -380,6 +384,6 @@ describe('PreToolUse decisions', () => {
       }),
       { numRuns: 1000, ...LIMITS },
     );
-    check('guard', details);
+    section.checkProperty('guard', details);
   });
 });
