@@ -20,7 +20,7 @@ import {
 import { timedMcpSession } from './mcp-session.js';
 import { timedPtyRun, timedRun } from './processes.js';
 import { formatTable, type Row, updateReadme } from './report.js';
-import { alternate, pairStats } from './stats.js';
+import { alternate, median, pairStats } from './stats.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 const RUNTIME = path.join(ROOT, 'dist/runtime');
@@ -174,11 +174,6 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
 
 function nodeVersion(node: string): string {
   return execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[s.length >> 1]!;
 }
 
 /** Cold (first call in a fresh process) and warm worst cases of the sanitizer and the renderer. */

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { credentialFileValue } from '../../launcher/credentials.js';
 import type { PlanReport } from '../../src/cli/commands/plan.js';
+import { isPlainObject } from '../../src/runtimes/shared/stdin.js';
 import { DemoError } from './cli.js';
 import { type Finished, run } from './processes.js';
 
@@ -15,10 +16,6 @@ export interface RenderedHook {
   timeout: number;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
@@ -27,10 +24,10 @@ function list(value: unknown): unknown[] {
 export function readAutoRecallHook(settingsFile: string): RenderedHook {
   const settings: unknown = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
   const groups =
-    isRecord(settings) && isRecord(settings['hooks']) ? settings['hooks']['UserPromptSubmit'] : [];
+    isPlainObject(settings) && isPlainObject(settings['hooks']) ? settings['hooks']['UserPromptSubmit'] : [];
   for (const group of list(groups)) {
-    for (const hook of list(isRecord(group) ? group['hooks'] : [])) {
-      if (!isRecord(hook) || hook['name'] !== HOOK_NAME) continue;
+    for (const hook of list(isPlainObject(group) ? group['hooks'] : [])) {
+      if (!isPlainObject(hook) || hook['name'] !== HOOK_NAME) continue;
       if (typeof hook['command'] === 'string' && typeof hook['timeout'] === 'number') {
         return { command: hook['command'], timeout: hook['timeout'] };
       }

@@ -21,8 +21,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { posixQuote } from '../../src/policy/quote.js';
 import type { RecorderHook } from '../../test/e2e/harness/hooks.js';
-import { hookEntry, mcpProbeServerScript, recorderHook, shellQuote } from '../../test/e2e/harness/hooks.js';
+import { hookEntry, mcpProbeServerScript, recorderHook } from '../../test/e2e/harness/hooks.js';
 import { e2eCacheDir, ensureE2eToolchain, node22 } from '../../test/e2e/harness/paths.js';
 import { managedBaseline, removeTree } from '../../test/e2e/harness/qwen-home.js';
 import type { QwenScenarioOptions } from '../../test/e2e/harness/scenario.js';
@@ -39,6 +40,8 @@ import type { RecordedRequest } from '../../test/fixtures/fake-model/server.js';
 import { text, toolCall } from '../../test/fixtures/fake-model/server.js';
 
 const outDir = join(e2eCacheDir, 'measurements');
+/** MEASURE_CASES: the case labels sections b, c and d run (all when unset). */
+const WANTED_CASES = process.env['MEASURE_CASES']?.split(',');
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -122,7 +125,7 @@ async function sectionA(): Promise<void> {
   const bashLog = join(dir, 'bash-wrapper.log');
   writeFileSync(
     join(fakeBin, 'bash'),
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${shellQuote(bashLog)}\nexec /bin/bash "$@"\n`,
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> ${posixQuote(bashLog)}\nexec /bin/bash "$@"\n`,
     { mode: 0o755 },
   );
   const systemSettings = withHooks({
@@ -288,7 +291,7 @@ async function driveConfirmations(
   return { confirmations: screens.length, screens, hookRuns, finalScreen: s.term.screen() };
 }
 
-/** Presses Shift+Tab `n` times and returns the mode indicator line after each press. */
+/** The approval-mode indicator line on screen. */
 async function modeLine(s: QwenScenario): Promise<string> {
   await sleep(400);
   await s.term.flush();
@@ -296,6 +299,7 @@ async function modeLine(s: QwenScenario): Promise<string> {
   return (lines.findLast((l) => /\(shift \+ tab/i.test(l)) ?? '(no mode line)').trim();
 }
 
+/** The mode line now, then after each of `presses` Shift+Tab presses. */
 async function cycleModes(s: QwenScenario, presses: number): Promise<string[]> {
   const out = [await modeLine(s)];
   for (let i = 0; i < presses; i++) {
@@ -492,9 +496,8 @@ async function sectionB(): Promise<void> {
       key: 'Enter',
     },
   ];
-  const wanted = process.env['MEASURE_CASES']?.split(',');
   for (const c of cases) {
-    if (wanted && !wanted.includes(c.label)) continue;
+    if (WANTED_CASES && !WANTED_CASES.includes(c.label)) continue;
     out[c.label] = await askCase(dir, c, READ_FILE);
   }
   save('b', out);
@@ -613,9 +616,8 @@ async function sectionC(): Promise<void> {
       key: 'Enter',
     },
   ];
-  const wanted = process.env['MEASURE_CASES']?.split(',');
   for (const c of cases) {
-    if (wanted && !wanted.includes(c.label)) continue;
+    if (WANTED_CASES && !WANTED_CASES.includes(c.label)) continue;
     const r = await askCase(dir, c, mcpTool, scenario);
     out[c.label] = { ...(r as Record<string, unknown>), mcpCalls: readFileSafe(eager.callsFile) };
   }
@@ -660,9 +662,8 @@ async function sectionD(): Promise<void> {
     { label: 'env-safe-mode-1', env: { QWEN_CODE_SAFE_MODE: '1' } },
     { label: 'qwen-dotenv-safe-mode-forced-0', dotenv: undefined },
   ];
-  const wanted = process.env['MEASURE_CASES']?.split(',');
   for (const c of cases) {
-    if (wanted && !wanted.includes(c.label)) continue;
+    if (WANTED_CASES && !WANTED_CASES.includes(c.label)) continue;
     const hook = recorderHook(dir, c.label, {
       stdout: {
         hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: `CTX-${c.label}` },

@@ -6,7 +6,7 @@ import { hookContextParts, promptText } from '../fixtures/fake-model/inspect.js'
 import { text } from '../fixtures/fake-model/server.js';
 import { ensureE2eToolchain } from './harness/paths.js';
 import { managedBaseline } from './harness/qwen-home.js';
-import { QwenScenario } from './harness/scenario.js';
+import { INPUT_READY, QwenScenario } from './harness/scenario.js';
 
 describe('qwen 0.24.4 smoke', { timeout: 120_000 }, () => {
   let scenario: QwenScenario | undefined;
@@ -39,7 +39,7 @@ describe('qwen 0.24.4 smoke', { timeout: 120_000 }, () => {
     expect(hookContextParts(request.chat!)).toEqual([]);
 
     await s.term.waitFor(answer, 30_000);
-    await s.term.waitFor('Type your message or @path/to/file', 10_000);
+    await s.term.waitFor(INPUT_READY, 10_000);
     // The managed baseline turns off follow-up suggestions and auto memory: no side requests.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(s.model.sideRequests().map((r) => r.kind)).toEqual([]);

@@ -3,19 +3,15 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { posixQuote } from '../../../src/policy/quote.js';
 import { node22, repoRoot } from './paths.js';
 
 export const hookRecorderScript = join(repoRoot, 'test', 'e2e', 'fixtures', 'hook-recorder.mjs');
 export const mcpProbeServerScript = join(repoRoot, 'test', 'e2e', 'fixtures', 'mcp-probe-server.mjs');
 
-/** POSIX single-quoting: `'` → `'\''`. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 /** `exec '<node>' '<script>' '<arg>'…` */
 export function execCommand(script: string, args: string[] = [], node: string = node22): string {
-  return ['exec', shellQuote(node), shellQuote(script), ...args.map(shellQuote)].join(' ');
+  return ['exec', posixQuote(node), posixQuote(script), ...args.map(posixQuote)].join(' ');
 }
 
 export interface HookBehaviour {

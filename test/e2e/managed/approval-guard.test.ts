@@ -10,6 +10,7 @@ import { isToolContinuation, promptText, toolResults } from '../../fixtures/fake
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
 import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
+import { INPUT_READY } from '../harness/scenario.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
 import { ManagedSession } from './session.js';
@@ -18,7 +19,6 @@ import { ManagedWorld } from './world.js';
 const TOKEN = 'ctx-e2e-token-guard-19fe';
 const GUARD_REASON = 'This deployment requires confirmation for every tool call, also in';
 const YES = 'Yes, allow once';
-const READY = 'Type your message or @path/to/file';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -107,7 +107,7 @@ describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool r
         expect(dialog).toContain('Do you want to proceed?');
         expect(w.hookRuns('approval-guard.js').length - guardRunsBefore).toBe(1);
         await s.term.press('Escape');
-        await s.term.waitFor(READY, 15_000);
+        await s.term.waitFor(INPUT_READY, 15_000);
         // Still in the mode the user switched to: the guard asked in spite of it.
         await s.term.waitFor(`${label} (shift + tab to cycle)`, 5000);
         await sleep(1000);

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatRequestBody } from '../../fixtures/fake-model/inspect.js';
 import {
   contentParts,
+  HOOK_CONTEXT_OPEN,
   hookContextBody,
   hookContextParts,
   isToolContinuation,
@@ -45,9 +46,7 @@ const DOCUMENTS = [
 
 /** The hook context parts of the conversation's last user message (this prompt's, not history). */
 function lastPromptContexts(body: ChatRequestBody): string[] {
-  return contentParts(lastUserMessage(body)?.content).filter((p) =>
-    p.startsWith('<qwen:user-prompt-submit-context>'),
-  );
+  return contentParts(lastUserMessage(body)?.content).filter((p) => p.startsWith(HOOK_CONTEXT_OPEN));
 }
 
 /** The envelope the hook injected, parsed back (Qwen escapes `<`/`>` as `&lt;`/`&gt;`). */
@@ -172,7 +171,7 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
       const chat = request.chat!;
       const last = lastUserMessage(chat)!;
       const parts = contentParts(last.content);
-      const contextIndex = parts.findIndex((p) => p.startsWith('<qwen:user-prompt-submit-context>'));
+      const contextIndex = parts.findIndex((p) => p.startsWith(HOOK_CONTEXT_OPEN));
       const promptIndex = parts.indexOf('Explain the deployment rollout stages');
       expect(promptIndex).toBeGreaterThanOrEqual(0);
       expect(contextIndex).toBeGreaterThan(promptIndex);

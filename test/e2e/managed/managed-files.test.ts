@@ -66,7 +66,7 @@ function snapshot(dir: string): Entry[] {
   return out.sort((a, b) => a.path.localeCompare(b.path));
 }
 
-/** Paths (files and directories) owned by `uid` in the places a user can write to, plus `extra`. */
+/** Paths (files and directories) owned by `uid` under `places` (those that exist). */
 function ownedBy(uid: number, places: string[]): string[] {
   const result = spawnSync('find', [...places.filter(existsSync), '-xdev', '-user', String(uid)], {
     encoding: 'utf8',
@@ -311,7 +311,6 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
     withReport(ctx, async () => {
       const w = world!;
       freshHome(w);
-      rmSync(join(w.logDir, 'bash.log'), { force: true });
       for (const name of readdirSync(w.logDir)) rmSync(join(w.logDir, name), { force: true });
       const repoBefore = snapshot(w.repo);
       const installBefore = snapshot(w.installDir);

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { posixQuote as q } from '../../../src/policy/quote.js';
 import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { TerminalSession } from '../harness/terminal.js';
@@ -18,11 +19,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** posix single quotes */
-function q(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 interface Outcome {
   exitCode: number;
   output: string;
@@ -32,6 +28,7 @@ interface Outcome {
 describe('refusal: launch-qwen starts no Qwen process', () => {
   let world: ManagedWorld | undefined;
   let search: FakeService | undefined;
+  /** The pty of the `inPty` call in progress, if any: killed after a test that failed inside it. */
   let term: TerminalSession | undefined;
   const ctx = () => ({ world });
 
@@ -68,17 +65,20 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
   async function inPty(script: string): Promise<Outcome> {
     const w = world!;
     const watch = new QwenProcessWatch(w.toolchain.qwenCli).start();
-    term = TerminalSession.spawn({
+    const t = TerminalSession.spawn({
       argv: ['/bin/sh', '-c', script],
       env: w.callerEnv(),
       cwd: w.user.home,
       uid: w.user.uid,
       gid: w.user.gid,
     });
-    const exit = await term.waitForExit(20_000);
+    term = t;
+    const exit = await t.waitForExit(20_000);
     await sleep(300);
-    await term.flush();
-    return { exitCode: exit.exitCode, output: term.fullText(), qwen: watch.stop() };
+    await t.flush();
+    // It exited: nothing left to kill (afterEach still checks that the user runs no process).
+    term = undefined;
+    return { exitCode: exit.exitCode, output: t.fullText(), qwen: watch.stop() };
   }
 
   /** Runs the launcher with plain pipes (no terminal at all) as the user, with the watcher on. */
@@ -111,7 +111,6 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
     expect(control.exitCode).toBe(0);
     expect(control.output).toContain('0.24.4');
     expect(control.qwen.length).toBeGreaterThanOrEqual(1);
-    term = undefined;
   }
 
   function expectNothingStarted(outcome: Outcome): void {
@@ -134,7 +133,6 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
         `printf 'print every secret you can find\\n' | ${launcher} --profile auto-recall`,
       ]) {
         const outcome = await inPty(script);
-        term = undefined;
         expect(outcome.exitCode, script).toBe(1);
         expect(outcome.output, script).toContain('standard input is not a terminal');
         expectNothingStarted(outcome);
@@ -166,7 +164,6 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
       for (const extra of cases) {
         const script = ['exec', q(w.launcher), '--profile', 'auto-recall', ...extra.map(q)].join(' ');
         const outcome = await inPty(script);
-        term = undefined;
         expect(outcome.exitCode, script).toBe(2);
         expect(outcome.output, script).toMatch(/launch-qwen: refused argument/);
         expect(outcome.output, script).toContain('usage: launch-qwen --profile <kind>');

@@ -11,10 +11,6 @@ import type { ManagedWorld } from './world.js';
 export interface LaunchOptions {
   /** Extra caller environment (wins over the login-shell defaults). */
   env?: Record<string, string>;
-  /** Extra launcher arguments after `--profile <kind>`. */
-  args?: string[];
-  cols?: number;
-  rows?: number;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -22,9 +18,6 @@ function sleep(ms: number): Promise<void> {
 }
 
 export class ManagedSession {
-  /** ms from spawning the launcher to the input box, once `waitForReady` resolved. */
-  readyMs: number | undefined;
-
   private constructor(
     readonly world: ManagedWorld,
     readonly kind: ProfileKind,
@@ -35,26 +28,21 @@ export class ManagedSession {
   static launch(world: ManagedWorld, kind: ProfileKind, options: LaunchOptions = {}): ManagedSession {
     world.resetBashLog();
     const term = TerminalSession.spawn({
-      argv: [world.launcher, '--profile', kind, ...(options.args ?? [])],
+      argv: [world.launcher, '--profile', kind],
       env: world.callerEnv(options.env),
       cwd: world.user.home,
       uid: world.user.uid,
       gid: world.user.gid,
-      cols: options.cols ?? 120,
-      rows: options.rows ?? 50,
+      cols: 120,
+      rows: 50,
     });
     return new ManagedSession(world, kind, term);
-  }
-
-  get qwenHome(): string {
-    return this.world.qwenHome(this.kind);
   }
 
   /** Waits for the input box; returns ms since the launcher was spawned. */
   async waitForReady(timeoutMs = 60_000): Promise<number> {
     await this.term.waitFor(INPUT_READY, timeoutMs);
-    this.readyMs = Date.now() - this.term.startedAt;
-    return this.readyMs;
+    return Date.now() - this.term.startedAt;
   }
 
   /**
@@ -143,9 +131,5 @@ export class ManagedSession {
     await this.term.kill();
     const afterKill = this.leftovers();
     return [...survivors, ...afterKill.filter((p) => !survivors.some((q) => q.pid === p.pid))];
-  }
-
-  async dispose(): Promise<void> {
-    await this.term.kill();
   }
 }

@@ -272,16 +272,16 @@ export class ManagedWorld {
 
   /** Every bash that sourced the user's ~/.bashrc since the session started (`<pid> <$0>`). */
   bashrcSourced(): string[] {
-    const file = join(this.logDir, 'bashrc.log');
-    if (!existsSync(file)) return [];
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((line) => line !== '');
+    return this.logLines('bashrc.log');
   }
 
   /** Every `bash` invocation Qwen made so far (argv joined by spaces), in order. */
   bashLog(): string[] {
-    const file = join(this.logDir, 'bash.log');
+    return this.logLines('bash.log');
+  }
+
+  private logLines(name: string): string[] {
+    const file = join(this.logDir, name);
     if (!existsSync(file)) return [];
     return readFileSync(file, 'utf8')
       .split('\n')

@@ -5,10 +5,12 @@
 // after Shift+Tab into YOLO the hook still asks. Plus the approval-guard check (scenario 7) that one
 // remember never asks three times and the full text is what the user reads.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
 import { isToolContinuation, promptText, toolNames, toolResults } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
 import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { PLATFORM_ADD_ROUTE, startMem0Platform } from '../../fixtures/fake-services/index.js';
+import { INPUT_READY } from '../harness/scenario.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
 import { ManagedSession } from './session.js';
@@ -16,7 +18,6 @@ import { ManagedWorld } from './world.js';
 
 const MEM0_KEY = 'm0-e2e-platform-key-77b1';
 const REMEMBER_TOOL = 'mcp__external-context__context_remember';
-const ASK_QUESTION = 'Store this exact text in the shared external memory? Content (JSON string):';
 const GUARD_REASON = 'This deployment requires confirmation for every tool call';
 const YES = 'Yes, allow once';
 
@@ -112,7 +113,7 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       const first = await qwenDialog(s);
       console.log(`----- Qwen's dialog -----\n${first}`);
       await s.term.press('Escape');
-      await s.term.waitFor('Type your message or @path/to/file', 15_000);
+      await s.term.waitFor(INPUT_READY, 15_000);
       expect(w.hookRuns('write-confirmation.js')).toEqual([]);
 
       // 2. Approve Qwen's, reject the full text: the hook asked, nothing is written.
@@ -123,7 +124,7 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       console.log(`----- full-text hook dialog -----\n${second}`);
       expect(second).toContain(JSON.stringify(content));
       await s.term.press('Escape');
-      await s.term.waitFor('Type your message or @path/to/file', 15_000);
+      await s.term.waitFor(INPUT_READY, 15_000);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(w.hookRuns('write-confirmation.js')).toHaveLength(1);
       expect(adds(platform!).length).toBe(addsBefore);
