@@ -1,22 +1,20 @@
-// One MCP session over stdio, spoken by hand (newline-delimited JSON-RPC) so the measuring side adds
-// nothing: spawn → initialize → tools/list → one context_search → stdin closed → exit.
+// One MCP session over stdio, spoken by hand (newline-delimited JSON-RPC, with verify's smoke-run
+// pieces) so the measuring side adds nothing: spawn → initialize → tools/list → one context_search →
+// stdin closed → exit.
 import { spawn } from 'node:child_process';
+import { jsonLineReader, MCP_INITIALIZED, mcpInitializeRequest } from '../../src/deploy/verify/smoke.js';
 
 export function timedMcpSession(node: string, server: string, env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(node, [server], { stdio: ['pipe', 'pipe', 'ignore'], env });
     const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    let buffer = '';
+    const read = jsonLineReader();
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      buffer += chunk;
-      let newline = buffer.indexOf('\n');
-      while (newline !== -1) {
-        const message = JSON.parse(buffer.slice(0, newline)) as { id?: number; error?: unknown };
-        buffer = buffer.slice(newline + 1);
+      for (const message of read(chunk) as { id?: number; error?: unknown }[]) {
         if (message.error !== undefined) reject(new Error(JSON.stringify(message.error)));
         if (message.id === 1) {
-          send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+          send(MCP_INITIALIZED);
           send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
         } else if (message.id === 2) {
           send({
@@ -28,20 +26,10 @@ export function timedMcpSession(node: string, server: string, env: Record<string
         } else if (message.id === 3) {
           child.stdin.end();
         }
-        newline = buffer.indexOf('\n');
       }
     });
     child.on('error', reject);
     child.on('close', () => resolve(performance.now() - started));
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'bench', version: '1' },
-      },
-    });
+    send(mcpInitializeRequest('bench'));
   });
 }
