@@ -11,7 +11,7 @@ import { parseDeploymentText } from '../../../src/deploy/deployment/parse.js';
 import { renderInstall } from '../../../src/deploy/render/render.js';
 import { loadRuntimeFiles } from '../../../src/deploy/render/runtime-files.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
-import { isDirectory, loadInstallTree } from '../../../src/deploy/tree.js';
+import { isDirectory, loadInstallTree, previousInstallOf } from '../../../src/deploy/tree.js';
 
 const [dir, deploymentFile, runtimeDir, pause] = process.argv.slice(2) as [string, string, string, string];
 
@@ -34,13 +34,7 @@ function waitForParent(): void {
 try {
   const parsed = parseDeploymentText(await fs.readFile(deploymentFile, 'utf8'), deploymentFile);
   const tree = (await isDirectory(dir)) ? await loadInstallTree(dir) : undefined;
-  const previous =
-    tree?.manifest === undefined
-      ? undefined
-      : {
-          manifest: tree.manifest,
-          files: new Map([...tree.files].map(([rel, f]) => [rel, f.bytes as Uint8Array])),
-        };
+  const previous = tree === undefined ? undefined : previousInstallOf(tree);
   const now = new Date().toISOString();
   const rendered = renderInstall(parsed, await loadRuntimeFiles(runtimeDir), {
     toolkitVersion: packageJson.version,
