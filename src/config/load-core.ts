@@ -2,9 +2,11 @@
 // Mem0 scope → write compatibility → credential → (v2) repository root. Every failure is a
 // ConfigurationError with a fixed message; nothing else escapes. The schema step is a parameter:
 // load.ts passes the zod schema, the auto-recall hook the compiled parser (compiled-parser.ts).
-import * as nodeFs from 'node:fs';
-import * as path from 'node:path';
+// Named imports, not namespaces: a bundled namespace import copies every export at start-up.
+import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, parse } from 'node:path';
 import { MEM0_PRESETS, scopeViolation } from '../providers/mem0/presets.js';
+import { decodeUtf8 } from '../text/utf8.js';
 import { type Environment, readOwnEnv } from './environment.js';
 import { ConfigurationError } from './errors.js';
 import { CREDENTIAL_NAME, credentialVariable } from './names.js';
@@ -19,10 +21,24 @@ export const CONFIG_ENV = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
 export const MAX_CONFIG_BYTES = 65_536;
 
 /** The file-system calls the loader needs; injectable for tests. */
-export type ConfigFs = Pick<
-  typeof nodeFs,
-  'openSync' | 'fstatSync' | 'readSync' | 'closeSync' | 'realpathSync' | 'statSync'
->;
+export interface ConfigFs {
+  openSync: typeof openSync;
+  fstatSync: typeof fstatSync;
+  readSync: typeof readSync;
+  closeSync: typeof closeSync;
+  realpathSync(path: string): string;
+  statSync(path: string): { isDirectory(): boolean };
+}
+
+/** One realpath(3) call instead of an lstat per path component (realpathSync's JS walk). */
+const NODE_FS: ConfigFs = {
+  openSync,
+  fstatSync,
+  readSync,
+  closeSync,
+  realpathSync: realpathSync.native,
+  statSync,
+};
 
 export interface LoadedConfig<C> {
   config: C;
@@ -46,7 +62,7 @@ export function loadRuntimeConfigWith(
   parser: ConfigParser,
   env: Environment,
   version: 1 | 2,
-  fs: ConfigFs = nodeFs,
+  fs: ConfigFs = NODE_FS,
 ): LoadedConfig<RuntimeConfigV1 | RuntimeConfigV2> {
   try {
     const config = parseRuntimeConfigWith(parser, readConfigText(env, fs), version);
@@ -66,7 +82,7 @@ export function loadRuntimeConfigWith(
 function readConfigText(env: Environment, fs: ConfigFs): string {
   const file = readOwnEnv(env, CONFIG_ENV);
   if (file === undefined || file === '') throw new ConfigurationError('path-missing');
-  if (!path.isAbsolute(file)) throw new ConfigurationError('path-not-absolute');
+  if (!isAbsolute(file)) throw new ConfigurationError('path-not-absolute');
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -87,11 +103,9 @@ function readConfigText(env: Environment, fs: ConfigFs): string {
       length += n;
       if (length > MAX_CONFIG_BYTES) throw new ConfigurationError('file-too-large');
     }
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, length));
-    } catch {
-      throw new ConfigurationError('file-not-utf8');
-    }
+    const text = decodeUtf8(buffer.subarray(0, length));
+    if (text === undefined) throw new ConfigurationError('file-not-utf8');
+    return text;
   } finally {
     fs.closeSync(fd);
   }
@@ -147,9 +161,9 @@ export function resolveCredential(env: Environment, provider: ProviderConfig): s
 /** realpath, a directory, and never a filesystem root (`/`, `C:\`): a mis-routing guard. */
 export function resolveRepositoryRoot(
   root: string,
-  fs: Pick<ConfigFs, 'realpathSync' | 'statSync'> = nodeFs,
+  fs: Pick<ConfigFs, 'realpathSync' | 'statSync'> = NODE_FS,
 ): string {
-  if (!path.isAbsolute(root)) throw new ConfigurationError('repository-root-invalid');
+  if (!isAbsolute(root)) throw new ConfigurationError('repository-root-invalid');
   let real: string;
   try {
     real = fs.realpathSync(root);
@@ -157,6 +171,6 @@ export function resolveRepositoryRoot(
   } catch {
     throw new ConfigurationError('repository-root-invalid');
   }
-  if (path.parse(real).root === real) throw new ConfigurationError('repository-root-invalid');
+  if (parse(real).root === real) throw new ConfigurationError('repository-root-invalid');
   return real;
 }

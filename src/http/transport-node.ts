@@ -1,17 +1,28 @@
-// Default transport: HTTP/1.1 spoken directly over node:net / node:tls. No undici (a first `fetch`
-// costs ~35 ms of start-up) and no node:http either: its agent and parser machinery cost more than
-// the one request a hook makes. One connection per request (`connection: close`), always destroyed.
-import type net from 'node:net';
-import type tls from 'node:tls';
+// Default transport: HTTP/1.1 spoken directly, with no undici (a first `fetch` costs ~35 ms of
+// start-up) and no node:http (its agent and parser machinery cost more than the one request a hook
+// makes). One connection per request (`connection: close`), always destroyed. The bytes travel over
+// Node's TCP handle for IP-literal http origins and over node:net / node:tls otherwise.
+import { type LibuvStreams, processLibuvStreams } from '../bindings/libuv-stream.js';
 import { type ParserEvent, ResponseParser } from './http1-response.js';
-import type { Transport, TransportOptions, TransportRequest, TransportResponse } from './transport.js';
+import type {
+  CancelSignal,
+  Transport,
+  TransportOptions,
+  TransportRequest,
+  TransportResponse,
+} from './transport.js';
+import type { Dial, Wire } from './wire.js';
+import { netDial } from './wire-net.js';
+import { ipLiteral, tcpDial } from './wire-tcp.js';
 
 export interface NodeTransportOptions extends TransportOptions {
   /** Extra trust anchors (PEM) for HTTPS, e.g. a private CA or a test certificate. */
   ca?: string;
+  /** Node's stream bindings for IP-literal http origins; `null` forces node:net. Default: this process's. */
+  streams?: LibuvStreams | null;
 }
 
-/** Pauses the socket when this much decoded body waits unread: a flood never piles up in memory. */
+/** Pauses reading when this much decoded body waits unread: a flood never piles up in memory. */
 const HIGH_WATER = 256 * 1024;
 const FORBIDDEN_IN_HEADERS = /[\r\n\0]/;
 
@@ -24,10 +35,10 @@ async function post(request: TransportRequest, options: NodeTransportOptions): P
   if (signal.aborted) throw new Error('aborted before sending');
   const url = new URL(request.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('unsupported scheme');
-  const head = requestHead(url, request.headers, Buffer.byteLength(request.body, 'utf8'));
+  const text = requestHead(url, request.headers, Buffer.byteLength(request.body, 'utf8')) + request.body;
   // Loaded per scheme: a plain-HTTP request never pays for TLS.
-  const socket = url.protocol === 'https:' ? await connectTls(url, options) : await connectPlain(url);
-  return exchange(socket, head, request.body, signal, options.timeoutMs);
+  const dial = url.protocol === 'https:' ? await tlsDial(url, options) : await plainDial(url, options);
+  return exchange(dial, text, signal, options.timeoutMs);
 }
 
 /** Request line and headers; a CR, LF or NUL in any of them is refused rather than sent. */
@@ -45,35 +56,47 @@ function requestHead(url: URL, headers: Readonly<Record<string, string>>, length
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-async function connectPlain(url: URL): Promise<net.Socket> {
+async function plainDial(url: URL, options: NodeTransportOptions): Promise<Dial> {
+  const port = Number(url.port || 80);
+  const literal = ipLiteral(url.hostname);
+  // Host names keep Node's resolver and its address-family fallback: only literals skip node:net.
+  // The bindings are probed here only: https and host names never touch them.
+  const streams =
+    literal === undefined || options.streams === null
+      ? undefined
+      : (options.streams ?? processLibuvStreams());
+  if (literal !== undefined && streams !== undefined)
+    return tcpDial(streams, literal.address, literal.family, port);
   const net = await import('node:net');
-  return net.connect({ host: hostOf(url), port: Number(url.port || 80) });
+  return netDial(() => net.connect({ host: hostOf(url), port }));
 }
 
-async function connectTls(url: URL, options: NodeTransportOptions): Promise<tls.TLSSocket> {
+async function tlsDial(url: URL, options: NodeTransportOptions): Promise<Dial> {
   const [net, tls] = await Promise.all([import('node:net'), import('node:tls')]);
   const host = hostOf(url);
-  return tls.connect({
-    host,
-    port: Number(url.port || 443),
-    // SNI only for names: Node warns on stderr when given an IP address.
-    ...(net.isIP(host) === 0 ? { servername: host } : {}),
-    ...(options.ca === undefined ? {} : { ca: options.ca }),
-    ALPNProtocols: ['http/1.1'],
-  });
+  return netDial(() =>
+    tls.connect({
+      host,
+      port: Number(url.port || 443),
+      // SNI only for names: Node warns on stderr when given an IP address.
+      ...(net.isIP(host) === 0 ? { servername: host } : {}),
+      ...(options.ca === undefined ? {} : { ca: options.ca }),
+      ALPNProtocols: ['http/1.1'],
+    }),
+  );
 }
 
 function exchange(
-  socket: net.Socket,
-  head: string,
-  body: string,
-  signal: AbortSignal,
+  dial: Dial,
+  text: string,
+  signal: CancelSignal,
   idleMs: number,
 ): Promise<TransportResponse> {
   return new Promise((resolve, reject) => {
     const parser = new ResponseParser();
     const queue: Uint8Array[] = [];
     let queued = 0;
+    let paused = false;
     let ended = false;
     let failure: Error | undefined;
     let headed = false;
@@ -84,22 +107,24 @@ function exchange(
       wake = undefined;
       w?.();
     };
+    // Whatever ends the exchange releases everything: connection, timer, abort listener.
+    const release = () => {
+      clearTimeout(idle);
+      signal.removeEventListener('abort', onAbort);
+      wire.destroy();
+    };
     const fail = (error: Error) => {
       if (failure !== undefined || ended) return;
       failure = error;
-      socket.destroy();
+      release();
       if (!headed) reject(error);
       notify();
     };
     const onAbort = () => fail(new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    socket.on('close', () => {
-      signal.removeEventListener('abort', onAbort);
-      if (!ended) fail(new Error('connection closed'));
-    });
-    socket.on('error', (error) => fail(error));
-    // Idle backstop for connect, headers and body when the caller's signal never fires.
-    socket.setTimeout(idleMs, () => fail(new Error('idle timeout')));
+    // Idle backstop for connect, headers and body when the caller's signal never fires; every chunk
+    // restarts it. Unref'd: only the connection itself may keep a process alive.
+    const idle = setTimeout(() => fail(new Error('idle timeout')), idleMs);
+    idle.unref();
 
     const handle = (events: ParserEvent[]) => {
       for (const event of events) {
@@ -110,28 +135,36 @@ function exchange(
           if (event.chunk.byteLength === 0) continue;
           queue.push(event.chunk);
           queued += event.chunk.byteLength;
-          if (queued > HIGH_WATER) socket.pause();
+          if (queued > HIGH_WATER && !paused) {
+            paused = true;
+            wire.pause();
+          }
         } else {
           ended = true;
-          socket.destroy();
+          release();
         }
       }
       notify();
     };
-    socket.on('data', (chunk: Buffer) => {
+    const parse = (step: () => ParserEvent[]) => {
       try {
-        handle(parser.push(chunk));
+        handle(step());
       } catch (error) {
         fail(error as Error);
       }
+    };
+    const wire: Wire = dial({
+      data: (chunk) => {
+        idle.refresh();
+        parse(() => parser.push(chunk));
+      },
+      end: () => {
+        parse(() => parser.finish());
+        if (!ended) fail(new Error('connection closed'));
+      },
+      error: fail,
     });
-    socket.on('end', () => {
-      try {
-        handle(parser.finish());
-      } catch (error) {
-        fail(error as Error);
-      }
-    });
+    signal.addEventListener('abort', onAbort, { once: true });
 
     // After cancel() every read throws, even when the whole body had already arrived: a caller that
     // gave up on a response must never mistake what is left for a complete body.
@@ -139,7 +172,7 @@ function exchange(
     const cancel = () => {
       cancelled = true;
       queue.length = 0;
-      socket.destroy();
+      release();
       notify();
     };
     async function* iterate(): AsyncGenerator<Uint8Array> {
@@ -148,7 +181,10 @@ function exchange(
         const chunk = queue.shift();
         if (chunk !== undefined) {
           queued -= chunk.byteLength;
-          if (queued <= HIGH_WATER && socket.isPaused()) socket.resume();
+          if (queued <= HIGH_WATER && paused) {
+            paused = false;
+            wire.resume();
+          }
           yield chunk;
           continue;
         }
@@ -160,8 +196,6 @@ function exchange(
       }
     }
 
-    socket.setNoDelay(true);
-    socket.write(head);
-    socket.write(body, 'utf8');
+    wire.write(text);
   });
 }

@@ -63,7 +63,10 @@ function post(agent: EnvHttpProxyAgent, req: TransportRequest): Promise<Transpor
   return new Promise<TransportResponse>((resolve, reject) => {
     let settled = false;
     let body: Readable | undefined;
+    // undici wants a real AbortSignal; the caller's may be a lighter one (transport.ts).
+    const undiciAbort = new AbortController();
     const onAbort = (): void => {
+      undiciAbort.abort();
       body?.destroy(new Error('aborted'));
       // Settle now: undici may still be waiting on a stalled CONNECT that ignores the signal.
       if (!settled) {
@@ -78,7 +81,7 @@ function post(agent: EnvHttpProxyAgent, req: TransportRequest): Promise<Transpor
       headers: { ...req.headers },
       body: req.body,
       dispatcher: agent,
-      signal,
+      signal: undiciAbort.signal,
     }).then(
       (response) => {
         if (settled) {

@@ -1,4 +1,5 @@
 // Shared provider contracts. Pure types: nothing here touches the network.
+import type { CancelSignal } from '../http/transport.js';
 
 /** One normalised search result, in provider ranking order. */
 export interface ContextItem {
@@ -14,7 +15,7 @@ export interface SearchRequest {
   query: string;
   /** Requested result count; providers never ask for more than 5. */
   limit: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 export interface SearchProvider {
@@ -30,7 +31,7 @@ export type RememberResult =
 
 export interface RememberRequest {
   content: string;
-  signal: AbortSignal;
+  signal: CancelSignal;
 }
 
 /** Scope, tenant and metadata never cross this interface: they come only from the admin's config. */

@@ -2,6 +2,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
+import { decodeUtf8 } from '../text/utf8.js';
 
 export interface CorpusFile {
   /** Relative POSIX path from the served folder: the public name of the file. */
@@ -107,7 +108,7 @@ export async function readCorpusFile(
   try {
     const bytes = await readFile(file.absolutePath);
     if (bytes.length > limits.maxFileBytes) return undefined;
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return decodeUtf8(bytes);
   } catch {
     return undefined;
   }

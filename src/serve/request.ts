@@ -1,5 +1,6 @@
 // The Generic HTTP Search v1 request as the server accepts it, and every error it can answer. Pure.
 import { codePointLength } from '../context/codepoints.js';
+import { decodeUtf8 } from '../text/utf8.js';
 
 export interface ApiError {
   status: number;
@@ -92,8 +93,10 @@ export function parseSearchBody(
 
 /** Strict UTF-8 then JSON; anything else (an empty body included) is not ok. */
 export function decodeJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+  const text = decodeUtf8(bytes);
+  if (text === undefined) return { ok: false };
   try {
-    return { ok: true, value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
+    return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false };
   }

@@ -10,12 +10,12 @@ const EMPTY = '{}';
 export function main(): void {
   runHook({
     fallback: () => EMPTY,
-    async answer(input, budget) {
+    async answer(input) {
       const event = readAutoRecallEvent(input);
       // Continuation events and junk end here, before config, credentials, proxy or provider.
       if (event === undefined) return EMPTY;
       const { searchAndRender } = await import('./search.js');
-      return searchAndRender(event, { env: process.env, signal: budget.signal() });
+      return searchAndRender(event, { env: process.env });
     },
   });
 }

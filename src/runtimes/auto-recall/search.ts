@@ -8,6 +8,7 @@ import type { RuntimeConfigV2 } from '../../config/schema.js';
 import { renderContext } from '../../context/renderer.js';
 import { sanitizeQuery } from '../../context/sanitizer.js';
 import { createTransport } from '../../http/create-transport.js';
+import { deadline } from '../../http/deadline.js';
 import type { TransportHandle } from '../../http/transport.js';
 import { createProvider } from '../../providers/factory.js';
 import { isInsideRoot } from './cwd.js';
@@ -17,8 +18,6 @@ export const EMPTY_OUTPUT = '{}';
 
 export interface AutoRecallOptions {
   env: Environment;
-  /** Aborted when the hook's own wall-clock budget runs out. */
-  signal: AbortSignal;
 }
 
 /** Returns the hook's stdout. Every failure is `{}` (fail-open); nothing is thrown. */
@@ -41,8 +40,9 @@ export async function searchAndRender(event: AutoRecallEvent, options: AutoRecal
     // The proxy dispatcher exists only after input, config, cwd and query have all passed.
     transport = await createTransport(options.env, { timeoutMs: config.autoRecall.timeoutMs });
     const provider = createProvider(config.provider, credential, { transport: transport.transport });
-    const signal = AbortSignal.any([options.signal, AbortSignal.timeout(config.autoRecall.timeoutMs)]);
-    const items = await provider.search({ query, limit: 5, signal });
+    // The provider timeout. The hook's own budget needs no signal: when it runs out, hook-main
+    // answers the fallback and exits, whatever is still in flight.
+    const items = await provider.search({ query, limit: 5, signal: deadline(config.autoRecall.timeoutMs) });
     if (items.length === 0) return EMPTY_OUTPUT;
     return JSON.stringify({
       hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: renderContext(items) },

@@ -5,52 +5,36 @@ import { HOOK_BUDGET_MS } from '../../deploy/names.js';
 import { silenceWarnings, writeStdoutSync } from './process.js';
 import { HOOK_STDIN_LIMIT, parseJson, readStdin } from './stdin.js';
 
-/** The hook's share of the budget: an AbortSignal created only if the hook asks for one. */
-export interface Budget {
-  signal(): AbortSignal;
-}
-
 export interface HookSpec {
   /** The answer for a budget overrun or a crash. */
   fallback(): string;
   /** The answer for the parsed stdin (undefined when malformed, not UTF-8 JSON, or over 1 MiB). */
-  answer(input: unknown, budget: Budget): string | Promise<string>;
+  answer(input: unknown): string | Promise<string>;
 }
 
 export function runHook(spec: HookSpec): void {
   silenceWarnings();
   let finished = false;
-  let controller: AbortController | undefined;
   const stdin = readStdin(HOOK_STDIN_LIMIT);
   const finish = (output: string) => {
     if (finished) return;
     finished = true;
     writeStdoutSync(output);
-    // A read blocked on a stdin that never closes would make process.exit() wait for its thread
-    // forever; the answer is already written, so end at once instead (Qwen fails open either way).
+    // A threadpool read blocked on a stdin that never closes would make process.exit() wait for its
+    // thread forever; the answer is already written, so end at once instead (Qwen fails open either
+    // way). Pipes and sockets, what Qwen gives, are read on the event loop and never get here.
     if (stdin.pending()) process.kill(process.pid, 'SIGKILL');
     process.exit(0);
   };
   const fail = () => finish(spec.fallback());
   process.on('uncaughtException', fail);
   process.on('unhandledRejection', fail);
-  // Ref'd on purpose: it guarantees an answer even when every other handle is gone.
-  setTimeout(
-    () => {
-      controller?.abort();
-      fail();
-    },
-    Math.max(0, HOOK_BUDGET_MS - process.uptime() * 1000),
-  );
-  const budget: Budget = {
-    signal: () => {
-      controller ??= new AbortController();
-      return controller.signal;
-    },
-  };
+  // Ref'd on purpose: it guarantees an answer even when every other handle is gone. Whatever is still
+  // in flight when it fires (a provider request) ends with the process.
+  setTimeout(fail, Math.max(0, HOOK_BUDGET_MS - process.uptime() * 1000));
   void stdin.result.then(async (read) => {
     try {
-      finish(await spec.answer(read.kind === 'ok' ? parseJson(read.bytes) : undefined, budget));
+      finish(await spec.answer(read.kind === 'ok' ? parseJson(read.bytes) : undefined));
     } catch {
       fail();
     }

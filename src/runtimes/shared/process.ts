@@ -29,7 +29,7 @@ export function silenceWarnings(): void {
 export function isEntryPoint(argv1: string | undefined, ownFile: string): boolean {
   if (argv1 === undefined) return false;
   try {
-    return realpathSync(argv1) === realpathSync(ownFile);
+    return realpathSync.native(argv1) === realpathSync.native(ownFile);
   } catch {
     return false;
   }

@@ -168,10 +168,7 @@ describe('built hooks answer random stdin exactly like the in-process logic', ()
       fc.asyncProperty(stdinOf(autoRecallEvent.map(withPaths)), async (stdin) => {
         const event = readAutoRecallEvent(parseJson(stdin));
         const beforeOracle = search.requests.length;
-        const expected =
-          event === undefined
-            ? '{}'
-            : await searchAndRender(event, { env: hookEnv(), signal: new AbortController().signal });
+        const expected = event === undefined ? '{}' : await searchAndRender(event, { env: hookEnv() });
         const oracleRequests = search.requests.length - beforeOracle;
         const before = search.requests.length;
         const run = await runRuntime('auto-recall.js', { stdin, env: hookEnv(), cwd: dir });

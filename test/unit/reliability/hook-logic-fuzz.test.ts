@@ -169,7 +169,7 @@ const stdin = fc.oneof(
 async function hook(bytes: Buffer): Promise<string> {
   const parsed = readAutoRecallEvent(parseJson(bytes));
   if (parsed === undefined) return '{}';
-  return searchAndRender(parsed, { env, signal: new AbortController().signal });
+  return searchAndRender(parsed, { env });
 }
 
 describe('auto-recall logic', () => {

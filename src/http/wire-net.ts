@@ -1,0 +1,35 @@
+// A net.Socket or tls.TLSSocket as a Wire: the path for https origins and host names (DNS and
+// Node's address family fallback stay Node's), and wherever Node's TCP handle is not usable.
+import type net from 'node:net';
+import type { Dial } from './wire.js';
+
+export function netDial(connect: () => net.Socket): Dial {
+  return (sink) => {
+    let done = false;
+    // Exactly one of end/error reaches the sink, and none after destroy().
+    const settle = (report: () => void) => {
+      if (done) return;
+      done = true;
+      report();
+    };
+    const socket = connect();
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => {
+      if (!done) sink.data(chunk);
+    });
+    socket.on('end', () => settle(() => sink.end()));
+    socket.on('error', (error) => settle(() => sink.error(error)));
+    socket.on('close', () => settle(() => sink.error(new Error('connection closed'))));
+    return {
+      write: (text) => {
+        socket.write(text, 'utf8');
+      },
+      pause: () => socket.pause(),
+      resume: () => socket.resume(),
+      destroy: () => {
+        done = true;
+        socket.destroy();
+      },
+    };
+  };
+}
