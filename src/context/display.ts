@@ -3,11 +3,18 @@
 
 // DEL and C1 controls, line/paragraph separators, and every format character (bidi controls,
 // zero-width characters, BOM, astral Cf such as U+110BD): invisible or layout-changing in a terminal.
-const HIDDEN = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+// Built on first need: a \p{…} class literal costs a hook ~0.2 ms to parse at start.
+let hidden: RegExp | undefined;
+// Every hidden character is U+007F or above: text without one has nothing to escape.
+const ABOVE_ASCII = /[^\u0000-\u007e]/;
 
 /** `JSON.stringify(content)` with every hidden character escaped per UTF-16 unit; `JSON.parse` restores `content`. */
 export function renderContentForDisplay(content: string): string {
-  return JSON.stringify(content).replace(HIDDEN, escapeUnits);
+  const json = JSON.stringify(content);
+  if (!ABOVE_ASCII.test(json)) return json;
+  // biome-ignore lint/complexity/useRegexLiterals: V8 parses a \p{…} literal at start-up, even inside a function.
+  hidden ??= new RegExp('[\\u007f-\\u009f\\u2028\\u2029\\p{Cf}]', 'gu');
+  return json.replace(hidden, escapeUnits);
 }
 
 function escapeUnits(match: string): string {

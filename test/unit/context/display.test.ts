@@ -60,3 +60,30 @@ describe('renderContentForDisplay', () => {
     );
   });
 });
+
+describe('renderContentForDisplay equals the one-regex reference', () => {
+  const reference = (content: string) =>
+    JSON.stringify(content).replace(/[\u007f-\u009f\u2028\u2029\p{Cf}]/gu, (match) =>
+      // One escape per UTF-16 unit: an astral format character is two.
+      Array.from(
+        { length: match.length },
+        (_, i) => `\\u${match.charCodeAt(i).toString(16).padStart(4, '0')}`,
+      ).join(''),
+    );
+  const unit = fc.oneof(
+    fc.constantFrom('a', ' ', '"', '\\', '\n', '\u007e', '\u007f', '\u0085', '\u00ad', '\u2028', '\u202e'),
+    fc.constantFrom('\ufeff', '\u{110bd}', '\u{e0020}', '\ud800', '部', '😀'),
+    fc.string({ unit: 'binary', maxLength: 3 }),
+  );
+  it('for strings built from ASCII, hidden and astral characters', () => {
+    fc.assert(
+      fc.property(
+        fc.array(unit, { maxLength: 12 }).map((parts) => parts.join('')),
+        (content) => {
+          expect(renderContentForDisplay(content)).toBe(reference(content));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});

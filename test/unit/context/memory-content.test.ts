@@ -66,3 +66,28 @@ describe('isValidMemoryContent', () => {
     );
   });
 });
+
+// The rule as the spec words it, with \p{…} classes; the module takes cheaper paths to the same answer.
+const referenceValid = (value: string) =>
+  [...value].length <= 4000 && !/\p{Cs}/u.test(value) && /[^\p{White_Space}\p{Cc}\p{Cf}]/u.test(value);
+
+describe('isValidMemoryContent equals the \\p{…} reference rule', () => {
+  // Characters at every branch: printable ASCII, spaces, controls, format characters, lone halves.
+  const unit = fc.oneof(
+    fc.constantFrom(' ', '\t', '\n', '\u0085', '\u00a0', '\u3000', '\u0000', '\u007f', '\u009f'),
+    fc.constantFrom('\u00ad', '\u200b', '\u202e', '\ufeff', '\u{110bd}', '\u{e0001}', '\ud800', '\udfff'),
+    fc.constantFrom('a', '~', '!', 'é', '部', '😀'),
+    fc.string({ unit: 'binary', maxLength: 3 }),
+  );
+  it('for strings built from those characters', () => {
+    fc.assert(
+      fc.property(
+        fc.array(unit, { maxLength: 12 }).map((parts) => parts.join('')),
+        (value) => {
+          expect(isValidMemoryContent(value)).toBe(referenceValid(value));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
