@@ -1,7 +1,8 @@
-// Picks the transport: HTTP/1.1 over node:net / node:tls unless a proxy variable is set. undici is
-// imported lazily so the auto-recall hook's no-proxy path never pays for initialising it.
+// Picks the transport per request: HTTP/1.1 over Node's own handles unless undici would send the
+// request through a proxy. undici is imported lazily, on the first request that really needs a
+// proxy, so a hook whose provider NO_PROXY covers (a loopback knowledge base, say) never loads it.
 import type { Environment } from '../config/environment.js';
-import { readProxySettings } from './proxy-env.js';
+import { goesDirect, readProxySettings } from './proxy-env.js';
 import type { TransportHandle, TransportOptions } from './transport.js';
 import { createNodeTransport } from './transport-node.js';
 
@@ -19,9 +20,23 @@ export async function createTransport(
   options: CreateTransportOptions,
 ): Promise<TransportHandle> {
   const proxy = readProxySettings(env);
-  if (proxy === undefined) {
-    return { transport: createNodeTransport(options), close: async () => {} };
-  }
-  const { createProxyTransport } = await import('./transport-proxy.js');
-  return createProxyTransport(proxy, options);
+  const direct = createNodeTransport(options);
+  if (proxy === undefined) return { transport: direct, close: async () => {} };
+  let proxied: Promise<TransportHandle> | undefined;
+  return {
+    transport: {
+      post: async (request) => {
+        if (goesDirect(new URL(request.url), proxy)) return direct.post(request);
+        proxied ??= import('./transport-proxy.js').then((m) => m.createProxyTransport(proxy, options));
+        return (await proxied).transport.post(request);
+      },
+    },
+    // A proxy transport that failed to start has nothing to release.
+    close: async () => {
+      await proxied?.then(
+        (handle) => handle.close(),
+        () => {},
+      );
+    },
+  };
 }

@@ -49,3 +49,34 @@ export function isUsableProxyUrl(value: string): boolean {
   }
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 }
+
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443 };
+
+/**
+ * True when undici's EnvHttpProxyAgent (7.30, built from `settings`) would send a request to `target`
+ * without a proxy: no proxy for its scheme (https falls back to the http proxy, http never to the
+ * https one), or a NO_PROXY match. Mirrors undici's rules exactly — a request we send directly is one
+ * undici would have sent directly — so such requests never need undici loaded.
+ */
+export function goesDirect(target: URL, settings: ProxySettings): boolean {
+  const proxy = target.protocol === 'https:' ? settings.httpsProxy || settings.httpProxy : settings.httpProxy;
+  return proxy === '' || matchesNoProxy(target, settings.noProxy);
+}
+
+function matchesNoProxy(target: URL, noProxy: string): boolean {
+  const entries = noProxy.split(/[,\s]/).filter((entry) => entry !== '');
+  if (entries.length === 0) return false;
+  if (noProxy === '*') return true;
+  // undici's view of the target: the host with IPv6 brackets kept, the port with scheme defaults.
+  const hostname = target.host.replace(/:\d*$/, '').toLowerCase();
+  const port = Number.parseInt(target.port, 10) || DEFAULT_PORTS[target.protocol] || 0;
+  for (const entry of entries) {
+    const withPort = /^(.+):(\d+)$/.exec(entry);
+    const entryHost = (withPort?.[1] ?? entry).replace(/^\*?\./, '').toLowerCase();
+    const entryPort = withPort === null ? 0 : Number.parseInt(withPort[2]!, 10);
+    if (entryPort !== 0 && entryPort !== port) continue;
+    // The host itself, or any subdomain of it.
+    if (hostname === entryHost || hostname.slice(-(entryHost.length + 1)) === `.${entryHost}`) return true;
+  }
+  return false;
+}

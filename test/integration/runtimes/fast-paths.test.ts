@@ -112,6 +112,14 @@ describe.each(NODES)('Node %s', (_version, node) => {
         /additionalContext/,
       ],
       [
+        'auto-recall search, a proxy set but NO_PROXY naming the provider',
+        'auto-recall.js',
+        () => promptSubmitEvent(root),
+        // The proxy port is closed: a request that went through it would fail.
+        () => ({ ...hookEnv(configs['v4']!), HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' }),
+        /additionalContext/,
+      ],
+      [
         'auto-recall continuation (no search)',
         'auto-recall.js',
         () => promptSubmitEvent(root, { submitted_prompt: undefined }),

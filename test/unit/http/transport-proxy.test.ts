@@ -10,7 +10,9 @@ import { ConfigurationError } from '../../../src/config/errors.js';
 import { postJson } from '../../../src/http/client.js';
 import { createTransport } from '../../../src/http/create-transport.js';
 import { ProviderRequestError } from '../../../src/http/errors.js';
+import { goesDirect, readProxySettings } from '../../../src/http/proxy-env.js';
 import type { TransportHandle } from '../../../src/http/transport.js';
+import { createProxyTransport } from '../../../src/http/transport-proxy.js';
 import { type FaultServer, startFaultServer } from '../../fixtures/fault-server.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { runTsChild } from '../../fixtures/run-child.js';
@@ -180,6 +182,47 @@ describe('proxy transport through a real loopback proxy', () => {
   });
 });
 
+describe('goesDirect decides as undici does (undici observed through the real proxy)', () => {
+  // Each row: the proxy variables (PROXY = the loopback proxy) and the target; `direct` is the
+  // expected decision, and undici's EnvHttpProxyAgent must route the same way.
+  const rows: [string, Record<string, string>, 'http' | 'https', boolean][] = [
+    ['HTTP_PROXY, no NO_PROXY', { HTTP_PROXY: 'PROXY' }, 'http', false],
+    ['only HTTPS_PROXY: http targets have no proxy', { HTTPS_PROXY: 'PROXY' }, 'http', true],
+    ['only HTTP_PROXY: https targets fall back to it', { HTTP_PROXY: 'PROXY' }, 'https', false],
+    ['NO_PROXY names the host', { HTTP_PROXY: 'PROXY', NO_PROXY: '127.0.0.1' }, 'http', true],
+    ['no_proxy names the host for https', { https_proxy: 'PROXY', no_proxy: '127.0.0.1' }, 'https', true],
+    ['NO_PROXY host:port, same port', { HTTP_PROXY: 'PROXY', NO_PROXY: '127.0.0.1:PORT' }, 'http', true],
+    ['NO_PROXY host:port, another port', { HTTP_PROXY: 'PROXY', NO_PROXY: '127.0.0.1:1' }, 'http', false],
+    ['NO_PROXY is *', { HTTP_PROXY: 'PROXY', NO_PROXY: '*' }, 'http', true],
+    ['* inside a list is not a wildcard', { HTTP_PROXY: 'PROXY', NO_PROXY: 'example.com,*' }, 'http', false],
+    ['space-separated list', { HTTP_PROXY: 'PROXY', NO_PROXY: 'example.com 127.0.0.1' }, 'http', true],
+    ['a suffix with a leading dot', { HTTP_PROXY: 'PROXY', NO_PROXY: '.0.0.1' }, 'http', true],
+    ['a suffix with a leading *.', { HTTP_PROXY: 'PROXY', NO_PROXY: '*.0.1' }, 'http', true],
+    ['a bare suffix matches at a dot', { HTTP_PROXY: 'PROXY', NO_PROXY: '0.0.1' }, 'http', true],
+    ['a longer address is not a match', { HTTP_PROXY: 'PROXY', NO_PROXY: '127.0.0.10' }, 'http', false],
+    ['a name is not its address', { HTTP_PROXY: 'PROXY', NO_PROXY: 'localhost' }, 'http', false],
+    ['empty entries only', { HTTP_PROXY: 'PROXY', NO_PROXY: ' , ' }, 'http', false],
+  ];
+  it.each(rows)('%s', async (_name, raw, scheme, direct) => {
+    const base = scheme === 'http' ? target.url : tlsUrl;
+    const port = new URL(base).port;
+    const env = Object.fromEntries(
+      Object.entries(raw).map(([k, v]) => [k, v.replace('PROXY', proxy.url).replace('PORT', port)]),
+    );
+    const settings = readProxySettings(env)!;
+    const url = scheme === 'http' ? target.urlFor('ok') : `${tlsUrl}/x`;
+    expect(goesDirect(new URL(url), settings)).toBe(direct);
+    // undici itself, always loaded here, routes the same request the same way.
+    const undici = createProxyTransport(settings, { timeoutMs: 5_000, ca: certificate.cert });
+    try {
+      await send(undici, url);
+    } finally {
+      await undici.close();
+    }
+    expect(proxy.requests.length === 0).toBe(direct);
+  });
+});
+
 describe('createTransport', () => {
   it.each(['not a url', 'socks5://127.0.0.1:1080', 'http://'])(
     'refuses the proxy value %j with proxy-invalid before loading undici',
@@ -206,6 +249,17 @@ describe('process lifetime (fresh Node process, no process.exit)', () => {
       stderr: '',
       out: { outcome: 'ok', undiciModules: 0 },
     });
+  });
+
+  it('does not load undici when NO_PROXY covers the target, though a proxy variable is set', async () => {
+    const env = { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' };
+    const result = await runTsChild(CHILD, [childArgs(target.urlFor('ok'), env, 5_000)], 30_000);
+    expect({ code: result.code, stderr: result.stderr, out: JSON.parse(result.stdout) }).toEqual({
+      code: 0,
+      stderr: '',
+      out: { outcome: 'ok', undiciModules: 0 },
+    });
+    expect(proxy.requests).toEqual([]);
   });
 
   it('loads undici for a proxy, prints nothing on stderr (no experimental warning) and exits', async () => {
