@@ -48,6 +48,16 @@ async function main(): Promise<void> {
       autoRecall: { repositoryRoot: repo, timeoutMs: 1500 },
       provider: { type: 'generic-http-search-v1', baseUrl: provider.url, tokenEnv: 'CONTEXT_API_TOKEN' },
     });
+    // The same provider by host name: the node:net path (DNS and address fallback stay Node's).
+    const named = writeJson(path.join(work, 'v2-named.json'), {
+      version: 2,
+      autoRecall: { repositoryRoot: repo, timeoutMs: 1500 },
+      provider: {
+        type: 'generic-http-search-v1',
+        baseUrl: provider.url.replace('127.0.0.1', 'localhost'),
+        tokenEnv: 'CONTEXT_API_TOKEN',
+      },
+    });
     const v1 = writeJson(path.join(work, 'v1.json'), {
       version: 1,
       timeoutMs: 5000,
@@ -84,6 +94,11 @@ async function main(): Promise<void> {
       'auto-recall search (5 items from loopback)',
       1.35,
       hook('auto-recall.js', hookEvent(repo), hookEnv(v2), (o) => o.includes('additionalContext')),
+    );
+    await ratio(
+      'auto-recall search, provider by host name (node:net path)',
+      Number.NaN,
+      hook('auto-recall.js', hookEvent(repo), hookEnv(named), (o) => o.includes('additionalContext')),
     );
     await ratio(
       'write-confirmation ask',

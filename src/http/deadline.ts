@@ -7,10 +7,12 @@ export function deadline(ms: number): CancelSignal {
   let aborted = false;
   const timer = setTimeout(() => {
     aborted = true;
-    // Like an 'abort' event: each listener once, in the order added, and none added later.
-    const due = [...listeners];
-    listeners.clear();
-    for (const listener of due) listener();
+    // Like an 'abort' event: each listener once, in the order added; none added later, and none
+    // that an earlier listener removed.
+    for (const listener of [...listeners]) {
+      if (!listeners.delete(listener)) continue;
+      listener();
+    }
   }, ms);
   // Like AbortSignal.timeout: a pending deadline never keeps the process alive by itself.
   timer.unref();

@@ -122,8 +122,12 @@ function exchange(
     };
     const onAbort = () => fail(new Error('aborted'));
     // Idle backstop for connect, headers and body when the caller's signal never fires; every chunk
-    // restarts it. Unref'd: only the connection itself may keep a process alive.
-    const idle = setTimeout(() => fail(new Error('idle timeout')), idleMs);
+    // restarts it. Paused for back-pressure, the server cannot send: a slow reader is not an idle
+    // server, so the timer waits again. Unref'd: only the connection itself may keep a process alive.
+    const idle = setTimeout(() => {
+      if (paused) idle.refresh();
+      else fail(new Error('idle timeout'));
+    }, idleMs);
     idle.unref();
 
     const handle = (events: ParserEvent[]) => {
@@ -183,6 +187,7 @@ function exchange(
           queued -= chunk.byteLength;
           if (queued <= HIGH_WATER && paused) {
             paused = false;
+            idle.refresh();
             wire.resume();
           }
           yield chunk;

@@ -18,7 +18,8 @@ export function netDial(connect: () => net.Socket): Dial {
       if (!done) sink.data(chunk);
     });
     socket.on('end', () => settle(() => sink.end()));
-    socket.on('error', (error) => settle(() => sink.error(error)));
+    // Node's own messages name the host and port: the sink gets a fixed one.
+    socket.on('error', () => settle(() => sink.error(new Error('connection failed'))));
     socket.on('close', () => settle(() => sink.error(new Error('connection closed'))));
     return {
       write: (text) => {

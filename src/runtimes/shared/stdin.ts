@@ -18,16 +18,16 @@ export interface StdinReader {
 
 /**
  * Reads `fd` to its end, refusing more than `limit` bytes without buffering the rest. A broken
- * stream is treated like a closed one: the caller judges what it got.
+ * stream is treated like a closed one: the caller judges what it got. Meant for stdin: the pipe
+ * handle closes a descriptor above 2 when done (libuv keeps 0–2 open), fs.read leaves it open.
  */
 export function readStdin(
   limit: number,
   fd = 0,
-  streams: LibuvStreams | undefined = processLibuvStreams(),
+  // null forces fs.read (an explicit undefined gets the default), like `streams: null` in transport-node.ts.
+  streams: LibuvStreams | null | undefined = processLibuvStreams(),
 ): StdinReader {
-  return streams !== undefined && isPipeOrSocket(fd)
-    ? readPipe(streams, fd, limit)
-    : readThreadpool(fd, limit);
+  return streams != null && isPipeOrSocket(fd) ? readPipe(streams, fd, limit) : readThreadpool(fd, limit);
 }
 
 /** Only these may go to the pipe handle: libuv aborts the process when asked to poll a file. */
