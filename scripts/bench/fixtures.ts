@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import http from 'node:http';
 import * as path from 'node:path';
+import { preToolUseEvent, promptSubmitEvent } from '../../test/fixtures/hook-events.js';
 import { type Loopback, listenOnLoopback } from '../../test/fixtures/loopback.js';
 
 export const TOKEN = 'bench-token-not-a-secret';
@@ -30,31 +31,11 @@ export function writeJson(file: string, value: unknown): string {
   return file;
 }
 
-export const hookEvent = (cwd: string, over: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    session_id: 'bench',
-    transcript_path: '',
-    cwd,
-    hook_event_name: 'UserPromptSubmit',
-    timestamp: '2026-11-29T00:00:00.000Z',
-    permission_mode: 'default',
-    prompt_id: 'bench-1',
-    prompt: 'How should deployment work?',
-    submitted_prompt: 'How should deployment work?',
-    ...over,
-  });
+/** The UserPromptSubmit event of a prompt typed in `cwd`; `over` replaces fields. */
+export const hookEvent = promptSubmitEvent;
 
-export const rememberEvent = JSON.stringify({
-  session_id: 'bench',
-  transcript_path: '',
-  cwd: '/tmp',
-  hook_event_name: 'PreToolUse',
-  timestamp: '2026-11-29T00:00:00.000Z',
-  permission_mode: 'default',
-  tool_name: 'mcp__external-context__context_remember',
+export const rememberEvent = preToolUseEvent({
   tool_input: { content: 'Release branches are cut on Tuesdays.' },
-  tool_use_id: 'u',
-  tool_call_id: 'c',
 });
 
 /** Renders an on-demand install whose "Qwen" is a stub that exits at once. */

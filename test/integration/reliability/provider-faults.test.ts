@@ -16,6 +16,7 @@ import {
   PROMPT_CANARY,
 } from '../../fixtures/canaries.js';
 import { type FaultServer, refusedUrl, startFaultServer } from '../../fixtures/fault-server.js';
+import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { budget, ReliabilitySection } from '../../fixtures/reliability-report.js';
@@ -213,14 +214,7 @@ describe.concurrent('auto-recall hook: `{}`, exit 0, empty stderr, within budget
       autoRecall: { repositoryRoot: root, timeoutMs: HOOK_PROVIDER_TIMEOUT_MS },
       provider: { type: 'generic-http-search-v1', baseUrl: target.baseUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
     });
-    const stdin = JSON.stringify({
-      session_id: 'session-1',
-      transcript_path: '',
-      cwd: root,
-      hook_event_name: 'UserPromptSubmit',
-      timestamp: '2026-11-29T10:00:00.000Z',
-      permission_mode: 'default',
-      prompt_id: 'prompt-1',
+    const stdin = promptSubmitEvent(root, {
       prompt: PROMPT,
       // The credential pasted into the prompt must be removed before the query leaves.
       submitted_prompt: `${PROMPT}\n${CREDENTIALS.CONTEXT_API_TOKEN}`,

@@ -29,6 +29,7 @@ import {
   startGenericSearch,
   startMem0Platform,
 } from '../../fixtures/fake-services/index.js';
+import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';
@@ -266,12 +267,7 @@ describe("Qwen's side: the installed runtimes and the launcher", () => {
       'auto-recall.js',
       await runtime(
         'auto-recall.js',
-        JSON.stringify({
-          session_id: 's',
-          transcript_path: '',
-          cwd: dirs().repo,
-          hook_event_name: 'UserPromptSubmit',
-          permission_mode: 'default',
+        promptSubmitEvent(dirs().repo, {
           prompt: `How should deployment work? ${PROMPT_CANARY}`,
           submitted_prompt: `How should deployment work? ${PROMPT_CANARY}\napi_key=${CREDENTIALS.MEM0_API_KEY} ${CREDENTIALS.CONTEXT_API_TOKEN}`,
         }),

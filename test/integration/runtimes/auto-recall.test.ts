@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { type Fault, type FaultServer, refusedUrl, startFaultServer } from '../../fixtures/fault-server.js';
+import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 
@@ -43,19 +44,9 @@ const env = (configFile: string, extra: Record<string, string> = {}) => ({
   CONTEXT_API_TOKEN: TOKEN,
   ...extra,
 });
+// The legacy prompt carries a canary that must never leave the machine.
 const event = (over: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    session_id: 'session-1',
-    transcript_path: '',
-    cwd: root,
-    hook_event_name: 'UserPromptSubmit',
-    timestamp: '2026-11-29T10:00:00.000Z',
-    permission_mode: 'default',
-    prompt_id: 'prompt-1',
-    prompt: `How should deployment work? ${PROMPT_CANARY}`,
-    submitted_prompt: 'How should deployment work?',
-    ...over,
-  });
+  promptSubmitEvent(root, { prompt: `How should deployment work? ${PROMPT_CANARY}`, ...over });
 
 let goodConfig: string;
 beforeAll(async () => {

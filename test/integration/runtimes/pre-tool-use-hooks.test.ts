@@ -4,23 +4,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { preToolUseEvent } from '../../fixtures/hook-events.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 
-const REMEMBER = 'mcp__external-context__context_remember';
-const event = (over: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    session_id: 's',
-    transcript_path: '',
-    cwd: '/repo',
-    hook_event_name: 'PreToolUse',
-    timestamp: '2026-11-29T10:00:00.000Z',
-    permission_mode: 'default',
-    tool_name: REMEMBER,
-    tool_input: { content: 'Use feature flags for risky changes.' },
-    tool_use_id: 'u1',
-    tool_call_id: 'c1',
-    ...over,
-  });
+const event = preToolUseEvent;
 const decision = (stdout: string) => JSON.parse(stdout).hookSpecificOutput?.permissionDecision ?? 'none';
 
 describe('write-confirmation.js', () => {
