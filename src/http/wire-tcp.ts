@@ -19,6 +19,9 @@ export function tcpDial(streams: LibuvStreams, address: string, family: 4 | 6, p
     let paused = false;
     let done = false;
     const pending: string[] = [];
+    // Node's own net.Socket keeps its requests reachable until they complete; so does this wire,
+    // for its whole (one-request) life.
+    const requests: object[] = [];
 
     const destroy = () => {
       if (done) return;
@@ -35,6 +38,7 @@ export function tcpDial(streams: LibuvStreams, address: string, family: 4 | 6, p
     };
     const write = (text: string) => {
       const request = streams.writeRequest(handle);
+      requests.push(request);
       request.oncomplete = (status) => {
         if (status < 0) fail('write failed');
       };
@@ -55,6 +59,7 @@ export function tcpDial(streams: LibuvStreams, address: string, family: 4 | 6, p
     });
 
     const connect = streams.connectRequest();
+    requests.push(connect);
     connect.oncomplete = (status) => {
       if (done) return;
       if (status < 0) return fail('connect failed');

@@ -15,6 +15,7 @@ import { type RenderedInstall, renderInstall } from '../render/render.js';
 import { loadRuntimeFiles } from '../render/runtime-files.js';
 import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
 import { type HostFacts, type HostStat, hostPaths } from './checks/host.js';
+import { QWEN_PACKAGE_NAME, QWEN_TREE_MAX_ENTRIES, type QwenTreeFact } from './checks/qwen-tree.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { type McpSmokeProfile, smokeRuntimes } from './smoke.js';
 import { type SmokeResult, verifyTree } from './verify.js';
@@ -44,6 +45,45 @@ async function statFact(p: string): Promise<HostStat | null> {
     kind: stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other',
     mode: stat.mode & 0o777,
   };
+}
+
+/** Walks the Qwen package around `qwenCli` (lstat; a symlink is judged by its target, not followed). */
+async function qwenTreeFact(qwenCli: string): Promise<QwenTreeFact | undefined> {
+  const root = path.dirname(qwenCli);
+  const manifest = await fs.readFile(path.join(root, 'package.json'), 'utf8').catch(() => undefined);
+  // Absent: the host.pins check already warns about the missing qwenCli.
+  if (manifest === undefined)
+    return (await fs.stat(qwenCli).catch(() => undefined)) ? { kind: 'not-a-package', root } : undefined;
+  let name: unknown;
+  try {
+    name = (JSON.parse(manifest) as { name?: unknown }).name;
+  } catch {
+    name = undefined;
+  }
+  if (name !== QWEN_PACKAGE_NAME) return { kind: 'not-a-package', root };
+  const owners = new Map<number, { count: number; first: string }>();
+  const writable: { count: number; first?: { path: string; mode: number } } = { count: 0 };
+  let count = 0;
+  const stack = [root];
+  while (stack.length > 0 && count < QWEN_TREE_MAX_ENTRIES) {
+    const entry = stack.pop()!;
+    const link = await fs.lstat(entry).catch(() => undefined);
+    const stat = link?.isSymbolicLink() ? await fs.stat(entry).catch(() => undefined) : link;
+    if (stat === undefined) continue;
+    count++;
+    const owned = owners.get(stat.uid) ?? { count: 0, first: entry };
+    owned.count++;
+    owners.set(stat.uid, owned);
+    if ((stat.mode & 0o022) !== 0) {
+      writable.count++;
+      writable.first ??= { path: entry, mode: stat.mode & 0o777 };
+    }
+    if (link?.isDirectory()) {
+      const names = await fs.readdir(entry).catch(() => [] as string[]);
+      for (const child of names.sort().reverse()) stack.push(path.join(entry, child));
+    }
+  }
+  return { kind: 'walked', root, entries: count, truncated: stack.length > 0, writable, owners };
 }
 
 /** `<node> --version` of the pinned node, or undefined when it does not answer like Node. */
@@ -120,6 +160,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
   const onWindows = options.hostPlatform === 'win32';
   const samePlatform = plans.length > 0 && plans[0]!.platform === (onWindows ? 'windows' : 'posix');
   let host: HostFacts | undefined;
+  let qwenTree: QwenTreeFact | undefined;
   if (samePlatform) {
     const facts = new Map<string, HostStat | null>();
     for (const p of hostPaths(plans)) facts.set(p, await statFact(p));
@@ -131,6 +172,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
       }
     }
     host = facts;
+    if (!onWindows && plans[0] !== undefined) qwenTree = await qwenTreeFact(plans[0].qwenCli);
   }
 
   let smoke: SmokeResult[] | undefined;
@@ -150,6 +192,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     tree,
     ...(deployment === undefined ? {} : { deployment }),
     ...(host === undefined ? {} : { host }),
+    ...(qwenTree === undefined ? {} : { qwenTree }),
     ...(smoke === undefined ? {} : { smoke }),
     checkModes: !onWindows,
   });

@@ -8,6 +8,7 @@ import { checkFiles } from './checks/files.js';
 import { checkHost, type HostFacts } from './checks/host.js';
 import { checkLaunchPlans } from './checks/launch.js';
 import { checkProviders } from './checks/provider.js';
+import { checkQwenTree, type QwenTreeFact } from './checks/qwen-tree.js';
 import { checkSettings } from './checks/settings.js';
 import { type Check, Checks } from './report.js';
 import { buildView } from './view.js';
@@ -23,6 +24,8 @@ export interface VerifyInputs {
   /** With --deployment: its problems (refusals), or a fresh render to compare with. */
   deployment?: { problems?: readonly Problem[]; renderError?: string; rendered?: RenderedInstall };
   host?: HostFacts;
+  /** The Qwen package around the pinned qwenCli, walked on this (POSIX) machine. */
+  qwenTree?: QwenTreeFact;
   smoke?: readonly SmokeResult[];
   /** Permission bits are meaningless on a Windows host. */
   checkModes: boolean;
@@ -37,6 +40,7 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
     checkSettings(view, checks);
     checkProviders(view, checks);
     if (inputs.host !== undefined) checkHost(view, inputs.host, checks);
+    if (inputs.qwenTree !== undefined) checkQwenTree(inputs.qwenTree, inputs.tree.manifest.adminUid, checks);
   }
   const deployment = inputs.deployment;
   if (deployment !== undefined) {

@@ -1,0 +1,196 @@
+// verify's check of the files Qwen loads besides cli.js: the pure rule as a table, then real package
+// trees with real modes, owners and symlinks.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
+import { checkQwenTree, type QwenTreeFact } from '../../../src/deploy/verify/checks/qwen-tree.js';
+import { Checks } from '../../../src/deploy/verify/report.js';
+import { allProfilesRaw, renderToDir, tempDir, verifyInstall } from './fixtures.js';
+
+const ROOT = '/opt/qwen/node_modules/@qwen-code/qwen-code';
+const walked = (over: Partial<Extract<QwenTreeFact, { kind: 'walked' }>> = {}): QwenTreeFact => ({
+  kind: 'walked',
+  root: ROOT,
+  entries: 1286,
+  truncated: false,
+  writable: { count: 0 },
+  owners: new Map([[0, { count: 1286, first: ROOT }]]),
+  ...over,
+});
+const run = (fact: QwenTreeFact, adminUid = 0) => {
+  const checks = new Checks();
+  checkQwenTree(fact, adminUid, checks);
+  return checks.list.map((c) => [c.ok, c.severity, c.message]);
+};
+
+describe('checkQwenTree', () => {
+  it.each<[string, QwenTreeFact, number, [boolean, string, string][]]>([
+    [
+      'root-owned, nothing group/other-writable',
+      walked(),
+      0,
+      [
+        [
+          true,
+          'error',
+          `Qwen's install "${ROOT}": 1286 entries, all owned by root and not writable by group or others`,
+        ],
+      ],
+    ],
+    [
+      'owned by the administrator who rendered',
+      walked({ owners: new Map([[1000, { count: 1286, first: ROOT }]]) }),
+      1000,
+      [
+        [
+          true,
+          'error',
+          `Qwen's install "${ROOT}": 1286 entries, all owned by root or the administrator (uid 1000) and not writable by group or others`,
+        ],
+      ],
+    ],
+    [
+      'group-writable entries',
+      walked({ writable: { count: 3, first: { path: `${ROOT}/chunks/a.js`, mode: 0o664 } } }),
+      0,
+      [
+        [
+          false,
+          'error',
+          `Qwen's install "${ROOT}" has 3 entries writable by group or others, e.g. "${ROOT}/chunks/a.js" (mode 664); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '${ROOT}'`,
+        ],
+      ],
+    ],
+    [
+      'entries of another user, one message per owner',
+      walked({
+        owners: new Map([
+          [0, { count: 1283, first: ROOT }],
+          [1001, { count: 1, first: `${ROOT}/cli.js` }],
+          [1000, { count: 2, first: `${ROOT}/chunks` }],
+        ]),
+      }),
+      0,
+      [
+        [
+          false,
+          'error',
+          `Qwen's install "${ROOT}" has 2 entries owned by uid 1000, not root, e.g. "${ROOT}/chunks"; fix: chown -R root '${ROOT}'`,
+        ],
+        [
+          false,
+          'error',
+          `Qwen's install "${ROOT}" has 1 entry owned by uid 1001, not root, e.g. "${ROOT}/cli.js"; fix: chown -R root '${ROOT}'`,
+        ],
+      ],
+    ],
+    [
+      'a walk cut short at the cap',
+      walked({ entries: 100_000, truncated: true }),
+      0,
+      [
+        [
+          true,
+          'error',
+          `Qwen's install "${ROOT}": 100000 entries, all owned by root and not writable by group or others`,
+        ],
+        [
+          false,
+          'warning',
+          `Qwen's install "${ROOT}" has more than 100000 entries; only the first 100000 were checked`,
+        ],
+      ],
+    ],
+    [
+      'qwenCli outside the Qwen package',
+      { kind: 'not-a-package', root: '/usr/local/bin' },
+      0,
+      [
+        [
+          false,
+          'warning',
+          `qwenCli's directory "/usr/local/bin" is not the @qwen-code/qwen-code package, so the files Qwen loads besides cli.js were not checked; pin <prefix>/node_modules/@qwen-code/qwen-code/cli.js`,
+        ],
+      ],
+    ],
+  ])('%s', (_name, fact, adminUid, expected) => {
+    expect(run(fact, adminUid)).toEqual(expected);
+  });
+});
+
+/** A rendered install whose qwenCli sits in a real package tree made by `make`; verify's host.qwen checks. */
+async function verifyWithQwenTree(make: (pkg: string, outside: string) => Promise<void>) {
+  const root = await tempDir('qm-qwen-tree-');
+  await fs.chmod(root, 0o755);
+  const pkg = path.join(root, 'node_modules', '@qwen-code', 'qwen-code');
+  await fs.mkdir(path.join(pkg, 'chunks'), { recursive: true });
+  await fs.writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: '@qwen-code/qwen-code' }));
+  await fs.writeFile(path.join(pkg, 'cli.js'), '');
+  await fs.writeFile(path.join(pkg, 'chunks', 'a.js'), '');
+  const outside = path.join(root, 'outside');
+  await fs.mkdir(outside);
+  await make(pkg, outside);
+  const raw = await allProfilesRaw();
+  Object.assign(raw, { qwenCli: path.join(pkg, 'cli.js') });
+  const dir = await renderToDir(parseDeploymentValue(raw));
+  const report = await verifyInstall(dir, { smoke: false });
+  return report.checks
+    .filter((c) => c.id === 'host.qwen')
+    .map((c) => [c.ok, c.severity, c.message.replaceAll(root, '<tmp>')]);
+}
+
+describe('verify walks the real Qwen package (this machine, real modes and owners)', () => {
+  it('passes for a tree owned by root with npm modes: cli.js, chunks/, chunks/a.js, package.json', async () => {
+    expect(await verifyWithQwenTree(async () => {})).toEqual([
+      [
+        true,
+        'error',
+        `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code": 5 entries, all owned by root and not writable by group or others`,
+      ],
+    ]);
+  });
+
+  it('names a group-writable chunk', async () => {
+    const checks = await verifyWithQwenTree((pkg) => fs.chmod(path.join(pkg, 'chunks', 'a.js'), 0o664));
+    expect(checks).toEqual([
+      [
+        false,
+        'error',
+        expect.stringContaining(
+          `has 1 entry writable by group or others, e.g. "<tmp>/node_modules/@qwen-code/qwen-code/chunks/a.js" (mode 664)`,
+        ),
+      ],
+    ]);
+  });
+
+  it('names a chunk owned by another user', async () => {
+    const checks = await verifyWithQwenTree((pkg) => fs.chown(path.join(pkg, 'chunks', 'a.js'), 4242, 0));
+    expect(checks).toEqual([
+      [false, 'error', expect.stringContaining('has 1 entry owned by uid 4242, not root, e.g. "<tmp>/')],
+    ]);
+  });
+
+  it('judges a symlink by its target: a link to a world-writable file outside the package fails', async () => {
+    const checks = await verifyWithQwenTree(async (pkg, outside) => {
+      const target = path.join(outside, 'worker.js');
+      await fs.writeFile(target, '');
+      await fs.chmod(target, 0o666);
+      await fs.symlink(target, path.join(pkg, 'chunks', 'worker.js'));
+    });
+    expect(checks).toEqual([
+      [
+        false,
+        'error',
+        expect.stringContaining('e.g. "<tmp>/node_modules/@qwen-code/qwen-code/chunks/worker.js" (mode 666)'),
+      ],
+    ]);
+  });
+
+  it('warns when qwenCli is not inside the Qwen package', async () => {
+    const checks = await verifyWithQwenTree((pkg) =>
+      fs.writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: 'something-else' })),
+    );
+    expect(checks.map(([ok, severity]) => [ok, severity])).toEqual([[false, 'warning']]);
+  });
+});
