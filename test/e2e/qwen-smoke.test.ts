@@ -1,9 +1,13 @@
 // Smoke test: the pinned Qwen Code 0.24.4 in a real pty, talking to the fake model, with a
 // per-test QWEN_HOME and the managed baseline as its system settings.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hookContextParts, promptText } from '../fixtures/fake-model/inspect.js';
 import { text } from '../fixtures/fake-model/server.js';
+import { hookEntry, recorderHook } from './harness/hooks.js';
 import { ensureE2eToolchain } from './harness/paths.js';
 import { managedBaseline } from './harness/qwen-home.js';
 import { INPUT_READY, QwenScenario } from './harness/scenario.js';
@@ -21,7 +25,12 @@ describe('qwen 0.24.4 smoke', { timeout: 120_000 }, () => {
   });
 
   it('answers a typed prompt through the fake model and quits cleanly', async () => {
-    scenario = await QwenScenario.start({ systemSettings: managedBaseline() });
+    // A recording UserPromptSubmit hook: what Qwen hands every command hook as stdin.
+    const recordDir = mkdtempSync(join(tmpdir(), 'qm-smoke-hook-'));
+    const recorder = recorderHook(recordDir, 'prompt');
+    scenario = await QwenScenario.start({
+      systemSettings: { ...managedBaseline(), hooks: { UserPromptSubmit: [hookEntry(recorder.command)] } },
+    });
     const s = scenario;
     await s.waitForReady(60_000);
     await s.term.waitFor('Ask permissions (shift + tab to cycle)');
@@ -37,6 +46,12 @@ describe('qwen 0.24.4 smoke', { timeout: 120_000 }, () => {
     expect(request.stream).toBe(true);
     expect(promptText(request.chat!)).toBe('hello from the smoke test');
     expect(hookContextParts(request.chat!)).toEqual([]);
+    // A socket (Node's 'pipe' stdio): the managed hooks read it through Node's pipe handle, on the
+    // event loop (src/runtimes/shared/stdin.ts), not with fs.read on the threadpool.
+    expect(recorder.records().map((r) => [r.stdinType, r.stdin?.['hook_event_name']])).toEqual([
+      ['socket', 'UserPromptSubmit'],
+    ]);
+    rmSync(recordDir, { recursive: true, force: true });
 
     await s.term.waitFor(answer, 30_000);
     await s.term.waitFor(INPUT_READY, 10_000);

@@ -46,6 +46,8 @@ export interface HookRecord {
   parentCmdline: string[];
   uid: number | undefined;
   env: Record<string, string>;
+  /** fd 0 as the hook found it: `fifo`, `socket`, `character-device`, `file`, `other` or `closed`. */
+  stdinType: string;
   stdinRaw: string;
   stdin: Record<string, unknown> | null;
 }
