@@ -1,7 +1,7 @@
 // Step 4, pure: Qwen's environment, built from nothing. Every variable Qwen (and so every hook and MCP
 // server it starts) sees is listed here with where it came from; `plan` shows the same computation.
 import type { LaunchPlan } from '../src/deploy/launch-plan.js';
-import { PINNED_FILE_VARIABLES } from '../src/deploy/layout.js';
+import { OPTIONAL_PINNED_FILE_VARIABLES, PINNED_FILE_VARIABLES } from '../src/deploy/layout.js';
 import {
   dedupeEnvEntries,
   forbiddenReason,
@@ -14,6 +14,8 @@ import { withheldCredential } from './credentials.js';
 
 /** The variables naming the admin-owned files the launcher pins (launch.json `environment.files`). */
 export const PINNED_FILE_NAMES: readonly string[] = Object.keys(PINNED_FILE_VARIABLES);
+/** Admin-owned files pinned only when the plan names them (the private CA file of deployment.json `tls`). */
+export const OPTIONAL_PINNED_FILE_NAMES: readonly string[] = OPTIONAL_PINNED_FILE_VARIABLES;
 export const PROVIDER_CONFIG_VARIABLE = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
 
 export type EnvSource =
@@ -79,7 +81,8 @@ export function computeEnv(
   const entries: EnvEntry[] = [];
   const dropped: DroppedName[] = [];
   const inherited: InheritedName[] = [];
-  // The policy wins over the plan: a forbidden name never passes, whatever launch.json says. And a
+  // The policy wins over the plan: a forbidden name never passes through inherit, set or credentials,
+  // whatever launch.json says (the optional CA file below is a pin, not a value). And a
   // rolled-back profile runs without external context: its provider credentials stay out even if
   // the plan also lists them for inheriting or setting.
   const dropReason = (name: string): string | undefined =>
@@ -120,13 +123,16 @@ export function computeEnv(
   // The launcher's own values come last, so nothing above can override them.
   for (const [name, value] of Object.entries(policy.forced)) entries.push({ name, value, source: 'forced' });
   entries.push({ name: 'HOME', value: options.home, source: 'passwd-home' });
-  for (const name of PINNED_FILE_NAMES) {
+  // NODE_EXTRA_CA_CERTS is dropped above (a caller's CA could intercept traffic) and reaches Qwen only
+  // from here, as a file loadPins checked.
+  const fileNames = [...PINNED_FILE_NAMES, ...OPTIONAL_PINNED_FILE_NAMES];
+  for (const name of fileNames) {
     const file = lookupEnv(plan.environment.files, name, platform);
     if (file !== undefined) entries.push({ name, value: file, source: 'pinned-file' });
   }
   for (const name of Object.keys(plan.environment.files)) {
-    // Only the three admin files are pinned by variable; any other name is not the plan's to add.
-    if (!PINNED_FILE_NAMES.some((pinned) => sameEnvName(pinned, name, platform))) {
+    // Only the admin files (and the optional CA file) are pinned by variable; any other name is not the plan's to add.
+    if (!fileNames.some((pinned) => sameEnvName(pinned, name, platform))) {
       dropped.push({ name, from: 'files', reason: 'not a file variable the launcher pins' });
     }
   }
@@ -144,7 +150,8 @@ export function computeEnv(
 /**
  * Qwen's complete environment: PATH from the plan; allow-listed caller names (never a forbidden one);
  * the administrator's values; the profile's credentials; the forced values; HOME from passwd; the
- * pinned admin files; QWEN_HOME; the provider config while the profile is active.
+ * pinned admin files (and the CA file when the plan pins one); QWEN_HOME; the provider config while
+ * the profile is active.
  */
 export function buildEnv(
   callerEnv: Readonly<Record<string, string | undefined>>,

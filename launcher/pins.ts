@@ -12,10 +12,10 @@ import { PROFILE_FILES, profileRel, runtimeRel } from '../src/deploy/layout.js';
 import { RUNTIME_FILES } from '../src/deploy/names.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
-import { pinnedPathProblem } from '../src/policy/quote.js';
+import { pinnedPathProblem, posixQuote } from '../src/policy/quote.js';
 import { buildArgv, pinnedArgvPaths } from './argv.js';
 import { routedCredentials } from './credentials.js';
-import { PINNED_FILE_NAMES } from './env.js';
+import { OPTIONAL_PINNED_FILE_NAMES, PINNED_FILE_NAMES } from './env.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
 import { errorCode, failure, PATH_PROBLEM_TEXT, show, usage } from './messages.js';
 import { type StatLike, StrictModes, type StrictModesFs } from './strict-modes.js';
@@ -51,6 +51,7 @@ export interface Pins {
 }
 
 const X_OK = 1;
+const R_OK = 4;
 
 /** A path inside the install directory, from a manifest key (always `/`-separated). */
 export function installPath(installDir: string, rel: string, platform: PlanPlatform): string {
@@ -135,6 +136,10 @@ interface Pin {
   /** Admin-owned: StrictModes applies (the repository root is the developers'). */
   adminOwned: boolean;
   executable?: boolean;
+  /** Pinned only because the plan names it: an empty value is a bad path, not a missing pin. */
+  optional?: boolean;
+  /** Read by Qwen itself, not by the launcher: Node ignores a CA file it cannot read, with a warning. */
+  readable?: boolean;
 }
 
 function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, policy: ArgumentPolicy): Pin[] {
@@ -146,6 +151,13 @@ function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, poli
   for (const name of PINNED_FILE_NAMES) {
     const file = lookupEnv(plan.environment.files, name, plan.platform);
     pins.push({ what: name, path: file ?? '', type: 'file', adminOwned: true });
+  }
+  for (const name of OPTIONAL_PINNED_FILE_NAMES) {
+    const file = lookupEnv(plan.environment.files, name, plan.platform);
+    // Absent means not asked for; present, it is pinned (and refused when empty) like the others.
+    if (file !== undefined) {
+      pins.push({ what: name, path: file, type: 'file', adminOwned: true, optional: true, readable: true });
+    }
   }
   if (active) {
     pins.push({
@@ -232,7 +244,7 @@ export function loadPins(input: PinsInput): Pins {
   const pins = pinsOf(plan, argv, externalContextActive, policy);
   const sep = platform === 'windows' ? '\\' : '/';
   for (const pin of pins) {
-    if (pin.path === '') {
+    if (pin.path === '' && pin.optional !== true) {
       problems.push(`${pin.what} is not pinned by the launch plan; re-render the deployment`);
       continue;
     }
@@ -267,6 +279,15 @@ export function loadPins(input: PinsInput): Pins {
         fs.accessSync(pin.path, X_OK);
       } catch {
         problems.push(`${pin.what} ${show(pin.path)} is not executable by you`);
+      }
+    }
+    if (pin.readable === true && platform === 'posix') {
+      try {
+        fs.accessSync(pin.path, R_OK);
+      } catch {
+        problems.push(
+          `${pin.what} ${show(pin.path)} is not readable by you; fix: chmod a+r ${posixQuote(pin.path)}`,
+        );
       }
     }
   }

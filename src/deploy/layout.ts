@@ -26,6 +26,28 @@ export const PINNED_FILE_VARIABLES = {
   QWEN_CODE_TRUSTED_FOLDERS_PATH: PROFILE_FILES.trustedFolders,
 } as const;
 
+/**
+ * The private certificate authorities Node trusts besides its own (deployment.json `tls`). Pinned like
+ * the admin files, but only when the deployment asks for it, and to a file outside the tree: the
+ * administrator rotates the CA without a re-render.
+ */
+export const EXTRA_CA_VARIABLE = 'NODE_EXTRA_CA_CERTS';
+/** Pinned-file variables a launch plan may hold besides the required three. */
+export const OPTIONAL_PINNED_FILE_VARIABLES: readonly string[] = [EXTRA_CA_VARIABLE];
+
+/** launch.json `environment.files` of a profile: the three admin files, then the CA file when pinned. */
+export function pinnedFiles(
+  layout: PinnedLayout,
+  kind: ProfileKind,
+  extraCaCertificates: string | undefined,
+): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const [variable, file] of Object.entries(PINNED_FILE_VARIABLES))
+    files[variable] = layout.profileFile(kind, file);
+  if (extraCaCertificates !== undefined) files[EXTRA_CA_VARIABLE] = extraCaCertificates;
+  return files;
+}
+
 export const BIN_FILES: Readonly<Record<Platform, readonly string[]>> = {
   posix: ['launch-qwen'],
   windows: ['launch-qwen.ps1', 'launch-qwen.cmd'],
@@ -79,6 +101,14 @@ export class PinnedLayout {
   }
   profileFile(kind: ProfileKind, file: string): string {
     return this.join(this.installDir, 'profiles', kind, file);
+  }
+  /** True for installDir itself and anything below it (Windows paths compared without case). */
+  contains(target: string): boolean {
+    const fold = (p: string) => (this.platform === 'windows' ? p.toLowerCase() : p);
+    const sep = this.platform === 'windows' ? '\\' : '/';
+    const dir = fold(this.installDir);
+    const child = fold(target);
+    return child === dir || child.startsWith(dir + sep);
   }
 }
 

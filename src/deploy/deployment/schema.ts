@@ -91,6 +91,16 @@ export const deploymentSchema = z
       .describe(
         'Extra managed system settings merged into every profile (typically model and security.auth); baseline values cannot change',
       ),
+    tls: z
+      .strictObject({
+        extraCaCertificates: absolutePath(
+          'PEM file of the private certificate authorities Qwen, the hooks and the MCP server trust besides the public ones (NODE_EXTRA_CA_CERTS); kept where it is, outside installDir, owned by root or the administrator',
+        ),
+      })
+      .optional()
+      .describe(
+        'Trust a private certificate authority (an internal provider, a TLS-inspecting proxy); absent: only the public ones',
+      ),
     approvalGuard: z
       .union([
         z.literal(false),

@@ -9,7 +9,7 @@ import { CREDENTIAL_NAME } from '../../config/schema.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
-import { PinnedLayout } from '../layout.js';
+import { EXTRA_CA_VARIABLE, PinnedLayout } from '../layout.js';
 import { RUNTIME_FILES } from '../names.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { routeCredentials } from './credentials.js';
@@ -32,7 +32,11 @@ function nameProblems(keyPath: (string | number)[], name: string, deployment: De
   }
   const why = forbiddenReason(name, ENVIRONMENT_POLICY, deployment.platform);
   if (why !== undefined) {
-    return [problem(keyPath, name, `is forbidden by the environment policy: ${why}`, `remove ${name}`)];
+    // The one forbidden name with a managed route: the CA file is pinned and StrictModes-checked instead.
+    const fix = sameEnvName(name, EXTRA_CA_VARIABLE, deployment.platform)
+      ? `remove ${name} and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}`
+      : `remove ${name}`;
+    return [problem(keyPath, name, `is forbidden by the environment policy: ${why}`, fix)];
   }
   return [];
 }
@@ -82,6 +86,29 @@ function environmentProblems(deployment: Deployment): Problem[] {
   return problems;
 }
 
+const CA_EXAMPLE = {
+  posix: '/etc/qwen-managed/ca.pem',
+  windows: 'C:\\ProgramData\\qwen-managed\\ca.pem',
+} as const;
+
+function extraCaProblems(deployment: Deployment, file: string): Problem[] {
+  const keyPath = ['tls', 'extraCaCertificates'];
+  const found = pinnedPathProblems(keyPath, file, deployment.platform);
+  if (found.length > 0) return found;
+  // The launcher accepts a pin inside the tree only as a file manifest.json lists, and render lists only its own.
+  if (new PinnedLayout(deployment.platform, deployment.installDir).contains(file)) {
+    return [
+      problem(
+        keyPath,
+        file,
+        `is inside installDir ${JSON.stringify(deployment.installDir)}, which render owns`,
+        `keep the CA file outside the install tree, e.g. ${CA_EXAMPLE[deployment.platform]}`,
+      ),
+    ];
+  }
+  return [];
+}
+
 function pathProblems(deployment: Deployment): Problem[] {
   const { platform } = deployment;
   const problems = [
@@ -105,6 +132,8 @@ function pathProblems(deployment: Deployment): Problem[] {
     if ('file' in entry)
       problems.push(...pinnedPathProblems(['credentials', name, 'file'], entry.file, platform));
   }
+  if (deployment.tls !== undefined)
+    problems.push(...extraCaProblems(deployment, deployment.tls.extraCaCertificates));
   if (problems.length === 0) {
     // The bin/ shims carry node and the launcher path too; their rules (launcher/shims.ts) are stricter on Windows.
     const shimProblem = platform === 'windows' ? windowsShimPathProblem : posixShimPathProblem;

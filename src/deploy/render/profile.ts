@@ -10,6 +10,7 @@ import {
   PinnedLayout,
   type Platform,
   PROFILE_FILES,
+  pinnedFiles,
   renderedProfileFiles,
   usesMcp,
 } from '../layout.js';
@@ -84,6 +85,7 @@ export function templateValues(
     'environment.PATH': deployment.environment.PATH,
     'environment.inherit': [...deployment.environment.inherit],
     'environment.set': sortedRecord(deployment.environment.set),
+    'environment.files': pinnedFiles(layout, kind, deployment.tls?.extraCaCertificates),
     credentials: sortedRecord(credentials.all),
     'externalContext.argv': externalContextArgv(kind, layout),
     'externalContext.credentials': [...credentials.external],

@@ -14,7 +14,8 @@ import { TOOL_REMEMBER, TOOL_SEARCH } from '../names.js';
 import { type RenderedInstall, renderInstall } from '../render/render.js';
 import { loadRuntimeFiles } from '../render/runtime-files.js';
 import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
-import { type HostFacts, type HostStat, hostPaths } from './checks/host.js';
+import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
+import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks/host.js';
 import { QWEN_PACKAGE_NAME, QWEN_TREE_MAX_ENTRIES, type QwenTreeFact } from './checks/qwen-tree.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { type McpSmokeProfile, smokeRuntimes } from './smoke.js';
@@ -45,6 +46,17 @@ async function statFact(p: string): Promise<HostStat | null> {
     kind: stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other',
     mode: stat.mode & 0o777,
   };
+}
+
+/** The CA file's text, for a path host facts found to be a regular file. */
+async function caFileFact(file: string): Promise<CaFileFact> {
+  try {
+    const stat = await fs.stat(file);
+    if (stat.size > CA_FILE_MAX_BYTES) return { kind: 'too-large', size: stat.size };
+    return { kind: 'read', text: await fs.readFile(file, 'latin1') };
+  } catch (error) {
+    return { kind: 'unreadable', code: String((error as NodeJS.ErrnoException).code ?? 'error') };
+  }
 }
 
 /** Walks the Qwen package around `qwenCli` (lstat; a symlink is judged by its target, not followed). */
@@ -161,9 +173,14 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
   const samePlatform = plans.length > 0 && plans[0]!.platform === (onWindows ? 'windows' : 'posix');
   let host: HostFacts | undefined;
   let qwenTree: QwenTreeFact | undefined;
+  let caFiles: Map<string, CaFileFact> | undefined;
   if (samePlatform) {
     const facts = new Map<string, HostStat | null>();
     for (const p of hostPaths(plans)) facts.set(p, await statFact(p));
+    caFiles = new Map();
+    // Absent or not a file: host.pins says so; only a regular file is read.
+    for (const file of extraCaFiles(plans))
+      if (facts.get(file)?.kind === 'file') caFiles.set(file, await caFileFact(file));
     for (const node of new Set(plans.map((p) => p.node))) {
       const fact = facts.get(node);
       if (fact?.kind === 'file' && (fact.mode & 0o111) !== 0) {
@@ -192,6 +209,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     tree,
     ...(deployment === undefined ? {} : { deployment }),
     ...(host === undefined ? {} : { host }),
+    ...(caFiles === undefined ? {} : { caFiles: { facts: caFiles, now: options.now } }),
     ...(qwenTree === undefined ? {} : { qwenTree }),
     ...(smoke === undefined ? {} : { smoke }),
     checkModes: !onWindows,

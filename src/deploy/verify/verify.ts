@@ -3,6 +3,7 @@
 import { formatProblem, type Problem } from '../deployment/problems.js';
 import type { RenderedInstall } from '../render/render.js';
 import type { InstallTree } from '../tree.js';
+import { type CaFileFact, checkCaFiles } from './checks/ca-file.js';
 import { checkDrift } from './checks/drift.js';
 import { checkFiles } from './checks/files.js';
 import { checkHost, type HostFacts } from './checks/host.js';
@@ -24,6 +25,8 @@ export interface VerifyInputs {
   /** With --deployment: its problems (refusals), or a fresh render to compare with. */
   deployment?: { problems?: readonly Problem[]; renderError?: string; rendered?: RenderedInstall };
   host?: HostFacts;
+  /** The CA files of deployment.json `tls` that exist here as regular files, read; `now` judges expiry. */
+  caFiles?: { facts: ReadonlyMap<string, CaFileFact>; now: string };
   /** The Qwen package around the pinned qwenCli, walked on this (POSIX) machine. */
   qwenTree?: QwenTreeFact;
   smoke?: readonly SmokeResult[];
@@ -40,6 +43,8 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
     checkSettings(view, checks);
     checkProviders(view, checks);
     if (inputs.host !== undefined) checkHost(view, inputs.host, checks);
+    if (inputs.caFiles !== undefined)
+      checkCaFiles(inputs.caFiles.facts, new Date(inputs.caFiles.now), checks);
     if (inputs.qwenTree !== undefined) checkQwenTree(inputs.qwenTree, inputs.tree.manifest.adminUid, checks);
   }
   const deployment = inputs.deployment;

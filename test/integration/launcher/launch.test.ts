@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { planReport } from '../../../src/cli/commands/plan.js';
 import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
 import { buildInstallDir, FORCED_ENV, type InstallFixture } from '../../fixtures/install-dir.js';
+import { createTestCertificate } from '../../fixtures/tls-cert.js';
 import {
   finished,
   launcherSuite,
@@ -44,6 +45,8 @@ const CALLER_ENV: Record<string, string> = {
   OPENAI_API_KEY: MODEL_KEY,
   CONTEXT_API_TOKEN: 'caller-token-must-not-win',
   UNLISTED_SECRET: 'never-passed',
+  // A caller's own CA could intercept provider and model traffic: only the plan's pin may set it.
+  NODE_EXTRA_CA_CERTS: '/nonexistent/caller-mitm-ca.pem',
 };
 
 interface Case {
@@ -57,6 +60,7 @@ function fixture(
   behavior: StubBehavior,
   states: Partial<Record<ProfileKind, 'active' | 'rolled-back'>> = {},
   tokenFile = `${TOKEN}\n`,
+  pinCa = false,
 ): Case {
   const root = path.join(suite.base, `f${counter++}`);
   fs.mkdirSync(root, { mode: 0o755 });
@@ -74,17 +78,44 @@ function fixture(
     environment: {
       PATH: '/usr/local/bin:/usr/bin:/bin',
       // Forbidden names listed on purpose: the launcher drops them whatever the plan says.
-      inherit: ['TERM', 'LANG', 'NODE_OPTIONS', 'QWEN_CODE_RELAUNCH_ARGS', 'BASH_ENV', 'LD_PRELOAD'],
-      set: { NO_PROXY: 'localhost,127.0.0.1', BASH_ENV: '/nonexistent/admin-evil.sh' },
+      inherit: [
+        'TERM',
+        'LANG',
+        'NODE_OPTIONS',
+        'QWEN_CODE_RELAUNCH_ARGS',
+        'BASH_ENV',
+        'LD_PRELOAD',
+        'NODE_EXTRA_CA_CERTS',
+      ],
+      set: {
+        NO_PROXY: 'localhost,127.0.0.1',
+        BASH_ENV: '/nonexistent/admin-evil.sh',
+        NODE_EXTRA_CA_CERTS: '/nonexistent/admin-set-ca.pem',
+      },
     },
     credentials: {
       CONTEXT_API_TOKEN: { file: path.join(secrets, 'context.token') },
       OPENAI_API_KEY: { inherit: true },
     },
     providerCredentials: ['CONTEXT_API_TOKEN'],
+    // What render writes for deployment.json `tls`: the CA file pinned where the administrator keeps it.
+    ...(pinCa
+      ? {
+          editPlan: (plan) => {
+            plan.environment.files['NODE_EXTRA_CA_CERTS'] = caFileOf(root);
+            return plan;
+          },
+        }
+      : {}),
   });
+  if (pinCa) {
+    fs.mkdirSync(path.dirname(caFileOf(root)), { mode: 0o755 });
+    fs.writeFileSync(caFileOf(root), createTestCertificate().cert, { mode: 0o644 });
+  }
   return { f, stub, node };
 }
+
+const caFileOf = (root: string) => path.join(root, 'pki', 'ca.pem');
 
 function launch(c: Case, kind: ProfileKind) {
   return suite.sessions.start([c.f.shim, '--profile', kind], CALLER_ENV, suite.user, suite.base);
@@ -182,6 +213,46 @@ describe.each([
     expect(output).toBe(
       'launch-qwen: profile "on-demand" is rolled back; starting Qwen without external context.\nSTUB DONE\n',
     );
+  });
+
+  it('passes the pinned CA file as NODE_EXTRA_CA_CERTS, never the caller or plan value', async () => {
+    const c = fixture(node, {}, {}, `${TOKEN}\n`, true);
+    const { exit, output } = await finished(launch(c, 'auto-recall'));
+    expect([exit.exitCode, output]).toEqual([0, 'STUB DONE\n']);
+    const record = await waitForRecord(c.stub);
+    expect(record.env['NODE_EXTRA_CA_CERTS']).toBe(caFileOf(c.f.root));
+    const report = planReport(c.f.installDir, 'auto-recall', CALLER_ENV, {
+      userInfo: () => ({ homedir: suite.user.home }),
+      fs,
+      platform: process.platform,
+    });
+    expect(report.environment.find((e) => e.name === 'NODE_EXTRA_CA_CERTS')).toEqual({
+      name: 'NODE_EXTRA_CA_CERTS',
+      value: caFileOf(c.f.root),
+      source: 'pinned-file',
+    });
+  });
+
+  it('refuses to start when the pinned CA file is writable by others, and Qwen never runs', async () => {
+    const c = fixture(node, {}, {}, `${TOKEN}\n`, true);
+    fs.chmodSync(caFileOf(c.f.root), 0o666);
+    const { exit, output } = await finished(launch(c, 'auto-recall'));
+    expect([exit.exitCode, output]).toEqual([
+      1,
+      `launch-qwen: ${JSON.stringify(caFileOf(c.f.root))} is a file writable by group or others (mode 0666); fix: chmod go-w '${caFileOf(c.f.root)}'\n`,
+    ]);
+    expect(readRecord(c.stub)).toBeUndefined();
+  });
+
+  it('refuses to start when the user cannot read the pinned CA file (Node would skip it with a mere warning)', async () => {
+    const c = fixture(node, {}, {}, `${TOKEN}\n`, true);
+    fs.chmodSync(caFileOf(c.f.root), 0o600);
+    const { exit, output } = await finished(launch(c, 'auto-recall'));
+    expect([exit.exitCode, output]).toEqual([
+      1,
+      `launch-qwen: NODE_EXTRA_CA_CERTS ${JSON.stringify(caFileOf(c.f.root))} is not readable by you; fix: chmod a+r '${caFileOf(c.f.root)}'\n`,
+    ]);
+    expect(readRecord(c.stub)).toBeUndefined();
   });
 
   it('exits with the status Qwen exits with', async () => {

@@ -10,6 +10,7 @@ import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
 import { renderInstall, requiredRuntimeFiles } from '../../../src/deploy/render/render.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
+import { createTestCertificate } from '../../fixtures/tls-cert.js';
 import {
   finished,
   launcherSuite,
@@ -27,12 +28,14 @@ const CALLER_ENV = {
   LANG: 'C.UTF-8',
   PATH: '/usr/bin:/bin',
   NODE_OPTIONS: '--max-old-space-size=256',
+  NODE_EXTRA_CA_CERTS: '/nonexistent/caller-mitm-ca.pem',
 };
 const suite = launcherSuite('qm-launch-render-', 'render');
 let stub: Stub;
 let installDir: string;
 let repo: string;
 let node: string;
+let caFile: string;
 
 beforeAll(async () => {
   const { base, bundle } = suite;
@@ -43,6 +46,9 @@ beforeAll(async () => {
   const tokenFile = path.join(base, 'secrets', 'context.token');
   fs.mkdirSync(path.dirname(tokenFile), { mode: 0o755 });
   fs.writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o644 });
+  caFile = path.join(base, 'pki', 'ca.pem');
+  fs.mkdirSync(path.dirname(caFile), { mode: 0o755 });
+  fs.writeFileSync(caFile, createTestCertificate().cert, { mode: 0o644 });
   installDir = path.join(base, 'install');
   const provider = {
     type: 'generic-http-search-v1',
@@ -62,6 +68,7 @@ beforeAll(async () => {
       set: { NO_PROXY: 'localhost' },
     },
     credentials: { CONTEXT_API_TOKEN: { file: tokenFile } },
+    tls: { extraCaCertificates: caFile },
     profiles: {
       'on-demand': { provider, timeoutMs: 5000 },
       'auto-recall': { provider, timeoutMs: 1500 },
@@ -109,6 +116,7 @@ describe('launch-qwen on a rendered install', () => {
       expect(record?.env['QWEN_CODE_SYSTEM_SETTINGS_PATH']).toBe(profileFile(kind, 'system-settings.json'));
       expect(record?.env['CONTEXT_API_TOKEN']).toBe(TOKEN);
       expect(record?.env['NODE_OPTIONS']).toBeUndefined();
+      expect(record?.env['NODE_EXTRA_CA_CERTS']).toBe(caFile);
       const report = planReport(installDir, kind, CALLER_ENV, {
         userInfo: () => ({ homedir: suite.user.home }),
         fs,
@@ -131,6 +139,8 @@ describe('launch-qwen on a rendered install', () => {
     expect(record?.argv).toEqual([stub.cli, '--extensions', 'none']);
     expect(Object.keys(record?.env ?? {})).not.toContain('QWEN_EXTERNAL_CONTEXT_CONFIG');
     expect(Object.keys(record?.env ?? {})).not.toContain('CONTEXT_API_TOKEN');
+    // The CA is not external context: model traffic through an inspecting proxy still needs it.
+    expect(record?.env['NODE_EXTRA_CA_CERTS']).toBe(caFile);
     // The other profile of the install is untouched by the rollback.
     expect((await launch('on-demand')).record?.env['CONTEXT_API_TOKEN']).toBe(TOKEN);
   });

@@ -390,3 +390,148 @@ describe('deployment.json: refusals name the key, the bad value and the fix', ()
     expect(() => parseDeploymentText('{\n  "version": 1,\n  oops\n}')).toThrow(/line 3, column 3/);
   });
 });
+
+describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE_EXTRA_CA_CERTS)', () => {
+  const windows = async () => JSON.parse(await exampleText('windows'));
+  /** Every problem of the deployment as the administrator reads it, or [] when it parses. */
+  async function formatted(raw: any): Promise<string[]> {
+    try {
+      parseDeploymentValue(raw);
+      return [];
+    } catch (error) {
+      if (error instanceof DeploymentInvalid) return error.problems.map(formatProblem);
+      throw error;
+    }
+  }
+
+  // [title, base deployment, tls block (undefined: key absent), every problem]
+  it.each<[string, () => Promise<any>, unknown, string[]]>([
+    ['absent', allProfilesRaw, undefined, []],
+    ['an absolute posix path', allProfilesRaw, { extraCaCertificates: '/etc/qwen-managed/ca.pem' }, []],
+    [
+      'an absolute Windows path on the windows platform',
+      windows,
+      { extraCaCertificates: 'C:\\ProgramData\\qwen-managed\\ca.pem' },
+      [],
+    ],
+    [
+      'the path missing',
+      allProfilesRaw,
+      {},
+      ['tls.extraCaCertificates: is required. Fix: add "extraCaCertificates" (string)'],
+    ],
+    [
+      'a relative path',
+      allProfilesRaw,
+      { extraCaCertificates: 'ca.pem' },
+      [
+        'tls.extraCaCertificates = "ca.pem": is not an absolute posix path. Fix: write an absolute path such as /opt/qwen-managed',
+      ],
+    ],
+    [
+      'a posix path on the windows platform',
+      windows,
+      { extraCaCertificates: '/etc/qwen-managed/ca.pem' },
+      [
+        'tls.extraCaCertificates = "/etc/qwen-managed/ca.pem": is not an absolute windows path. Fix: write an absolute path such as C:\\Program Files\\qwen-managed',
+      ],
+    ],
+    [
+      'a `$` in the path',
+      allProfilesRaw,
+      { extraCaCertificates: '/etc/$CA/ca.pem' },
+      [
+        'tls.extraCaCertificates = "/etc/$CA/ca.pem": contains `$`, which Qwen would substitute from the environment inside settings strings. Fix: move the file to a path without `$` (quoting cannot protect it)',
+      ],
+    ],
+    [
+      'a newline in the path',
+      allProfilesRaw,
+      { extraCaCertificates: '/etc/ca\n.pem' },
+      [
+        'tls.extraCaCertificates = "/etc/ca\\n.pem": contains a newline, NUL or another control character. Fix: use a path made of printable characters only',
+      ],
+    ],
+    [
+      'a path not in normal form',
+      allProfilesRaw,
+      { extraCaCertificates: '/etc/../etc/ca.pem' },
+      ['tls.extraCaCertificates = "/etc/../etc/ca.pem": is not in normal form. Fix: write "/etc/ca.pem"'],
+    ],
+    [
+      'a path inside installDir',
+      allProfilesRaw,
+      { extraCaCertificates: '/opt/qwen-managed/ca.pem' },
+      [
+        'tls.extraCaCertificates = "/opt/qwen-managed/ca.pem": is inside installDir "/opt/qwen-managed", which render owns. Fix: keep the CA file outside the install tree, e.g. /etc/qwen-managed/ca.pem',
+      ],
+    ],
+    [
+      'a Windows path inside installDir, in another case',
+      windows,
+      { extraCaCertificates: 'C:\\program files\\QWEN-MANAGED\\ca.pem' },
+      [
+        'tls.extraCaCertificates = "C:\\\\program files\\\\QWEN-MANAGED\\\\ca.pem": is inside installDir "C:\\\\Program Files\\\\qwen-managed", which render owns. Fix: keep the CA file outside the install tree, e.g. C:\\ProgramData\\qwen-managed\\ca.pem',
+      ],
+    ],
+    [
+      'a sibling of installDir sharing its prefix',
+      allProfilesRaw,
+      { extraCaCertificates: '/opt/qwen-managed-ca/ca.pem' },
+      [],
+    ],
+    [
+      'an unknown key inside tls',
+      allProfilesRaw,
+      { extraCaCertificates: '/etc/ca.pem', rejectUnauthorized: false },
+      [
+        'tls = {"extraCaCertificates":"/etc/ca.pem","rejectUnauthorized":false}: has unknown keys. Fix: remove "rejectUnauthorized" (not a deployment key here)',
+      ],
+    ],
+    [
+      'tls that is not an object',
+      allProfilesRaw,
+      '/etc/ca.pem',
+      ['tls = "/etc/ca.pem": expected object, received string. Fix: use a object'],
+    ],
+  ])('%s', async (_title, base, tls, problems) => {
+    const raw = await base();
+    if (tls !== undefined) raw.tls = tls;
+    expect(await formatted(raw)).toEqual(problems);
+    if (problems.length === 0) expect(parseDeploymentValue(raw).deployment.tls).toEqual(tls);
+  });
+
+  // The variable itself stays refused everywhere else: the fix points at the managed route.
+  it.each<[string, (d: any) => void, string]>([
+    [
+      'environment.inherit',
+      (d) => d.environment.inherit.push('NODE_EXTRA_CA_CERTS'),
+      'environment.inherit[2] = "NODE_EXTRA_CA_CERTS"',
+    ],
+    [
+      'environment.set',
+      (d) => (d.environment.set.NODE_EXTRA_CA_CERTS = '/etc/ca.pem'),
+      'environment.set.NODE_EXTRA_CA_CERTS = "NODE_EXTRA_CA_CERTS"',
+    ],
+    [
+      'credentials',
+      (d) => (d.credentials.NODE_EXTRA_CA_CERTS = { file: '/etc/ca.pem', profiles: ['write'] }),
+      'credentials.NODE_EXTRA_CA_CERTS = "NODE_EXTRA_CA_CERTS"',
+    ],
+  ])('NODE_EXTRA_CA_CERTS in %s is refused, with tls as the fix', async (_where, mutate, head) => {
+    const raw = await allProfilesRaw();
+    mutate(raw);
+    expect(await formatted(raw)).toEqual([
+      `${head}: is forbidden by the environment policy: adds trusted certificate authorities: provider and model traffic could be intercepted. Fix: remove NODE_EXTRA_CA_CERTS and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}`,
+    ]);
+  });
+
+  it('the published JSON Schema knows tls and refuses an unknown key in it', async () => {
+    const schema = JSON.parse(await fs.readFile(path.join(REPO, 'schema', 'deployment.schema.json'), 'utf8'));
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    const raw = await allProfilesRaw();
+    expect(validate({ ...raw, tls: { extraCaCertificates: '/etc/ca.pem' } })).toBe(true);
+    expect(validate({ ...raw, tls: { extraCaCertificates: '/etc/ca.pem', insecure: true } })).toBe(false);
+    expect(validate({ ...raw, tls: {} })).toBe(false);
+  });
+});

@@ -17,6 +17,7 @@ import {
   allProfilesRaw,
   EXAMPLES,
   example,
+  exampleText,
   fakeRuntimes,
   LATER,
   NOW,
@@ -167,6 +168,65 @@ describe('renderInstall', () => {
     );
     expect(settings).not.toContain('managed-approval-guard');
     expect(JSON.parse(settings).hooks).toBeUndefined();
+  });
+});
+
+describe('tls: the private CA pinned as NODE_EXTRA_CA_CERTS', () => {
+  const launchFiles = (rendered: RenderedInstall, kind: string) =>
+    JSON.parse(text(rendered.files.get(`profiles/${kind}/launch.json`)!.bytes)).environment.files;
+
+  it.each([
+    ['posix', allProfilesRaw, '/etc/qwen-managed/ca.pem', '/opt/qwen-managed/profiles', '/'],
+    [
+      'windows',
+      async () => JSON.parse(await exampleText('windows')),
+      'C:\\ProgramData\\qwen-managed\\ca.pem',
+      'C:\\Program Files\\qwen-managed\\profiles',
+      '\\',
+    ],
+  ] as const)(
+    '%s: every profile pins it after the three admin files',
+    async (_platform, base, ca, profiles, sep) => {
+      const raw = await base();
+      raw.tls = { extraCaCertificates: ca };
+      const rendered = render(parseDeploymentValue(raw));
+      for (const kind of ['on-demand', 'auto-recall', 'write']) {
+        const files = launchFiles(rendered, kind);
+        expect(files).toEqual({
+          QWEN_CODE_SYSTEM_SETTINGS_PATH: [profiles, kind, 'system-settings.json'].join(sep),
+          QWEN_CODE_SYSTEM_DEFAULTS_PATH: [profiles, kind, 'system-defaults.json'].join(sep),
+          QWEN_CODE_TRUSTED_FOLDERS_PATH: [profiles, kind, 'trusted-folders.json'].join(sep),
+          NODE_EXTRA_CA_CERTS: ca,
+        });
+        expect(Object.keys(files).at(-1)).toBe('NODE_EXTRA_CA_CERTS');
+      }
+    },
+  );
+
+  it('changes only the launch plans: the CA file stays where the administrator keeps it, not copied into the tree', async () => {
+    const raw = await allProfilesRaw();
+    const without = render(parseDeploymentValue(raw));
+    raw.tls = { extraCaCertificates: '/etc/qwen-managed/ca.pem' };
+    const withCa = render(parseDeploymentValue(raw));
+    expect([...withCa.files.keys()]).toEqual([...without.files.keys()]);
+    const changed = [...withCa.files].filter(
+      ([rel, file]) => sha256Hex(file.bytes) !== sha256Hex(without.files.get(rel)!.bytes),
+    );
+    expect(changed.map(([rel]) => rel)).toEqual([
+      'profiles/auto-recall/launch.json',
+      'profiles/on-demand/launch.json',
+      'profiles/write/launch.json',
+    ]);
+  });
+
+  it('without tls the plans pin exactly the three admin files (the golden renders above stay byte-identical)', async () => {
+    const rendered = render(await allProfiles());
+    for (const kind of ['on-demand', 'auto-recall', 'write'])
+      expect(Object.keys(launchFiles(rendered, kind))).toEqual([
+        'QWEN_CODE_SYSTEM_SETTINGS_PATH',
+        'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
+        'QWEN_CODE_TRUSTED_FOLDERS_PATH',
+      ]);
   });
 });
 

@@ -238,6 +238,37 @@ const MUTATIONS: [string, Mutation, boolean, string, string, Options?][] = [
     'environment.files must pin exactly',
   ],
   [
+    'a relative CA file',
+    json(launch('write'), (p) => (p.environment.files.NODE_EXTRA_CA_CERTS = 'ca.pem')),
+    true,
+    'launch.paths',
+    'environment.files.NODE_EXTRA_CA_CERTS "ca.pem" is not an absolute posix path',
+  ],
+  [
+    'a CA file inside installDir',
+    json(
+      launch('write'),
+      (p) => (p.environment.files.NODE_EXTRA_CA_CERTS = '/opt/qwen-managed/profiles/write/ca.pem'),
+    ),
+    true,
+    'launch.paths',
+    'environment.files.NODE_EXTRA_CA_CERTS "/opt/qwen-managed/profiles/write/ca.pem" is inside installDir',
+  ],
+  [
+    'profiles disagreeing on the CA file',
+    json(launch('auto-recall'), (p) => (p.environment.files.NODE_EXTRA_CA_CERTS = '/etc/ca.pem')),
+    true,
+    'launch.consistency',
+    'profiles disagree on environment.files.NODE_EXTRA_CA_CERTS: absent, "/etc/ca.pem"',
+  ],
+  [
+    'a file variable the launcher does not pin',
+    json(launch('on-demand'), (p) => (p.environment.files.NODE_OPTIONS = '/etc/ca.pem')),
+    true,
+    'launch.paths',
+    'environment.files must pin exactly',
+  ],
+  [
     'a wrong installId',
     json(launch('auto-recall'), (p) => (p.installId = '0000000000000000')),
     true,

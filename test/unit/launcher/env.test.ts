@@ -273,3 +273,111 @@ describe('buildEnv (Windows name-case rules)', () => {
     expect(new Set(upper).size).toBe(upper.length);
   });
 });
+
+describe('NODE_EXTRA_CA_CERTS: from the plan pin only (deployment.json tls), never from the caller', () => {
+  const PINNED_CA = '/etc/qwen-managed/ca.pem';
+  const CALLER_CA = '/home/dev/mitm-ca.pem';
+  const POLICY_REASON =
+    'adds trusted certificate authorities: provider and model traffic could be intercepted';
+  type Edit = (plan: ReturnType<typeof samplePlan>) => void;
+  const pin: Edit = (p) => {
+    p.environment.files['NODE_EXTRA_CA_CERTS'] = PINNED_CA;
+  };
+
+  // [title, plan edits, caller environment, Qwen's NODE_EXTRA_CA_CERTS entry, dropped]
+  it.each<[string, Edit[], Record<string, string>, unknown, unknown[]]>([
+    [
+      'pinned by the plan',
+      [pin],
+      {},
+      { name: 'NODE_EXTRA_CA_CERTS', value: PINNED_CA, source: 'pinned-file' },
+      [],
+    ],
+    ['not pinned, the caller has one', [], { NODE_EXTRA_CA_CERTS: CALLER_CA }, undefined, []],
+    [
+      'pinned, the caller has one',
+      [pin],
+      { NODE_EXTRA_CA_CERTS: CALLER_CA },
+      { name: 'NODE_EXTRA_CA_CERTS', value: PINNED_CA, source: 'pinned-file' },
+      [],
+    ],
+    [
+      'not pinned, the plan inherits it',
+      [(p) => p.environment.inherit.push('NODE_EXTRA_CA_CERTS')],
+      { NODE_EXTRA_CA_CERTS: CALLER_CA },
+      undefined,
+      [{ name: 'NODE_EXTRA_CA_CERTS', from: 'inherit', reason: POLICY_REASON }],
+    ],
+    [
+      'pinned, the plan also inherits it',
+      [pin, (p) => p.environment.inherit.push('NODE_EXTRA_CA_CERTS')],
+      { NODE_EXTRA_CA_CERTS: CALLER_CA },
+      { name: 'NODE_EXTRA_CA_CERTS', value: PINNED_CA, source: 'pinned-file' },
+      [{ name: 'NODE_EXTRA_CA_CERTS', from: 'inherit', reason: POLICY_REASON }],
+    ],
+    [
+      'not pinned, the plan sets it',
+      [(p) => (p.environment.set['NODE_EXTRA_CA_CERTS'] = '/srv/set-ca.pem')],
+      {},
+      undefined,
+      [{ name: 'NODE_EXTRA_CA_CERTS', from: 'set', reason: POLICY_REASON }],
+    ],
+    [
+      'pinned, the plan also sets it',
+      [pin, (p) => (p.environment.set['NODE_EXTRA_CA_CERTS'] = '/srv/set-ca.pem')],
+      {},
+      { name: 'NODE_EXTRA_CA_CERTS', value: PINNED_CA, source: 'pinned-file' },
+      [{ name: 'NODE_EXTRA_CA_CERTS', from: 'set', reason: POLICY_REASON }],
+    ],
+    [
+      'not pinned, the plan routes it as a credential',
+      [(p) => (p.credentials['NODE_EXTRA_CA_CERTS'] = { inherit: true })],
+      { NODE_EXTRA_CA_CERTS: CALLER_CA },
+      undefined,
+      [{ name: 'NODE_EXTRA_CA_CERTS', from: 'credentials', reason: POLICY_REASON }],
+    ],
+  ])('%s', (_title, edits, caller, entry, dropped) => {
+    const plan = samplePlan((p) => {
+      for (const edit of edits) edit(p);
+    });
+    const computed = computeEnv(caller, plan, ENVIRONMENT_POLICY, {
+      ...options(),
+      credentials: { CONTEXT_API_TOKEN: 'file-token', NODE_EXTRA_CA_CERTS: CALLER_CA },
+    });
+    expect(computed.entries.find((e) => e.name === 'NODE_EXTRA_CA_CERTS')).toEqual(entry);
+    expect(computed.dropped).toEqual(dropped);
+    expect(Object.values(buildEnv(caller, plan, ENVIRONMENT_POLICY, options()))).not.toContain(CALLER_CA);
+  });
+
+  it('comes after the three admin files and stays when the profile is rolled back (model traffic needs it too)', () => {
+    const computed = computeEnv(
+      {},
+      samplePlan(pin),
+      ENVIRONMENT_POLICY,
+      options({ externalContextActive: false }),
+    );
+    expect(computed.entries.filter((e) => e.source === 'pinned-file').map((e) => e.name)).toEqual([
+      'QWEN_CODE_SYSTEM_SETTINGS_PATH',
+      'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
+      'QWEN_CODE_TRUSTED_FOLDERS_PATH',
+      'NODE_EXTRA_CA_CERTS',
+    ]);
+  });
+
+  it('Windows: a differently cased pin is found and passed under the canonical name, once', () => {
+    const plan = samplePlan((p) => {
+      p.platform = 'windows';
+      p.environment.files['node_extra_ca_certs'] = 'C:\\ProgramData\\qm\\ca.pem';
+    });
+    const computed = computeEnv(
+      { Node_Extra_Ca_Certs: 'C:\\Users\\dev\\mitm.pem' },
+      plan,
+      ENVIRONMENT_POLICY,
+      options({ platform: 'windows' }),
+    );
+    expect(computed.entries.filter((e) => e.name.toUpperCase() === 'NODE_EXTRA_CA_CERTS')).toEqual([
+      { name: 'NODE_EXTRA_CA_CERTS', value: 'C:\\ProgramData\\qm\\ca.pem', source: 'pinned-file' },
+    ]);
+    expect(computed.dropped).toEqual([]);
+  });
+});

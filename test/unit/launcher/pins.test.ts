@@ -335,3 +335,113 @@ describe('loadPins', () => {
     ]);
   });
 });
+
+describe('loadPins: the CA file the plan pins as NODE_EXTRA_CA_CERTS (deployment.json tls)', () => {
+  /** A fixture whose plans pin `<root>/pki/ca.pem` (0644, in a 0755 directory), made real by `make`. */
+  function withCa(make: (ca: string) => void = (ca) => fs.writeFileSync(ca, 'PEM\n', { mode: 0o644 })) {
+    const f = fixture({
+      editPlan: (plan) => {
+        plan.environment.files['NODE_EXTRA_CA_CERTS'] = path.join(
+          path.dirname(plan.installDir),
+          'pki',
+          'ca.pem',
+        );
+        return plan;
+      },
+    });
+    const ca = path.join(f.root, 'pki', 'ca.pem');
+    fs.mkdirSync(path.dirname(ca), { mode: 0o755 });
+    make(ca);
+    return { f, ca };
+  }
+  /** The real fs, except that `target` is not readable by the caller (root reads everything). */
+  const unreadable = (target: string): PinsFs =>
+    ({
+      ...fs,
+      accessSync: ((p: string, mode?: number) => {
+        if (p === target && ((mode ?? 0) & fs.constants.R_OK) !== 0)
+          throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
+        fs.accessSync(p, mode);
+      }) as PinsFs['accessSync'],
+    }) as PinsFs;
+
+  it('accepts a root-owned 0644 regular file and keeps it in the plan', () => {
+    const { f, ca } = withCa();
+    expect(load(f).plan.environment.files['NODE_EXTRA_CA_CERTS']).toBe(ca);
+  });
+
+  it('accepts a plan without it: the CA file is optional', () => {
+    expect(load(fixture()).plan.environment.files['NODE_EXTRA_CA_CERTS']).toBeUndefined();
+  });
+
+  // [title, what to do to the CA file, its problem line]
+  it.each<[string, (ca: string) => void, (ca: string) => string, ((ca: string) => PinsFs)?]>([
+    [
+      'group-writable',
+      (ca) => fs.chmodSync(ca, 0o664),
+      (ca) => `${q(ca)} is a file writable by group or others (mode 0664); fix: chmod go-w '${ca}'`,
+    ],
+    [
+      'world-writable',
+      (ca) => fs.chmodSync(ca, 0o646),
+      (ca) => `${q(ca)} is a file writable by group or others (mode 0646); fix: chmod go-w '${ca}'`,
+    ],
+    [
+      'in a group-writable directory',
+      (ca) => fs.chmodSync(path.dirname(ca), 0o775),
+      (ca) =>
+        `${q(path.dirname(ca))} is a directory writable by group or others (mode 0775); fix: chmod go-w '${path.dirname(ca)}'`,
+    ],
+    [
+      'owned by another uid (a real chown)',
+      (ca) => fs.chownSync(ca, 4242, 4242),
+      (ca) => `${q(ca)} is owned by uid 4242, not root; fix: chown root '${ca}'`,
+    ],
+    [
+      'a directory',
+      (ca) => {
+        fs.rmSync(ca);
+        fs.mkdirSync(ca, { mode: 0o755 });
+      },
+      (ca) => `NODE_EXTRA_CA_CERTS ${q(ca)} is not a file`,
+    ],
+    ['missing', (ca) => fs.rmSync(ca), (ca) => `NODE_EXTRA_CA_CERTS ${q(ca)} does not exist`],
+    [
+      'not readable by the user who launches',
+      () => {},
+      (ca) => `NODE_EXTRA_CA_CERTS ${q(ca)} is not readable by you; fix: chmod a+r '${ca}'`,
+      unreadable,
+    ],
+  ])('refuses it %s, with one line', (_title, spoil, problem, fsFor) => {
+    const { f, ca } = withCa();
+    spoil(ca);
+    expect(refusal(() => load(f, 'on-demand', fsFor?.(ca) ?? fs))).toEqual({
+      exitCode: 1,
+      problems: [problem(ca)],
+    });
+  });
+
+  it.each<[string, string, (f: InstallFixture) => string]>([
+    ['empty', '', () => 'NODE_EXTRA_CA_CERTS "" is empty; re-render the deployment'],
+    [
+      'relative',
+      'pki/ca.pem',
+      () => 'NODE_EXTRA_CA_CERTS "pki/ca.pem" is not an absolute path; re-render the deployment',
+    ],
+    [
+      'inside the install but not listed in manifest.json',
+      'INSTALL/ca.pem',
+      (f) => `NODE_EXTRA_CA_CERTS ${q(`${f.installDir}/ca.pem`)} is not listed in manifest.json; re-render`,
+    ],
+  ])('refuses a pin that is %s', (_title, value, problem) => {
+    const f = fixture({
+      editPlan: (plan) => {
+        plan.environment.files['NODE_EXTRA_CA_CERTS'] = value.replace('INSTALL', plan.installDir);
+        return plan;
+      },
+    });
+    if (value.startsWith('INSTALL'))
+      fs.writeFileSync(path.join(f.installDir, 'ca.pem'), 'PEM\n', { mode: 0o644 });
+    expect(refusal(() => load(f)).problems).toContain(problem(f));
+  });
+});

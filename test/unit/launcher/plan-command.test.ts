@@ -209,6 +209,31 @@ describe('qwen-managed plan', () => {
     ]);
   });
 
+  it('shows the CA file the plan pins as NODE_EXTRA_CA_CERTS, and never the one of the caller', async () => {
+    const f = fixture({
+      editPlan: (p) => {
+        p.environment.files['NODE_EXTRA_CA_CERTS'] = '/etc/qm/ca.pem';
+        p.environment.inherit.push('NODE_EXTRA_CA_CERTS');
+        return p;
+      },
+    });
+    const caller = { ...CALLER, NODE_EXTRA_CA_CERTS: '/home/dev/mitm.pem' };
+    const report = JSON.parse(
+      (await runPlan(['--dir', f.installDir, '--profile', 'on-demand', '--json'], caller)).out,
+    );
+    expect(report.environment.filter((e: { name: string }) => e.name === 'NODE_EXTRA_CA_CERTS')).toEqual([
+      { name: 'NODE_EXTRA_CA_CERTS', value: '/etc/qm/ca.pem', source: 'pinned-file' },
+    ]);
+    expect(report.dropped).toContainEqual({
+      name: 'NODE_EXTRA_CA_CERTS',
+      from: 'inherit',
+      reason: 'adds trusted certificate authorities: provider and model traffic could be intercepted',
+    });
+    const { out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand'], caller);
+    expect(out).toMatch(/\n {2}NODE_EXTRA_CA_CERTS=\/etc\/qm\/ca\.pem +pinned admin file\n/);
+    expect(out).not.toContain('/home/dev/mitm.pem');
+  });
+
   it('names an inherited credential missing from the environment', async () => {
     const f = fixture();
     const { out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand'], { TERM: 'xterm' });

@@ -1,9 +1,10 @@
-// Facts about this machine (gathered by the I/O layer): the pinned node, Qwen, repository root and
-// credential files. A staged tree is verified where those may not exist yet, so absence is a warning;
-// anything present but wrong (a group-writable node, a directory where a file belongs) is an error,
-// because the launcher refuses it.
+// Facts about this machine (gathered by the I/O layer): the pinned node, Qwen, repository root,
+// credential files and the private CA file. A staged tree is verified where those may not exist yet,
+// so absence is a warning; anything present but wrong (a group-writable node, a directory where a
+// file belongs) is an error, because the launcher refuses it.
 import { showValue } from '../../json.js';
 import type { LaunchPlan } from '../../launch-plan.js';
+import { EXTRA_CA_VARIABLE } from '../../layout.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';
 
@@ -20,8 +21,18 @@ export const QWEN_MIN_NODE_MAJOR = 22;
 /** Absolute path → its stat on this machine, or null when absent. */
 export type HostFacts = ReadonlyMap<string, HostStat | null>;
 
+/** The CA files the plans pin (deployment.json `tls`), sorted. */
+export function extraCaFiles(plans: readonly LaunchPlan[]): string[] {
+  const files = new Set<string>();
+  for (const plan of plans) {
+    const file = plan.environment.files[EXTRA_CA_VARIABLE];
+    if (file !== undefined) files.add(file);
+  }
+  return [...files].sort();
+}
+
 export function hostPaths(plans: readonly LaunchPlan[]): string[] {
-  const paths = new Set<string>();
+  const paths = new Set<string>(extraCaFiles(plans));
   for (const plan of plans) {
     paths.add(plan.node);
     paths.add(plan.qwenCli);
@@ -31,7 +42,7 @@ export function hostPaths(plans: readonly LaunchPlan[]): string[] {
   return [...paths].sort();
 }
 
-type Want = 'executable' | 'file' | 'directory' | 'credential';
+type Want = 'executable' | 'file' | 'directory' | 'credential' | 'certificates';
 
 function problemsFor(
   label: string,
@@ -62,6 +73,12 @@ function problemsFor(
     );
   if (want === 'executable' && (stat.mode & 0o111) === 0)
     errors.push(`${label} ${showValue(path)} is not executable`);
+  // Qwen runs as the developer, and Node skips a CA file it cannot read (one warning on stderr).
+  if (want === 'certificates' && (stat.mode & 0o004) === 0) {
+    warnings.push(
+      `${label} ${showValue(path)} is not readable by every user (mode ${stat.mode.toString(8)}); the launcher refuses to start for a developer who cannot read it; certificates are public: chmod 0644, unless only its group may launch`,
+    );
+  }
   if (want === 'credential' && (stat.mode & 0o004) !== 0) {
     warnings.push(
       `${label} ${showValue(path)} is readable by every user on this machine (mode ${stat.mode.toString(8)}); prefer 0640 with a group`,
@@ -88,6 +105,8 @@ export function checkHost(view: TreeView, facts: HostFacts, checks: Checks): voi
   }
   for (const [file, names] of credentials)
     items.push([`credential file of ${[...names].sort().join(', ')}`, file, 'credential']);
+  const plans = view.profiles.flatMap((p) => (p.plan === undefined ? [] : [p.plan]));
+  for (const file of extraCaFiles(plans)) items.push(['CA file (NODE_EXTRA_CA_CERTS)', file, 'certificates']);
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const [label, path, want] of items) {

@@ -9,10 +9,11 @@ import { pinnedPathListProblems, pinnedPathProblems } from '../../deployment/pat
 import { deepEqual, formatPath, showValue } from '../../json.js';
 import { type LaunchPlan, launchPlanSchema } from '../../launch-plan.js';
 import {
+  EXTRA_CA_VARIABLE,
   installIdFor,
-  PINNED_FILE_VARIABLES,
   PinnedLayout,
   PROFILE_FILES,
+  pinnedFiles,
   profileRel,
   usesMcp,
 } from '../../layout.js';
@@ -94,13 +95,25 @@ function pinProblems(plan: LaunchPlan, kind: ProfileView['kind']): string[] {
       `installId ${plan.installId} is not the first 16 hex digits of sha256(installDir) (${installIdFor(plan.installDir)})`,
     );
   }
-  const expectedFiles: Record<string, string> = {};
-  for (const [variable, file] of Object.entries(PINNED_FILE_VARIABLES))
-    expectedFiles[variable] = layout.profileFile(kind, file);
+  // The CA file is the one optional entry; whether the deployment asks for it is the drift check's to say.
+  const extraCa = Object.hasOwn(plan.environment.files, EXTRA_CA_VARIABLE)
+    ? plan.environment.files[EXTRA_CA_VARIABLE]
+    : undefined;
+  const expectedFiles = pinnedFiles(layout, kind, extraCa);
   if (!deepEqual(plan.environment.files, expectedFiles)) {
     problems.push(
-      `environment.files must pin exactly ${showValue(expectedFiles, 400)} (found ${showValue(plan.environment.files, 400)})`,
+      `environment.files must pin exactly ${showValue(pinnedFiles(layout, kind, undefined), 400)}, and optionally ${EXTRA_CA_VARIABLE} (found ${showValue(plan.environment.files, 400)})`,
     );
+  }
+  if (extraCa !== undefined) {
+    const label = `environment.files.${EXTRA_CA_VARIABLE}`;
+    const found = pathProblems(label, extraCa, plan);
+    problems.push(...found);
+    if (found.length === 0 && layout.contains(extraCa)) {
+      problems.push(
+        `${label} ${showValue(extraCa)} is inside installDir; the launcher pins only the tree's own files there (keep the CA file outside it and re-render)`,
+      );
+    }
   }
   const configFile = layout.profileFile(kind, PROFILE_FILES.providerConfig);
   if (plan.externalContext.configFile !== configFile) {
@@ -168,11 +181,18 @@ export function checkLaunchPlans(view: TreeView, checks: Checks): void {
     if (values.length > 1)
       problems.push(`profiles disagree on ${key}: ${values.map((v) => showValue(v)).join(', ')}`);
   }
+  // deployment.json has one `tls` block: every profile trusts the same CA file, or none does.
+  const extraCas = [...new Set(plans.map((p) => p.environment.files[EXTRA_CA_VARIABLE]))];
+  if (extraCas.length > 1) {
+    problems.push(
+      `profiles disagree on environment.files.${EXTRA_CA_VARIABLE}: ${extraCas.map((v) => (v === undefined ? 'absent' : showValue(v))).join(', ')}`,
+    );
+  }
   checks.expect(
     'launch.consistency',
     {},
     problems,
-    'every profile pins the same install, node, Qwen and repository',
+    'every profile pins the same install, node, Qwen, repository and CA file',
   );
   if (plans.some((p) => p.platform === 'windows')) {
     // Hooks run through PowerShell on Windows: what PATH resolves and which profiles load is the machine's.
