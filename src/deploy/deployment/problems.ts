@@ -3,7 +3,9 @@
 // what to fix is its job); deployment.json holds no secret values, only names and file paths.
 import type * as z from 'zod';
 import { checkOrigin, type OriginProblem } from '../../http/origin.js';
+import { sameEnvName } from '../../policy/environment-names.js';
 import { formatPath, getPath, showValue } from '../json.js';
+import { EXTRA_CA_VARIABLE, type Platform } from '../layout.js';
 
 export interface Problem {
   /** Dotted key path in deployment.json, e.g. `profiles.auto-recall.timeoutMs`. */
@@ -31,6 +33,14 @@ export function formatProblem(p: Problem): string {
 }
 
 /** Thrown by parse/render when deployment.json cannot be rendered; carries every problem found. */
+/** The fix for a policy-forbidden variable: `removal`, plus the managed route where there is one. */
+export function forbiddenVariableFix(name: string, platform: Platform, removal: string): string {
+  // The one forbidden name with a managed route: the CA file is pinned and StrictModes-checked instead.
+  return sameEnvName(name, EXTRA_CA_VARIABLE, platform)
+    ? `${removal} and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}`
+    : removal;
+}
+
 export class DeploymentInvalid extends Error {
   override readonly name = 'DeploymentInvalid';
   constructor(

@@ -7,7 +7,7 @@ import { ENVIRONMENT_POLICY, SETTINGS_BASELINE, type SettingsBaselinePolicy } fr
 import { deepEqual, isPlainObject, type JsonObject, showValue } from '../json.js';
 import type { Platform } from '../layout.js';
 import { MCP_SERVER_NAME } from '../names.js';
-import { type Problem, problem } from './problems.js';
+import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 
 /** Keys that would let JSON reach an object's prototype when merged. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -78,7 +78,7 @@ export function checkSettingsBlock(
                 [...keyPath, variable],
                 child[variable],
                 `is forbidden by the environment policy (${why})`,
-                `remove "${variable}"`,
+                forbiddenVariableFix(variable, platform, `remove "${variable}"`),
               ),
             );
           }

@@ -9,13 +9,13 @@ import { CREDENTIAL_NAME } from '../../config/schema.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
-import { EXTRA_CA_VARIABLE, PinnedLayout } from '../layout.js';
+import { PinnedLayout } from '../layout.js';
 import { RUNTIME_FILES } from '../names.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { routeCredentials } from './credentials.js';
 import { deployedKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
-import { type Problem, problem } from './problems.js';
+import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 import type { Deployment } from './schema.js';
 import { checkSettingsBlock } from './settings.js';
 
@@ -32,10 +32,7 @@ function nameProblems(keyPath: (string | number)[], name: string, deployment: De
   }
   const why = forbiddenReason(name, ENVIRONMENT_POLICY, deployment.platform);
   if (why !== undefined) {
-    // The one forbidden name with a managed route: the CA file is pinned and StrictModes-checked instead.
-    const fix = sameEnvName(name, EXTRA_CA_VARIABLE, deployment.platform)
-      ? `remove ${name} and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}`
-      : `remove ${name}`;
+    const fix = forbiddenVariableFix(name, deployment.platform, `remove ${name}`);
     return [problem(keyPath, name, `is forbidden by the environment policy: ${why}`, fix)];
   }
   return [];

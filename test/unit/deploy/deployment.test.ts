@@ -526,6 +526,14 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
     ]);
   });
 
+  it('NODE_EXTRA_CA_CERTS in settings.env is refused, with tls as the fix', async () => {
+    const raw = await allProfilesRaw();
+    raw.settings = { ...(raw.settings as object), env: { NODE_EXTRA_CA_CERTS: '/etc/ca.pem' } };
+    expect(await formatted(raw)).toEqual([
+      'settings.env.NODE_EXTRA_CA_CERTS = "/etc/ca.pem": is forbidden by the environment policy (adds trusted certificate authorities: provider and model traffic could be intercepted). Fix: remove "NODE_EXTRA_CA_CERTS" and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}',
+    ]);
+  });
+
   it('the published JSON Schema knows tls and refuses an unknown key in it', async () => {
     const schema = JSON.parse(await fs.readFile(path.join(REPO, 'schema', 'deployment.schema.json'), 'utf8'));
     const validate = new Ajv2020({ strict: false }).compile(schema);
