@@ -45,6 +45,7 @@ async function statFact(p: string): Promise<HostStat | null> {
   return {
     kind: stat.isFile() ? 'file' : stat.isDirectory() ? 'directory' : 'other',
     mode: stat.mode & 0o777,
+    uid: stat.uid,
   };
 }
 

@@ -5,7 +5,13 @@ import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { allProfilesRaw, example, renderToDir, tempDir, verifyInstall } from './fixtures.js';
 
 /** A deployment whose pins exist on this machine, in a temp folder with chosen modes. */
-async function installWithPins(modes: { node?: number; credential?: number | null; nodeVersion?: string }) {
+async function installWithPins(modes: {
+  node?: number;
+  credential?: number | null;
+  nodeVersion?: string;
+  /** chown the credential file to this uid (tests run as root). */
+  credentialOwner?: number;
+}) {
   const root = await tempDir('qm-host-');
   await fs.chmod(root, 0o755);
   // The pinned "node": this Node, answering --version as the Node version under test.
@@ -25,6 +31,7 @@ async function installWithPins(modes: { node?: number; credential?: number | nul
   if (modes.credential !== null) {
     await fs.writeFile(token, 'x\n');
     await fs.chmod(token, modes.credential ?? 0o640);
+    if (modes.credentialOwner !== undefined) await fs.chown(token, modes.credentialOwner, 0);
   }
   const raw = await allProfilesRaw();
   Object.assign(raw, { node, qwenCli: cli, repositoryRoot: repo });
@@ -47,6 +54,18 @@ describe('verify: the pinned files on this machine (real files and permissions)'
     expect(checks.find((c) => !c.ok && c.severity === 'error')?.message).toMatch(
       /node ".*" is writable by group or others \(mode 775\)/,
     );
+  });
+
+  it("fails on a pin owned by another user (the launcher's StrictModes refuses it)", async () => {
+    const checks = await installWithPins({ credentialOwner: 4242 });
+    const shown = (message: string) =>
+      message.replace(/".*?"/, '"…"').replace(/'\/\S*\/context\.token'/, "'<token>'");
+    expect(checks.filter((c) => !c.ok).map((c) => [c.severity, shown(c.message)])).toEqual([
+      [
+        'error',
+        `credential file of CONTEXT_API_TOKEN, MEM0_API_KEY "…" is owned by uid 4242, not root; the launcher refuses it; fix: chown root '<token>'`,
+      ],
+    ]);
   });
 
   it('warns on a credential readable by every user, and on an absent one', async () => {

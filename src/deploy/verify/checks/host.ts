@@ -2,6 +2,7 @@
 // credential files and the private CA file. A staged tree is verified where those may not exist yet,
 // so absence is a warning; anything present but wrong (a group-writable node, a directory where a
 // file belongs) is an error, because the launcher refuses it.
+import { posixQuote } from '../../../policy/quote.js';
 import { showValue } from '../../json.js';
 import type { LaunchPlan } from '../../launch-plan.js';
 import { EXTRA_CA_VARIABLE } from '../../layout.js';
@@ -12,6 +13,8 @@ export interface HostStat {
   kind: 'file' | 'directory' | 'other';
   /** Permission bits. */
   mode: number;
+  /** Owner (POSIX). */
+  uid?: number;
   /** For the pinned node: what `node --version` printed. */
   version?: string;
 }
@@ -50,6 +53,7 @@ function problemsFor(
   stat: HostStat | null | undefined,
   want: Want,
   posix: boolean,
+  adminUid: number,
 ) {
   const errors: string[] = [];
   const warnings: string[] = [];
@@ -66,6 +70,13 @@ function problemsFor(
     return { errors, warnings };
   }
   if (!posix || wantDir) return { errors, warnings };
+  // StrictModes, as the launcher applies it: only root or the administrator who rendered may own a pin.
+  if (stat.uid !== undefined && stat.uid !== 0 && stat.uid !== adminUid) {
+    const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;
+    errors.push(
+      `${label} ${showValue(path)} is owned by uid ${stat.uid}, not ${trusted}; the launcher refuses it; fix: chown root ${posixQuote(path)}`,
+    );
+  }
   // StrictModes, as the launcher applies it: an admin-owned pin writable by others could be swapped.
   if ((stat.mode & 0o022) !== 0)
     errors.push(
@@ -110,7 +121,7 @@ export function checkHost(view: TreeView, facts: HostFacts, checks: Checks): voi
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const [label, path, want] of items) {
-    const found = problemsFor(label, path, facts.get(path), want, posix);
+    const found = problemsFor(label, path, facts.get(path), want, posix, view.tree.manifest?.adminUid ?? 0);
     errors.push(...found.errors);
     warnings.push(...found.warnings);
   }
