@@ -22,6 +22,7 @@ import {
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
+import { genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-config.js';
 
 const RUNS = { autoRecall: 20, writeConfirmation: 15, approvalGuard: 15 } as const;
 const SUBJECTS = {
@@ -67,14 +68,7 @@ beforeAll(async () => {
     ],
   });
   config = path.join(dir, 'config.json');
-  fs.writeFileSync(
-    config,
-    JSON.stringify({
-      version: 2,
-      autoRecall: { repositoryRoot: root, timeoutMs: 1500 },
-      provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-    }),
-  );
+  writeJsonFile(config, genericAutoRecallConfig(root, search.url, 1500));
 });
 
 afterAll(async () => {

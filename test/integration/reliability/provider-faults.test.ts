@@ -21,6 +21,7 @@ import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { budget, ReliabilitySection } from '../../fixtures/reliability-report.js';
 import { runRuntime, runtimePath } from '../../fixtures/run-runtime.js';
+import { genericAutoRecallConfig } from '../../fixtures/runtime-config.js';
 import { FAULT_CASES, FAULT_LABELS, type FaultCase } from './fault-table.js';
 
 /** autoRecall.timeoutMs of the hook's config, and the hook's answer budget (Node start included, noisy CI). */
@@ -209,11 +210,7 @@ const baseEnv = () => ({
 describe.concurrent('auto-recall hook: `{}`, exit 0, empty stderr, within budget, one request', () => {
   it.for(FAULT_CASES)('$label', async (fault, { expect }) => {
     const target = endpoint(fault);
-    const config = writeConfig({
-      version: 2,
-      autoRecall: { repositoryRoot: root, timeoutMs: HOOK_PROVIDER_TIMEOUT_MS },
-      provider: { type: 'generic-http-search-v1', baseUrl: target.baseUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
-    });
+    const config = writeConfig(genericAutoRecallConfig(root, target.baseUrl, HOOK_PROVIDER_TIMEOUT_MS));
     const stdin = promptSubmitEvent(root, {
       prompt: PROMPT,
       // The credential pasted into the prompt must be removed before the query leaves.

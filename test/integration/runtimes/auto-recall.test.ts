@@ -8,6 +8,7 @@ import { type Fault, type FaultServer, refusedUrl, startFaultServer } from '../.
 import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
+import { genericAutoRecallConfig } from '../../fixtures/runtime-config.js';
 
 const TOKEN = 'canary-token-auto-recall-5Xq2';
 const PROMPT_CANARY = 'legacy-prompt-canary-88Hf';
@@ -33,11 +34,7 @@ function writeConfig(name: string, config: unknown): string {
   fs.writeFileSync(file, JSON.stringify(config));
   return file;
 }
-const v2 = (baseUrl: string, timeoutMs = 1500) => ({
-  version: 2,
-  autoRecall: { repositoryRoot: root, timeoutMs },
-  provider: { type: 'generic-http-search-v1', baseUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
-});
+const v2 = (baseUrl: string, timeoutMs = 1500) => genericAutoRecallConfig(root, baseUrl, timeoutMs);
 const env = (configFile: string, extra: Record<string, string> = {}) => ({
   PATH: process.env['PATH'] ?? '/usr/bin:/bin',
   QWEN_EXTERNAL_CONTEXT_CONFIG: configFile,

@@ -13,6 +13,7 @@ import { type FakeService, startGenericSearch } from '../../fixtures/fake-servic
 import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { connectMcp } from '../../fixtures/mcp-client.js';
 import { runRuntime, runtimePath } from '../../fixtures/run-runtime.js';
+import { genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-config.js';
 import { createTestCertificate } from '../../fixtures/tls-cert.js';
 
 const TOKEN = 'canary-extra-ca-token-Qm71';
@@ -118,14 +119,7 @@ describe('when Node reads the CA file (measured with a missing file: Node warns 
     const plain = await startGenericSearch({ token: TOKEN, documents: [DOC] });
     try {
       const config = path.join(dir, 'plain.json');
-      fs.writeFileSync(
-        config,
-        JSON.stringify({
-          version: 2,
-          autoRecall: { repositoryRoot: repo, timeoutMs: 3000 },
-          provider: { type: 'generic-http-search-v1', baseUrl: plain.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-        }),
-      );
+      writeJsonFile(config, genericAutoRecallConfig(repo, plain.url, 3000));
       const run = await runRuntime('auto-recall.js', {
         node,
         stdin: promptSubmitEvent(repo),

@@ -12,6 +12,7 @@ import { type FakeService, startGenericSearch } from '../../fixtures/fake-servic
 import { type Fault, refusedUrl, startFaultServer } from '../../fixtures/fault-server.js';
 import { preToolUseEvent, promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { ROOT, type RunOptions, runRuntime } from '../../fixtures/run-runtime.js';
+import { genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-config.js';
 
 const TOKEN = 'fast-path-token-Hq7';
 const PROBE = path.join(ROOT, 'test/fixtures/module-probe.cjs');
@@ -33,18 +34,8 @@ let v4: FakeService;
 let v6: FakeService;
 const configs: Record<string, string> = {};
 
-function config(name: string, baseUrl: string, timeoutMs = 1500): string {
-  const file = path.join(dir, `${name}.json`);
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      version: 2,
-      autoRecall: { repositoryRoot: root, timeoutMs },
-      provider: { type: 'generic-http-search-v1', baseUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
-    }),
-  );
-  return file;
-}
+const config = (name: string, baseUrl: string, timeoutMs = 1500) =>
+  writeJsonFile(path.join(dir, `${name}.json`), genericAutoRecallConfig(root, baseUrl, timeoutMs));
 const hookEnv = (configFile: string) => ({
   QWEN_EXTERNAL_CONTEXT_CONFIG: configFile,
   CONTEXT_API_TOKEN: TOKEN,

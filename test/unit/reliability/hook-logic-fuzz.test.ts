@@ -23,6 +23,7 @@ import {
 import { CONTENT_CANARY, CREDENTIALS, PROMPT_CANARY } from '../../fixtures/canaries.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';
+import { genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-config.js';
 
 const TOKEN = CREDENTIALS.CONTEXT_API_TOKEN;
 /** Only in the legacy `prompt` field: it must never reach the provider. */
@@ -80,14 +81,7 @@ beforeAll(async () => {
     ],
   });
   const config = path.join(dir, 'config.json');
-  fs.writeFileSync(
-    config,
-    JSON.stringify({
-      version: 2,
-      autoRecall: { repositoryRoot: root, timeoutMs: 2000 },
-      provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-    }),
-  );
+  writeJsonFile(config, genericAutoRecallConfig(root, search.url, 2000));
   env = { QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN };
 });
 
