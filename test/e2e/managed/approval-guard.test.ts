@@ -13,8 +13,8 @@ import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { INPUT_READY } from '../harness/scenario.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
-import { ManagedSession } from './session.js';
-import { ManagedWorld } from './world.js';
+import { endSession, ManagedSession } from './session.js';
+import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-guard-19fe';
 const GUARD_REASON = 'This deployment requires confirmation for every tool call, also in';
@@ -54,22 +54,17 @@ describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool r
 
   beforeAll(async () => {
     search = await startGenericSearch({ token: TOKEN, documents: [] });
-    const profiles = {
-      'on-demand': {
-        provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-      },
-    };
-    const credentials = { CONTEXT_API_TOKEN: TOKEN };
-    guarded = await ManagedWorld.create({ label: 'guard', profiles, credentials });
-    unguarded = await ManagedWorld.create({ label: 'noguard', profiles, credentials, approvalGuard: false });
+    guarded = await ManagedWorld.create(genericSearchWorld('guard', 'on-demand', search, TOKEN));
+    unguarded = await ManagedWorld.create({
+      ...genericSearchWorld('noguard', 'on-demand', search, TOKEN),
+      approvalGuard: false,
+    });
   }, 300_000);
 
   afterEach(async () => {
     const s = session;
     session = undefined;
-    current?.model.setResponder(undefined);
-    // No process of the session may outlive it (checked before the harness kills the rest).
-    if (s) expect(await s.close()).toEqual([]);
+    await endSession(current, s);
   });
 
   afterAll(async () => {

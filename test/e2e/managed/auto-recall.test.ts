@@ -22,9 +22,9 @@ import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { GENERIC_SEARCH_ROUTE, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
-import { ManagedSession } from './session.js';
+import { endSession, ManagedSession } from './session.js';
 import { SwitchableOrigin } from './switchable-origin.js';
-import { ManagedWorld, MODEL_KEY } from './world.js';
+import { genericSearchWorld, ManagedWorld, MODEL_KEY } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-8c2f9d';
 const CANARY = 'CANARY-FILE-e41d7a09';
@@ -69,17 +69,12 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
   beforeAll(async () => {
     search = await startGenericSearch({ token: TOKEN, documents: DOCUMENTS });
     origin = await SwitchableOrigin.start(search.url);
-    world = await ManagedWorld.create({
-      label: 'auto-recall',
-      profiles: {
-        'auto-recall': {
-          provider: { type: 'generic-http-search-v1', baseUrl: origin.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-          timeoutMs: PROVIDER_TIMEOUT_MS,
-        },
-      },
-      credentials: { CONTEXT_API_TOKEN: TOKEN },
-      services: { 'generic-search': search },
-    });
+    world = await ManagedWorld.create(
+      genericSearchWorld('auto-recall', 'auto-recall', search, TOKEN, {
+        baseUrl: origin.url,
+        timeoutMs: PROVIDER_TIMEOUT_MS,
+      }),
+    );
     mkdirSync(join(world.repo, 'notes'), { mode: 0o755 });
     writeFileSync(join(world.repo, 'notes', 'canary.txt'), `${CANARY}\n`, { mode: 0o644 });
   }, 300_000);
@@ -89,9 +84,7 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
     session = undefined;
     search?.unscript();
     await origin?.set('up');
-    world?.model.setResponder(undefined);
-    // No process of the session may outlive it (checked before the harness kills the rest).
-    if (s) expect(await s.close()).toEqual([]);
+    await endSession(world, s);
   });
 
   afterAll(async () => {

@@ -12,8 +12,8 @@ import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
-import { ManagedSession } from './session.js';
-import { ManagedWorld } from './world.js';
+import { endSession, ManagedSession } from './session.js';
+import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-bypass-0d0d';
 const RELAUNCH_PROMPT = 'RELAUNCH-HEADLESS-PROMPT-e9';
@@ -38,23 +38,13 @@ describe('bypasses closed: launch-qwen --profile auto-recall with hostile projec
       token: TOKEN,
       documents: [{ id: 'kb-hooks', content: 'KB-HOOKS-6612: managed hooks always run in this deployment.' }],
     });
-    world = await ManagedWorld.create({
-      label: 'bypass',
-      profiles: {
-        'auto-recall': {
-          provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-        },
-      },
-      credentials: { CONTEXT_API_TOKEN: TOKEN },
-      services: { 'generic-search': search },
-    });
+    world = await ManagedWorld.create(genericSearchWorld('bypass', 'auto-recall', search, TOKEN));
   }, 300_000);
 
   afterEach(async () => {
     const s = session;
     session = undefined;
-    // No process of the session may outlive it (checked before the harness kills the rest).
-    if (s) expect(await s.close()).toEqual([]);
+    await endSession(world, s);
   });
 
   afterAll(async () => {

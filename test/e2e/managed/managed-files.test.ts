@@ -30,8 +30,8 @@ import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
-import { ManagedSession } from './session.js';
-import { ManagedWorld } from './world.js';
+import { endSession, ManagedSession } from './session.js';
+import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-files-3e3e';
 const KIND = 'auto-recall';
@@ -119,16 +119,7 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
         { id: 'kb-files', content: 'KB-FILES-1177: the managed settings belong to the administrator.' },
       ],
     });
-    world = await ManagedWorld.create({
-      label: 'files',
-      profiles: {
-        [KIND]: {
-          provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-        },
-      },
-      credentials: { CONTEXT_API_TOKEN: TOKEN },
-      services: { 'generic-search': search },
-    });
+    world = await ManagedWorld.create(genericSearchWorld('files', KIND, search, TOKEN));
     mkdirSync(join(world.repo, 'src'));
     writeFileSync(
       join(world.repo, 'src', 'app.txt'),
@@ -140,9 +131,7 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
   afterEach(async () => {
     const s = session;
     session = undefined;
-    world?.model.setResponder(undefined);
-    // No process of the session may outlive it (checked before the harness kills the rest).
-    if (s) expect(await s.close()).toEqual([]);
+    await endSession(world, s);
   });
 
   afterAll(async () => {

@@ -15,8 +15,8 @@ import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
-import { ManagedSession } from './session.js';
-import { ManagedWorld } from './world.js';
+import { endSession, ManagedSession } from './session.js';
+import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-on-demand-41aa';
 const SEARCH_TOOL = 'mcp__external-context__context_search';
@@ -35,24 +35,13 @@ describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () 
 
   beforeAll(async () => {
     search = await startGenericSearch({ token: TOKEN, documents: DOCUMENTS });
-    world = await ManagedWorld.create({
-      label: 'on-demand',
-      profiles: {
-        'on-demand': {
-          provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-        },
-      },
-      credentials: { CONTEXT_API_TOKEN: TOKEN },
-      services: { 'generic-search': search },
-    });
+    world = await ManagedWorld.create(genericSearchWorld('on-demand', 'on-demand', search, TOKEN));
   }, 300_000);
 
   afterEach(async () => {
     const s = session;
     session = undefined;
-    world?.model.setResponder(undefined);
-    // No process of the session may outlive it (checked before the harness kills the rest).
-    if (s) expect(await s.close()).toEqual([]);
+    await endSession(world, s);
   });
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { TerminalSession } from '../harness/terminal.js';
 import { QwenProcessWatch } from './process-watch.js';
 import { withReport } from './report.js';
-import { ManagedWorld } from './world.js';
+import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-refusal-5a5a';
 
@@ -34,16 +34,7 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
 
   beforeAll(async () => {
     search = await startGenericSearch({ token: TOKEN, documents: [] });
-    world = await ManagedWorld.create({
-      label: 'refusal',
-      profiles: {
-        'auto-recall': {
-          provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-        },
-      },
-      credentials: { CONTEXT_API_TOKEN: TOKEN },
-      services: { 'generic-search': search },
-    });
+    world = await ManagedWorld.create(genericSearchWorld('refusal', 'auto-recall', search, TOKEN));
   }, 300_000);
 
   afterEach(async () => {

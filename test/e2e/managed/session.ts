@@ -1,6 +1,7 @@
 // A developer's session: `<installDir>/bin/launch-qwen --profile <kind>` typed in a real
 // pseudo-terminal, as the world's throwaway user, from their home directory, with a login-shell
 // environment. The launcher execs Qwen in place (same pid), so the pty's process is Qwen.
+import { expect } from 'vitest';
 import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
 import type { RecordedRequest } from '../../fixtures/fake-model/server.js';
 import type { ProcInfo } from '../harness/processes.js';
@@ -132,4 +133,13 @@ export class ManagedSession {
     const afterKill = this.leftovers();
     return [...survivors, ...afterKill.filter((p) => !survivors.some((q) => q.pid === p.pid))];
   }
+}
+
+/**
+ * The end of a test's session (afterEach): the model's scripted answers are dropped, and no process
+ * of the session may outlive it (checked before the harness kills the rest).
+ */
+export async function endSession(world: ManagedWorld | undefined, session: ManagedSession | undefined) {
+  world?.model.setResponder(undefined);
+  if (session) expect(await session.close()).toEqual([]);
 }

@@ -53,6 +53,32 @@ export interface WorldOptions {
   services?: Record<string, FakeService>;
 }
 
+/**
+ * A world with one profile searching the Generic HTTP Search v1 fake `search` (token in
+ * CONTEXT_API_TOKEN); `baseUrl` points the provider elsewhere (a switchable origin in front of it).
+ */
+export function genericSearchWorld(
+  label: string,
+  kind: ProfileKind,
+  search: FakeService,
+  token: string,
+  extra: { baseUrl?: string; timeoutMs?: number } = {},
+): WorldOptions {
+  const provider = {
+    type: 'generic-http-search-v1',
+    baseUrl: extra.baseUrl ?? search.url,
+    tokenEnv: 'CONTEXT_API_TOKEN',
+  };
+  return {
+    label,
+    profiles: {
+      [kind]: extra.timeoutMs === undefined ? { provider } : { provider, timeoutMs: extra.timeoutMs },
+    },
+    credentials: { CONTEXT_API_TOKEN: token },
+    services: { 'generic-search': search },
+  };
+}
+
 export interface CommandResult {
   status: number | null;
   stdout: string;

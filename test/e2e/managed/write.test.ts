@@ -13,7 +13,7 @@ import { PLATFORM_ADD_ROUTE, startMem0Platform } from '../../fixtures/fake-servi
 import { INPUT_READY } from '../harness/scenario.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
-import { ManagedSession } from './session.js';
+import { endSession, ManagedSession } from './session.js';
 import { ManagedWorld } from './world.js';
 
 const MEM0_KEY = 'm0-e2e-platform-key-77b1';
@@ -54,9 +54,7 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
   afterEach(async () => {
     const s = session;
     session = undefined;
-    world?.model.setResponder(undefined);
-    // No process of the session may outlive it (checked before the harness kills the rest).
-    if (s) expect(await s.close()).toEqual([]);
+    await endSession(world, s);
   });
 
   afterAll(async () => {
