@@ -1,22 +1,44 @@
 // Strict flag parsing shared by the admin commands: unknown flags and stray words are usage errors.
+import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
 
 type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 
-export function parseFlags<O extends Options>(command: string, args: readonly string[], options: O) {
+type Flags<O extends Options> = {
+  [K in keyof O]?: O[K] extends { type: 'boolean' }
+    ? boolean
+    : O[K] extends { multiple: true }
+      ? string[]
+      : string;
+};
+
+const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
+
+/**
+ * A command's flags, parsed strictly, with `-h`/`--help` on every command: then `help` is written to
+ * stdout and the result is undefined, and the command exits 0 without doing anything else.
+ */
+export function parseFlags<O extends Options>(
+  command: string,
+  args: readonly string[],
+  options: O,
+  help: { text: string; stdout: Writable },
+): Flags<O> | undefined {
+  let values: Flags<O> & { help?: boolean };
   try {
-    return parseArgs({ args: [...args], strict: true, allowPositionals: false, options: options! })
-      .values as {
-      [K in keyof O]?: O[K] extends { type: 'boolean' }
-        ? boolean
-        : O[K] extends { multiple: true }
-          ? string[]
-          : string;
-    };
+    values = parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: { ...options, ...HELP_FLAG },
+    }).values as Flags<O> & { help?: boolean };
   } catch (error) {
     throw new UsageError(`${command}: ${(error as Error).message}`);
   }
+  if (values.help !== true) return values;
+  help.stdout.write(help.text);
+  return undefined;
 }
 
 export function required(command: string, flag: string, value: string | undefined): string {

@@ -81,10 +81,7 @@ const FLAGS = {
   dir: { type: 'string' },
   profile: { type: 'string' },
   json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
-
-const parseCommandFlags = (args: readonly string[]) => parseFlags('plan', args, FLAGS);
 
 function credentialOrigin(source: CredentialSource): string {
   return 'file' in source ? `file ${source.file}` : 'inherited from the caller';
@@ -219,11 +216,8 @@ export function createPlanCommand(deps: PlanDeps): Command {
     summary: 'print exactly what launch-qwen would run for a profile',
     help: HELP,
     async run(args, io) {
-      const flags = parseCommandFlags(args);
-      if (flags.help) {
-        io.stdout.write(HELP);
-        return 0;
-      }
+      const flags = parseFlags('plan', args, FLAGS, { text: HELP, stdout: io.stdout });
+      if (flags === undefined) return 0;
       if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
       if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
       if (!isProfileKind(flags.profile)) {

@@ -59,17 +59,18 @@ export function createRenderCommand(deps: AdminDeps): Command {
       'Render the install tree (settings, hooks, runtimes, launch plans, manifest) from deployment.json',
     help: RENDER_HELP,
     async run(args, io) {
-      const flags = parseFlags('render', args, {
-        deployment: { type: 'string' },
-        out: { type: 'string' },
-        reactivate: { type: 'boolean' },
-        'runtime-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      });
-      if (flags.help === true) {
-        io.stdout.write(RENDER_HELP);
-        return 0;
-      }
+      const flags = parseFlags(
+        'render',
+        args,
+        {
+          deployment: { type: 'string' },
+          out: { type: 'string' },
+          reactivate: { type: 'boolean' },
+          'runtime-dir': { type: 'string' },
+        },
+        { text: RENDER_HELP, stdout: io.stdout },
+      );
+      if (flags === undefined) return 0;
       const deploymentFile = path.resolve(io.cwd, required('render', 'deployment', flags.deployment));
       let parsed!: ParsedDeployment;
       let target!: string;

@@ -70,21 +70,22 @@ export function createRollbackCommand(deps: { now(): string }): Command {
       'Remove the managed hooks from an install profile or any Qwen settings file; restore a saved v1 config',
     help: ROLLBACK_HELP,
     async run(args, io) {
-      const flags = parseFlags('rollback', args, {
-        dir: { type: 'string' },
-        profile: { type: 'string' },
-        settings: { type: 'string' },
-        hooks: { type: 'string' },
-        'restore-config': { type: 'string' },
-        config: { type: 'string' },
-        'remove-guard': { type: 'boolean' },
-        'dry-run': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      });
-      if (flags.help === true) {
-        io.stdout.write(ROLLBACK_HELP);
-        return 0;
-      }
+      const flags = parseFlags(
+        'rollback',
+        args,
+        {
+          dir: { type: 'string' },
+          profile: { type: 'string' },
+          settings: { type: 'string' },
+          hooks: { type: 'string' },
+          'restore-config': { type: 'string' },
+          config: { type: 'string' },
+          'remove-guard': { type: 'boolean' },
+          'dry-run': { type: 'boolean' },
+        },
+        { text: ROLLBACK_HELP, stdout: io.stdout },
+      );
+      if (flags === undefined) return 0;
       const dryRun = flags['dry-run'] === true;
       const resolve = (p: string | undefined) => (p === undefined ? undefined : path.resolve(io.cwd, p));
       if ((flags.dir === undefined) === (flags.settings === undefined)) {

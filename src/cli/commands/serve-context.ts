@@ -51,10 +51,7 @@ const FLAGS = {
   port: { type: 'string' },
   'token-env': { type: 'string' },
   'log-queries': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
 } as const;
-
-const parseCommandFlags = (args: readonly string[]) => parseFlags('serve-context', args, FLAGS);
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_PORT;
@@ -79,11 +76,8 @@ export function createServeContextCommand(
     summary: 'Serve a folder of Markdown/text files as a Generic HTTP Search v1 context endpoint',
     help: HELP,
     async run(args, io) {
-      const flags = parseCommandFlags(args);
-      if (flags.help === true) {
-        io.stdout.write(HELP);
-        return 0;
-      }
+      const flags = parseFlags('serve-context', args, FLAGS, { text: HELP, stdout: io.stdout });
+      if (flags === undefined) return 0;
       const dir = resolve(io.cwd, required('serve-context', 'dir', flags.dir));
       const host = flags.host ?? DEFAULT_HOST;
       if (host === '') throw new UsageError('serve-context: --host must not be empty');

@@ -37,18 +37,19 @@ export function createVerifyCommand(deps: AdminDeps): Command {
     summary: 'Check an install tree against the managed contract (and deployment.json for drift)',
     help: VERIFY_HELP,
     async run(args, io) {
-      const flags = parseFlags('verify', args, {
-        dir: { type: 'string' },
-        deployment: { type: 'string' },
-        json: { type: 'boolean' },
-        'skip-smoke': { type: 'boolean' },
-        'runtime-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      });
-      if (flags.help === true) {
-        io.stdout.write(VERIFY_HELP);
-        return 0;
-      }
+      const flags = parseFlags(
+        'verify',
+        args,
+        {
+          dir: { type: 'string' },
+          deployment: { type: 'string' },
+          json: { type: 'boolean' },
+          'skip-smoke': { type: 'boolean' },
+          'runtime-dir': { type: 'string' },
+        },
+        { text: VERIFY_HELP, stdout: io.stdout },
+      );
+      if (flags === undefined) return 0;
       const dir = path.resolve(io.cwd, required('verify', 'dir', flags.dir));
       try {
         const report = await runVerify({
