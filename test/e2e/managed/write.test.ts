@@ -10,6 +10,7 @@ import { isToolContinuation, promptText, toolNames, toolResults } from '../../fi
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
 import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { PLATFORM_ADD_ROUTE, startMem0Platform } from '../../fixtures/fake-services/index.js';
+import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 import { INPUT_READY } from '../harness/scenario.js';
 import { recordTiming } from './measure.js';
 import { withReport } from './report.js';
@@ -37,13 +38,7 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       label: 'write',
       profiles: {
         write: {
-          provider: {
-            type: 'mem0',
-            preset: 'mem0-platform-v3',
-            endpoint: { origin: platform.url },
-            credentialEnv: 'MEM0_API_KEY',
-            scope: { appId: 'repository-memory' },
-          },
+          provider: mem0PlatformProvider(platform.url),
         },
       },
       credentials: { MEM0_API_KEY: MEM0_KEY },

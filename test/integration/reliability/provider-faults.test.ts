@@ -21,7 +21,7 @@ import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { budget, ReliabilitySection } from '../../fixtures/reliability-report.js';
 import { runRuntime, runtimePath } from '../../fixtures/run-runtime.js';
-import { genericAutoRecallConfig } from '../../fixtures/runtime-config.js';
+import { genericAutoRecallConfig, mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 import { FAULT_CASES, FAULT_LABELS, type FaultCase } from './fault-table.js';
 
 /** autoRecall.timeoutMs of the hook's config, and the hook's answer budget (Node start included, noisy CI). */
@@ -263,13 +263,7 @@ describe.concurrent('MCP server: search fails with one fixed text, remember is f
       version: 1,
       timeoutMs: MCP_PROVIDER_TIMEOUT_MS,
       write: { enabled: true },
-      provider: {
-        type: 'mem0',
-        preset: 'mem0-platform-v3',
-        endpoint: { origin: target.mem0Origin },
-        credentialEnv: 'MEM0_API_KEY',
-        scope: { appId: APP_ID },
-      },
+      provider: mem0PlatformProvider(target.mem0Origin, APP_ID),
     });
     const session = await connectMcp(runtimePath('mcp-server.js'), {
       env: {

@@ -34,6 +34,7 @@ import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';
 import { ROOT } from '../../fixtures/run-runtime.js';
+import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 import { type ProgramRun, runCli, runProgram } from './cli.js';
 
 const EVERYTHING: CanaryName[] = [...CREDENTIAL_NAMES, 'PROMPT', 'CONTENT'];
@@ -136,13 +137,7 @@ function deployment(model: string): Record<string, unknown> {
         timeoutMs: 1500,
       },
       write: {
-        provider: {
-          type: 'mem0',
-          preset: 'mem0-platform-v3',
-          endpoint: { origin: platform.url },
-          credentialEnv: 'MEM0_API_KEY',
-          scope: { appId: APP_ID },
-        },
+        provider: mem0PlatformProvider(platform.url, APP_ID),
         timeoutMs: 3000,
       },
     },

@@ -13,6 +13,7 @@ import {
 } from '../../fixtures/fake-services/index.js';
 import { connectMcp } from '../../fixtures/mcp-client.js';
 import { runtimePath } from '../../fixtures/run-runtime.js';
+import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 
 const TOKEN = 'canary-mcp-token-Lr83';
 const KEY = 'canary-mem0-key-Pz41';
@@ -66,13 +67,7 @@ const platformWriteConfig = () =>
     version: 1,
     timeoutMs: 2000,
     write: { enabled: true },
-    provider: {
-      type: 'mem0',
-      preset: 'mem0-platform-v3',
-      endpoint: { origin: platform.url },
-      credentialEnv: 'MEM0_API_KEY',
-      scope: { appId: 'repository-memory' },
-    },
+    provider: mem0PlatformProvider(platform.url),
   });
 const ossWriteConfig = () =>
   configFile({
