@@ -67,9 +67,12 @@ async function probed(node: string, file: string, options: RunOptions & { nodeAr
     nodeArgs: [...(options.nodeArgs ?? []), '--require', PROBE],
     env: { ...options.env, MODULE_PROBE_OUT: out },
   });
-  const modules = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+  const { modules, threads } = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+    modules: string[];
+    threads: number;
+  };
   fs.rmSync(out);
-  return { run, modules };
+  return { run, modules, threads };
 }
 
 /** The permission model refuses process.binding: the way to run the built hooks on their fallbacks. */
@@ -81,8 +84,11 @@ function permissionArgs(node: string): string[] {
 
 describe.each(NODES)('Node %s', (_version, node) => {
   let bare: Set<string>;
+  let bareThreads: number;
   beforeAll(async () => {
-    bare = new Set((await probed(node, 'empty', { via: path.join(dir, 'empty.cjs'), stdin: '' })).modules);
+    const start = await probed(node, 'empty', { via: path.join(dir, 'empty.cjs'), stdin: '' });
+    bare = new Set(start.modules);
+    bareThreads = start.threads;
   });
   const beyondBare = (modules: string[]) => modules.filter((m) => !bare.has(m)).sort();
 
@@ -126,10 +132,12 @@ describe.each(NODES)('Node %s', (_version, node) => {
         /"ask"/,
       ],
     ])('%s', async (_name, file, stdin, env, answer) => {
-      const { run, modules } = await probed(node, file, { stdin: stdin(), env: env(), cwd: root });
+      const { run, modules, threads } = await probed(node, file, { stdin: stdin(), env: env(), cwd: root });
       expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
       expect(run.stdout).toMatch(answer);
       expect(beyondBare(modules)).toEqual(STREAM_BINDINGS);
+      // Nor the libuv threadpool: stdin and the socket are read on the event loop.
+      expect(threads).toBe(bareThreads);
     });
 
     it('control: a provider named by host name goes through node:net (DNS stays Node’s)', async () => {
@@ -208,19 +216,19 @@ describe.each(NODES)('Node %s', (_version, node) => {
     it('a regular file', async () => {
       const file = path.join(dir, 'event.json');
       fs.writeFileSync(file, promptSubmitEvent(root));
-      const run = await runRuntime('auto-recall.js', {
-        node,
+      const { run, threads } = await probed(node, 'auto-recall.js', {
         stdinFile: file,
         env: hookEnv(configs['v4']!),
         cwd: root,
       });
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/additionalContext/);
+      // The threadpool started: its workers joined the bare start's threads.
+      expect(threads).toBeGreaterThan(bareThreads);
     });
 
     it('/dev/null (a device libuv must never be asked to poll): an empty event, `{}`', async () => {
-      const run = await runRuntime('auto-recall.js', {
-        node,
+      const { run, threads } = await probed(node, 'auto-recall.js', {
         stdinFile: '/dev/null',
         env: hookEnv(configs['v4']!),
       });
@@ -230,6 +238,7 @@ describe.each(NODES)('Node %s', (_version, node) => {
         stdout: '{}',
         stderr: '',
       });
+      expect(threads).toBeGreaterThan(bareThreads);
     });
 
     it('a threadpool read that never returns: answered at the budget, then SIGKILL', async () => {
