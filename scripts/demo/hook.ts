@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { credentialFileValue } from '../../launcher/credentials.js';
 import type { PlanReport } from '../../src/cli/commands/plan.js';
-import { isPlainObject } from '../../src/runtimes/shared/stdin.js';
+import { isPlainObject } from '../../src/text/json.js';
 import { DemoError } from './cli.js';
 import { type Finished, run } from './processes.js';
 

@@ -1,11 +1,9 @@
 // Small JSON helpers shared by render, verify and rollback. Pure functions, no I/O.
 import { createHash } from 'node:crypto';
 
-export type JsonObject = { [key: string]: unknown };
+import { isPlainObject } from '../text/json.js';
 
-export function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isPlainObject, type JsonObject } from '../text/json.js';
 
 /** Structural equality of JSON values (object key order ignored, array order significant). */
 export function deepEqual(a: unknown, b: unknown): boolean {

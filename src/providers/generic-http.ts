@@ -4,7 +4,8 @@ import { postJson } from '../http/client.js';
 import { ProviderRequestError } from '../http/errors.js';
 import { joinUrl } from '../http/origin.js';
 import type { Transport } from '../http/transport.js';
-import { isJsonObject, MAX_ITEMS, normaliseItems } from './items.js';
+import { isPlainObject } from '../text/json.js';
+import { MAX_ITEMS, normaliseItems } from './items.js';
 import type { ContextItem, Provider, SearchRequest } from './types.js';
 
 export const GENERIC_SEARCH_PATH = '/v1/context/search';
@@ -35,7 +36,7 @@ export function createGenericHttpProvider(options: GenericHttpProviderOptions): 
 
 /** `{"items":[...]}` → normalised items; any other shape fails the search. */
 export function parseGenericSearchResponse(answer: unknown, limit: number): ContextItem[] {
-  if (!isJsonObject(answer) || !Array.isArray(answer['items']))
+  if (!isPlainObject(answer) || !Array.isArray(answer['items']))
     throw new ProviderRequestError('invalid-response');
   return normaliseItems(answer['items'], limit, (item) => {
     const content = item['content'];

@@ -1,15 +1,10 @@
 // Per-item normalisation shared by Generic HTTP and Mem0: provider data is untrusted, so each field
 // is copied only when it has exactly the expected type, and bad items are dropped one by one.
+import { isPlainObject, type JsonObject } from '../text/json.js';
 import type { ContextItem } from './types.js';
 
 /** Providers never return more than this many items, whatever was requested. */
 export const MAX_ITEMS = 5;
-
-export type JsonObject = Record<string, unknown>;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -23,7 +18,7 @@ export function normaliseItem(
   raw: unknown,
   content: (item: JsonObject) => string | undefined,
 ): ContextItem | undefined {
-  if (!isJsonObject(raw)) return undefined;
+  if (!isPlainObject(raw)) return undefined;
   const id = nonEmptyString(raw['id']);
   const text = content(raw);
   if (id === undefined || text === undefined || text === '') return undefined;

@@ -4,7 +4,8 @@ import { type CredentialHeader, postJson } from '../../http/client.js';
 import { ProviderRequestError } from '../../http/errors.js';
 import { joinUrl } from '../../http/origin.js';
 import type { Transport } from '../../http/transport.js';
-import { clampLimit, isJsonObject, type JsonObject, normaliseItems } from '../items.js';
+import { isPlainObject, type JsonObject } from '../../text/json.js';
+import { clampLimit, normaliseItems } from '../items.js';
 import type {
   ContextItem,
   MemoryWriter,
@@ -62,7 +63,7 @@ function placeScope(
     if (placementOf(entry) === 'body') {
       body[wireName] = value;
     } else {
-      if (!isJsonObject(body['filters'])) body['filters'] = {};
+      if (!isPlainObject(body['filters'])) body['filters'] = {};
       (body['filters'] as JsonObject)[wireName] = value;
     }
   }
@@ -90,7 +91,7 @@ export function buildWriteBody(preset: PresetSpec, scope: Mem0ScopeValues, conte
 
 /** `{"results":[...]}` → normalised items; any other shape fails the search. */
 export function parseMem0SearchResponse(preset: PresetSpec, answer: unknown, limit: number): ContextItem[] {
-  if (!isJsonObject(answer) || !Array.isArray(answer['results']))
+  if (!isPlainObject(answer) || !Array.isArray(answer['results']))
     throw new ProviderRequestError('invalid-response');
   return normaliseItems(answer['results'], limit, (item) => {
     for (const field of preset.contentFields) {

@@ -2,7 +2,7 @@
 // deliberate: anything short of a definitive rejection is `unknown`, because the provider may have
 // stored the memory and the model must not retry it blindly.
 import { isProviderRequestError } from '../../http/errors.js';
-import { isJsonObject } from '../items.js';
+import { isPlainObject } from '../../text/json.js';
 import type { RememberResult } from '../types.js';
 import type { WriteResponseKind } from './presets.js';
 
@@ -43,7 +43,7 @@ export function outcomeFromResponse(kind: WriteResponseKind, answer: unknown): R
 
 /** Platform V3: `{"event_id":uuid,"status":"PENDING"}` is the expected, queued success. */
 function asyncStatusOutcome(answer: unknown): RememberResult {
-  if (!isJsonObject(answer)) return { status: 'unknown' };
+  if (!isPlainObject(answer)) return { status: 'unknown' };
   const eventId = answer['event_id'];
   switch (answer['status']) {
     case 'FAILED':
@@ -61,9 +61,9 @@ function asyncStatusOutcome(answer: unknown): RememberResult {
 
 /** OSS / PolarDB / mem0-v2: the first result item carrying a valid id proves a synchronous store. */
 function resultsIdOutcome(answer: unknown): RememberResult {
-  if (!isJsonObject(answer) || !Array.isArray(answer['results'])) return { status: 'unknown' };
+  if (!isPlainObject(answer) || !Array.isArray(answer['results'])) return { status: 'unknown' };
   for (const item of answer['results']) {
-    if (isJsonObject(item) && isValidProviderId(item['id']))
+    if (isPlainObject(item) && isValidProviderId(item['id']))
       return { status: 'stored', providerOperationId: item['id'] };
   }
   return { status: 'unknown' };

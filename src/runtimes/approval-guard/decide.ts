@@ -2,7 +2,7 @@
 // confirmations. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even in YOLO.
 import { renderContentForDisplay } from '../../context/display.js';
 import { DEFAULT_GUARD_MODES, PERMISSION_REMEMBER } from '../../deploy/names.js';
-import { isPlainObject } from '../shared/stdin.js';
+import { isPlainObject } from '../../text/json.js';
 import type { PreToolUseOutput } from '../write-confirmation/decide.js';
 
 /** The guarded modes from the hook's configuration text (`yolo,auto`); unknown words are kept, blanks dropped. */

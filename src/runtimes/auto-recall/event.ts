@@ -1,6 +1,6 @@
 // Step 1 of the auto-recall hook: provenance. Decided before any config, credential, proxy or
 // provider is touched, so continuation events and junk cost nothing.
-import { isPlainObject } from '../shared/stdin.js';
+import { isPlainObject } from '../../text/json.js';
 
 export interface AutoRecallEvent {
   submittedPrompt: string;

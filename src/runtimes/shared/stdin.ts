@@ -105,7 +105,3 @@ export function parseJson(bytes: Buffer): unknown {
     return undefined;
   }
 }
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

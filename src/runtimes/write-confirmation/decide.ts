@@ -2,7 +2,7 @@
 import { renderContentForDisplay } from '../../context/display.js';
 import { isValidMemoryContent } from '../../context/memory-content.js';
 import { PERMISSION_REMEMBER } from '../../deploy/names.js';
-import { isPlainObject } from '../shared/stdin.js';
+import { isPlainObject } from '../../text/json.js';
 
 export const REASON_INVALID = 'the memory write confirmation request is invalid';
 export const REASON_PLAN = 'memory writes are not allowed in plan mode';
