@@ -1,6 +1,6 @@
 // Bounded body reading: the 1 MiB cap is enforced on the declared length AND on the running total,
 // because a server may omit or lie about content-length.
-import { decodeUtf8 } from '../text/utf8.js';
+import { parseJsonBytes } from '../text/json.js';
 import { ProviderRequestError } from './errors.js';
 import type { TransportResponse } from './transport.js';
 
@@ -44,12 +44,7 @@ export async function readBoundedBody(
 
 /** UTF-8 (fatal) → JSON. Empty, non-UTF-8 and non-JSON bodies are invalid responses. */
 export function decodeJson(bytes: Uint8Array): unknown {
-  if (bytes.byteLength === 0) throw new ProviderRequestError('invalid-response');
-  const text = decodeUtf8(bytes);
-  if (text === undefined) throw new ProviderRequestError('invalid-response');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ProviderRequestError('invalid-response');
-  }
+  const parsed = parseJsonBytes(bytes);
+  if (!parsed.ok) throw new ProviderRequestError('invalid-response');
+  return parsed.value;
 }

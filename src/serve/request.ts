@@ -1,6 +1,5 @@
 // The Generic HTTP Search v1 request as the server accepts it, and every error it can answer. Pure.
 import { codePointLength } from '../context/codepoints.js';
-import { decodeUtf8 } from '../text/utf8.js';
 
 export interface ApiError {
   status: number;
@@ -89,15 +88,4 @@ export function parseSearchBody(
     return { ok: false, error: limitError(422, limits) };
   }
   return { ok: true, query, limit };
-}
-
-/** Strict UTF-8 then JSON; anything else (an empty body included) is not ok. */
-export function decodeJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
-  const text = decodeUtf8(bytes);
-  if (text === undefined) return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false };
-  }
 }

@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
+import { parseJsonBytes } from '../text/json.js';
 import { createBearerCheck } from './auth.js';
 import type { SearchHit } from './index.js';
 import { createLiveIndex } from './live-index.js';
@@ -9,7 +10,6 @@ import { createAccessLogger } from './logging.js';
 import {
   type ApiError,
   DEFAULT_REQUEST_LIMITS,
-  decodeJson,
   ERRORS,
   isJsonContentType,
   parseSearchBody,
@@ -147,7 +147,7 @@ export async function startContextServer(options: ContextServerOptions): Promise
     }
     const bytes = await readBody(req, limits.maxBodyBytes);
     if (bytes === undefined) return refuse(ERRORS.payloadTooLarge);
-    const json = decodeJson(bytes);
+    const json = parseJsonBytes(bytes);
     if (!json.ok) return sendError(res, ERRORS.invalidJson);
     const request = parseSearchBody(json.value, limits);
     if (!request.ok) return sendError(res, request.error);

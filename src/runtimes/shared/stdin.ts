@@ -4,7 +4,7 @@
 // else (a file, a terminal, a Node without the bindings) with fs.read on the threadpool.
 import { fstatSync, read } from 'node:fs';
 import { type LibuvStreams, processLibuvStreams, routeReads } from '../../bindings/libuv-stream.js';
-import { decodeUtf8 } from '../../text/utf8.js';
+import { parseJsonBytes } from '../../text/json.js';
 
 export type StdinResult = { kind: 'ok'; bytes: Buffer } | { kind: 'oversize' };
 
@@ -97,11 +97,6 @@ function readThreadpool(fd: number, limit: number): StdinReader {
 
 /** UTF-8 (fatal) + JSON.parse; undefined for anything that is not valid JSON text. */
 export function parseJson(bytes: Buffer): unknown {
-  const text = decodeUtf8(bytes);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonBytes(bytes);
+  return parsed.ok ? parsed.value : undefined;
 }

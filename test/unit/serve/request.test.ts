@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJson, ERRORS, isJsonContentType, parseSearchBody } from '../../../src/serve/request.js';
+import { ERRORS, isJsonContentType, parseSearchBody } from '../../../src/serve/request.js';
+import { parseJsonBytes } from '../../../src/text/json.js';
 
 const invalidQuery = (status: number) => ({
   status,
@@ -69,7 +70,7 @@ describe('isJsonContentType', () => {
   });
 });
 
-describe('decodeJson', () => {
+describe('parseJsonBytes: the request body', () => {
   const bytes = (text: string) => new TextEncoder().encode(text);
 
   it.each([
@@ -79,6 +80,6 @@ describe('decodeJson', () => {
     ['truncated JSON', bytes('{"query":'), { ok: false }],
     ['invalid UTF-8', new Uint8Array([0x7b, 0xff, 0x7d]), { ok: false }],
   ])('decodes %s', (_name, input, result) => {
-    expect(decodeJson(input)).toEqual(result);
+    expect(parseJsonBytes(input)).toEqual(result);
   });
 });
