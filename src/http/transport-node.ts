@@ -54,8 +54,6 @@ function requestHead(url: URL, headers: Readonly<Record<string, string>>, length
   return lines.join('\r\n');
 }
 
-const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
-
 async function plainDial(url: URL, options: NodeTransportOptions): Promise<Dial> {
   const port = Number(url.port || 80);
   const literal = ipLiteral(url.hostname);
@@ -68,18 +66,18 @@ async function plainDial(url: URL, options: NodeTransportOptions): Promise<Dial>
   if (literal !== undefined && streams !== undefined)
     return tcpDial(streams, literal.address, literal.family, port);
   const net = await import('node:net');
-  return netDial(() => net.connect({ host: hostOf(url), port }));
+  return netDial(() => net.connect({ host: literal?.address ?? url.hostname, port }));
 }
 
 async function tlsDial(url: URL, options: NodeTransportOptions): Promise<Dial> {
-  const [net, tls] = await Promise.all([import('node:net'), import('node:tls')]);
-  const host = hostOf(url);
+  const tls = await import('node:tls');
+  const literal = ipLiteral(url.hostname);
   return netDial(() =>
     tls.connect({
-      host,
+      host: literal?.address ?? url.hostname,
       port: Number(url.port || 443),
       // SNI only for names: Node warns on stderr when given an IP address.
-      ...(net.isIP(host) === 0 ? { servername: host } : {}),
+      ...(literal === undefined ? { servername: url.hostname } : {}),
       ...(options.ca === undefined ? {} : { ca: options.ca }),
       ALPNProtocols: ['http/1.1'],
     }),
