@@ -17,6 +17,7 @@ export const PINNED_FILE_NAMES: readonly string[] = Object.keys(PINNED_FILE_VARI
 /** Admin-owned files pinned only when the plan names them (the private CA file of deployment.json `tls`). */
 export const OPTIONAL_PINNED_FILE_NAMES: readonly string[] = OPTIONAL_PINNED_FILE_VARIABLES;
 export const PROVIDER_CONFIG_VARIABLE = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
+export const SYSTEM_DEFAULTS_VARIABLE = 'QWEN_CODE_SYSTEM_DEFAULTS_PATH';
 
 export type EnvSource =
   | 'plan-path'
@@ -27,6 +28,7 @@ export type EnvSource =
   | 'passwd-home'
   | 'pinned-file'
   | 'qwen-home'
+  | 'launch-defaults'
   | 'provider-config';
 
 export interface EnvEntry {
@@ -59,6 +61,11 @@ export interface EnvOptions {
   platform: NamePlatform;
   /** False for a rolled-back profile: no provider config, no provider credentials. */
   externalContextActive: boolean;
+  /**
+   * The system-defaults layer the launcher writes for this launch (the admin's system defaults plus
+   * the `.env` names it keeps out); replaces the admin file as QWEN_CODE_SYSTEM_DEFAULTS_PATH.
+   */
+  launchDefaults?: string;
 }
 
 export interface EnvComputation {
@@ -128,7 +135,11 @@ export function computeEnv(
   const fileNames = [...PINNED_FILE_NAMES, ...OPTIONAL_PINNED_FILE_NAMES];
   for (const name of fileNames) {
     const file = lookupEnv(plan.environment.files, name, platform);
-    if (file !== undefined) entries.push({ name, value: file, source: 'pinned-file' });
+    if (file === undefined) continue;
+    // The launcher's own defaults layer is built from the admin file and stands in for it.
+    if (name === SYSTEM_DEFAULTS_VARIABLE && options.launchDefaults !== undefined) {
+      entries.push({ name, value: options.launchDefaults, source: 'launch-defaults' });
+    } else entries.push({ name, value: file, source: 'pinned-file' });
   }
   for (const name of Object.keys(plan.environment.files)) {
     // Only the admin files (and the optional CA file) are pinned by variable; any other name is not the plan's to add.
@@ -137,6 +148,9 @@ export function computeEnv(
     }
   }
   entries.push({ name: 'QWEN_HOME', value: options.qwenHome, source: 'qwen-home' });
+  // The same directory as QWEN_HOME, so neither a ~/.env nor a settings file can move Qwen's
+  // prompt logs and project data (QWEN_RUNTIME_DIR wins over advanced.runtimeOutputDir) elsewhere.
+  entries.push({ name: 'QWEN_RUNTIME_DIR', value: options.qwenHome, source: 'qwen-home' });
   if (externalContextActive) {
     entries.push({
       name: PROVIDER_CONFIG_VARIABLE,

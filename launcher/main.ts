@@ -8,14 +8,25 @@ import * as path from 'node:path';
 import * as tty from 'node:tty';
 import packageJson from '../package.json' with { type: 'json' };
 import { PROFILE_KINDS } from '../src/deploy/launch-plan.js';
+import type { PINNED_FILE_VARIABLES } from '../src/deploy/layout.js';
 import { ARGUMENT_POLICY, ENVIRONMENT_POLICY } from '../src/policy/policies.js';
+import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js';
+import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../src/qwen/versions.js';
+import { isPlainObject, type JsonObject } from '../src/text/json.js';
 import { parseArgs } from './args.js';
 import { readCredentials } from './credentials.js';
 import { buildEnv } from './env.js';
 import { installDirFromLauncher } from './install-dir.js';
-import { helpText, LAUNCH_EXIT, LaunchError, PROGRAM, rolledBackNotice } from './messages.js';
+import { failure, helpText, LAUNCH_EXIT, LaunchError, PROGRAM, rolledBackNotice, show } from './messages.js';
 import { loadPins, type PlanPlatform } from './pins.js';
-import { ensureQwenHome, homePlatform, qwenHomePath } from './qwen-home.js';
+import {
+  ensureQwenHome,
+  homePlatform,
+  launchDefaultsPath,
+  qwenHomePath,
+  writeLaunchDefaults,
+} from './qwen-home.js';
+import { inspectRepository } from './repository.js';
 import { type Execve, runQwen } from './run.js';
 import { checkTerminal } from './terminal.js';
 
@@ -23,7 +34,18 @@ function writeErr(text: string): void {
   fs.writeSync(2, text);
 }
 
-function launch(kind: (typeof PROFILE_KINDS)[number]): void {
+/** A pinned admin JSON file (checksummed by loadPins), as an object. */
+function readAdminJson(file: string): JsonObject {
+  try {
+    const value: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (isPlainObject(value)) return value;
+  } catch {
+    // reported below
+  }
+  throw failure(`${show(file)} is not a JSON object; re-render the deployment`);
+}
+
+async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
   const platform: PlanPlatform = process.platform === 'win32' ? 'windows' : 'posix';
   const pathOps = platform === 'windows' ? path.win32 : path.posix;
   // Step 2: pins. The bundle's own real path names the install directory.
@@ -49,12 +71,44 @@ function launch(kind: (typeof PROFILE_KINDS)[number]): void {
     fs,
     uniqueSuffix: `${process.pid}.${randomBytes(6).toString('hex')}`,
   });
+  const launchDefaults = launchDefaultsPath(layout, qwenHome);
   const env = buildEnv(process.env, plan, ENVIRONMENT_POLICY, {
     home: user.homedir,
     qwenHome,
     credentials,
     platform,
     externalContextActive,
+    launchDefaults,
+  });
+  // Step 4b: what the repository and the user's home would carry into Qwen.
+  const facts = qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+  const adminFile = (variable: keyof typeof PINNED_FILE_VARIABLES) => plan.environment.files[variable]!;
+  const repository = await inspectRepository({
+    plan,
+    env,
+    home: user.homedir,
+    qwenHome,
+    platform,
+    systemSettings: () => readAdminJson(adminFile('QWEN_CODE_SYSTEM_SETTINGS_PATH')),
+    facts: facts.settings,
+    fs,
+    path: pathOps,
+    loadFrontMatter: () => import('./front-matter.js'),
+  });
+  if (repository.refused.length > 0) {
+    throw failure(
+      ...repository.refused.map(refusalLine),
+      `${repository.refused.length} thing(s) in the repository or your home would change the managed ${kind} session; nothing was started`,
+    );
+  }
+  const defaults = launchDefaultsSettings(
+    readAdminJson(adminFile('QWEN_CODE_SYSTEM_DEFAULTS_PATH')),
+    repository.excluded,
+    facts.defaultExcludedEnvVars,
+  );
+  writeLaunchDefaults(launchDefaults, `${JSON.stringify(defaults, null, 2)}\n`, {
+    fs,
+    uniqueSuffix: `${process.pid}.${randomBytes(6).toString('hex')}`,
   });
   // The one line a rolled-back profile prints, once every check has passed.
   if (!externalContextActive) writeErr(`${rolledBackNotice(kind)}\n`);
@@ -80,7 +134,7 @@ function launch(kind: (typeof PROFILE_KINDS)[number]): void {
   );
 }
 
-function main(): void {
+async function main(): Promise<void> {
   // Step 1: arguments.
   const args = parseArgs(process.argv.slice(2), ARGUMENT_POLICY);
   if (args.kind === 'help') {
@@ -97,7 +151,7 @@ function main(): void {
     return;
   }
   try {
-    launch(args.profile);
+    await launch(args.profile);
   } catch (error) {
     if (error instanceof LaunchError) {
       for (const problem of error.problems) writeErr(`${PROGRAM}: ${problem}\n`);
@@ -110,4 +164,4 @@ function main(): void {
   }
 }
 
-main();
+void main();

@@ -39,6 +39,15 @@ export function qwenHomePath(platform: HomePlatform, home: string, installId: st
   return joiner(platform)(dataDir(platform, home), installId, kind, 'home');
 }
 
+/**
+ * `<data>/<installId>/<kind>/system-defaults.json`, beside the Qwen home: the system-defaults layer
+ * the launcher writes at each start (it carries this launch's `advanced.excludedEnvVars`).
+ */
+export function launchDefaultsPath(platform: HomePlatform, qwenHome: string): string {
+  const sep = platform === 'win32' ? '\\' : '/';
+  return `${qwenHome.slice(0, qwenHome.lastIndexOf(sep))}${sep}system-defaults.json`;
+}
+
 export interface QwenHomeStat {
   uid: number;
   mode: number;
@@ -53,6 +62,7 @@ export interface QwenHomeFs {
   writeFileSync(path: string, data: string, options: { mode: number; flag: string }): void;
   linkSync(existing: string, created: string): void;
   unlinkSync(path: string): void;
+  renameSync(from: string, to: string): void;
 }
 
 export interface EnsureQwenHomeOptions {
@@ -142,5 +152,31 @@ export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions)
     } catch {
       // already gone
     }
+  }
+}
+
+export interface LaunchDefaultsOptions {
+  fs: Pick<QwenHomeFs, 'writeFileSync' | 'renameSync' | 'unlinkSync'>;
+  uniqueSuffix: string;
+}
+
+/**
+ * Writes the launch's system-defaults layer atomically (a private temp file renamed over the old
+ * one: Qwen never reads half a file, and a symlink planted at the path is replaced, not followed).
+ */
+export function writeLaunchDefaults(file: string, content: string, options: LaunchDefaultsOptions): void {
+  const temp = `${file}.${options.uniqueSuffix}.tmp`;
+  try {
+    options.fs.writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
+    options.fs.renameSync(temp, file);
+  } catch (error) {
+    try {
+      options.fs.unlinkSync(temp);
+    } catch {
+      // never created, or already renamed
+    }
+    throw failure(
+      `cannot write ${show(file)} (${errorCode(error)}); check your home directory's permissions`,
+    );
   }
 }

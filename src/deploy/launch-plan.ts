@@ -5,6 +5,10 @@ import * as z from 'zod/mini';
 export const PROFILE_KINDS = ['on-demand', 'auto-recall', 'write'] as const;
 export type ProfileKind = (typeof PROFILE_KINDS)[number];
 
+/** The trust decisions a deployment may pin for its repository (Qwen's folder trust). */
+export const REPOSITORY_TRUST = ['trusted', 'untrusted'] as const;
+export type RepositoryTrust = (typeof REPOSITORY_TRUST)[number];
+
 export function isProfileKind(value: string): value is ProfileKind {
   return (PROFILE_KINDS as readonly string[]).includes(value);
 }
@@ -27,12 +31,20 @@ export const launchPlanSchema = z.strictObject({
   /** Qwen argv without external context (`--extensions none`); never contains a caller argument. */
   argv: z.array(z.string()),
   cwd: z.string(),
+  /**
+   * The repository's entry in the pinned trusted-folders file. Trusted: Qwen reads its workspace
+   * settings, `.env` files, QWEN.md, agents and MCP servers, and the launcher checks them first;
+   * untrusted: Qwen reads none of them (and discovers no MCP server at all).
+   */
+  repositoryTrust: z.enum(REPOSITORY_TRUST),
   environment: z.strictObject({
     PATH: z.string(),
     inherit: z.array(z.string()),
     set: z.record(z.string(), z.string()),
     /** Admin-owned files the launcher pins by variable: system settings, system defaults, trusted folders. */
     files: z.record(z.string(), z.string()),
+    /** Names (or `PREFIX*`) Qwen may take from the `.env` files it loads; every other name is kept out. */
+    fromFiles: z.array(z.string()),
   }),
   /** Credentials routed to this profile: name → where the launcher gets the value. */
   credentials: z.record(z.string(), credentialSourceSchema),

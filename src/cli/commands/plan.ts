@@ -10,7 +10,12 @@ import { routedCredentials } from '../../../launcher/credentials.js';
 import { computeEnv, type DroppedName, type EnvEntry, type InheritedName } from '../../../launcher/env.js';
 import { LaunchError, rolledBackNotice } from '../../../launcher/messages.js';
 import { type PinsFs, readLaunchPlan, readManifest } from '../../../launcher/pins.js';
-import { type HomePlatform, homePlatform, qwenHomePath } from '../../../launcher/qwen-home.js';
+import {
+  type HomePlatform,
+  homePlatform,
+  launchDefaultsPath,
+  qwenHomePath,
+} from '../../../launcher/qwen-home.js';
 import {
   type CredentialSource,
   isProfileKind,
@@ -122,9 +127,11 @@ export function planReport(
   // The same computation as the launcher, with placeholders where credential values would be.
   const placeholders: Record<string, string> = Object.create(null);
   for (const [name] of routed) placeholders[name] = REDACTED;
+  const qwenHome = qwenHomePath(layout, home, plan.installId, kind);
   const computed = computeEnv(callerEnv, plan, ENVIRONMENT_POLICY, {
     home,
-    qwenHome: qwenHomePath(layout, home, plan.installId, kind),
+    qwenHome,
+    launchDefaults: launchDefaultsPath(layout, qwenHome),
     credentials: placeholders,
     platform: plan.platform,
     externalContextActive: active,
@@ -166,6 +173,8 @@ const SOURCE_TEXT: Record<EnvEntry['source'], string> = {
   'passwd-home': 'passwd home of the user',
   'pinned-file': 'pinned admin file',
   'qwen-home': 'per-user, per-profile Qwen home (created 0700 when missing)',
+  'launch-defaults':
+    'system defaults written by the launcher at each start (the admin file + the .env names kept out)',
   'provider-config': 'pinned provider config',
 };
 

@@ -5,7 +5,7 @@
 // (paths, credential routing, policies, the settings block) live in validate.ts.
 import * as z from 'zod';
 import { providerSchema } from '../../config/schema.js';
-import { PROFILE_KINDS } from '../launch-plan.js';
+import { PROFILE_KINDS, REPOSITORY_TRUST } from '../launch-plan.js';
 import { DEFAULT_GUARD_MODES, MCP_TIMEOUT_MS } from '../names.js';
 
 export const PLATFORMS = ['posix', 'windows'] as const;
@@ -17,9 +17,19 @@ const absolutePath = (what: string) =>
     .string()
     .describe(`${what}: an absolute path for the deployment's platform, without \`$\` or control characters`);
 
+const repositoryTrust = (fallback: 'trusted' | 'untrusted') =>
+  z
+    .enum(REPOSITORY_TRUST)
+    .default(fallback)
+    .describe(
+      'How Qwen treats repositoryRoot (its folder trust, pinned by the administrator). "trusted": Qwen reads the repository\'s QWEN.md, .env, .qwen/settings.json, agents and MCP servers, and the launcher refuses anything there that could change the managed session; "untrusted": Qwen ignores all of them (no QWEN.md, no MCP servers, no privileged approval modes)',
+    );
+
 const v1ProfileSchema = z
   .strictObject({
     provider: providerSchema,
+    // Qwen 0.24 discovers MCP servers only in a trusted folder: these profiles need one (validate.ts).
+    repositoryTrust: repositoryTrust('trusted'),
     // The provider timeout must end before Qwen gives up on the MCP call (8000 ms).
     timeoutMs: z
       .int()
@@ -33,6 +43,7 @@ const v1ProfileSchema = z
 const autoRecallProfileSchema = z
   .strictObject({
     provider: providerSchema,
+    repositoryTrust: repositoryTrust('trusted'),
     timeoutMs: z
       .int()
       .min(1)
@@ -80,6 +91,12 @@ export const deploymentSchema = z
         .record(z.string(), z.string())
         .default({})
         .describe('Variables set to fixed values (policy-forbidden names refused)'),
+      fromFiles: z
+        .array(z.string())
+        .default([])
+        .describe(
+          "Names (or PREFIX* patterns) Qwen may take from the .env files it loads (the repository's .env or .qwen/.env, ~/.env, ~/.qwen/.env); every other name found there is kept out, or refuses the launch where it cannot be kept out (policy-forbidden names refused)",
+        ),
     }),
     credentials: z
       .record(z.string(), credentialSchema)

@@ -9,7 +9,7 @@ import { CREDENTIAL_NAME } from '../../config/schema.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
-import { PinnedLayout } from '../layout.js';
+import { PinnedLayout, usesMcp } from '../layout.js';
 import { RUNTIME_FILES } from '../names.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { routeCredentials } from './credentials.js';
@@ -38,6 +38,46 @@ function nameProblems(keyPath: (string | number)[], name: string, deployment: De
   return [];
 }
 
+/**
+ * An `environment.fromFiles` entry: a name, or `PREFIX*`. A pattern that could match a name the
+ * environment policy forbids is refused as a whole: `NODE_*` would let a repository's `.qwen/.env`
+ * set NODE_OPTIONS.
+ */
+function fromFilesProblems(keyPath: (string | number)[], pattern: string, deployment: Deployment): Problem[] {
+  if (!pattern.endsWith('*')) return nameProblems(keyPath, pattern, deployment);
+  const prefix = pattern.slice(0, -1);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) {
+    return [
+      problem(
+        keyPath,
+        pattern,
+        'is not a name or a PREFIX* pattern',
+        'use e.g. "APP_*" (a name prefix, then one *)',
+      ),
+    ];
+  }
+  const fold = (s: string) => (deployment.platform === 'windows' ? s.toUpperCase() : s);
+  const overlaps = [
+    ...ENVIRONMENT_POLICY.forbidden.names,
+    ...Object.keys(ENVIRONMENT_POLICY.forced),
+    ...ENVIRONMENT_POLICY.pinned,
+  ].filter((name) => fold(name).startsWith(fold(prefix)));
+  overlaps.push(
+    ...ENVIRONMENT_POLICY.forbidden.prefixes.filter(
+      (forbidden) => fold(forbidden).startsWith(fold(prefix)) || fold(prefix).startsWith(fold(forbidden)),
+    ),
+  );
+  if (overlaps.length === 0) return [];
+  return [
+    problem(
+      keyPath,
+      pattern,
+      `matches names the environment policy forbids (${overlaps.slice(0, 3).join(', ')}${overlaps.length > 3 ? ', …' : ''})`,
+      'list the names you need one by one, or use a longer prefix',
+    ),
+  ];
+}
+
 function environmentProblems(deployment: Deployment): Problem[] {
   const { platform, environment } = deployment;
   const problems = pinnedPathListProblems(['environment', 'PATH'], environment.PATH, platform);
@@ -63,6 +103,12 @@ function environmentProblems(deployment: Deployment): Problem[] {
       problems.push(problem(['environment', 'set', name], value, 'contains NUL', 'remove the NUL character'));
     }
   }
+  environment.fromFiles.forEach((pattern, i) => {
+    problems.push(...fromFilesProblems(['environment', 'fromFiles', i], pattern, deployment));
+    if (environment.fromFiles.indexOf(pattern) !== i) {
+      problems.push(problem(['environment', 'fromFiles', i], pattern, 'is listed twice', 'keep one entry'));
+    }
+  });
   for (const name of Object.keys(deployment.credentials)) {
     problems.push(...nameProblems(['credentials', name], name, deployment));
     const elsewhere =
@@ -166,6 +212,16 @@ function profileProblems(deployment: Deployment): Problem[] {
   const problems: Problem[] = [];
   for (const kind of deployedKinds(deployment)) {
     const profile = deployment.profiles[kind]!;
+    if (usesMcp(kind) && profile.repositoryTrust === 'untrusted') {
+      problems.push(
+        problem(
+          ['profiles', kind, 'repositoryTrust'],
+          'untrusted',
+          'leaves the profile without its tools: Qwen 0.24 discovers no MCP server in an untrusted folder',
+          'use "trusted" (the launcher then checks the repository before every start), or the auto-recall profile',
+        ),
+      );
+    }
     if (kind === 'write' && !providerCanWrite(profile.provider)) {
       problems.push(
         problem(

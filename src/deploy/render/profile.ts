@@ -1,10 +1,11 @@
 // The files of one profile, rendered from the templates with JSON-aware substitution.
+import * as path from 'node:path';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import type { ProfileCredentials } from '../deployment/credentials.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
 import { isPlainObject, type JsonObject, renderJson } from '../json.js';
-import type { ProfileKind } from '../launch-plan.js';
+import type { ProfileKind, RepositoryTrust } from '../launch-plan.js';
 import {
   installIdFor,
   PinnedLayout,
@@ -86,6 +87,8 @@ export function templateValues(
     'environment.inherit': [...deployment.environment.inherit],
     'environment.set': sortedRecord(deployment.environment.set),
     'environment.files': pinnedFiles(layout, kind, deployment.tls?.extraCaCertificates),
+    'environment.fromFiles': [...deployment.environment.fromFiles],
+    repositoryTrust: deployment.profiles[kind]!.repositoryTrust,
     credentials: sortedRecord(credentials.all),
     'externalContext.argv': externalContextArgv(kind, layout),
     'externalContext.credentials': [...credentials.external],
@@ -116,6 +119,21 @@ export function systemSettingsFor(
   return settings;
 }
 
+/**
+ * The pinned trusted-folders file: folder trust is on (managed baseline), the filesystem root is
+ * DO_NOT_TRUST — so no directory above the repository is ever trusted and Qwen skips their `.env`
+ * files — and the repository gets the deployment's decision. Every folder Qwen can start in then
+ * has an explicit rule, so Qwen never asks "Do you trust this folder?" (it would try to write here).
+ */
+export function trustedFoldersFor(
+  platform: Platform,
+  repositoryRoot: string,
+  trust: RepositoryTrust,
+): Record<string, string> {
+  const root = (platform === 'windows' ? path.win32 : path.posix).parse(repositoryRoot).root;
+  return { [root]: 'DO_NOT_TRUST', [repositoryRoot]: trust === 'trusted' ? 'TRUST_FOLDER' : 'DO_NOT_TRUST' };
+}
+
 /** File name → text for an active profile (no rollback applied). */
 export function renderProfile(
   kind: ProfileKind,
@@ -126,7 +144,11 @@ export function renderProfile(
   const documents: Record<string, unknown> = {
     [PROFILE_FILES.systemSettings]: systemSettingsFor(kind, deployment, values),
     [PROFILE_FILES.systemDefaults]: substitute(TEMPLATES.systemDefaults, values),
-    [PROFILE_FILES.trustedFolders]: substitute(TEMPLATES.trustedFolders, values),
+    [PROFILE_FILES.trustedFolders]: trustedFoldersFor(
+      deployment.platform,
+      deployment.repositoryRoot,
+      deployment.profiles[kind]!.repositoryTrust,
+    ),
     [PROFILE_FILES.providerConfig]: providerConfigFor(kind, deployment),
     [PROFILE_FILES.launchPlan]: substitute(TEMPLATES.launchPlan, values),
   };

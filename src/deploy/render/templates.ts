@@ -10,7 +10,6 @@ import posixOnDemand from '../../../templates/posix/on-demand/system-settings.js
 import posixWrite from '../../../templates/posix/write/system-settings.json' with { type: 'json' };
 import launchPlan from '../../../templates/shared/launch.json' with { type: 'json' };
 import systemDefaults from '../../../templates/shared/system-defaults.json' with { type: 'json' };
-import trustedFolders from '../../../templates/shared/trusted-folders.json' with { type: 'json' };
 import windowsGuard from '../../../templates/windows/approval-guard.json' with { type: 'json' };
 import windowsAutoRecall from '../../../templates/windows/auto-recall/system-settings.json' with {
   type: 'json',
@@ -24,7 +23,6 @@ import type { Platform } from '../layout.js';
 
 export interface TemplateSet {
   systemDefaults: unknown;
-  trustedFolders: unknown;
   launchPlan: unknown;
   providerConfig: Readonly<Record<ProfileKind, unknown>>;
   mcpConfig: Readonly<Record<Exclude<ProfileKind, 'auto-recall'>, unknown>>;
@@ -35,7 +33,6 @@ export interface TemplateSet {
 
 export const TEMPLATES: TemplateSet = {
   systemDefaults,
-  trustedFolders,
   launchPlan,
   providerConfig: { 'on-demand': onDemandProvider, 'auto-recall': autoRecallProvider, write: writeProvider },
   mcpConfig: { 'on-demand': onDemandMcp, write: writeMcp },

@@ -47,6 +47,14 @@ export interface QwenScenarioOptions {
   modelOptions?: FakeModelOptions;
   cols?: number;
   rows?: number;
+  /** Called with the scenario's directories after they are made and before Qwen is spawned. */
+  prepare?: (dirs: {
+    root: string;
+    home: string;
+    qwenHome: string;
+    workspace: string;
+    systemDir: string;
+  }) => void;
 }
 
 export class QwenScenario {
@@ -100,6 +108,7 @@ export class QwenScenario {
       ...(options.env ? { extra: options.env } : {}),
       ...(options.unsetEnv ? { unset: options.unsetEnv } : {}),
     });
+    options.prepare?.({ root, home, qwenHome, workspace, systemDir: dirname(systemSettingsPath) });
     const argv = qwenArgv(options.args);
     const term = TerminalSession.spawn({
       argv: options.wrapArgv ? options.wrapArgv(argv) : argv,

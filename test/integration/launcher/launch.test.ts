@@ -171,9 +171,14 @@ describe.each([
       ...FORCED_ENV,
       HOME: suite.user.home,
       QWEN_CODE_SYSTEM_SETTINGS_PATH: p('system-settings.json'),
-      QWEN_CODE_SYSTEM_DEFAULTS_PATH: p('system-defaults.json'),
+      // The launcher's own defaults layer (the admin file + this launch's excludedEnvVars).
+      QWEN_CODE_SYSTEM_DEFAULTS_PATH: path.join(
+        path.dirname(qwenHome(c, 'on-demand')),
+        'system-defaults.json',
+      ),
       QWEN_CODE_TRUSTED_FOLDERS_PATH: p('trusted-folders.json'),
       QWEN_HOME: qwenHome(c, 'on-demand'),
+      QWEN_RUNTIME_DIR: qwenHome(c, 'on-demand'),
       QWEN_EXTERNAL_CONTEXT_CONFIG: p('external-context.json'),
     });
     // execve keeps the launcher's pid; the fallback is the stub's parent.

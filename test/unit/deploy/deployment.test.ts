@@ -47,7 +47,8 @@ describe('deployment.json: the examples', () => {
     });
     expect(parsed.deployment.approvalGuard).toEqual({ modes: ['yolo', 'auto'] });
     expect(parsed.deployment.profiles['on-demand']?.timeoutMs).toBe(5000);
-    expect(parsed.deployment.environment).toEqual({ PATH: '/usr/bin', inherit: [], set: {} });
+    expect(parsed.deployment.profiles['on-demand']?.repositoryTrust).toBe('trusted');
+    expect(parsed.deployment.environment).toEqual({ PATH: '/usr/bin', inherit: [], set: {}, fromFiles: [] });
   });
 
   it('validates against the published JSON Schema (schema/deployment.schema.json)', async () => {
@@ -316,6 +317,55 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
     '"auto"',
   ],
   ['unknown top-level key', (d) => (d.hooks = {}), '(top level)', 'unknown keys', 'remove "hooks"'],
+  [
+    'fromFiles allowing a forbidden name',
+    (d) => (d.environment.fromFiles = ['APP_MODE', 'LD_LIBRARY_PATH']),
+    'environment.fromFiles[1]',
+    'shared libraries',
+    'remove LD_LIBRARY_PATH',
+  ],
+  [
+    'fromFiles allowing a name the launcher pins',
+    (d) => (d.environment.fromFiles = ['SHELLOPTS']),
+    'environment.fromFiles[0]',
+    'bash',
+    'remove SHELLOPTS',
+  ],
+  [
+    'fromFiles pattern overlapping forbidden names',
+    (d) => (d.environment.fromFiles = ['NODE_*']),
+    'environment.fromFiles[0]',
+    'matches names the environment policy forbids (NODE_OPTIONS, NODE_PATH',
+    'one by one',
+  ],
+  [
+    'fromFiles "*"',
+    (d) => (d.environment.fromFiles = ['*']),
+    'environment.fromFiles[0]',
+    'not a name or a PREFIX*',
+    'APP_*',
+  ],
+  [
+    'fromFiles twice',
+    (d) => (d.environment.fromFiles = ['A', 'A']),
+    'environment.fromFiles[1]',
+    'listed twice',
+    'keep one',
+  ],
+  [
+    'an untrusted repository for on-demand',
+    (d) => (d.profiles['on-demand'].repositoryTrust = 'untrusted'),
+    'profiles.on-demand.repositoryTrust',
+    'no MCP server in an untrusted folder',
+    'auto-recall',
+  ],
+  [
+    'an untrusted repository for write',
+    (d) => (d.profiles.write.repositoryTrust = 'untrusted'),
+    'profiles.write.repositoryTrust',
+    'leaves the profile without its tools',
+    '"trusted"',
+  ],
   ['no profiles', (d) => (d.profiles = {}), 'profiles', 'at least one profile', 'add at least one'],
   ['unknown platform', (d) => (d.platform = 'mac'), 'platform', 'expected one of', '"posix", "windows"'],
   [
@@ -335,6 +385,17 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
     'ASCII',
   ],
 ];
+
+describe('deployment.json: the repository trust decision', () => {
+  it('auto-recall may run with an untrusted repository (Qwen then reads none of its files)', async () => {
+    expect(await problemsOf((d) => (d.profiles['auto-recall'].repositoryTrust = 'untrusted'))).toEqual([]);
+  });
+  it('fromFiles takes names and PREFIX* patterns that cannot reach a forbidden name', async () => {
+    expect(await problemsOf((d) => (d.environment.fromFiles = ['DATABASE_URL', 'APP_*', 'MYAPP*']))).toEqual(
+      [],
+    );
+  });
+});
 
 describe('deployment.json: refusals name the key, the bad value and the fix', () => {
   it.each(REFUSALS)('%s', async (_name, mutate, key, message, fix) => {

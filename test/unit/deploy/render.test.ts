@@ -75,6 +75,7 @@ describe('renderInstall', () => {
       'runtime/approval-guard.js',
       'runtime/auto-recall-search.js',
       'runtime/auto-recall.js',
+      'runtime/launch-agents.js',
       'runtime/launch-qwen.js',
       'runtime/mcp-server.js',
       'runtime/package.json',

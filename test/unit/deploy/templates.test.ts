@@ -58,7 +58,6 @@ describe('substitute: JSON-aware, never string templating', () => {
 function allTemplates(): [string, unknown][] {
   const out: [string, unknown][] = [
     ['shared/system-defaults.json', TEMPLATES.systemDefaults],
-    ['shared/trusted-folders.json', TEMPLATES.trustedFolders],
     ['shared/launch.json', TEMPLATES.launchPlan],
   ];
   for (const kind of PROFILE_KINDS)
@@ -125,13 +124,16 @@ describe('templates/', () => {
   });
 
   it('pins the permissions, the MCP exclusion and the MCP entries of each profile', () => {
+    // mcp.allowed names only the managed server: Qwen then starts none from a repository's settings or .mcp.json.
     expect(TEMPLATES.systemSettings.posix['on-demand']).toEqual({
+      mcp: { allowed: ['external-context'] },
       permissions: { allow: [PERMISSION_SEARCH] },
     });
     expect(TEMPLATES.systemSettings.posix['auto-recall']).toMatchObject({
-      mcp: { excluded: ['external-context'] },
+      mcp: { excluded: ['external-context'], allowed: [] },
     });
     expect(TEMPLATES.systemSettings.posix.write).toMatchObject({
+      mcp: { allowed: ['external-context'] },
       permissions: { allow: [PERMISSION_SEARCH], ask: [PERMISSION_REMEMBER] },
     });
     const onDemand = (TEMPLATES.mcpConfig['on-demand'] as any).mcpServers['external-context'];

@@ -384,7 +384,7 @@ const MUTATIONS: [string, Mutation, boolean, string, string, Options?][] = [
     json(settings('auto-recall'), (s) => delete s.mcp),
     true,
     'settings.exclusivity',
-    'mcp must be {"excluded":["external-context"]}',
+    'mcp must be {"excluded":["external-context"],"allowed":[]} in the auto-recall profile',
   ],
   [
     'mcpServers added to on-demand system settings',
@@ -469,11 +469,25 @@ const MUTATIONS: [string, Mutation, boolean, string, string, Options?][] = [
     'must be exactly {"$version":4}',
   ],
   [
-    'a trusted folder added',
+    'the filesystem root trusted (parents of the repository would count)',
     json(file('profiles/write/trusted-folders.json'), (t) => (t['/'] = 'TRUST_FOLDER')),
     true,
     'settings.trusted-folders',
-    'must be exactly {}',
+    'must be exactly {"/":"DO_NOT_TRUST","/srv/repos/app":"TRUST_FOLDER"}',
+  ],
+  [
+    'another folder trusted',
+    json(file('profiles/write/trusted-folders.json'), (t) => (t['/home/dev/elsewhere'] = 'TRUST_FOLDER')),
+    true,
+    'settings.trusted-folders',
+    'must be exactly {"/":"DO_NOT_TRUST","/srv/repos/app":"TRUST_FOLDER"}',
+  ],
+  [
+    "the repository untrusted behind the plan's back",
+    json(file('profiles/write/trusted-folders.json'), (t) => (t['/srv/repos/app'] = 'DO_NOT_TRUST')),
+    true,
+    'settings.trusted-folders',
+    'must be exactly {"/":"DO_NOT_TRUST","/srv/repos/app":"TRUST_FOLDER"}',
   ],
   [
     'profile marked rolled back but hooks present',

@@ -20,6 +20,7 @@ const LAUNCHER_ONLY = {
   HOME,
   ...PINNED_FILES,
   QWEN_HOME,
+  QWEN_RUNTIME_DIR: QWEN_HOME,
   QWEN_EXTERNAL_CONTEXT_CONFIG: `${PROFILE_DIR}/external-context.json`,
 };
 
@@ -85,6 +86,7 @@ describe('buildEnv (POSIX)', () => {
       HOME,
       ...PINNED_FILES,
       QWEN_HOME,
+      QWEN_RUNTIME_DIR: QWEN_HOME,
     });
   });
 
@@ -187,6 +189,18 @@ describe('buildEnv (POSIX)', () => {
     ]);
   });
 
+  it('points Qwen at the launch defaults layer instead of the admin file when the launcher writes one', () => {
+    const computed = computeEnv(
+      {},
+      samplePlan(),
+      ENVIRONMENT_POLICY,
+      options({ launchDefaults: '/home/dev/d.json' }),
+    );
+    expect(computed.entries.filter((e) => e.name === 'QWEN_CODE_SYSTEM_DEFAULTS_PATH')).toEqual([
+      { name: 'QWEN_CODE_SYSTEM_DEFAULTS_PATH', value: '/home/dev/d.json', source: 'launch-defaults' },
+    ]);
+  });
+
   it('reports each inherited name as present or not, and passed or not', () => {
     const plan = samplePlan((p) => {
       p.environment.inherit = ['TERM', 'LANG', 'NODE_OPTIONS'];
@@ -267,6 +281,7 @@ describe('buildEnv (Windows name-case rules)', () => {
       HOME: 'C:\\Users\\dev',
       ...PINNED_FILES,
       QWEN_HOME: 'C:\\Users\\dev\\q',
+      QWEN_RUNTIME_DIR: 'C:\\Users\\dev\\q',
       QWEN_EXTERNAL_CONTEXT_CONFIG: `${PROFILE_DIR}/external-context.json`,
     });
     const upper = Object.keys(env).map((k) => k.toUpperCase());

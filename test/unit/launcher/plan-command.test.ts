@@ -106,10 +106,19 @@ describe('qwen-managed plan', () => {
         ...FORCED_ENTRIES,
         { name: 'HOME', value: HOME, source: 'passwd-home' },
         { name: 'QWEN_CODE_SYSTEM_SETTINGS_PATH', value: p('system-settings.json'), source: 'pinned-file' },
-        { name: 'QWEN_CODE_SYSTEM_DEFAULTS_PATH', value: p('system-defaults.json'), source: 'pinned-file' },
+        {
+          name: 'QWEN_CODE_SYSTEM_DEFAULTS_PATH',
+          value: `${HOME}/.local/share/qwen-managed/${f.installId}/on-demand/system-defaults.json`,
+          source: 'launch-defaults',
+        },
         { name: 'QWEN_CODE_TRUSTED_FOLDERS_PATH', value: p('trusted-folders.json'), source: 'pinned-file' },
         {
           name: 'QWEN_HOME',
+          value: `${HOME}/.local/share/qwen-managed/${f.installId}/on-demand/home`,
+          source: 'qwen-home',
+        },
+        {
+          name: 'QWEN_RUNTIME_DIR',
           value: `${HOME}/.local/share/qwen-managed/${f.installId}/on-demand/home`,
           source: 'qwen-home',
         },
@@ -143,6 +152,7 @@ describe('qwen-managed plan', () => {
     const env = buildEnv(CALLER, plan, ENVIRONMENT_POLICY, {
       home: HOME,
       qwenHome: `${HOME}/.local/share/qwen-managed/${f.installId}/on-demand/home`,
+      launchDefaults: `${HOME}/.local/share/qwen-managed/${f.installId}/on-demand/system-defaults.json`,
       credentials: { CONTEXT_API_TOKEN: 'tok', OPENAI_API_KEY: SECRET },
       platform: 'posix',
       externalContextActive: true,
@@ -164,9 +174,9 @@ describe('qwen-managed plan', () => {
       `Argv:        '/usr/local/bin/node' '/opt/qwen/cli.js' '--extensions' 'none' '--mcp-config' '${f.profileFile('on-demand', 'mcp.json')}'`,
       `Cwd:         ${f.cwd}`,
       '',
-      'Environment (21 variables; nothing else is passed):',
+      'Environment (24 variables; nothing else is passed):',
     ]);
-    expect(lines.filter((l) => /^ {2}\S+=/.test(l))).toHaveLength(21);
+    expect(lines.filter((l) => /^ {2}\S+=/.test(l))).toHaveLength(24);
     expect(out).toMatch(/\n {2}TERM=xterm-256color +inherited \(present now\)\n/);
     expect(out).toMatch(/\n {2}OPENAI_API_KEY=<redacted> +credential from inherited from the caller\n/);
     expect(out).toMatch(

@@ -15,6 +15,7 @@ export function samplePlan(edit: (plan: LaunchPlan) => void = () => {}): LaunchP
     qwenCli: '/opt/qwen/lib/node_modules/@qwen-code/qwen-code/cli.js',
     argv: ['--extensions', 'none'],
     cwd: '/srv/repos/app',
+    repositoryTrust: 'trusted',
     environment: {
       PATH: '/usr/local/bin:/usr/bin:/bin',
       inherit: ['TERM', 'LANG', 'OPENAI_API_KEY'],
@@ -24,6 +25,7 @@ export function samplePlan(edit: (plan: LaunchPlan) => void = () => {}): LaunchP
         QWEN_CODE_SYSTEM_DEFAULTS_PATH: `${PROFILE_DIR}/system-defaults.json`,
         QWEN_CODE_TRUSTED_FOLDERS_PATH: `${PROFILE_DIR}/trusted-folders.json`,
       },
+      fromFiles: [],
     },
     credentials: { CONTEXT_API_TOKEN: { file: '/etc/qwen-managed/context.token' } },
     externalContext: {

@@ -14,7 +14,7 @@ import {
   HOOK_WRITE_CONFIRMATION,
   MCP_SERVER_NAME,
 } from '../../names.js';
-import { guardMatcher, pinnedValues } from '../../render/profile.js';
+import { guardMatcher, pinnedValues, trustedFoldersFor } from '../../render/profile.js';
 import { substitute } from '../../render/substitute.js';
 import { TEMPLATES } from '../../render/templates.js';
 import type { Checks } from '../report.js';
@@ -225,10 +225,10 @@ function exclusivityProblems(kind: ProfileKind, settings: JsonObject, expectedPr
     );
   }
   if (!deepEqual(settings.mcp, expectedProfile.mcp)) {
+    // mcp.allowed lists only the managed server (none in auto-recall): no other scope, the
+    // repository's .qwen/settings.json or .mcp.json included, can start another server.
     problems.push(
-      kind === 'auto-recall'
-        ? `mcp must be {"excluded":["${MCP_SERVER_NAME}"]} so no other scope can add the server back (found ${showValue(settings.mcp)})`
-        : `mcp must be absent in the ${kind} profile (found ${showValue(settings.mcp)})`,
+      `mcp must be ${JSON.stringify(expectedProfile.mcp)} in the ${kind} profile, so no other scope can add an MCP server (found ${showValue(settings.mcp)})`,
     );
   }
   const permissions = isPlainObject(settings.permissions) ? settings.permissions : {};
@@ -305,10 +305,14 @@ export function checkSettings(view: TreeView, checks: Checks): void {
     );
   }
   for (const profile of view.profiles) {
+    const plan = profile.plan;
+    const expectedTrust =
+      plan === undefined ? undefined : trustedFoldersFor(plan.platform, plan.cwd, plan.repositoryTrust);
     for (const [file, expected] of [
       [PROFILE_FILES.systemDefaults, TEMPLATES.systemDefaults],
-      [PROFILE_FILES.trustedFolders, TEMPLATES.trustedFolders],
+      [PROFILE_FILES.trustedFolders, expectedTrust],
     ] as const) {
+      if (expected === undefined) continue;
       const parsed = profile.json(file);
       if (parsed === undefined) continue;
       const ok = parsed.ok && deepEqual(parsed.value, expected);

