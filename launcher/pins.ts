@@ -10,9 +10,11 @@ import { sha256Hex } from '../src/deploy/json.js';
 import { type LaunchPlan, launchPlanSchema, type ProfileKind } from '../src/deploy/launch-plan.js';
 import { PROFILE_FILES, profileRel, runtimeRel } from '../src/deploy/layout.js';
 import { RUNTIME_FILES } from '../src/deploy/names.js';
+import { qwenPackageProblems, walkQwenPackage } from '../src/host/qwen-package.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { pinnedPathProblem, posixQuote } from '../src/policy/quote.js';
+import { SUPPORTED_QWEN_VERSIONS } from '../src/qwen/versions.js';
 import { buildArgv, pinnedArgvPaths } from './argv.js';
 import { routedCredentials } from './credentials.js';
 import { OPTIONAL_PINNED_FILE_NAMES, PINNED_FILE_NAMES } from './env.js';
@@ -28,6 +30,7 @@ export interface PinsFs extends StrictModesFs, RealpathFs {
   readFileSync(path: string): Uint8Array;
   statSync(path: string): PinsStat;
   accessSync(path: string, mode: number): void;
+  readdirSync(path: string): string[];
 }
 
 export type PlanPlatform = 'posix' | 'windows';
@@ -178,6 +181,34 @@ function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, poli
   return pins;
 }
 
+/**
+ * Everything beside the pinned cli.js that Qwen loads: the whole directory, checked like the pins
+ * (verify's host.qwen, one implementation), and — when it is the Qwen package — its version.
+ */
+function qwenPackageCheck(qwenCli: string, adminUid: number, fs: PinsFs): string[] {
+  const decoder = new TextDecoder();
+  const fact = walkQwenPackage(
+    qwenCli,
+    {
+      readFileSync: (file) => decoder.decode(fs.readFileSync(file)),
+      lstatSync: (file) => fs.lstatSync(file),
+      statSync: (file) => fs.statSync(file),
+      readdirSync: (dir) => fs.readdirSync(dir),
+    },
+    // cli.js and its directory went through StrictModes with the pins: each problem is named once.
+    { walkAnyDirectory: true, skip: new Set([qwenCli, qwenCli.slice(0, qwenCli.lastIndexOf('/'))]) },
+  );
+  // Absent: reported with the pins above.
+  if (fact.kind !== 'walked') return [];
+  const problems = qwenPackageProblems(fact, adminUid, show);
+  if (fact.qwenPackage && (fact.version === undefined || !SUPPORTED_QWEN_VERSIONS.includes(fact.version))) {
+    problems.push(
+      `Qwen ${fact.version ?? '(no version)'} at ${show(fact.root)} is not a version this toolkit supports (${SUPPORTED_QWEN_VERSIONS.join(', ')}); pin a supported Qwen or upgrade qwen-managed`,
+    );
+  }
+  return problems;
+}
+
 /** Loads and checks everything step 2 pins; throws a LaunchError listing every failure. */
 export function loadPins(input: PinsInput): Pins {
   const { installDir, kind, platform, fs } = input;
@@ -306,6 +337,8 @@ export function loadPins(input: PinsInput): Pins {
       if (pin.adminOwned && pinnedPathProblem(pin.path, platform) === undefined) strict.checkChain(pin.path);
     }
     problems.push(...strict.problems());
+    if (pinnedPathProblem(plan.qwenCli, platform) === undefined)
+      problems.push(...qwenPackageCheck(plan.qwenCli, manifest.adminUid, fs));
   }
   if (problems.length > 0) throw failure(...problems);
   return { plan, manifest, externalContextActive, argv };

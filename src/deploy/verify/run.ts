@@ -2,10 +2,12 @@
 // stats the pinned files on this machine, smoke-runs the bundled runtimes, then hands everything to
 // the pure checks.
 import { execFile } from 'node:child_process';
+import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/schema.js';
+import { walkQwenPackage } from '../../host/qwen-package.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid, type Problem } from '../deployment/problems.js';
 import type { LaunchPlan } from '../launch-plan.js';
@@ -16,7 +18,7 @@ import { loadRuntimeFiles } from '../render/runtime-files.js';
 import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
 import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks/host.js';
-import { QWEN_PACKAGE_NAME, QWEN_TREE_MAX_ENTRIES, type QwenTreeFact } from './checks/qwen-tree.js';
+import type { QwenTreeFact } from './checks/qwen-tree.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { type McpSmokeProfile, smokeRuntimes } from './smoke.js';
 import { type SmokeResult, verifyTree } from './verify.js';
@@ -58,45 +60,6 @@ async function caFileFact(file: string): Promise<CaFileFact> {
   } catch (error) {
     return { kind: 'unreadable', code: String((error as NodeJS.ErrnoException).code ?? 'error') };
   }
-}
-
-/** Walks the Qwen package around `qwenCli` (lstat; a symlink is judged by its target, not followed). */
-async function qwenTreeFact(qwenCli: string): Promise<QwenTreeFact | undefined> {
-  const root = path.dirname(qwenCli);
-  const manifest = await fs.readFile(path.join(root, 'package.json'), 'utf8').catch(() => undefined);
-  // Absent: the host.pins check already warns about the missing qwenCli.
-  if (manifest === undefined)
-    return (await fs.stat(qwenCli).catch(() => undefined)) ? { kind: 'not-a-package', root } : undefined;
-  let name: unknown;
-  try {
-    name = (JSON.parse(manifest) as { name?: unknown }).name;
-  } catch {
-    name = undefined;
-  }
-  if (name !== QWEN_PACKAGE_NAME) return { kind: 'not-a-package', root };
-  const owners = new Map<number, { count: number; first: string }>();
-  const writable: { count: number; first?: { path: string; mode: number } } = { count: 0 };
-  let count = 0;
-  const stack = [root];
-  while (stack.length > 0 && count < QWEN_TREE_MAX_ENTRIES) {
-    const entry = stack.pop()!;
-    const link = await fs.lstat(entry).catch(() => undefined);
-    const stat = link?.isSymbolicLink() ? await fs.stat(entry).catch(() => undefined) : link;
-    if (stat === undefined) continue;
-    count++;
-    const owned = owners.get(stat.uid) ?? { count: 0, first: entry };
-    owned.count++;
-    owners.set(stat.uid, owned);
-    if ((stat.mode & 0o022) !== 0) {
-      writable.count++;
-      writable.first ??= { path: entry, mode: stat.mode & 0o777 };
-    }
-    if (link?.isDirectory()) {
-      const names = await fs.readdir(entry).catch(() => [] as string[]);
-      for (const child of names.sort().reverse()) stack.push(path.join(entry, child));
-    }
-  }
-  return { kind: 'walked', root, entries: count, truncated: stack.length > 0, writable, owners };
 }
 
 /** `<node> --version` of the pinned node, or undefined when it does not answer like Node. */
@@ -190,7 +153,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
       }
     }
     host = facts;
-    if (!onWindows && plans[0] !== undefined) qwenTree = await qwenTreeFact(plans[0].qwenCli);
+    if (!onWindows && plans[0] !== undefined) qwenTree = walkQwenPackage(plans[0].qwenCli, fsSync);
   }
 
   let smoke: SmokeResult[] | undefined;

@@ -15,6 +15,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -340,12 +341,19 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       expect(readFileSync(join(qwenHome, promptLog!.path), 'utf8')).toContain('Summarize the app file');
 
       // Everything the user owns now that it did not own before lies in QWEN_HOME, the levels the
-      // launcher made above it, or the test's own instrument log.
+      // launcher made above it, the defaults layer it writes beside it, or the test's instrument log.
       const launcherLevels: string[] = [];
       for (let dir = qwenHome; dir !== w.user.home; dir = join(dir, '..')) launcherLevels.push(dir);
+      const launchDefaults = join(qwenHome, '..', 'system-defaults.json');
+      expect(JSON.parse(readFileSync(launchDefaults, 'utf8'))).toEqual({
+        $version: 4,
+        advanced: { excludedEnvVars: ['DEBUG', 'DEBUG_MODE'] },
+      });
+      expect(statSync(launchDefaults).mode & 0o777).toBe(0o600);
       const allowed = (p: string): boolean =>
         p === qwenHome ||
         p.startsWith(`${qwenHome}/`) ||
+        p === launchDefaults ||
         launcherLevels.includes(p) ||
         p.startsWith(`${w.logDir}/`);
       const newlyOwned = ownedBy(w.user.uid, places).filter((p) => !ownedBefore.includes(p));

@@ -12,6 +12,7 @@ const ROOT = '/opt/qwen/node_modules/@qwen-code/qwen-code';
 const walked = (over: Partial<Extract<QwenTreeFact, { kind: 'walked' }>> = {}): QwenTreeFact => ({
   kind: 'walked',
   root: ROOT,
+  qwenPackage: true,
   entries: 1286,
   truncated: false,
   writable: { count: 0 },

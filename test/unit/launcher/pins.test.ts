@@ -259,6 +259,72 @@ describe('loadPins', () => {
     });
   });
 
+  describe('the whole Qwen package beside cli.js (verify host.qwen, one implementation)', () => {
+    /** Turns the fixture's qwen/ into a Qwen package with a chunk and a vendored binary. */
+    function qwenPackage(f: InstallFixture, version = '0.24.4'): string {
+      const dir = path.join(f.root, 'qwen');
+      fs.writeFileSync(
+        path.join(dir, 'package.json'),
+        JSON.stringify({ name: '@qwen-code/qwen-code', version }),
+      );
+      fs.mkdirSync(path.join(dir, 'chunks'), { mode: 0o755 });
+      fs.writeFileSync(path.join(dir, 'chunks', 'chunk-A.js'), '// chunk\n', { mode: 0o644 });
+      return dir;
+    }
+
+    it('starts with a clean package', () => {
+      const f = fixture();
+      qwenPackage(f);
+      expect(load(f).plan.qwenCli).toBe(path.join(f.root, 'qwen', 'cli.js'));
+    });
+
+    it.each<[string, (dir: string) => PinsFs | undefined, (dir: string) => string]>([
+      [
+        'a chunk writable by others',
+        (dir) => {
+          fs.chmodSync(path.join(dir, 'chunks', 'chunk-A.js'), 0o666);
+          return undefined;
+        },
+        (dir) =>
+          `Qwen's install ${q(dir)} has 1 entry writable by group or others, e.g. ${q(`${dir}/chunks/chunk-A.js`)} (mode 666); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '${dir}'`,
+      ],
+      [
+        'a chunk directory writable by its group',
+        (dir) => {
+          fs.chmodSync(path.join(dir, 'chunks'), 0o775);
+          return undefined;
+        },
+        (dir) =>
+          `Qwen's install ${q(dir)} has 1 entry writable by group or others, e.g. ${q(`${dir}/chunks`)} (mode 775); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '${dir}'`,
+      ],
+      [
+        'a chunk owned by another user',
+        (dir) => ownedBy(path.join(dir, 'chunks', 'chunk-A.js'), 4242),
+        (dir) =>
+          `Qwen's install ${q(dir)} has 1 entry owned by uid 4242, not root, e.g. ${q(`${dir}/chunks/chunk-A.js`)}; fix: chown -R root '${dir}'`,
+      ],
+    ])('refuses %s', (_title, spoil, line) => {
+      const f = fixture();
+      const dir = qwenPackage(f);
+      const fsImpl = spoil(dir) ?? fs;
+      expect(refusal(() => load(f, 'on-demand', fsImpl))).toEqual({ exitCode: 1, problems: [line(dir)] });
+    });
+
+    it.each([['0.23.9'], ['0.25.0'], ['0.24.4-nightly']])(
+      'refuses Qwen %s (not a supported version)',
+      (version) => {
+        const f = fixture();
+        const dir = qwenPackage(f, version);
+        expect(refusal(() => load(f))).toEqual({
+          exitCode: 1,
+          problems: [
+            `Qwen ${version} at ${q(dir)} is not a version this toolkit supports (0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+          ],
+        });
+      },
+    );
+  });
+
   it("does not check the repository root's ownership", () => {
     const f = fixture();
     fs.chmodSync(f.cwd, 0o777);

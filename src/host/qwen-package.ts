@@ -1,0 +1,159 @@
+// The pinned Qwen package on this machine, judged the same way by `verify` and by the launcher before
+// every start: cli.js loads over a thousand sibling files (chunks, workers, vendored binaries), so
+// whoever can write any of them changes what Qwen runs, hooks included. Every entry must be owned by
+// root or the administrator and not writable by group or others (StrictModes, for the whole tree).
+import { posixQuote } from '../policy/quote.js';
+
+/** The npm package `qwenCli` must sit in for its sibling files to be known. */
+export const QWEN_PACKAGE_NAME = '@qwen-code/qwen-code';
+/** The walk stops here: an npm install of Qwen 0.24.4 has about 1400 entries. */
+export const QWEN_TREE_MAX_ENTRIES = 100_000;
+
+export interface QwenPackageStat {
+  uid: number;
+  mode: number;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+export interface QwenPackageFs {
+  readFileSync(path: string, encoding: 'utf8'): string;
+  lstatSync(path: string): QwenPackageStat;
+  statSync(path: string): QwenPackageStat;
+  readdirSync(path: string): string[];
+}
+
+/** What the walk found under the directory of the pinned `qwenCli`. */
+export type QwenPackageFact =
+  | { kind: 'absent'; root: string }
+  | { kind: 'not-a-package'; root: string }
+  | {
+      kind: 'walked';
+      root: string;
+      /** package.json `version`, when it is a string. */
+      version?: string | undefined;
+      /** False when the directory is not the Qwen package (walked only on request). */
+      qwenPackage: boolean;
+      entries: number;
+      truncated: boolean;
+      /** Entries writable by group or others: how many, and the first one met. */
+      writable: { count: number; first?: { path: string; mode: number } };
+      /** Every owning uid: how many entries it owns, and the first one met. */
+      owners: ReadonlyMap<number, { count: number; first: string }>;
+    };
+
+function dirname(file: string): string {
+  const cut = file.lastIndexOf('/');
+  return cut <= 0 ? '/' : file.slice(0, cut);
+}
+
+/**
+ * Walks the package around `qwenCli` (lstat; a symlink is judged by its target, not followed). A
+ * directory that is not the Qwen package is reported as such — or, with `walkAnyDirectory` (the
+ * launcher: whatever sits beside cli.js is what it loads), walked all the same.
+ */
+export function walkQwenPackage(
+  qwenCli: string,
+  fs: QwenPackageFs,
+  options: {
+    walkAnyDirectory?: boolean /** Entries judged elsewhere (still walked into). */;
+    skip?: ReadonlySet<string>;
+  } = {},
+): QwenPackageFact {
+  const root = dirname(qwenCli);
+  try {
+    fs.statSync(qwenCli);
+  } catch {
+    return { kind: 'absent', root };
+  }
+  let parsed: { name?: unknown; version?: unknown } = {};
+  try {
+    parsed = JSON.parse(fs.readFileSync(`${root}/package.json`, 'utf8')) as typeof parsed;
+  } catch {
+    // no package manifest we know
+  }
+  const qwenPackage = parsed.name === QWEN_PACKAGE_NAME;
+  if (!qwenPackage && options.walkAnyDirectory !== true) return { kind: 'not-a-package', root };
+  const owners = new Map<number, { count: number; first: string }>();
+  const writable: { count: number; first?: { path: string; mode: number } } = { count: 0 };
+  let count = 0;
+  const stack = [root];
+  while (stack.length > 0 && count < QWEN_TREE_MAX_ENTRIES) {
+    const entry = stack.pop()!;
+    let stat: QwenPackageStat;
+    let directory: boolean;
+    try {
+      const link = fs.lstatSync(entry);
+      directory = link.isDirectory();
+      stat = link.isSymbolicLink() ? fs.statSync(entry) : link;
+    } catch {
+      continue;
+    }
+    count++;
+    if (options.skip?.has(entry) !== true) {
+      const owned = owners.get(stat.uid);
+      if (owned === undefined) owners.set(stat.uid, { count: 1, first: entry });
+      else owned.count++;
+      if ((stat.mode & 0o022) !== 0) {
+        writable.count++;
+        writable.first ??= { path: entry, mode: stat.mode & 0o777 };
+      }
+    }
+    if (directory) {
+      let names: string[] = [];
+      try {
+        names = fs.readdirSync(entry);
+      } catch {
+        // an unreadable directory: its entries stay unchecked, and the directory itself was judged
+      }
+      for (const child of names.sort().reverse()) stack.push(`${entry}/${child}`);
+    }
+  }
+  const version = qwenPackage && typeof parsed.version === 'string' ? parsed.version : undefined;
+  return {
+    kind: 'walked',
+    root,
+    version,
+    qwenPackage,
+    entries: count,
+    truncated: stack.length > 0,
+    writable,
+    owners,
+  };
+}
+
+const entries = (n: number) => (n === 1 ? '1 entry' : `${n} entries`);
+
+/** The ownership and mode problems of a walked package, one line each (shown as verify and the launcher print them). */
+export function qwenPackageProblems(
+  fact: Extract<QwenPackageFact, { kind: 'walked' }>,
+  adminUid: number,
+  show: (value: string) => string,
+): string[] {
+  const root = show(fact.root);
+  const problems: string[] = [];
+  if (fact.writable.first !== undefined) {
+    const { path, mode } = fact.writable.first;
+    problems.push(
+      `Qwen's install ${root} has ${entries(fact.writable.count)} writable by group or others, e.g. ${show(path)} (mode ${mode.toString(8)}); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w ${posixQuote(fact.root)}`,
+    );
+  }
+  const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;
+  for (const [uid, owned] of [...fact.owners].sort(([a], [b]) => a - b)) {
+    // Root and the administrator who rendered the install are the only owners trusted (StrictModes).
+    if (uid === 0 || uid === adminUid) continue;
+    problems.push(
+      `Qwen's install ${root} has ${entries(owned.count)} owned by uid ${uid}, not ${trusted}, e.g. ${show(owned.first)}; fix: chown -R root ${posixQuote(fact.root)}`,
+    );
+  }
+  return problems;
+}
+
+export function qwenPackageSummary(
+  fact: Extract<QwenPackageFact, { kind: 'walked' }>,
+  adminUid: number,
+  show: (value: string) => string,
+): string {
+  const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;
+  return `Qwen's install ${show(fact.root)}: ${entries(fact.entries)}, all owned by ${trusted} and not writable by group or others`;
+}
