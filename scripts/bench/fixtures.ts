@@ -38,12 +38,28 @@ export const rememberEvent = preToolUseEvent({
   tool_input: { content: 'Release branches are cut on Tuesdays.' },
 });
 
-/** Renders an on-demand install whose "Qwen" is a stub that exits at once. */
-export function renderLauncherInstall(work: string, node: string, cli: string, providerUrl: string): string {
+/**
+ * Renders an on-demand install whose "Qwen" is a stub that exits at once. With `qwenPackage` (the
+ * real package directory) the stub replaces cli.js in a hard-linked copy of the whole package, so
+ * the launcher checks as many files as it does for a real Qwen.
+ */
+export function renderLauncherInstall(
+  work: string,
+  node: string,
+  cli: string,
+  providerUrl: string,
+  qwenPackage?: string,
+): string {
   const installDir = path.join(work, 'install');
   const repo = path.join(work, 'repo');
   fs.mkdirSync(repo, { recursive: true });
-  const stub = path.join(work, 'stub-qwen.js');
+  let stub = path.join(work, 'stub-qwen.js');
+  if (qwenPackage !== undefined && fs.existsSync(qwenPackage)) {
+    const copy = path.join(work, 'qwen-package');
+    execFileSync('cp', ['-al', qwenPackage, copy]);
+    stub = path.join(copy, 'cli.js');
+    fs.rmSync(stub);
+  }
   fs.writeFileSync(stub, 'process.exitCode = 0;\n');
   const deployment = writeJson(path.join(work, 'deployment.json'), {
     version: 1,

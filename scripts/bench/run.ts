@@ -150,8 +150,12 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
     node,
     path.join(ROOT, 'dist/cli/qwen-managed.js'),
     providerUrl,
+    // The launcher checks every file of the Qwen package beside cli.js: measure it on the real one.
+    path.join(ROOT, '.cache/e2e/node_modules/@qwen-code/qwen-code'),
   );
-  const stub = path.join(work, 'stub-qwen.js');
+  const stub = JSON.parse(
+    fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
+  ).qwenCli;
   const env = { TERM: 'xterm-256color', CONTEXT_API_TOKEN: TOKEN, PATH: '/usr/bin:/bin' };
   const launcher = async () => {
     const run = await timedPtyRun(

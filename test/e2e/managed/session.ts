@@ -1,8 +1,12 @@
 // A developer's session: `<installDir>/bin/launch-qwen --profile <kind>` typed in a real
 // pseudo-terminal, as the world's throwaway user, from their home directory, with a login-shell
 // environment. The launcher execs Qwen in place (same pid), so the pty's process is Qwen.
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { expect } from 'vitest';
+import { computeEnv } from '../../../launcher/env.js';
 import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
+import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
 import type { RecordedRequest } from '../../fixtures/fake-model/server.js';
 import type { ProcInfo } from '../harness/processes.js';
 import { INPUT_READY } from '../harness/scenario.js';
@@ -13,6 +17,9 @@ export interface LaunchOptions {
   /** Extra caller environment (wins over the login-shell defaults). */
   env?: Record<string, string>;
 }
+
+/** What the repository guard added to Qwen's environment, left out of a `direct` start. */
+const WITHOUT_THE_GUARD = new Set(['SHELLOPTS', 'PS4', 'QWEN_RUNTIME_DIR']);
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,6 +39,58 @@ export class ManagedSession {
       argv: [world.launcher, '--profile', kind],
       env: world.callerEnv(options.env),
       cwd: world.user.home,
+      uid: world.user.uid,
+      gid: world.user.gid,
+      cols: 120,
+      rows: 50,
+    });
+    return new ManagedSession(world, kind, term);
+  }
+
+  /**
+   * Qwen started WITHOUT the launcher (the negative controls): the pinned node and cli.js with the
+   * managed argv, settings files, provider config and credentials — what a launch gave Qwen before the
+   * repository guard — but none of the guard: no launch defaults layer (the admin's system defaults,
+   * so no advanced.excludedEnvVars), no pinned SHELLOPTS, PS4 or QWEN_RUNTIME_DIR, no refusal.
+   */
+  static direct(
+    world: ManagedWorld,
+    kind: ProfileKind,
+    options: {
+      credentials: Record<string, string>;
+      env?: Record<string, string>;
+      /** Replaces pinned-file variables (e.g. settings without a defence, for a negative control). */
+      pinned?: Record<string, string>;
+    },
+  ): ManagedSession {
+    world.resetBashLog();
+    const plan = world.launchPlan(kind);
+    const qwenHome = world.qwenHome(kind);
+    for (let dir = qwenHome, made: string[] = []; ; dir = dirname(dir)) {
+      if (existsSync(dir)) {
+        for (const d of made.reverse()) {
+          mkdirSync(d, { mode: 0o700 });
+          chownSync(d, world.user.uid, world.user.gid);
+        }
+        break;
+      }
+      made.push(dir);
+    }
+    const env: Record<string, string> = {};
+    for (const entry of computeEnv(world.callerEnv(options.env), plan, ENVIRONMENT_POLICY, {
+      home: world.user.home,
+      qwenHome,
+      credentials: options.credentials,
+      platform: 'posix',
+      externalContextActive: true,
+    }).entries) {
+      if (!WITHOUT_THE_GUARD.has(entry.name)) env[entry.name] = entry.value;
+    }
+    Object.assign(env, options.pinned);
+    const term = TerminalSession.spawn({
+      argv: [plan.node, plan.qwenCli, ...plan.argv, ...plan.externalContext.argv],
+      env,
+      cwd: plan.cwd,
       uid: world.user.uid,
       gid: world.user.gid,
       cols: 120,

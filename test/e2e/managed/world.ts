@@ -14,12 +14,13 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { LaunchPlan, ProfileKind } from '../../../src/deploy/launch-plan.js';
 import { FakeModel } from '../../fixtures/fake-model/server.js';
 import type { FakeService } from '../../fixtures/fake-services/index.js';
@@ -128,6 +129,7 @@ export class ManagedWorld {
       };
       const repo = owned(join(root, 'repo'), 0o755);
       const logDir = owned(join(root, 'log'), 0o700);
+      owned(join(logDir, 'bash-env'), 0o700);
       // A developer's noisy ~/.bashrc. Debian's bash sources it when stdin is a socket (as for
       // Qwen's hooks) unless SHLVL says it is nested; anything it prints would corrupt a hook's JSON.
       const bashrc = join(user.home, '.bashrc');
@@ -140,9 +142,10 @@ export class ManagedWorld {
       const secretsDir = adminDir(join(root, 'secrets'));
       const tools = adminDir(join(root, 'tools'));
       const bashLog = join(logDir, 'bash.log');
+      const bashEnvDir = join(logDir, 'bash-env');
       writeFileSync(
         join(tools, 'bash'),
-        `#!/bin/sh\n# e2e instrument: log the argv of every bash Qwen starts, then run the real bash.\nprintf '%s\\n' "$*" >> '${bashLog}' 2>/dev/null\nexec /bin/bash "$@"\n`,
+        `#!/bin/sh\n# e2e instrument: log the argv and environment of every bash Qwen starts, then run the real bash.\nprintf '%s\\n' "$*" >> '${bashLog}' 2>/dev/null\nenv -0 > '${bashEnvDir}'/$$.env 2>/dev/null\nexec /bin/bash "$@"\n`,
         { mode: 0o755 },
       );
       chmodSync(join(tools, 'bash'), 0o755);
@@ -288,12 +291,43 @@ export class ManagedWorld {
     };
   }
 
-  /** Empties the bash and bashrc logs (each session starts its own record). */
+  /** Empties the bash and bashrc logs and the recorded bash environments (each session starts its own record). */
   resetBashLog(): void {
     for (const name of ['bash.log', 'bashrc.log']) {
       const file = join(this.logDir, name);
       if (existsSync(file)) truncateSync(file);
     }
+    const envs = join(this.logDir, 'bash-env');
+    for (const name of readdirSync(envs)) rmSync(join(envs, name), { force: true });
+  }
+
+  /** The environment of every bash Qwen started since the last reset (hooks and shell commands). */
+  bashEnvs(): Array<Record<string, string>> {
+    const envs = join(this.logDir, 'bash-env');
+    return readdirSync(envs).map((name) => {
+      const env: Record<string, string> = {};
+      for (const entry of readFileSync(join(envs, name), 'utf8').split('\0')) {
+        const eq = entry.indexOf('=');
+        if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+      }
+      return env;
+    });
+  }
+
+  /** Writes a file (and its missing directories) owned by the world's user, as a repository or home would hold it. */
+  plant(file: string, content: string): void {
+    let dir = dirname(file);
+    const missing: string[] = [];
+    while (!existsSync(dir)) {
+      missing.unshift(dir);
+      dir = dirname(dir);
+    }
+    for (const d of missing) {
+      mkdirSync(d, { mode: 0o755 });
+      chownSync(d, this.user.uid, this.user.gid);
+    }
+    writeFileSync(file, content);
+    chownSync(file, this.user.uid, this.user.gid);
   }
 
   /** Every bash that sourced the user's ~/.bashrc since the session started (`<pid> <$0>`). */
