@@ -1,7 +1,14 @@
-// Auto-recall query sanitizer (runtimes.md, "Query sanitizer"): a conservative, best-effort
-// transform that lowers the risk of forwarding a secret to the provider. It is NOT DLP.
-// Every step runs in linear time: scanners are hand-written where a regex could backtrack, and the
-// remaining regexes only have quantifiers over disjoint classes behind a fixed literal or lookbehind.
+// Auto-recall query sanitizer (docs/upstream-differences.md, "Query sanitizer"): a conservative,
+// best-effort transform that lowers the risk of forwarding a secret to the provider. It is NOT DLP.
+//
+// What it removes is, exactly, what upstream's sanitizer removes plus the declared additions. So
+// upstream's passes run here in upstream's order with upstream's boundaries, each replacing what it
+// matches with one space, while the additions are only *marked* on the text upstream's rule 4 sees:
+// marking never changes the text a later upstream pass reads, so an addition can neither hide text
+// an upstream match needs nor hand it a left-over header name to swallow the next word with.
+// Every step is linear: the rules are hand-written scanners that emulate the upstream regular
+// expressions' leftmost, greedy matching (the differential suite in test/unit/parity runs them
+// against those expressions); only the header rule is a regex, behind a fixed literal.
 import { takeCodePoints } from './codepoints.js';
 
 const MAX_INPUT_CODE_POINTS = 4096;
@@ -9,59 +16,140 @@ const MAX_QUERY_CODE_POINTS = 512;
 
 // "Horizontal space": tab plus every Unicode space separator (Zs), i.e. PCRE's `\h` without U+180E.
 const HSPACE = '[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]';
-// Characters of a credential value in an authorization header (RFC 6750 b64token plus `=`).
-const TOKEN_RUN = '[A-Za-z0-9._~+/=-]+';
-
-// 4a. Header form, removed whole: a `Basic` user:password is too short for the long-token rule, and
-// a left-over `Authorization:` would make the assignment rule swallow the next word.
+// Addition 4a, the header form, removed whole: a `Basic` user:password is too short for the
+// long-token rule, and upstream's Bearer rule leaves `Authorization:` behind.
 // No `u` flag on purpose: with `iu`, `[A-Za-z]`/`k`/`s` would also match U+212A and U+017F.
 const AUTH_HEADER = new RegExp(
-  `["']?authorization["']?${HSPACE}*[:=]${HSPACE}*["']?[A-Za-z][A-Za-z0-9_-]*${HSPACE}+${TOKEN_RUN}["']?`,
+  `["']?authorization["']?${HSPACE}*[:=]${HSPACE}*["']?[A-Za-z][A-Za-z0-9_-]*${HSPACE}+[A-Za-z0-9._~+/=-]+["']?`,
   'gi',
 );
-// 4b. A bare bearer credential; a bare `Basic` is left alone because "basic knowledge" is prose.
-const BARE_BEARER = new RegExp(`bearer${HSPACE}+${TOKEN_RUN}`, 'gi');
 
-// Word boundary for steps 6/7: the match is neither preceded nor followed by `[A-Za-z0-9_-]`.
-// 6. JWT-shaped: three dot-separated segments of 8+ URL-safe characters.
-const JWT = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])/g;
-// 7. Long opaque tokens (API keys, hashes, session ids).
-const LONG_TOKEN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32,}(?![A-Za-z0-9_-])/g;
-
-const SECRET_KEYWORDS = ['api_key', 'api-key', 'apikey', 'token', 'password', 'secret', 'authorization'];
+const UPSTREAM_KEYWORDS = ['api_key', 'api-key', 'apikey', 'token', 'password', 'secret'];
+// Addition to rule 5: upstream's grammar, with `authorization` as the keyword.
+const ADDED_KEYWORDS = ['authorization'];
 
 /**
  * Turns a submitted prompt into a search query, or `undefined` when nothing is left to search for.
  * `credential` is the provider credential value; every exact occurrence is removed.
  */
 export function sanitizeQuery(input: string, credential?: string): string | undefined {
+  const known = credential !== undefined && credential !== '' ? credential : undefined;
   // 1. Bound the work before anything else looks at the text.
-  let text = input.length > MAX_INPUT_CODE_POINTS ? boundInput(input, credential) : input;
-  text = removeFencedCode(text);
+  const base = input.length > MAX_INPUT_CODE_POINTS ? takeCodePoints(input, MAX_INPUT_CODE_POINTS) : input;
+  const draft = new Draft(base);
+  draft.remove(fencedCode(draft.text));
   // 3. The one secret we know for sure; removed even inside a word. An empty value would match everywhere.
-  if (credential !== undefined && credential !== '') text = text.replaceAll(credential, ' ');
-  text = text.replace(AUTH_HEADER, ' ').replace(BARE_BEARER, ' ');
-  text = removeSecretAssignments(text);
-  text = text.replace(JWT, ' ').replace(LONG_TOKEN, ' ');
+  if (known !== undefined) draft.remove(occurrences(draft.text, known));
+  // Declared additions, decided on the text upstream's rule 4 sees and only marked.
+  draft.mark(spansOf(AUTH_HEADER, draft.text));
+  draft.mark(assignments(draft.text, ADDED_KEYWORDS));
+  // Upstream's passes 4–7, in upstream's order, each on the text the previous one left.
+  draft.remove(bearerTokens(draft.text));
+  draft.remove(assignments(draft.text, UPSTREAM_KEYWORDS));
+  draft.remove(jwtShapes(draft.text));
+  draft.remove(longTokens(draft.text));
+  // Declared addition to 1: a credential cut in half by the bound would survive step 3 as a prefix.
+  if (known !== undefined && base.length < input.length) {
+    const at = input.indexOf(known, Math.max(0, base.length - known.length + 1));
+    if (at !== -1 && at < base.length) draft.markBase(at, base.length);
+  }
   // 8. JavaScript `\s` / `trim()` agree on the whitespace set.
-  text = text.replace(/\s+/g, ' ').trim();
+  const text = draft.render().replace(/\s+/g, ' ').trim();
   if (text === '') return undefined;
   return takeCodePoints(text, MAX_QUERY_CODE_POINTS);
 }
 
-/** Step 1: the first 4096 code points, never ending inside an occurrence of the credential. */
-function boundInput(input: string, credential: string | undefined): string {
-  const text = takeCodePoints(input, MAX_INPUT_CODE_POINTS);
-  if (credential === undefined || credential === '' || text.length === input.length) return text;
-  // A credential cut in half here would survive step 3 as a prefix: end the text where it begins.
-  const at = input.indexOf(credential, Math.max(0, text.length - credential.length + 1));
-  return at !== -1 && at < text.length ? text.slice(0, at) : text;
+/** Match positions as flat `[start, end, start, end, …]` pairs, ascending and non-overlapping. */
+type Spans = number[];
+
+/**
+ * The bounded input with what has been removed so far. `text` is what the next pass reads: the
+ * input with every removed span replaced by one space, as upstream's `replace(rule, ' ')` leaves
+ * it. `removed` marks, per unit of the input, what the final query will not contain.
+ */
+class Draft {
+  text: string;
+  /** Input index where each unit of `text` begins; one extra entry holds the input length. */
+  private starts: Int32Array;
+  private readonly removed: Uint8Array;
+
+  constructor(private readonly base: string) {
+    this.text = base;
+    this.starts = new Int32Array(base.length + 1);
+    for (let i = 0; i <= base.length; i++) this.starts[i] = i;
+    this.removed = new Uint8Array(base.length);
+  }
+
+  /** Marks the input behind `spans` (positions in `text`) as removed; `text` stays as it is. */
+  mark(spans: Spans): void {
+    for (let i = 0; i < spans.length; i += 2)
+      this.markBase(this.starts[spans[i]!]!, this.starts[spans[i + 1]!]!);
+  }
+
+  markBase(from: number, to: number): void {
+    this.removed.fill(1, from, to);
+  }
+
+  /** Marks `spans` and replaces each with one space in `text`. */
+  remove(spans: Spans): void {
+    if (spans.length === 0) return;
+    this.mark(spans);
+    const { text, starts } = this;
+    let removedUnits = 0;
+    for (let i = 0; i < spans.length; i += 2) removedUnits += spans[i + 1]! - spans[i]! - 1;
+    const next = new Int32Array(starts.length - removedUnits);
+    let result = '';
+    let copied = 0;
+    let at = 0;
+    for (let i = 0; i < spans.length; i += 2) {
+      const start = spans[i]!;
+      result += text.slice(copied, start) + ' ';
+      for (let j = copied; j <= start; j++) next[at++] = starts[j]!;
+      copied = spans[i + 1]!;
+    }
+    result += text.slice(copied);
+    for (let j = copied; j < starts.length; j++) next[at++] = starts[j]!;
+    this.text = result;
+    this.starts = next;
+  }
+
+  /** The input with every removed run replaced by one space. */
+  render(): string {
+    const { base, removed } = this;
+    let result = '';
+    let copied = 0;
+    let i = 0;
+    while (i < base.length) {
+      if (removed[i] === 0) {
+        i++;
+        continue;
+      }
+      result += base.slice(copied, i) + ' ';
+      while (i < base.length && removed[i] === 1) i++;
+      copied = i;
+    }
+    return result + base.slice(copied);
+  }
+}
+
+function spansOf(pattern: RegExp, text: string): Spans {
+  const spans: Spans = [];
+  for (const match of text.matchAll(pattern)) spans.push(match.index, match.index + match[0].length);
+  return spans;
+}
+
+/** Step 3: every non-overlapping occurrence, left to right (what `replaceAll` replaces). */
+function occurrences(text: string, needle: string): Spans {
+  const spans: Spans = [];
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+    spans.push(at, at + needle.length);
+  }
+  return spans;
 }
 
 /** Step 2: a ``` or ~~~ fence through the next identical fence, or through the end when unterminated. */
-function removeFencedCode(text: string): string {
-  let result = '';
-  let copied = 0;
+function fencedCode(text: string): Spans {
+  const spans: Spans = [];
   let index = 0;
   while (index + 3 <= text.length) {
     const unit = text.charCodeAt(index);
@@ -76,21 +164,57 @@ function removeFencedCode(text: string): string {
     // Code blocks are where pasted secrets, configs and logs live: drop them whole.
     const close = text.indexOf(unit === 0x60 ? '```' : '~~~', index + 3);
     const end = close === -1 ? text.length : close + 3;
-    result += text.slice(copied, index) + ' ';
-    copied = end;
+    spans.push(index, end);
     index = end;
   }
-  return result + text.slice(copied);
+  return spans;
+}
+
+/**
+ * Step 4b, upstream's `/\bbearer\s+[A-Za-z0-9._~+/=-]+/gi`: any whitespace after the word, line
+ * breaks included; a word character right before it (`xBearer`) means no match.
+ */
+function bearerTokens(text: string): Spans {
+  const spans: Spans = [];
+  let index = 0;
+  while (index < text.length) {
+    if (startsBearer(text, index) && !isWordUnit(text.charCodeAt(index - 1))) {
+      let cursor = index + 6;
+      while (isWhitespace(text.charCodeAt(cursor))) cursor++;
+      const value = cursor;
+      while (isTokenValueUnit(text.charCodeAt(cursor))) cursor++;
+      if (value > index + 6 && cursor > value) {
+        spans.push(index, cursor);
+        index = cursor;
+        continue;
+      }
+    }
+    index++;
+  }
+  return spans;
+}
+
+/** ASCII-case-insensitive `bearer` at `index` (`| 0x20` folds only A–Z onto a–z for these letters). */
+function startsBearer(text: string, index: number): boolean {
+  return (
+    (text.charCodeAt(index) | 0x20) === 0x62 &&
+    (text.charCodeAt(index + 1) | 0x20) === 0x65 &&
+    (text.charCodeAt(index + 2) | 0x20) === 0x61 &&
+    (text.charCodeAt(index + 3) | 0x20) === 0x72 &&
+    (text.charCodeAt(index + 4) | 0x20) === 0x65 &&
+    (text.charCodeAt(index + 5) | 0x20) === 0x72
+  );
 }
 
 /**
  * Step 5: `[quote]identifier[quote] [:=] [value]` where the identifier that owns the separator
- * contains a secret keyword. Scanning whole identifiers (never a keyword inside a longer phrase)
- * is what keeps "token budget: large" intact: `budget` owns that colon.
+ * contains one of `keywords`; around the separator any whitespace but CR and LF. Scanning whole
+ * identifiers (never a keyword inside a longer phrase) keeps "token budget: large" intact:
+ * `budget` owns that colon.
  */
-function removeSecretAssignments(text: string): string {
-  let result = '';
-  let copied = 0;
+function assignments(text: string, keywords: readonly string[]): Spans {
+  const spans: Spans = [];
+  let matchedUpTo = 0;
   let index = 0;
   while (index < text.length) {
     if (!isIdentifierUnit(text.charCodeAt(index))) {
@@ -102,20 +226,20 @@ function removeSecretAssignments(text: string): string {
     const end = index;
     let cursor = end;
     if (isQuote(text.charCodeAt(cursor))) cursor++;
-    while (isHorizontalSpace(text.charCodeAt(cursor))) cursor++;
+    while (isSeparatorSpace(text.charCodeAt(cursor))) cursor++;
     const separator = text.charCodeAt(cursor);
     if (separator !== 0x3a && separator !== 0x3d) continue;
-    if (!containsSecretKeyword(text.slice(start, end))) continue;
+    if (!containsKeyword(text.slice(start, end), keywords)) continue;
     cursor++;
-    while (isHorizontalSpace(text.charCodeAt(cursor))) cursor++;
+    while (isSeparatorSpace(text.charCodeAt(cursor))) cursor++;
     cursor = endOfValue(text, cursor);
-    // Take the opening quote too, unless an earlier removal already consumed it.
-    const from = start > copied && isQuote(text.charCodeAt(start - 1)) ? start - 1 : start;
-    result += text.slice(copied, from) + ' ';
-    copied = cursor;
+    // Take the opening quote too, unless the previous match already consumed it.
+    const from = start > matchedUpTo && isQuote(text.charCodeAt(start - 1)) ? start - 1 : start;
+    spans.push(from, cursor);
+    matchedUpTo = cursor;
     index = cursor;
   }
-  return result + text.slice(copied);
+  return spans;
 }
 
 /** End of an assignment value starting at `index`: a one-line quoted string, else a run up to whitespace, `,` or `;`. */
@@ -138,48 +262,133 @@ function endOfValue(text: string, index: number): number {
   return cursor;
 }
 
-function containsSecretKeyword(identifier: string): boolean {
+function containsKeyword(identifier: string, keywords: readonly string[]): boolean {
   const lower = identifier.toLowerCase();
-  return SECRET_KEYWORDS.some((keyword) => lower.includes(keyword));
+  return keywords.some((keyword) => lower.includes(keyword));
 }
 
-/** `[A-Za-z0-9_.-]` */
-function isIdentifierUnit(unit: number): boolean {
+/**
+ * For `\b`-bounded runs of `[A-Za-z0-9_-]`: `runEnd[i]` is where the run containing `i` ends (`i`
+ * itself outside a run), `lastBoundary[i]` the last word boundary at or before `i` (-1: none).
+ * `\b` sees only `[A-Za-z0-9_]` as word characters, so a `-` next to a space is no boundary.
+ */
+function runTables(text: string): { runEnd: Int32Array; lastBoundary: Int32Array } {
+  const n = text.length;
+  const runEnd = new Int32Array(n + 1);
+  runEnd[n] = n;
+  for (let i = n - 1; i >= 0; i--) runEnd[i] = isTokenUnit(text.charCodeAt(i)) ? runEnd[i + 1]! : i;
+  const lastBoundary = new Int32Array(n + 1);
+  let last = -1;
+  let before = false;
+  for (let i = 0; i <= n; i++) {
+    const after = isWordUnit(text.charCodeAt(i));
+    if (before !== after) last = i;
+    lastBoundary[i] = last;
+    before = after;
+  }
+  return { runEnd, lastBoundary };
+}
+
+function isBoundary(text: string, index: number): boolean {
+  return isWordUnit(text.charCodeAt(index - 1)) !== isWordUnit(text.charCodeAt(index));
+}
+
+/**
+ * Step 6, upstream's `/\b[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g`. The first two
+ * segments must reach their dot; the greedy third one ends at its run's last boundary, 8 or more in.
+ */
+function jwtShapes(text: string): Spans {
+  const spans: Spans = [];
+  const { runEnd, lastBoundary } = runTables(text);
+  let index = 0;
+  while (index < text.length) {
+    if (isTokenUnit(text.charCodeAt(index)) && isBoundary(text, index)) {
+      const firstEnd = runEnd[index]!;
+      const second = firstEnd + 1;
+      if (firstEnd - index >= 8 && text.charCodeAt(firstEnd) === 0x2e && second <= text.length) {
+        const secondEnd = runEnd[second]!;
+        const third = secondEnd + 1;
+        if (secondEnd - second >= 8 && text.charCodeAt(secondEnd) === 0x2e && third <= text.length) {
+          const end = lastBoundary[runEnd[third]!]!;
+          if (end >= third + 8) {
+            spans.push(index, end);
+            index = end;
+            continue;
+          }
+        }
+      }
+    }
+    index++;
+  }
+  return spans;
+}
+
+/** Step 7, upstream's `/\b[A-Za-z0-9_-]{32,}\b/g`: from a boundary to its run's last boundary, 32 or more in. */
+function longTokens(text: string): Spans {
+  const spans: Spans = [];
+  const { runEnd, lastBoundary } = runTables(text);
+  let index = 0;
+  while (index < text.length) {
+    if (isTokenUnit(text.charCodeAt(index)) && isBoundary(text, index)) {
+      const end = lastBoundary[runEnd[index]!]!;
+      if (end - index >= 32) {
+        spans.push(index, end);
+        index = end;
+        continue;
+      }
+    }
+    index++;
+  }
+  return spans;
+}
+
+/** `[A-Za-z0-9_]`, the regex word characters (`\w` without the `u` flag). NaN (out of range) is not. */
+function isWordUnit(unit: number): boolean {
   return (
     (unit >= 0x61 && unit <= 0x7a) ||
     (unit >= 0x41 && unit <= 0x5a) ||
     (unit >= 0x30 && unit <= 0x39) ||
-    unit === 0x5f ||
-    unit === 0x2e ||
-    unit === 0x2d
+    unit === 0x5f
   );
+}
+
+/** `[A-Za-z0-9_-]` */
+function isTokenUnit(unit: number): boolean {
+  return isWordUnit(unit) || unit === 0x2d;
+}
+
+/** `[A-Za-z0-9_.-]` */
+function isIdentifierUnit(unit: number): boolean {
+  return isTokenUnit(unit) || unit === 0x2e;
+}
+
+/** `[A-Za-z0-9._~+/=-]`: an RFC 6750 b64token plus `=`. */
+function isTokenValueUnit(unit: number): boolean {
+  return isIdentifierUnit(unit) || unit === 0x7e || unit === 0x2b || unit === 0x2f || unit === 0x3d;
 }
 
 function isQuote(unit: number): boolean {
   return unit === 0x22 || unit === 0x27;
 }
 
-/** Same set as `HSPACE`. */
-function isHorizontalSpace(unit: number): boolean {
+/** JavaScript's `\s`: tab, VT, FF, space, NBSP, U+1680, U+2000–U+200A, line terminators, U+202F, U+205F, U+3000, U+FEFF. */
+function isWhitespace(unit: number): boolean {
   return (
-    unit === 0x09 ||
+    (unit >= 0x09 && unit <= 0x0d) ||
     unit === 0x20 ||
     unit === 0xa0 ||
     unit === 0x1680 ||
     (unit >= 0x2000 && unit <= 0x200a) ||
+    unit === 0x2028 ||
+    unit === 0x2029 ||
     unit === 0x202f ||
     unit === 0x205f ||
-    unit === 0x3000
+    unit === 0x3000 ||
+    unit === 0xfeff
   );
 }
 
-/** JavaScript's `\s`: horizontal space, line terminators, VT, FF and U+FEFF. */
-function isWhitespace(unit: number): boolean {
-  return (
-    isHorizontalSpace(unit) ||
-    (unit >= 0x0a && unit <= 0x0d) ||
-    unit === 0x2028 ||
-    unit === 0x2029 ||
-    unit === 0xfeff
-  );
+/** Upstream's `[^\S\r\n]` around an assignment's separator: any whitespace but a line break (CR, LF). */
+function isSeparatorSpace(unit: number): boolean {
+  return unit !== 0x0a && unit !== 0x0d && isWhitespace(unit);
 }
