@@ -6,9 +6,11 @@
 // matches with one space, while the additions are only *marked* on the text upstream's rule 4 sees:
 // marking never changes the text a later upstream pass reads, so an addition can neither hide text
 // an upstream match needs nor hand it a left-over header name to swallow the next word with.
-// Every step is linear: the rules are hand-written scanners that emulate the upstream regular
-// expressions' leftmost, greedy matching (the differential suite in test/unit/parity runs them
-// against those expressions); only the header rule is a regex, behind a fixed literal.
+// Every step is linear, and cheap on a cold start (the hook calls this once per process, before the
+// JIT has warmed up): native regexes whose quantifiers cannot backtrack into each other find the
+// candidates, and JavaScript only looks at the few units around them. Where a rule's regex would
+// backtrack (`\b` inside long runs), a scanner emulates its leftmost-greedy matching exactly; the
+// differential suite (test/unit/parity) runs every rule against the plain upstream expressions.
 import { takeCodePoints } from './codepoints.js';
 
 const MAX_INPUT_CODE_POINTS = 4096;
@@ -24,9 +26,23 @@ const AUTH_HEADER = new RegExp(
   'gi',
 );
 
+// Upstream's 4b, `/\bbearer\s+[A-Za-z0-9._~+/=-]+/gi`: any whitespace after the word, line breaks
+// too. `\b` before a word character is "no word character before it", said as a lookbehind.
+const BEARER = /(?<![A-Za-z0-9_])bearer\s+[A-Za-z0-9._~+/=-]+/gi;
+// Candidates for upstream's 6 and 7: a run of 8+ token units right before a dot (a JWT's first
+// segment is a suffix of one), and a whole run of 32+. Anchored at a run's start, so linear.
+const SEGMENT_BEFORE_DOT = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{8,}(?=\.)/g;
+const LONG_RUN = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{32,}/g;
+
+// Identifiers of rule 5, `[A-Za-z0-9_.-]`, whole runs (greedy from the leftmost unit: maximal).
+const IDENTIFIER_RUN = /[A-Za-z0-9_.-]+/g;
+
 const UPSTREAM_KEYWORDS = ['api_key', 'api-key', 'apikey', 'token', 'password', 'secret'];
 // Addition to rule 5: upstream's grammar, with `authorization` as the keyword.
 const ADDED_KEYWORDS = ['authorization'];
+// No keyword anywhere, no assignment: a native test spares the scan (and 4a needs the word too).
+const UPSTREAM_KEYWORD = /api_key|api-key|apikey|token|password|secret/i;
+const ADDED_KEYWORD = /authorization/i;
 
 /**
  * Turns a submitted prompt into a search query, or `undefined` when nothing is left to search for.
@@ -36,23 +52,28 @@ export function sanitizeQuery(input: string, credential?: string): string | unde
   const known = credential !== undefined && credential !== '' ? credential : undefined;
   // 1. Bound the work before anything else looks at the text.
   const base = input.length > MAX_INPUT_CODE_POINTS ? takeCodePoints(input, MAX_INPUT_CODE_POINTS) : input;
-  const draft = new Draft(base);
+  // Declared addition to 1: a credential cut in half by the bound would survive step 3 as a prefix.
+  let cutAt = -1;
+  if (known !== undefined && base.length < input.length) {
+    const at = input.indexOf(known, Math.max(0, base.length - known.length + 1));
+    if (at !== -1 && at < base.length) cutAt = at;
+  }
+  // Only an addition needs to know where the text came from; without one, this is upstream's pipeline.
+  const draft = new Draft(base, cutAt !== -1 || ADDED_KEYWORD.test(base));
   draft.remove(fencedCode(draft.text));
   // 3. The one secret we know for sure; removed even inside a word. An empty value would match everywhere.
   if (known !== undefined) draft.remove(occurrences(draft.text, known));
   // Declared additions, decided on the text upstream's rule 4 sees and only marked.
-  draft.mark(spansOf(AUTH_HEADER, draft.text));
-  draft.mark(assignments(draft.text, ADDED_KEYWORDS));
+  if (ADDED_KEYWORD.test(draft.text)) {
+    draft.mark(spansOf(AUTH_HEADER, draft.text));
+    draft.mark(assignments(draft.text, ADDED_KEYWORDS));
+  }
   // Upstream's passes 4–7, in upstream's order, each on the text the previous one left.
-  draft.remove(bearerTokens(draft.text));
-  draft.remove(assignments(draft.text, UPSTREAM_KEYWORDS));
+  draft.removeAll(BEARER);
+  if (UPSTREAM_KEYWORD.test(draft.text)) draft.remove(assignments(draft.text, UPSTREAM_KEYWORDS));
   draft.remove(jwtShapes(draft.text));
   draft.remove(longTokens(draft.text));
-  // Declared addition to 1: a credential cut in half by the bound would survive step 3 as a prefix.
-  if (known !== undefined && base.length < input.length) {
-    const at = input.indexOf(known, Math.max(0, base.length - known.length + 1));
-    if (at !== -1 && at < base.length) draft.markBase(at, base.length);
-  }
+  if (cutAt !== -1) draft.markInput(cutAt, base.length);
   // 8. JavaScript `\s` / `trim()` agree on the whitespace set.
   const text = draft.render().replace(/\s+/g, ' ').trim();
   if (text === '') return undefined;
@@ -65,70 +86,129 @@ type Spans = number[];
 /**
  * The bounded input with what has been removed so far. `text` is what the next pass reads: the
  * input with every removed span replaced by one space, as upstream's `replace(rule, ' ')` leaves
- * it. `removed` marks, per unit of the input, what the final query will not contain.
+ * it. When `tracked`, each of those spaces is remembered with the input range it stands for, and
+ * every removal or mark as an input range (nothing here is per unit of the input); untracked, the
+ * query is simply `text`, which is the same when nothing is only marked.
  */
 class Draft {
   text: string;
-  /** Input index where each unit of `text` begins; one extra entry holds the input length. */
-  private starts: Int32Array;
-  private readonly removed: Uint8Array;
+  /** The replacement spaces of `text`, ascending: their index, the input range, and `shift` (input − text index) after them. */
+  private at: number[] = [];
+  private from: number[] = [];
+  private to: number[] = [];
+  private shift: number[] = [];
+  /** Removed input ranges, flat pairs in no order. */
+  private readonly removed: number[] = [];
 
-  constructor(private readonly base: string) {
+  constructor(
+    private readonly base: string,
+    private readonly tracked: boolean,
+  ) {
     this.text = base;
-    this.starts = new Int32Array(base.length + 1);
-    for (let i = 0; i <= base.length; i++) this.starts[i] = i;
-    this.removed = new Uint8Array(base.length);
   }
 
-  /** Marks the input behind `spans` (positions in `text`) as removed; `text` stays as it is. */
+  /** Input range `[start, end)` behind the text span `[start, end)`. */
+  private inputRange(start: number, end: number): [number, number] {
+    return [this.locate(start, true), this.locate(end - 1, false)];
+  }
+
+  /** Where the text unit at `index` begins (`begin`) or ends in the input. */
+  private locate(index: number, begin: boolean): number {
+    // Replacements before or at `index`.
+    let low = 0;
+    let high = this.at.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.at[mid]! <= index) low = mid + 1;
+      else high = mid;
+    }
+    const last = low - 1;
+    if (last >= 0 && this.at[last] === index) return begin ? this.from[last]! : this.to[last]!;
+    const input = index + (last >= 0 ? this.shift[last]! : 0);
+    return begin ? input : input + 1;
+  }
+
+  /** Marks the input behind `spans` (positions in `text`) as removed; `text` stays as it is. Tracked only. */
   mark(spans: Spans): void {
-    for (let i = 0; i < spans.length; i += 2)
-      this.markBase(this.starts[spans[i]!]!, this.starts[spans[i + 1]!]!);
+    if (!this.tracked) throw new Error('an untracked draft cannot mark');
+    for (let i = 0; i < spans.length; i += 2) this.removed.push(...this.inputRange(spans[i]!, spans[i + 1]!));
   }
 
-  markBase(from: number, to: number): void {
-    this.removed.fill(1, from, to);
+  markInput(from: number, to: number): void {
+    this.removed.push(from, to);
+  }
+
+  /** Every match of a global `pattern`, as `remove` does. */
+  removeAll(pattern: RegExp): void {
+    if (this.tracked) this.remove(spansOf(pattern, this.text));
+    else this.text = this.text.replace(pattern, ' ');
   }
 
   /** Marks `spans` and replaces each with one space in `text`. */
   remove(spans: Spans): void {
     if (spans.length === 0) return;
-    this.mark(spans);
-    const { text, starts } = this;
-    let removedUnits = 0;
-    for (let i = 0; i < spans.length; i += 2) removedUnits += spans[i + 1]! - spans[i]! - 1;
-    const next = new Int32Array(starts.length - removedUnits);
+    if (!this.tracked) {
+      let result = '';
+      let copied = 0;
+      for (let i = 0; i < spans.length; i += 2) {
+        result += this.text.slice(copied, spans[i]) + ' ';
+        copied = spans[i + 1]!;
+      }
+      this.text = result + this.text.slice(copied);
+      return;
+    }
+    const { text, at, from, to } = this;
+    const next = { at: [] as number[], from: [] as number[], to: [] as number[] };
     let result = '';
     let copied = 0;
-    let at = 0;
+    let shrink = 0;
+    let old = 0;
+    const keep = (index: number, input: [number, number]) => {
+      next.at.push(index);
+      next.from.push(input[0]);
+      next.to.push(input[1]);
+    };
     for (let i = 0; i < spans.length; i += 2) {
       const start = spans[i]!;
+      const end = spans[i + 1]!;
+      const input = this.inputRange(start, end);
+      this.removed.push(input[0], input[1]);
+      for (; old < at.length && at[old]! < start; old++) keep(at[old]! - shrink, [from[old]!, to[old]!]);
+      // Earlier replacements inside the span are part of the new one's range.
+      while (old < at.length && at[old]! < end) old++;
       result += text.slice(copied, start) + ' ';
-      for (let j = copied; j <= start; j++) next[at++] = starts[j]!;
-      copied = spans[i + 1]!;
+      keep(start - shrink, input);
+      shrink += end - start - 1;
+      copied = end;
     }
-    result += text.slice(copied);
-    for (let j = copied; j < starts.length; j++) next[at++] = starts[j]!;
-    this.text = result;
-    this.starts = next;
+    for (; old < at.length; old++) keep(at[old]! - shrink, [from[old]!, to[old]!]);
+    this.text = result + text.slice(copied);
+    this.at = next.at;
+    this.from = next.from;
+    this.to = next.to;
+    this.shift = next.at.map((index, i) => next.to[i]! - index - 1);
   }
 
-  /** The input with every removed run replaced by one space. */
+  /** The input with every removed run (overlapping or touching ranges) replaced by one space. */
   render(): string {
-    const { base, removed } = this;
+    if (!this.tracked) return this.text;
+    const ranges: [number, number][] = [];
+    for (let i = 0; i < this.removed.length; i += 2) ranges.push([this.removed[i]!, this.removed[i + 1]!]);
+    ranges.sort((a, b) => a[0] - b[0]);
     let result = '';
     let copied = 0;
-    let i = 0;
-    while (i < base.length) {
-      if (removed[i] === 0) {
-        i++;
-        continue;
+    let runEnd = -1;
+    for (const [start, end] of ranges) {
+      if (start > runEnd) {
+        // A new run: what lies before it, then its one space.
+        result += this.base.slice(copied, start) + ' ';
+        runEnd = end;
+      } else {
+        runEnd = Math.max(runEnd, end);
       }
-      result += base.slice(copied, i) + ' ';
-      while (i < base.length && removed[i] === 1) i++;
-      copied = i;
+      copied = runEnd;
     }
-    return result + base.slice(copied);
+    return result + this.base.slice(copied);
   }
 }
 
@@ -151,59 +231,19 @@ function occurrences(text: string, needle: string): Spans {
 function fencedCode(text: string): Spans {
   const spans: Spans = [];
   let index = 0;
-  while (index + 3 <= text.length) {
-    const unit = text.charCodeAt(index);
-    const opensFence =
-      (unit === 0x60 || unit === 0x7e) &&
-      text.charCodeAt(index + 1) === unit &&
-      text.charCodeAt(index + 2) === unit;
-    if (!opensFence) {
-      index++;
-      continue;
-    }
+  while (index < text.length) {
+    // The earliest fence opener of either kind (native searches, no loop over every unit).
+    const backticks = text.indexOf('```', index);
+    const tildes = text.indexOf('~~~', index);
+    const open = backticks === -1 ? tildes : tildes === -1 ? backticks : Math.min(backticks, tildes);
+    if (open === -1) break;
     // Code blocks are where pasted secrets, configs and logs live: drop them whole.
-    const close = text.indexOf(unit === 0x60 ? '```' : '~~~', index + 3);
+    const close = text.indexOf(open === backticks ? '```' : '~~~', open + 3);
     const end = close === -1 ? text.length : close + 3;
-    spans.push(index, end);
+    spans.push(open, end);
     index = end;
   }
   return spans;
-}
-
-/**
- * Step 4b, upstream's `/\bbearer\s+[A-Za-z0-9._~+/=-]+/gi`: any whitespace after the word, line
- * breaks included; a word character right before it (`xBearer`) means no match.
- */
-function bearerTokens(text: string): Spans {
-  const spans: Spans = [];
-  let index = 0;
-  while (index < text.length) {
-    if (startsBearer(text, index) && !isWordUnit(text.charCodeAt(index - 1))) {
-      let cursor = index + 6;
-      while (isWhitespace(text.charCodeAt(cursor))) cursor++;
-      const value = cursor;
-      while (isTokenValueUnit(text.charCodeAt(cursor))) cursor++;
-      if (value > index + 6 && cursor > value) {
-        spans.push(index, cursor);
-        index = cursor;
-        continue;
-      }
-    }
-    index++;
-  }
-  return spans;
-}
-
-/** ASCII-case-insensitive `bearer` at `index` (`| 0x20` folds only A–Z onto a–z for these letters). */
-function startsBearer(text: string, index: number): boolean {
-  return (
-    (text.charCodeAt(index) | 0x20) === 0x62 &&
-    (text.charCodeAt(index + 1) | 0x20) === 0x65 &&
-    (text.charCodeAt(index + 2) | 0x20) === 0x61 &&
-    (text.charCodeAt(index + 3) | 0x20) === 0x72 &&
-    (text.charCodeAt(index + 4) | 0x20) === 0x65 &&
-    (text.charCodeAt(index + 5) | 0x20) === 0x72
-  );
 }
 
 /**
@@ -215,21 +255,18 @@ function startsBearer(text: string, index: number): boolean {
 function assignments(text: string, keywords: readonly string[]): Spans {
   const spans: Spans = [];
   let matchedUpTo = 0;
-  let index = 0;
-  while (index < text.length) {
-    if (!isIdentifierUnit(text.charCodeAt(index))) {
-      index++;
-      continue;
-    }
-    const start = index;
-    while (index < text.length && isIdentifierUnit(text.charCodeAt(index))) index++;
-    const end = index;
+  // Whole identifier runs, found natively; a match resumes the search after its value.
+  const runs = IDENTIFIER_RUN;
+  runs.lastIndex = 0;
+  for (let run = runs.exec(text); run !== null; run = runs.exec(text)) {
+    const start = run.index;
+    const end = start + run[0].length;
     let cursor = end;
     if (isQuote(text.charCodeAt(cursor))) cursor++;
     while (isSeparatorSpace(text.charCodeAt(cursor))) cursor++;
     const separator = text.charCodeAt(cursor);
     if (separator !== 0x3a && separator !== 0x3d) continue;
-    if (!containsKeyword(text.slice(start, end), keywords)) continue;
+    if (!containsKeyword(run[0], keywords)) continue;
     cursor++;
     while (isSeparatorSpace(text.charCodeAt(cursor))) cursor++;
     cursor = endOfValue(text, cursor);
@@ -237,7 +274,7 @@ function assignments(text: string, keywords: readonly string[]): Spans {
     const from = start > matchedUpTo && isQuote(text.charCodeAt(start - 1)) ? start - 1 : start;
     spans.push(from, cursor);
     matchedUpTo = cursor;
-    index = cursor;
+    runs.lastIndex = cursor;
   }
   return spans;
 }
@@ -267,77 +304,75 @@ function containsKeyword(identifier: string, keywords: readonly string[]): boole
   return keywords.some((keyword) => lower.includes(keyword));
 }
 
+/** End of the run of token units `[A-Za-z0-9_-]` that starts at `index`. */
+function runEnd(text: string, index: number): number {
+  let end = index;
+  while (isTokenUnit(text.charCodeAt(end))) end++;
+  return end;
+}
+
 /**
- * For `\b`-bounded runs of `[A-Za-z0-9_-]`: `runEnd[i]` is where the run containing `i` ends (`i`
- * itself outside a run), `lastBoundary[i]` the last word boundary at or before `i` (-1: none).
- * `\b` sees only `[A-Za-z0-9_]` as word characters, so a `-` next to a space is no boundary.
+ * The first and the last word boundary inside the token run `[start, end)`, or -1. `\b` sees only
+ * `[A-Za-z0-9_]` as word characters: the units around a run are none, and a `-` is none, so the
+ * boundaries are the edges of its word characters.
  */
-function runTables(text: string): { runEnd: Int32Array; lastBoundary: Int32Array } {
-  const n = text.length;
-  const runEnd = new Int32Array(n + 1);
-  runEnd[n] = n;
-  for (let i = n - 1; i >= 0; i--) runEnd[i] = isTokenUnit(text.charCodeAt(i)) ? runEnd[i + 1]! : i;
-  const lastBoundary = new Int32Array(n + 1);
-  let last = -1;
-  let before = false;
-  for (let i = 0; i <= n; i++) {
-    const after = isWordUnit(text.charCodeAt(i));
-    if (before !== after) last = i;
-    lastBoundary[i] = last;
-    before = after;
-  }
-  return { runEnd, lastBoundary };
+function firstBoundary(text: string, start: number, end: number): number {
+  for (let i = start; i < end; i++) if (isWordUnit(text.charCodeAt(i))) return i;
+  return -1;
 }
 
-function isBoundary(text: string, index: number): boolean {
-  return isWordUnit(text.charCodeAt(index - 1)) !== isWordUnit(text.charCodeAt(index));
+function lastBoundary(text: string, start: number, end: number): number {
+  for (let i = end; i > start; i--) if (isWordUnit(text.charCodeAt(i - 1))) return i;
+  return -1;
 }
 
 /**
- * Step 6, upstream's `/\b[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g`. The first two
- * segments must reach their dot; the greedy third one ends at its run's last boundary, 8 or more in.
+ * Step 6, upstream's `/\b[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g`. Its first
+ * two segments must reach their dots, so a match starts in a run of 8+ before a dot, at the run's
+ * first boundary (a later one only has less room); the greedy third segment ends at its run's last
+ * boundary, 8 or more in. After a match the rest of that run may start the next one.
  */
 function jwtShapes(text: string): Spans {
   const spans: Spans = [];
-  const { runEnd, lastBoundary } = runTables(text);
-  let index = 0;
-  while (index < text.length) {
-    if (isTokenUnit(text.charCodeAt(index)) && isBoundary(text, index)) {
-      const firstEnd = runEnd[index]!;
-      const second = firstEnd + 1;
-      if (firstEnd - index >= 8 && text.charCodeAt(firstEnd) === 0x2e && second <= text.length) {
-        const secondEnd = runEnd[second]!;
-        const third = secondEnd + 1;
-        if (secondEnd - second >= 8 && text.charCodeAt(secondEnd) === 0x2e && third <= text.length) {
-          const end = lastBoundary[runEnd[third]!]!;
-          if (end >= third + 8) {
-            spans.push(index, end);
-            index = end;
-            continue;
-          }
-        }
-      }
+  const segments = SEGMENT_BEFORE_DOT;
+  segments.lastIndex = 0;
+  for (let found = segments.exec(text); found !== null; found = segments.exec(text)) {
+    const firstEnd = found.index + found[0].length;
+    let start = firstBoundary(text, found.index, firstEnd);
+    let end = start === -1 || firstEnd - start < 8 ? -1 : jwtEnd(text, firstEnd);
+    while (end !== -1) {
+      spans.push(start, end);
+      segments.lastIndex = end;
+      // The match ended at the third run's last boundary: what follows it in that run is a candidate.
+      const restEnd = runEnd(text, end);
+      start = end;
+      end = restEnd - start >= 8 && text.charCodeAt(restEnd) === 0x2e ? jwtEnd(text, restEnd) : -1;
     }
-    index++;
   }
   return spans;
 }
 
-/** Step 7, upstream's `/\b[A-Za-z0-9_-]{32,}\b/g`: from a boundary to its run's last boundary, 32 or more in. */
+/** For a first segment ending at the dot `firstEnd`: where the match ends, or -1. */
+function jwtEnd(text: string, firstEnd: number): number {
+  const second = firstEnd + 1;
+  const secondEnd = runEnd(text, second);
+  if (secondEnd - second < 8 || text.charCodeAt(secondEnd) !== 0x2e) return -1;
+  const third = secondEnd + 1;
+  const end = lastBoundary(text, third, runEnd(text, third));
+  return end >= third + 8 ? end : -1;
+}
+
+/**
+ * Step 7, upstream's `/\b[A-Za-z0-9_-]{32,}\b/g`: in each run, from its first boundary to its last,
+ * when they are 32 or more apart (a later start only has less room).
+ */
 function longTokens(text: string): Spans {
   const spans: Spans = [];
-  const { runEnd, lastBoundary } = runTables(text);
-  let index = 0;
-  while (index < text.length) {
-    if (isTokenUnit(text.charCodeAt(index)) && isBoundary(text, index)) {
-      const end = lastBoundary[runEnd[index]!]!;
-      if (end - index >= 32) {
-        spans.push(index, end);
-        index = end;
-        continue;
-      }
-    }
-    index++;
+  for (const run of text.matchAll(LONG_RUN)) {
+    const runEndIndex = run.index + run[0].length;
+    const start = firstBoundary(text, run.index, runEndIndex);
+    const end = start === -1 ? -1 : lastBoundary(text, start, runEndIndex);
+    if (end - start >= 32) spans.push(start, end);
   }
   return spans;
 }
@@ -355,16 +390,6 @@ function isWordUnit(unit: number): boolean {
 /** `[A-Za-z0-9_-]` */
 function isTokenUnit(unit: number): boolean {
   return isWordUnit(unit) || unit === 0x2d;
-}
-
-/** `[A-Za-z0-9_.-]` */
-function isIdentifierUnit(unit: number): boolean {
-  return isTokenUnit(unit) || unit === 0x2e;
-}
-
-/** `[A-Za-z0-9._~+/=-]`: an RFC 6750 b64token plus `=`. */
-function isTokenValueUnit(unit: number): boolean {
-  return isIdentifierUnit(unit) || unit === 0x7e || unit === 0x2b || unit === 0x2f || unit === 0x3d;
 }
 
 function isQuote(unit: number): boolean {
