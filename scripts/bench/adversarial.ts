@@ -20,6 +20,11 @@ export const SANITIZER_INPUTS: Record<string, string> = {
   'unterminated fences': fill('```x'),
   'astral emoji': '😀'.repeat(MIB / 2),
   'api_key= quoted': fill('api_key="'),
+  // Word boundaries inside runs (every one a candidate start) and upstream's wider whitespace.
+  'word-dash alternation': fill('a-'),
+  'dashes and dots': fill('aaaaaaaa-.'),
+  'vertical tabs around =': fill('token\v=\v'),
+  'Bearer and a line break': fill('Bearer\n'),
 };
 
 const hostile = (n: number) => '<😀>&"\u2028'.repeat(n);

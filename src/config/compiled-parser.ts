@@ -3,7 +3,6 @@
 // schema.ts stays the definition; test/unit/config/compiled-parser.test.ts proves this parser
 // accepts exactly what the zod schema accepts, with the same output, on tables and random inputs.
 
-import { codePointLength } from '../context/codepoints.js';
 import { checkOrigin, isValidBasePath } from '../http/origin.js';
 import { MEM0_PRESETS } from '../providers/mem0/presets.js';
 import type { ConfigParser } from './load-core.js';
@@ -45,10 +44,10 @@ function credentialName(value: unknown, path: Path): string {
   return name;
 }
 
-/** Trimmed, then 1–256 code points; the trimmed value is what the config carries. */
+/** Trimmed, then 1–256 UTF-16 units (upstream's length); the trimmed value is what the config carries. */
 function scopeString(value: unknown, path: Path): string {
   const trimmed = string(value, path).trim();
-  if (trimmed.length === 0 || codePointLength(trimmed) > 256) throw new Invalid(path);
+  if (trimmed.length === 0 || trimmed.length > 256) throw new Invalid(path);
   return trimmed;
 }
 

@@ -2,7 +2,6 @@
 // its types, validation and (through the deployment manifest) the generated JSON Schema.
 // zod/mini keeps the hook bundles small; every object is strict at every level.
 import * as z from 'zod/mini';
-import { codePointLength } from '../context/codepoints.js';
 import { checkOrigin, isValidBasePath } from '../http/origin.js';
 import { MEM0_PRESET_NAMES } from '../providers/mem0/presets.js';
 import { CREDENTIAL_NAME } from './names.js';
@@ -11,10 +10,13 @@ export { CREDENTIAL_NAME, credentialVariable } from './names.js';
 
 const credentialName = z.string().check(z.regex(CREDENTIAL_NAME));
 
-/** Trimmed, then 1–256 code points. */
+/**
+ * Trimmed, then 1–256 UTF-16 units: upstream's length (string `length`, not code points). A refine,
+ * not maxLength: JSON Schema's maxLength would publish a code-point bound.
+ */
 const scopeString = z.string().check(
   z.trim(),
-  z.refine((s) => s.length > 0 && codePointLength(s) <= 256),
+  z.refine((s) => s.length > 0 && s.length <= 256),
 );
 
 const timeoutMs = (fallback: number, max: number) =>

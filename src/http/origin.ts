@@ -25,7 +25,7 @@ export function hasUnsafeUrlCharacter(raw: string): boolean {
 
 /**
  * Validates an origin (scheme + host + optional port, optional trailing `/`).
- * Returns the normalised origin (`URL.origin`) or the problem found.
+ * Returns the normalised origin (`URL.origin`, what every request is sent to) or the problem found.
  */
 export function checkOrigin(
   raw: string,
@@ -38,12 +38,10 @@ export function checkOrigin(
   } catch {
     return { ok: false, problem: 'unparsable' };
   }
-  if (url.username !== '' || url.password !== '' || raw.includes('@'))
-    return { ok: false, problem: 'credentials' };
-  // A bare `?` or `#` parses to an empty search/hash, so the raw text is checked too.
-  if (url.search !== '' || url.hash !== '' || raw.includes('?') || raw.includes('#')) {
-    return { ok: false, problem: 'query-or-fragment' };
-  }
+  // Judged on the parsed URL, as upstream does: an empty userinfo (`https://@host`, `https://:@host`)
+  // or a bare `?`/`#` parses to nothing, carries nothing, and an upstream config with it must load.
+  if (url.username !== '' || url.password !== '') return { ok: false, problem: 'credentials' };
+  if (url.search !== '' || url.hash !== '') return { ok: false, problem: 'query-or-fragment' };
   if (url.pathname !== '/' && url.pathname !== '') return { ok: false, problem: 'path' };
   if (url.protocol === 'https:') return { ok: true, origin: url.origin };
   if (url.protocol !== 'http:') return { ok: false, problem: 'scheme' };

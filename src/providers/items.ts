@@ -27,9 +27,11 @@ export function normaliseItem(
   if (title !== undefined) item.title = title;
   const uri = nonEmptyString(raw['uri']);
   if (uri !== undefined) item.uri = uri;
-  // `updated_at` wins; `updatedAt` is the fallback when `updated_at` is absent or mistyped.
-  const updatedAt = nonEmptyString(raw['updated_at']) ?? nonEmptyString(raw['updatedAt']);
-  if (updatedAt !== undefined) item.updatedAt = updatedAt;
+  // A string `updated_at` wins, even "" (then there is no value, as upstream reads it); `updatedAt`
+  // is the fallback only when `updated_at` is absent or not a string.
+  const snake = raw['updated_at'];
+  const updatedAt = typeof snake === 'string' ? snake : raw['updatedAt'];
+  if (typeof updatedAt === 'string' && updatedAt !== '') item.updatedAt = updatedAt;
   const score = raw['score'];
   if (typeof score === 'number' && Number.isFinite(score)) item.score = score;
   return item;

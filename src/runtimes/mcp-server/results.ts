@@ -4,7 +4,6 @@ import type { RememberResult } from '../../providers/types.js';
 
 export const SEARCH_FAILED = 'External context search failed.';
 export const QUERY_EMPTY = 'The query is empty.';
-export const QUERY_TOO_LONG = 'The query is longer than 2000 characters.';
 export const CONTENT_INVALID =
   'The memory content is invalid: it must be at most 4000 characters, well-formed, and not blank.';
 export const REMEMBER_FAILED = {

@@ -68,6 +68,17 @@ export const FAULT_CASES: readonly FaultCase[] = [
     source: { kind: 'proxy', fault: 'refuse-connect' },
     remember: 'unknown',
   },
+  // undici alone reconnects through these for as long as the request lasts (thousands of CONNECTs).
+  {
+    label: 'proxy hangs up after reading CONNECT',
+    source: { kind: 'proxy', fault: 'drop-connect' },
+    remember: 'unknown',
+  },
+  {
+    label: 'proxy answers CONNECT, then drops the tunnel',
+    source: { kind: 'proxy', fault: 'drop-tunnel' },
+    remember: 'unknown',
+  },
 ];
 
 export const FAULT_LABELS = FAULT_CASES.map((c) => c.label);

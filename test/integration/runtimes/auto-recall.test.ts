@@ -313,6 +313,25 @@ describe('fail-open on provider failures, bounded by autoRecall.timeoutMs', () =
     }
   });
 
+  // undici alone reconnects through such a proxy for as long as the search lasts (thousands of
+  // CONNECTs per prompt); the longest provider timeout leaves it every chance to.
+  it.each([
+    ['hangs up after reading CONNECT', 'drop-connect'],
+    ['answers CONNECT, then drops the tunnel', 'drop-tunnel'],
+  ] as const)('a proxy that %s: one CONNECT, and the search ends', async (_label, fault) => {
+    const dropping = await startProxy({ fault });
+    try {
+      const config = writeConfig(`${fault}.json`, v2('https://context.example.com', 5000));
+      const run = await runRuntime(FILE, { stdin: event(), env: env(config, { HTTPS_PROXY: dropping.url }) });
+      expectFailOpen(run);
+      expect(dropping.requests.map((r) => [r.kind, r.target])).toEqual([
+        ['connect', 'context.example.com:443'],
+      ]);
+    } finally {
+      await dropping.close();
+    }
+  });
+
   it('a provider that answers only after the hook budget: the hook answers at the provider timeout', async () => {
     search.script('POST /v1/context/search', { hang: true });
     try {

@@ -126,6 +126,36 @@ describe('tools/list', () => {
     expect(search.outputSchema).toMatchObject({ type: 'object', required: ['untrusted_external_context'] });
   });
 
+  it('publishes titles and the bounds: query ≤ 2000, ≤ 5 items, id 128, content 1000, title 200, uri 500, updatedAt 64', async () => {
+    const { tools } = await (await connect(platformWriteConfig())).listTools();
+    expect(tools.map((t) => [t.name, t.title])).toEqual([
+      ['context_search', 'Search external context'],
+      ['context_remember', 'Remember in external memory'],
+    ]);
+    const search = tools[0]!;
+    expect(search.inputSchema.properties).toEqual({
+      query: {
+        type: 'string',
+        pattern: '\\S',
+        maxLength: 2000,
+        description: 'What to look up in the configured knowledge base.',
+      },
+    });
+    const envelope = (search.outputSchema as any).properties.untrusted_external_context;
+    expect(envelope.properties.items.maxItems).toBe(5);
+    const fields = envelope.properties.items.items.properties;
+    expect(
+      Object.fromEntries(Object.entries(fields).map(([k, v]: [string, any]) => [k, v.maxLength])),
+    ).toEqual({
+      id: 128,
+      content: 1000,
+      title: 200,
+      uri: 500,
+      score: undefined,
+      updatedAt: 64,
+    });
+  });
+
   it('with write and a Mem0 writer: context_remember with the exact annotations', async () => {
     const client = await connect(platformWriteConfig());
     const { tools } = await client.listTools();
@@ -203,15 +233,18 @@ describe('context_search', () => {
     expect(generic.requests.length).toBe(before);
   });
 
-  it('refuses a query over 2000 code points with a fixed text', async () => {
+  it('refuses a query over 2000 code points (the input schema bound) without a provider request', async () => {
     const client = await connect(genericConfig());
+    const before = generic.requests.length;
     const result = await call(client, 'context_search', { query: '😀'.repeat(2001) });
-    expect(result).toMatchObject({
-      isError: true,
-      content: [{ type: 'text', text: 'The query is longer than 2000 characters.' }],
-    });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toContain('The query is longer than 2000 characters.');
+    expect(result.content[0]!.text).not.toContain('😀');
+    expect(generic.requests.length).toBe(before);
+    // The bound counts code points: 2000 emoji are 4000 UTF-16 units and still fine.
     const ok = await call(client, 'context_search', { query: '😀'.repeat(2000) });
     expect(ok.isError).toBeFalsy();
+    expect(generic.requests.length).toBe(before + 1);
   });
 
   it.each<[string, Parameters<FakeService['script']>[1]]>([

@@ -87,6 +87,35 @@ describe('version 1', () => {
   });
 });
 
+describe('origins and scope lengths as upstream accepts them', () => {
+  // Judged on the parsed URL: an empty userinfo or a bare ? / # carries nothing (the file keeps
+  // its text; requests go to the URL's origin, see test/unit/parity).
+  it.each([
+    'https://@context.example.com',
+    'https://:@context.example.com',
+    'https://context.example.com?',
+    'https://context.example.com#',
+    'https://context.example.com/?',
+    'https://context.example.com/#',
+  ])('loads baseUrl %j', (baseUrl) => {
+    const file = writeConfig({ version: 1, provider: { ...generic, baseUrl } });
+    expect(loadRuntimeConfig(env(file), 1).config.provider).toEqual({ ...generic, baseUrl });
+  });
+
+  it.each([
+    ['256 ASCII characters', 'a'.repeat(256), true],
+    ['128 emoji (256 UTF-16 units)', '😀'.repeat(128), true],
+    ['257 ASCII characters', 'a'.repeat(257), false],
+    ['129 emoji (258 UTF-16 units)', '😀'.repeat(129), false],
+    ['256 characters plus padding (trimmed first)', ` ${'a'.repeat(256)} `, true],
+  ])('appId of %s: loads = %s', (_name, appId, loads) => {
+    const file = writeConfig({ version: 1, provider: { ...platform, appId } });
+    const load = () => loadRuntimeConfig(env(file), 1);
+    if (loads) expect(load().config.provider).toEqual({ ...platform, appId: appId.trim() });
+    else expect(failure(load).code).toBe('schema-invalid');
+  });
+});
+
 describe('version 2', () => {
   it('resolves the repository root with realpath', () => {
     const file = writeConfig({
@@ -139,7 +168,7 @@ const rows: Row[] = [
   ['timeoutMs 30001', 'schema-invalid', 1, () => v1(generic, { timeoutMs: 30_001 })],
   ['timeoutMs 1.5', 'schema-invalid', 1, () => v1(generic, { timeoutMs: 1.5 })],
   ['baseUrl with a path', 'schema-invalid', 1, () => v1({ ...generic, baseUrl: 'https://a.example/v1' })],
-  ['baseUrl with a query', 'schema-invalid', 1, () => v1({ ...generic, baseUrl: 'https://a.example/?' })],
+  ['baseUrl with a query', 'schema-invalid', 1, () => v1({ ...generic, baseUrl: 'https://a.example/?q=1' })],
   [
     'baseUrl with credentials',
     'schema-invalid',
@@ -155,7 +184,13 @@ const rows: Row[] = [
   ['baseUrl with a tab', 'schema-invalid', 1, () => v1({ ...generic, baseUrl: 'https://a.ex\tample' })],
   ['tokenEnv not a variable name', 'schema-invalid', 1, () => v1({ ...generic, tokenEnv: 'A-B' })],
   ['appId blank after trim', 'schema-invalid', 1, () => v1({ ...platform, appId: '   ' })],
-  ['appId 257 code points', 'schema-invalid', 1, () => v1({ ...platform, appId: '😀'.repeat(257) })],
+  // 1–256 UTF-16 units, as upstream counts: 129 emoji are 258 units.
+  [
+    'appId 129 emoji (258 UTF-16 units)',
+    'schema-invalid',
+    1,
+    () => v1({ ...platform, appId: '😀'.repeat(129) }),
+  ],
   ['unknown preset', 'schema-invalid', 1, () => v1(mem0('mem0-v9', { userId: 'u' }))],
   [
     'basePath without leading slash',

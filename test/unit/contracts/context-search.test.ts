@@ -77,6 +77,25 @@ describe('context_search vector file', () => {
     expect(vectors[kind][validity].map((vector) => vector.name)).toEqual(expect.arrayContaining([...names]));
   });
 
+  it.each([
+    ['input', 'valid', ['query of 2000 code points (4000 UTF-16 units)']],
+    ['input', 'invalid', ['query of 2001 code points']],
+    ['output', 'valid', ['every field at its cap, counted in code points']],
+    [
+      'output',
+      'invalid',
+      [
+        'id of 129 code points',
+        'content of 1001 code points',
+        'title of 201 code points',
+        'uri of 501 code points',
+        'updatedAt of 65 code points',
+      ],
+    ],
+  ] as const)('pins the published bounds (upstream parity): %s %s', (kind, validity, names) => {
+    expect(vectors[kind][validity].map((vector) => vector.name)).toEqual(expect.arrayContaining([...names]));
+  });
+
   it('names every vector uniquely', () => {
     const names = [...rows('input'), ...rows('output')].map(([name]) => name);
     expect(new Set(names).size).toBe(names.length);

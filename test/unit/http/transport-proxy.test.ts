@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import https from 'node:https';
 import type net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { EnvHttpProxyAgent, request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/config/errors.js';
 import { postJson } from '../../../src/http/client.js';
@@ -179,6 +180,68 @@ describe('proxy transport through a real loopback proxy', () => {
     expect(outcome).toBe('incomplete');
     // undici's default would be 300 s; ours is the provider timeout plus timer granularity.
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('a proxy that drops the connection: one connection attempt per hop, then the search ends', () => {
+  it.each([
+    ['reads the CONNECT and hangs up without an answer', 'drop-connect'],
+    ['answers CONNECT with 200, then hangs up', 'drop-tunnel'],
+  ] as const)('a proxy that %s: one CONNECT, incomplete', async (_label, fault) => {
+    const dropping = await startProxy({ fault });
+    try {
+      const outcome = await withTransport({ HTTPS_PROXY: dropping.url }, 1_500, (h) =>
+        failureKind(send(h, `${tlsUrl}/x`, AbortSignal.timeout(1_500))),
+      );
+      expect({ outcome, connects: dropping.requests.map((r) => r.kind) }).toEqual({
+        outcome: 'incomplete',
+        connects: ['connect'],
+      });
+    } finally {
+      await dropping.close();
+    }
+    expect(tlsRequests).toEqual([]);
+  });
+
+  it('each later search is again one attempt (the MCP server keeps its agent)', async () => {
+    const dropping = await startProxy({ fault: 'drop-connect' });
+    try {
+      await withTransport({ HTTPS_PROXY: dropping.url }, 1_500, async (h) => {
+        for (let i = 0; i < 3; i++)
+          expect(await failureKind(send(h, `${tlsUrl}/x`, AbortSignal.timeout(1_500)))).toBe('incomplete');
+      });
+      expect(dropping.requests.map((r) => r.kind)).toEqual(['connect', 'connect', 'connect']);
+    } finally {
+      await dropping.close();
+    }
+  });
+
+  it('negative control: undici on its own reconnects until the agent is destroyed', async () => {
+    const dropping = await startProxy({ fault: 'drop-connect' });
+    const timeouts = { connectTimeout: 500, headersTimeout: 500, bodyTimeout: 500 };
+    const agent = new EnvHttpProxyAgent({
+      httpProxy: '',
+      httpsProxy: dropping.url,
+      noProxy: '',
+      ...timeouts,
+    });
+    try {
+      // The request ignores its own signal while undici keeps reconnecting: only destroy ends it.
+      const pending = request(`${tlsUrl}/x`, {
+        method: 'POST',
+        body: '{}',
+        dispatcher: agent,
+        signal: AbortSignal.timeout(500),
+      }).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await agent.destroy();
+      await pending;
+      // Measured: hundreds to thousands in half a second; any second CONNECT shows the loop.
+      expect(dropping.requests.length).toBeGreaterThan(1);
+    } finally {
+      await agent.destroy().catch(() => {});
+      await dropping.close();
+    }
   });
 });
 

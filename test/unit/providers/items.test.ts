@@ -38,6 +38,11 @@ describe('normaliseItem', () => {
       },
     ],
     [
+      'an empty updated_at is "no value", as upstream reads it: updatedAt is not consulted',
+      { id: 'a', content: 'c', updated_at: '', updatedAt: 'camel' },
+      { id: 'a', content: 'c' },
+    ],
+    [
       'mistyped optional fields are dropped, not coerced',
       { id: 'a', content: 'c', title: 1, uri: ['u'], updated_at: null, score: '0.9' },
       { id: 'a', content: 'c' },
