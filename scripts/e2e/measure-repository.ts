@@ -591,7 +591,8 @@ const REPOSITORY_KINDS: Record<string, string> = {
   'QWEN.md': 'MARK-QWEN-MD',
   'AGENTS.md': 'MARK-AGENTS-MD',
   '.qwen/QWEN.local.md': 'MARK-LOCAL-MD',
-  '.qwen/commands/probe.toml': 'prompt = "MARK-COMMAND"',
+  // A .toml command makes Qwen 0.24.4 ask, at start, to migrate it to Markdown (measured): use .md.
+  '.qwen/commands/probe.md': 'MARK-COMMAND',
   '.qwen/agents/probe.md': '---\nname: probe\ndescription: probe agent\n---\nMARK-AGENT',
   '.qwen/skills/probe/SKILL.md': '---\nname: probe\ndescription: probe skill\n---\nMARK-SKILL',
   '.qwen/output-styles/probe.md': '---\nname: probe\n---\nMARK-STYLE',
