@@ -1,10 +1,12 @@
 // `qwen-managed render --json` as configuration management reads it (the Ansible role decides
 // `changed` from it): the built CLI, real processes, real trees. stdout is the JSON result alone.
+
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runtimeFileNames } from '../../../src/deploy/layout.js';
 import { REPO, tempDir } from '../../unit/deploy/fixtures.js';
 
 const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
@@ -27,17 +29,8 @@ function renderJson(deployment: string, out: string, ...extra: string[]) {
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
 
-const RUNTIME = [
-  'runtime/approval-guard.js',
-  'runtime/auto-recall-search.js',
-  'runtime/auto-recall.js',
-  'runtime/launch-qwen.js',
-  'runtime/mcp-server.js',
-  'runtime/package.json',
-  'runtime/proxy-transport.js',
-  'runtime/rollback.js',
-  'runtime/write-confirmation.js',
-];
+/** Every runtime file render installs (one list: src/deploy/layout.ts). */
+const RUNTIME = runtimeFileNames().map((name) => `runtime/${name}`);
 const PROFILE_FILES = {
   'on-demand': [
     'external-context.json',
