@@ -4,6 +4,7 @@
 // the current user's passwd home for HOME. Credential values are never shown.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { resolve } from 'node:path';
 import { buildArgv } from '../../../launcher/argv.js';
 import { routedCredentials } from '../../../launcher/credentials.js';
@@ -16,6 +17,7 @@ import {
   launchDefaultsPath,
   qwenHomePath,
 } from '../../../launcher/qwen-home.js';
+import { inspectRepository } from '../../../launcher/repository.js';
 import {
   type CredentialSource,
   isProfileKind,
@@ -26,6 +28,9 @@ import {
 import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
+import { refusalLine } from '../../policy/repository.js';
+import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../qwen/versions.js';
+import { isPlainObject } from '../../text/json.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
 import { parseFlags } from '../flags.js';
@@ -64,6 +69,16 @@ export interface PlanEnvironmentEntry {
   from?: string;
 }
 
+export interface PlanRepository {
+  trust: LaunchPlan['repositoryTrust'];
+  /** The .env files Qwen would load now, in its order, with their scope. */
+  envFiles: Array<{ path: string; scope: string }>;
+  /** Names this launch would keep out (advanced.excludedEnvVars of its defaults layer). */
+  excluded: string[];
+  /** What would refuse the launch now, one line each. */
+  refused: string[];
+}
+
 export interface PlanReport {
   profile: ProfileKind;
   platform: 'posix' | 'windows';
@@ -80,6 +95,47 @@ export interface PlanReport {
   dropped: DroppedName[];
   /** Inherited credentials absent from this environment: the launcher would refuse to start. */
   missingCredentials: string[];
+  /** The repository check as it would run now, for this user (added by the command). */
+  repository?: PlanRepository;
+}
+
+/**
+ * The launcher's repository check, run now as the current user (their home, their view of the
+ * repository): what the launch would keep out of Qwen's environment, and what would refuse it.
+ */
+export async function planRepository(
+  dir: string,
+  report: PlanReport,
+  deps: PlanDeps,
+): Promise<PlanRepository> {
+  const localPlatform = deps.platform === 'win32' ? 'windows' : 'posix';
+  const plan = readLaunchPlan(deps.fs, dir, report.profile, localPlatform).plan;
+  const env: Record<string, string> = Object.create(null);
+  for (const entry of report.environment) env[entry.name] = entry.value;
+  const qwenHome = env['QWEN_HOME'] ?? '';
+  const facts = qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+  const found = await inspectRepository({
+    plan,
+    env,
+    home: deps.userInfo().homedir,
+    qwenHome,
+    platform: plan.platform,
+    systemSettings: () => {
+      const file = plan.environment.files['QWEN_CODE_SYSTEM_SETTINGS_PATH'] ?? '';
+      const value: unknown = JSON.parse(new TextDecoder().decode(deps.fs.readFileSync(file)));
+      return isPlainObject(value) ? value : {};
+    },
+    facts: facts.settings,
+    fs,
+    path: plan.platform === 'windows' ? path.win32 : path.posix,
+    loadFrontMatter: () => import('../../../launcher/front-matter.js'),
+  });
+  return {
+    trust: plan.repositoryTrust,
+    envFiles: found.envFiles.map((f) => ({ path: f.path, scope: f.scope })),
+    excluded: found.excluded,
+    refused: found.refused.map(refusalLine),
+  };
 }
 
 const FLAGS = {
@@ -216,6 +272,20 @@ export function formatPlan(report: PlanReport): string {
     for (const d of report.dropped) lines.push(`  ${d.name} (from ${d.from}): ${d.reason}`);
   }
   if (report.notice !== undefined) lines.push('', `The launcher prints: ${report.notice}`);
+  const repository = report.repository;
+  if (repository !== undefined) {
+    lines.push('', `Repository (${repository.trust}), as it is now for you:`);
+    const files = repository.envFiles.map((f) => `${f.path} (${f.scope})`);
+    lines.push(`  .env files Qwen would load: ${files.length > 0 ? files.join(', ') : 'none'}`);
+    lines.push(
+      `  kept out of Qwen's environment: ${repository.excluded.length > 0 ? repository.excluded.join(', ') : 'nothing'}`,
+    );
+    if (repository.refused.length === 0) lines.push('  the launcher would start Qwen');
+    else {
+      lines.push('  the launcher would refuse to start:');
+      for (const line of repository.refused) lines.push(`    ${line}`);
+    }
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -236,6 +306,7 @@ export function createPlanCommand(deps: PlanDeps): Command {
       }
       const dir = resolve(io.cwd, flags.dir);
       const report = planReport(dir, flags.profile, io.env, deps);
+      report.repository = await planRepository(dir, report, deps);
       if (flags.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else io.stdout.write(formatPlan(report));
       return 0;

@@ -141,6 +141,8 @@ describe('qwen-managed plan', () => {
         },
       ],
       missingCredentials: [],
+      // The launcher's repository check as it would run now: an empty repository, nothing in the home.
+      repository: { trust: 'trusted', envFiles: [], excluded: [], refused: [] },
     });
     expect(out).not.toContain(SECRET);
   });
@@ -185,6 +187,24 @@ describe('qwen-managed plan', () => {
     expect(out).toContain('\nInherited when present, absent now: LANG\n');
     expect(out).toContain('\nDropped whatever the plan says:\n  NODE_OPTIONS (from inherit): injects');
     expect(out).not.toContain(SECRET);
+  });
+
+  it("shows the launcher's repository check as it would run now: what is kept out, what would refuse", async () => {
+    const f = fixture();
+    fs.writeFileSync(path.join(f.cwd, '.env'), 'DATABASE_URL=postgres://x\nSHELLOPTS=xtrace\n');
+    fs.mkdirSync(path.join(f.cwd, '.qwen'));
+    fs.writeFileSync(path.join(f.cwd, '.qwen', 'settings.json'), '{"hooks":{"SessionStart":[]}}');
+    const { code, out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand']);
+    expect(code).toBe(0);
+    const section = out.slice(out.indexOf('Repository (trusted)')).split('\n').slice(0, 6);
+    expect(section).toEqual([
+      'Repository (trusted), as it is now for you:',
+      `  .env files Qwen would load: ${f.cwd}/.env (project)`,
+      "  kept out of Qwen's environment: DATABASE_URL, SHELLOPTS",
+      '  the launcher would refuse to start:',
+      `    ${f.cwd}/.qwen/settings.json: hooks.SessionStart: Qwen adds it to the managed settings (concat); the system settings cannot take it away; fix: remove hooks.SessionStart from the file (Qwen merges a trusted repository's settings into the managed ones)`,
+      '',
+    ]);
   });
 
   it('shows a rolled-back profile without external context and with the launcher notice', async () => {
