@@ -90,10 +90,10 @@ async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
     qwenHome,
     platform,
     systemSettings: () => readAdminJson(adminFile('QWEN_CODE_SYSTEM_SETTINGS_PATH')),
-    facts: facts.settings,
+    qwenVersion: facts.version,
     fs,
     path: pathOps,
-    loadFrontMatter: () => import('./front-matter.js'),
+    loadProject: () => import('./repository-project.js'),
   });
   if (repository.refused.length > 0) {
     throw failure(

@@ -1,22 +1,19 @@
 // Step 4b: what the repository (and the user's home) would carry into Qwen. The launcher reads the
 // very files Qwen 0.24 is about to read — its `.env` files, and in a trusted repository the
 // workspace settings and project agents — and decides each with the rules of
-// src/policy/repository.ts: plain `.env` names are kept out, anything that cannot be kept out
-// refuses the launch, naming the file and the variable or key.
+// src/policy/repository.ts (docs/repository.md): plain `.env` names are kept out, anything that
+// cannot be kept out refuses the launch, naming the file and the variable or key.
 import { parse as parseDotenv } from 'dotenv';
-import { parseJsonc } from '../src/deploy/jsonc/parse.js';
 import type { LaunchPlan } from '../src/deploy/launch-plan.js';
 import type { NamePlatform } from '../src/policy/environment-names.js';
 import {
-  decideAgent,
   decideEnvFiles,
-  decideWorkspaceSettings,
   type EnvFileContent,
+  type EnvRuleContext,
   REPOSITORY_POLICY,
   type Refusal,
 } from '../src/policy/repository.js';
 import { type EnvFile, envFilesQwenLoads, type PathOps, QWEN_DIR } from '../src/qwen/env-files.js';
-import type { SettingFact } from '../src/qwen/versions.js';
 import type { JsonObject } from '../src/text/json.js';
 
 export interface RepositoryFs {
@@ -27,6 +24,21 @@ export interface RepositoryFs {
   readdirSync(path: string): string[];
 }
 
+/** What the lazily loaded project part (runtime/launch-repository.js) is given. */
+export interface ProjectInput {
+  plan: Pick<LaunchPlan, 'cwd'>;
+  rules: EnvRuleContext;
+  /** `<repo>/.qwen/settings.json` when Qwen will read it. */
+  settingsFile: string | undefined;
+  /** `<repo>/.qwen/agents/` exists. */
+  agents: boolean;
+  /** The profile's managed system settings (read only when a workspace settings file exists). */
+  systemSettings: () => JsonObject;
+  qwenVersion: string;
+  fs: RepositoryFs;
+  path: PathOps;
+}
+
 export interface RepositoryInput {
   plan: Pick<LaunchPlan, 'cwd' | 'repositoryTrust' | 'environment'>;
   /** Qwen's environment as the launcher built it. */
@@ -34,13 +46,12 @@ export interface RepositoryInput {
   home: string;
   qwenHome: string;
   platform: NamePlatform;
-  /** The profile's managed system settings, read only when a workspace settings file exists. */
   systemSettings: () => JsonObject;
-  facts: Readonly<Record<string, SettingFact>>;
+  qwenVersion: string;
   fs: RepositoryFs;
   path: PathOps;
-  /** The front-matter reader (runtime/launch-agents.js), loaded only when project agents exist. */
-  loadFrontMatter: () => Promise<{ frontMatterKeys(text: string): string[] }>;
+  /** The project part (runtime/launch-repository.js), loaded only for a repository that needs it. */
+  loadProject: () => Promise<{ inspectProject(input: ProjectInput): Refusal[] }>;
 }
 
 export interface RepositoryReport {
@@ -53,45 +64,48 @@ export interface RepositoryReport {
   refused: Refusal[];
 }
 
+const WHOLE_FILE = '(the whole file)';
+
 /** Reads a file Qwen will read, or says why it cannot be judged (which refuses the launch). */
-function readJudged(fs: RepositoryFs, file: string, key: string): { text: string } | { refusal: Refusal } {
+export function readJudged(fs: RepositoryFs, file: string): { text: string } | { refusal: Refusal } {
+  const refusal = (why: string, fix: string) => ({ refusal: { file, key: WHOLE_FILE, why, fix } });
   let size: number;
   try {
     const stat = fs.statSync(file);
-    if (!stat.isFile()) {
-      return {
-        refusal: {
-          file,
-          key,
-          why: 'it is not a regular file, so it cannot be checked',
-          fix: 'replace it with a regular file or remove it',
-        },
-      };
-    }
+    if (!stat.isFile())
+      return refusal(
+        'it is not a regular file, so it cannot be checked',
+        'replace it with a regular file or remove it',
+      );
     size = stat.size;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return {
-      refusal: { file, key, why: `it cannot be inspected (${code})`, fix: 'make it readable or remove it' },
-    };
+    return refusal(
+      `it cannot be inspected (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      'make it readable or remove it',
+    );
   }
   if (size > REPOSITORY_POLICY.envFiles.maxBytes) {
-    return {
-      refusal: {
-        file,
-        key,
-        why: `it is larger than ${REPOSITORY_POLICY.envFiles.maxBytes} bytes, so it is not checked`,
-        fix: 'shrink it or remove it',
-      },
-    };
+    return refusal(
+      `it is larger than ${REPOSITORY_POLICY.envFiles.maxBytes} bytes, so it is not checked`,
+      'shrink it or remove it',
+    );
   }
   try {
     return { text: fs.readFileSync(file, 'utf8') };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return {
-      refusal: { file, key, why: `it cannot be read (${code})`, fix: 'make it readable or remove it' },
-    };
+    return refusal(
+      `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      'make it readable or remove it',
+    );
+  }
+}
+
+function realOr(fs: RepositoryFs, file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    // As Qwen: an unresolvable path is compared as given.
+    return file;
   }
 }
 
@@ -109,80 +123,37 @@ export async function inspectRepository(input: RepositoryInput): Promise<Reposit
   const refused: Refusal[] = [];
   const contents: EnvFileContent[] = [];
   for (const file of envFiles) {
-    const read = readJudged(fs, file.path, '(the whole file)');
+    const read = readJudged(fs, file.path);
     if ('refusal' in read) refused.push(read.refusal);
     else contents.push({ file, names: Object.keys(parseDotenv(read.text)) });
   }
-  const context = { env: input.env, fromFiles: plan.environment.fromFiles, platform: input.platform };
-  const decision = decideEnvFiles(contents, context);
+  const rules: EnvRuleContext = {
+    env: input.env,
+    fromFiles: plan.environment.fromFiles,
+    platform: input.platform,
+  };
+  const decision = decideEnvFiles(contents, rules);
   refused.push(...decision.refused);
 
   if (trusted) {
-    let realStart = plan.cwd;
-    let realHome = input.home;
-    try {
-      realStart = fs.realpathSync(plan.cwd);
-      realHome = fs.realpathSync(input.home);
-    } catch {
-      // As Qwen: an unresolvable path is compared as given.
-    }
     // Qwen reads no workspace settings when the repository is HOME (they would be the user's).
     const settingsFile = path.join(plan.cwd, QWEN_DIR, 'settings.json');
-    if (realStart !== realHome && fs.existsSync(settingsFile)) {
-      const read = readJudged(fs, settingsFile, '(the whole file)');
-      if ('refusal' in read) refused.push(read.refusal);
-      else {
-        let parsed: unknown;
-        try {
-          parsed = parseJsonc(read.text.replace(/^\uFEFF/, '')).value;
-        } catch {
-          parsed = undefined;
-          refused.push({
-            file: settingsFile,
-            key: '(the whole file)',
-            why: 'it is not valid JSON, so what Qwen would take from it cannot be checked',
-            fix: 'fix the JSON or remove the file',
-          });
-        }
-        if (parsed !== undefined) {
-          refused.push(
-            ...decideWorkspaceSettings(parsed, {
-              ...context,
-              file: settingsFile,
-              system: input.systemSettings(),
-              facts: input.facts,
-            }),
-          );
-        }
-      }
-    }
-    const agentsDir = path.join(plan.cwd, QWEN_DIR, 'agents');
-    if (fs.existsSync(agentsDir)) {
-      let names: string[] = [];
-      try {
-        names = fs
-          .readdirSync(agentsDir)
-          .filter((name) => name.endsWith('.md'))
-          .sort();
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'error';
-        refused.push({
-          file: agentsDir,
-          key: '(the directory)',
-          why: `it cannot be listed (${code})`,
-          fix: 'make it readable or remove it',
-        });
-      }
-      const reader = names.length > 0 ? await input.loadFrontMatter() : undefined;
-      for (const name of names) {
-        const file = path.join(agentsDir, name);
-        const read = readJudged(fs, file, '(the whole file)');
-        if ('refusal' in read) {
-          refused.push(read.refusal);
-          continue;
-        }
-        refused.push(...decideAgent(file, reader!.frontMatterKeys(read.text)));
-      }
+    const readsSettings = realOr(fs, plan.cwd) !== realOr(fs, input.home) && fs.existsSync(settingsFile);
+    const agents = fs.existsSync(path.join(plan.cwd, QWEN_DIR, 'agents'));
+    if (readsSettings || agents) {
+      const project = await input.loadProject();
+      refused.push(
+        ...project.inspectProject({
+          plan,
+          rules,
+          settingsFile: readsSettings ? settingsFile : undefined,
+          agents,
+          systemSettings: input.systemSettings,
+          qwenVersion: input.qwenVersion,
+          fs,
+          path,
+        }),
+      );
     }
   }
   return { trusted, envFiles, excluded: decision.excluded, allowed: decision.allowed, refused };

@@ -19,8 +19,9 @@ const RUNTIMES = {
   'auto-recall-search.js': 'src/runtimes/auto-recall/search.ts',
   // undici's proxy agent, loaded by the search and MCP bundles only when a proxy variable is set.
   'proxy-transport.js': 'src/http/transport-proxy.ts',
-  // The YAML front-matter reader, loaded by the launcher only when the repository has project agents.
-  'launch-agents.js': 'launcher/front-matter.ts',
+  // The workspace-settings and agent checks (YAML parser, settings table), loaded by the launcher
+  // only for a trusted repository that has a .qwen/settings.json or .qwen/agents/.
+  'launch-repository.js': 'launcher/repository-project.ts',
   // The admin rollback tool, self-contained, so an install without node_modules can roll back.
   'rollback.js': 'src/cli/rollback-main.ts',
 };
@@ -34,7 +35,7 @@ const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const SPLIT = {
   'src/runtimes/auto-recall/main.ts': { './search.js': './auto-recall-search.js' },
   'src/http/create-transport.ts': { './transport-proxy.js': './proxy-transport.js' },
-  'launcher/main.ts': { './front-matter.js': './launch-agents.js' },
+  'launcher/main.ts': { './repository-project.js': './launch-repository.js' },
 };
 
 const splitPlugin = {

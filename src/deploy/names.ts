@@ -36,8 +36,8 @@ export const RUNTIME_FILES = {
   autoRecallSearch: 'auto-recall-search.js',
   /** undici's proxy agent, loaded by the search and MCP bundles only when a proxy variable is set. */
   proxyTransport: 'proxy-transport.js',
-  /** The YAML front-matter reader, loaded by the launcher only for a repository with project agents. */
-  launchAgents: 'launch-agents.js',
+  /** The workspace-settings and agent checks, loaded by the launcher only for a repository with `.qwen/` settings or agents. */
+  launchRepository: 'launch-repository.js',
 } as const;
 /** The bundles are CommonJS (a cheaper start than ESM); this marker makes `.js` mean CommonJS there. */
 export const RUNTIME_MODULE_MARKER = { file: 'package.json', content: '{"type":"commonjs"}\n' } as const;

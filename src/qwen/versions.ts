@@ -1,6 +1,6 @@
-// The per-version facts about Qwen Code (policies/qwen/): which versions are supported and what
-// each one's settings are (type, merge strategy, enum), extracted from Qwen's own schema.
-import settings0244 from '../../policies/qwen/0.24.4/settings.json' with { type: 'json' };
+// The per-version facts about Qwen Code (policies/qwen/versions.json): which versions are supported
+// and what each one does that render, verify and the launcher depend on. The settings table of a
+// version is in ./settings-facts.ts (large, loaded only where needed).
 import versions from '../../policies/qwen/versions.json' with { type: 'json' };
 
 export interface SettingFact {
@@ -14,26 +14,24 @@ export interface SettingFact {
 
 export interface QwenVersionFacts {
   version: string;
-  /** Every settings key of this version, dotted. */
-  settings: Readonly<Record<string, SettingFact>>;
+  /** The policies/qwen/<dir>/settings.json this version's settings keys are in. */
+  settingsFile: string;
   /** `advanced.excludedEnvVars` when no settings scope sets it; setting it replaces this list. */
   defaultExcludedEnvVars: readonly string[];
 }
 
-const SETTINGS: Readonly<Record<string, Readonly<Record<string, SettingFact>>>> = {
-  '0.24.4': settings0244.settings as Record<string, SettingFact>,
-};
+interface VersionEntry {
+  settings: string;
+  defaultExcludedEnvVars: string[];
+}
 
 export const SUPPORTED_QWEN_VERSIONS: readonly string[] = Object.keys(versions.versions);
 
 /** The facts of a supported version, or undefined for any other. */
 export function qwenVersionFacts(version: string): QwenVersionFacts | undefined {
-  const entry = (versions.versions as Record<string, { settings: string; defaultExcludedEnvVars: string[] }>)[
-    version
-  ];
-  const settings = entry === undefined ? undefined : SETTINGS[entry.settings];
-  if (entry === undefined || settings === undefined) return undefined;
-  return { version, settings, defaultExcludedEnvVars: entry.defaultExcludedEnvVars };
+  const entry = (versions.versions as Record<string, VersionEntry>)[version];
+  if (entry === undefined) return undefined;
+  return { version, settingsFile: entry.settings, defaultExcludedEnvVars: entry.defaultExcludedEnvVars };
 }
 
 /** The version every deployment is rendered for until a version is pinned per deployment. */

@@ -125,10 +125,10 @@ export async function planRepository(
       const value: unknown = JSON.parse(new TextDecoder().decode(deps.fs.readFileSync(file)));
       return isPlainObject(value) ? value : {};
     },
-    facts: facts.settings,
+    qwenVersion: facts.version,
     fs,
     path: plan.platform === 'windows' ? path.win32 : path.posix,
-    loadFrontMatter: () => import('../../../launcher/front-matter.js'),
+    loadProject: () => import('../../../launcher/repository-project.js'),
   });
   return {
     trust: plan.repositoryTrust,

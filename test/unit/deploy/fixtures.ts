@@ -97,7 +97,7 @@ export function fakeRuntimes(): Map<string, Uint8Array> {
     // Loaded lazily by the real bundles; verify's smoke runs never reach them.
     [RUNTIME_FILES.autoRecallSearch]: "'use strict';\n",
     [RUNTIME_FILES.proxyTransport]: "'use strict';\n",
-    [RUNTIME_FILES.launchAgents]: "'use strict';\n",
+    [RUNTIME_FILES.launchRepository]: "'use strict';\n",
   };
   return new Map(Object.entries(text).map(([name, t]) => [name, new TextEncoder().encode(t)]));
 }

@@ -1,6 +1,6 @@
 // The rules that decide what a repository (and the user's home) may carry into a managed session.
 import { describe, expect, it } from 'vitest';
-import { frontMatterKeys } from '../../../launcher/front-matter.js';
+import { frontMatterKeys } from '../../../launcher/repository-project.js';
 import {
   decideAgent,
   decideEnvFiles,
@@ -9,9 +9,9 @@ import {
   launchDefaultsSettings,
 } from '../../../src/policy/repository.js';
 import type { EnvFileScope } from '../../../src/qwen/env-files.js';
-import { qwenVersionFacts } from '../../../src/qwen/versions.js';
+import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
 
-const FACTS = qwenVersionFacts('0.24.4')!;
+const SETTINGS = qwenSettingsFacts('0.24.4')!;
 /** What the launcher pins before Qwen reads any file (a subset is enough for the rules). */
 const ENV = { PATH: '/usr/bin', SHELLOPTS: 'braceexpand:hashall:interactive-comments', PS4: '+ ', EMPTY: '' };
 
@@ -85,7 +85,7 @@ describe('decideWorkspaceSettings', () => {
       platform: 'posix',
       file: '/repo/.qwen/settings.json',
       system: SYSTEM,
-      facts: FACTS.settings,
+      facts: SETTINGS,
     }).map((r) => r.key);
 
   // [title, workspace settings, refused keys]
