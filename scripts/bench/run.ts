@@ -80,6 +80,13 @@ async function main(): Promise<void> {
       rows.push({ name, unit: 'ratio', value: stats.medianRatio, target, stats, note });
     };
 
+    // BENCH_ONLY=launcher measures the launcher row alone (a quick check while tuning it; the README
+    // table is left alone, bench/results.json holds that one row).
+    if (process.env['BENCH_ONLY'] === 'launcher') {
+      await launcherOverhead(work, provider.url, rows);
+      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      return;
+    }
     await ratio(
       'auto-recall no-op (continuation event)',
       1.1,
