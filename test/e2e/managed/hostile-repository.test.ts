@@ -15,7 +15,6 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
-  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -440,7 +439,7 @@ describe('hostile repository: what cannot be neutralised refuses the launch, nam
       setup();
       const shown = await refused('auto-recall');
       expect(shown).toHaveLength(lines.length + 1);
-      lines.forEach((line, i) => expect(shown[i]).toMatch(line));
+      for (const [i, line] of lines.entries()) expect(shown[i]).toMatch(line);
       expect(shown.at(-1)).toMatch(/would change the managed auto-recall session; nothing was started$/);
       expect(markersLeft()).toEqual([]);
     }),

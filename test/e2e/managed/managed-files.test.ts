@@ -302,7 +302,8 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       const w = world!;
       freshHome(w);
       // The recorded bash environments are a directory the world keeps; empty the logs beside it.
-      for (const name of readdirSync(w.logDir)) if (name !== 'bash-env') rmSync(join(w.logDir, name), { force: true });
+      for (const name of readdirSync(w.logDir))
+        if (name !== 'bash-env') rmSync(join(w.logDir, name), { force: true });
       w.resetBashLog();
       const repoBefore = snapshot(w.repo);
       const installBefore = snapshot(w.installDir);
