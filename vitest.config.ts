@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     pool: 'forks',
+    // The default output, then one line of counts per project and the wall time (CI logs it).
+    reporters: ['default', './test/summary-reporter.ts'],
     projects: [
       {
         extends: true,
