@@ -35,6 +35,8 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          // Stages what the throwaway users run outside the clone (test/e2e/harness/run-location.ts).
+          globalSetup: ['test/e2e/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 300_000,
           fileParallelism: false,
