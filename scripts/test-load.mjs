@@ -36,10 +36,11 @@ const load = () =>
     .join(' ');
 
 const count = processCount();
-// A busy loop in its own Node process: one core's worth of CPU demand each, nothing else.
-const busy = Array.from({ length: count }, () =>
-  spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
-);
+// A busy loop in its own Node process: one core's worth of CPU demand each, nothing else. It also
+// ends by itself once this script is gone (reparented), should this script be killed outright.
+const BUSY =
+  'const parent = process.ppid; for (let i = 1; ; i++) if (i % 1e8 === 0 && process.ppid !== parent) break;';
+const busy = Array.from({ length: count }, () => spawn(process.execPath, ['-e', BUSY], { stdio: 'ignore' }));
 const stopBusy = () => {
   for (const child of busy) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 };
