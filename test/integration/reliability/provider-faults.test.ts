@@ -26,14 +26,15 @@ import {
   FAULT_TIMEOUT_MS,
   genericAutoRecallConfig,
   mem0PlatformProvider,
+  PROXIED_FAULT_TIMEOUT_MS,
 } from '../../fixtures/runtime-config.js';
 import { FAULT_CASES, FAULT_LABELS, type FaultCase } from './fault-table.js';
 
-// Every config's provider timeout is FAULT_TIMEOUT_MS, so the fault decides each row. The time bounds
-// are asserted apart from the outcome: the hook answers before its own budget (HOOK_BUDGET_MS) runs
-// out, so the provider timeout or the fault ended the request, never the budget's fallback (this
-// clock starts before the spawn, the budget with the process); a tool call answers before Qwen's MCP
-// call timeout (MCP_TIMEOUT_MS).
+// Every config's provider timeout is FAULT_TIMEOUT_MS (PROXIED_FAULT_TIMEOUT_MS through a proxy), so
+// the fault decides each row. The time bounds are asserted apart from the outcome: the hook answers
+// before its own budget (HOOK_BUDGET_MS, on the hook's own clock, which starts with its process)
+// runs out, so the provider timeout or the fault ended the request, never the budget's fallback; a
+// tool call answers before Qwen's MCP call timeout (MCP_TIMEOUT_MS).
 
 const GENERIC_PATH = '/v1/context/search';
 const SEARCH_PATH = '/v3/memories/search/';
@@ -61,16 +62,17 @@ const EVERY_CANARY = Object.keys(ALL_CANARIES) as CanaryName[];
 const hookSection = new ReliabilitySection(
   'faults-hook',
   `Each fault is played by a loopback server (or proxy) on every path. The hook runs as a real child process with ` +
-    `\`autoRecall.timeoutMs: ${FAULT_TIMEOUT_MS}\` (long enough for the request to reach the fault on a loaded ` +
-    `machine), a Generic HTTP provider, a prompt carrying the credential and a prompt marker, and the credential in ` +
+    `\`autoRecall.timeoutMs: ${FAULT_TIMEOUT_MS}\` (${PROXIED_FAULT_TIMEOUT_MS} through a proxy: long enough for the ` +
+    `request to reach the fault on a loaded machine), a Generic HTTP provider, a prompt carrying the credential and a prompt marker, and the credential in ` +
     `its environment. "1 request" means exactly one request with the specified wire form (sanitized query, one ` +
-    `credential header); the time bound is the hook's own ${HOOK_BUDGET_MS / 1000} s budget, which it must not ` +
-    `need: answering within it means the provider timeout or the fault ended the request.`,
+    `credential header); the time bound is the hook's own ${HOOK_BUDGET_MS / 1000} s budget, on its own clock ` +
+    `(from its process start, as the budget runs), which it must not need: answering within it means the ` +
+    `provider timeout or the fault ended the request.`,
   FAULT_LABELS,
 );
 const searchSection = new ReliabilitySection(
   'faults-mcp-search',
-  `One MCP server per fault (\`timeoutMs: ${FAULT_TIMEOUT_MS}\`, Mem0 \`mem0-platform-v3\` preset, write enabled), ` +
+  `One MCP server per fault (\`timeoutMs: ${FAULT_TIMEOUT_MS}\`, ${PROXIED_FAULT_TIMEOUT_MS} through a proxy, Mem0 \`mem0-platform-v3\` preset, write enabled), ` +
     `driven by the official SDK client over stdio. The search is the first call of the session; each call must ` +
     `answer within Qwen's MCP call timeout (${MCP_TIMEOUT_MS / 1000} s).`,
   FAULT_LABELS,
@@ -113,6 +115,8 @@ interface Endpoint {
   baseUrl: string;
   mem0Origin: string;
   env: Record<string, string>;
+  /** The configs' provider timeout: long enough for a request to reach this endpoint's fault. */
+  timeoutMs: number;
   /** Requests of `surface` received in the expected wire form / in total; undefined when nothing listens. */
   seen(surface: Surface): { specified: number; total: number } | undefined;
   /** How a request is named in the table. */
@@ -140,13 +144,21 @@ const WIRE: Record<Surface, { path: string; header: [string, string]; body: unkn
 function endpoint(c: FaultCase): Endpoint {
   switch (c.source.kind) {
     case 'refused':
-      return { baseUrl: refused, mem0Origin: refused, env: {}, seen: () => undefined, unit: 'request' };
+      return {
+        baseUrl: refused,
+        mem0Origin: refused,
+        env: {},
+        timeoutMs: FAULT_TIMEOUT_MS,
+        seen: () => undefined,
+        unit: 'request',
+      };
     case 'server': {
       const server = servers.get(c.label)!;
       return {
         baseUrl: server.url,
         mem0Origin: server.url,
         env: {},
+        timeoutMs: FAULT_TIMEOUT_MS,
         unit: 'request',
         seen(surface) {
           const wire = WIRE[surface];
@@ -167,6 +179,7 @@ function endpoint(c: FaultCase): Endpoint {
         baseUrl: `https://${PROXIED.hook}`,
         mem0Origin: `https://${PROXIED.mcp}`,
         env: { HTTPS_PROXY: proxy.url },
+        timeoutMs: PROXIED_FAULT_TIMEOUT_MS,
         unit: 'CONNECT',
         seen(surface) {
           const host = surface === 'hook' ? PROXIED.hook : PROXIED.mcp;
@@ -216,7 +229,7 @@ const baseEnv = () => ({
 describe.concurrent('auto-recall hook: `{}`, exit 0, empty stderr, within budget, one request', () => {
   it.for(FAULT_CASES)('$label', async (fault, { expect }) => {
     const target = endpoint(fault);
-    const config = writeConfig(genericAutoRecallConfig(root, target.baseUrl, FAULT_TIMEOUT_MS));
+    const config = writeConfig(genericAutoRecallConfig(root, target.baseUrl, target.timeoutMs));
     const stdin = promptSubmitEvent(root, {
       prompt: PROMPT,
       // The credential pasted into the prompt must be removed before the query leaves.
@@ -232,7 +245,9 @@ describe.concurrent('auto-recall hook: `{}`, exit 0, empty stderr, within budget
         CONTEXT_API_TOKEN: CREDENTIALS.CONTEXT_API_TOKEN,
         ...target.env,
       },
+      reportUptime: true,
     });
+    const uptimeMs = run.uptimeMs ?? Number.POSITIVE_INFINITY;
     const expected = `{} · exit 0 · stderr empty · ${expectedRequests(fault)}`;
     const observed =
       `${run.stdout === '{}' ? '{}' : JSON.stringify(run.stdout.slice(0, 60))} · exit ${run.code ?? run.signal} · ` +
@@ -242,10 +257,10 @@ describe.concurrent('auto-recall hook: `{}`, exit 0, empty stderr, within budget
     hookSection.record({
       subject: fault.label,
       expected: `${expected} · < ${HOOK_BUDGET_MS / 1000} s`,
-      observed: `${observed} · ${budget(run.elapsedMs, HOOK_BUDGET_MS)}`,
+      observed: `${observed} · ${budget(uptimeMs, HOOK_BUDGET_MS)}`,
     });
     expect(observed).toBe(expected);
-    expect(run.elapsedMs).toBeLessThan(HOOK_BUDGET_MS);
+    expect(uptimeMs).toBeLessThan(HOOK_BUDGET_MS);
   });
 });
 
@@ -273,7 +288,7 @@ describe.concurrent('MCP server: search fails with one fixed text, remember is f
     const target = endpoint(fault);
     const config = writeConfig({
       version: 1,
-      timeoutMs: FAULT_TIMEOUT_MS,
+      timeoutMs: target.timeoutMs,
       write: { enabled: true },
       provider: mem0PlatformProvider(target.mem0Origin, APP_ID),
     });

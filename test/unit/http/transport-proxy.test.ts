@@ -17,7 +17,7 @@ import { abortWhen } from '../../fixtures/abort-when.js';
 import { type FaultServer, startFaultServer } from '../../fixtures/fault-server.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { runTsChild } from '../../fixtures/run-child.js';
-import { FAULT_TIMEOUT_MS } from '../../fixtures/runtime-config.js';
+import { FAULT_TIMEOUT_MS, PROXIED_FAULT_TIMEOUT_MS } from '../../fixtures/runtime-config.js';
 import { createTestCertificate } from '../../fixtures/tls-cert.js';
 
 const CANARY = 'canary-cred-7Q9xZp2LmW4vK8';
@@ -288,7 +288,9 @@ describe('process lifetime (fresh Node process, no process.exit)', () => {
       proxy.setFault('black-hole');
       const env: Record<string, string> = mode === 'proxy' ? { HTTPS_PROXY: proxy.url } : {};
       const url = mode === 'proxy' ? `${tlsUrl}/x` : target.urlFor('never-answer');
-      const result = await runTsChild(CHILD, [childArgs(url, env, FAULT_TIMEOUT_MS)], 25_000);
+      // A proxied request loads undici (through tsx here) after the signal's clock started.
+      const signalMs = mode === 'proxy' ? PROXIED_FAULT_TIMEOUT_MS : FAULT_TIMEOUT_MS;
+      const result = await runTsChild(CHILD, [childArgs(url, env, signalMs)], 25_000);
       expect({
         code: result.code,
         stderr: result.stderr,
