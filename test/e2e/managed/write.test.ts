@@ -187,8 +187,10 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       const s = await start();
       const w = world!;
       const content = 'GUARD-MEMORY: rotate the staging keys monthly.';
-      scriptRemember('remember-guard', content, 'ANSWER-GUARD-REMEMBERED-8a1');
       for (const mode of ['Ask permissions', 'Auto mode']) {
+        // One answer per mode: the first one may still be on screen while the second is on its way.
+        const answer = `ANSWER-GUARD-REMEMBERED-8a1 (${mode})`;
+        scriptRemember('remember-guard', content, answer);
         await s.cycleApprovalMode(mode);
         const guardRunsBefore = w.hookRuns('approval-guard.js').length;
         const addsBefore = adds(platform!).length;
@@ -200,7 +202,7 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
         expect(screen).not.toContain(GUARD_REASON);
         await s.term.press('Enter');
         // Two key presses were enough: the answer arrives without a third dialog.
-        await s.term.waitFor('ANSWER-GUARD-REMEMBERED-8a1', 30_000);
+        await s.term.waitFor(answer, 30_000);
         expect(adds(platform!).length - addsBefore).toBe(1);
         // The guard's matcher leaves context_remember to the full-text hook.
         expect(w.hookRuns('approval-guard.js').length).toBe(guardRunsBefore);
