@@ -26,9 +26,14 @@ import type { RecorderHook } from '../../test/e2e/harness/hooks.js';
 import { hookEntry, mcpProbeServerScript, recorderHook } from '../../test/e2e/harness/hooks.js';
 import { e2eCacheDir, ensureE2eToolchain, node22 } from '../../test/e2e/harness/paths.js';
 import { managedBaseline, removeTree } from '../../test/e2e/harness/qwen-home.js';
+import {
+  type RunLocation,
+  removeRunLocation,
+  stageRunLocation,
+} from '../../test/e2e/harness/run-location.js';
 import type { QwenScenarioOptions } from '../../test/e2e/harness/scenario.js';
 import { INPUT_READY as INPUT_READY_TEXT, QwenScenario } from '../../test/e2e/harness/scenario.js';
-import { ensureTestUser } from '../../test/e2e/harness/users.js';
+import { ensureTestUser, type TestUser } from '../../test/e2e/harness/users.js';
 import {
   contentParts,
   hookContextParts,
@@ -748,13 +753,26 @@ function listTree(
 async function sectionF(): Promise<void> {
   const user = ensureTestUser();
   log(`test user: ${JSON.stringify(user)}`);
+  // What the user runs (Node, Qwen, the recorder hook) is copied where it can reach it.
+  const location = stageRunLocation();
+  try {
+    await sectionFAs(user, location);
+  } finally {
+    removeRunLocation(location);
+  }
+}
+
+async function sectionFAs(user: TestUser, location: RunLocation): Promise<void> {
   const dir = scratch('f');
   const straceLog = join(dir, 'strace.log');
   writeFileSync(straceLog, '', { mode: 0o666 });
   chmodSync(straceLog, 0o666);
-  const hook = recorderHook(dir, 'f-ups', {
-    stdout: { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'CTX-F' } },
-  });
+  const hook = recorderHook(
+    dir,
+    'f-ups',
+    { stdout: { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'CTX-F' } } },
+    location,
+  );
   chmodSync(dir, 0o777);
   const systemSettings = withHooks({
     UserPromptSubmit: [hookEntry(hook.command, { matcher: '*', name: 'f', timeout: 8000 })],
@@ -763,6 +781,7 @@ async function sectionF(): Promise<void> {
   const r = await run(
     {
       user,
+      location,
       systemSettings,
       systemSettingsMode: 0o444,
       workspaceFiles: { 'notes.txt': 'NOTES\n' },

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { posixQuote } from '../../../src/policy/quote.js';
 import { node22, repoRoot } from './paths.js';
+import type { RunLocation } from './run-location.js';
 
 export const hookRecorderScript = join(repoRoot, 'test', 'e2e', 'fixtures', 'hook-recorder.mjs');
 export const mcpProbeServerScript = join(repoRoot, 'test', 'e2e', 'fixtures', 'mcp-probe-server.mjs');
@@ -52,11 +53,15 @@ export interface HookRecord {
   stdin: Record<string, unknown> | null;
 }
 
-/** A recorder hook writing into `dir` under `name` (`<name>.jsonl`, `<name>.behaviour.json`). */
+/**
+ * A recorder hook writing into `dir` under `name` (`<name>.jsonl`, `<name>.behaviour.json`). For a
+ * Qwen run as a throwaway user, pass the run location: the user may not reach the clone's copies.
+ */
 export function recorderHook(
   dir: string,
   name: string,
   behaviour: HookBehaviour | HookBehaviour[] = {},
+  location?: Pick<RunLocation, 'node22' | 'hookRecorder'>,
 ): RecorderHook {
   const recordFile = join(dir, `${name}.jsonl`);
   const behaviourFile = join(dir, `${name}.behaviour.json`);
@@ -65,7 +70,11 @@ export function recorderHook(
   };
   setBehaviour(behaviour);
   return {
-    command: execCommand(hookRecorderScript, [recordFile, behaviourFile]),
+    command: execCommand(
+      location?.hookRecorder ?? hookRecorderScript,
+      [recordFile, behaviourFile],
+      location?.node22 ?? node22,
+    ),
     recordFile,
     behaviourFile,
     setBehaviour,

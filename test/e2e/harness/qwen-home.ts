@@ -113,9 +113,18 @@ export function qwenEnv(options: QwenEnvOptions): Record<string, string> {
   return env;
 }
 
+/** Where the pinned Node and Qwen are run from: `.cache/e2e` in the clone, or a run location's copy. */
+export interface QwenToolchain {
+  node22: string;
+  qwenCli: string;
+}
+
 /** `<node22> <cli.js> --extensions none …extra` — the pinned Qwen, never through cli-entry.js. */
-export function qwenArgv(extra: string[] = []): [string, ...string[]] {
-  return [node22, qwenCli, '--extensions', 'none', ...extra];
+export function qwenArgv(
+  extra: string[] = [],
+  toolchain: QwenToolchain = { node22, qwenCli },
+): [string, ...string[]] {
+  return [toolchain.node22, toolchain.qwenCli, '--extensions', 'none', ...extra];
 }
 
 /** Removes a directory tree made for a test (ignores errors). */

@@ -15,6 +15,7 @@ import {
   removeTree,
   writeSettingsFile,
 } from './qwen-home.js';
+import type { RunLocation } from './run-location.js';
 import { TerminalSession } from './terminal.js';
 import type { TestUser } from './users.js';
 
@@ -42,6 +43,8 @@ export interface QwenScenarioOptions {
   wrapArgv?: (argv: [string, ...string[]]) => [string, ...string[]];
   /** Run Qwen as this (non-root) user: QWEN_HOME, HOME and the workspace are chowned to it. */
   user?: TestUser;
+  /** Run the pinned Node and Qwen from this run location (required with `user`, who may not reach the clone). */
+  location?: RunLocation;
   /** Use this fake model instead of starting one (it is then not closed by dispose). */
   model?: FakeModel;
   modelOptions?: FakeModelOptions;
@@ -71,6 +74,9 @@ export class QwenScenario {
   ) {}
 
   static async start(options: QwenScenarioOptions = {}): Promise<QwenScenario> {
+    if (options.user && !options.location) {
+      throw new Error('a Qwen scenario run as a throwaway user needs a run location (stageRunLocation())');
+    }
     const model = options.model ?? (await FakeModel.start(options.modelOptions));
     const root = mkdtempSync(join(tmpdir(), 'qwen-e2e-'));
     chmodSync(root, 0o755);
@@ -109,7 +115,7 @@ export class QwenScenario {
       ...(options.unsetEnv ? { unset: options.unsetEnv } : {}),
     });
     options.prepare?.({ root, home, qwenHome, workspace, systemDir: dirname(systemSettingsPath) });
-    const argv = qwenArgv(options.args);
+    const argv = qwenArgv(options.args, options.location);
     const term = TerminalSession.spawn({
       argv: options.wrapArgv ? options.wrapArgv(argv) : argv,
       env,

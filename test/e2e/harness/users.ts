@@ -2,8 +2,17 @@
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export interface TestUser {
   name: string;
@@ -14,6 +23,44 @@ export interface TestUser {
 }
 
 export const DEFAULT_TEST_USER = 'qwen-e2e';
+
+/** The commands the throwaway users are made and removed with (Debian: passwd, libc-bin, procps). */
+const USER_COMMANDS = ['useradd', 'usermod', 'userdel', 'getent', 'ps'] as const;
+
+function onPath(command: string, path: string): boolean {
+  return path.split(':').some((dir) => {
+    if (dir === '') return false;
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Why throwaway users cannot be made in this process, in one line, or undefined when they can. The
+ * suites that need one fail with this line: a permission scenario is never skipped quietly.
+ */
+export function throwawayUsersUnavailable(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const uid = process.getuid?.();
+  if (uid !== 0) {
+    return `these tests run Qwen as a throwaway non-root user, which only root can create (this run is uid ${uid ?? 'unknown'}): run them as root`;
+  }
+  const path = env['PATH'] ?? '';
+  const missing = USER_COMMANDS.filter((command) => !onPath(command, path));
+  if (missing.length > 0) {
+    return `these tests create throwaway users with ${missing.join(', ')}, not found on PATH=${path}: apt-get install passwd procps, or add /usr/sbin to PATH`;
+  }
+  return undefined;
+}
+
+/** Throws `throwawayUsersUnavailable()`'s line when throwaway users cannot be made. */
+export function requireThrowawayUsers(): void {
+  const reason = throwawayUsersUnavailable();
+  if (reason !== undefined) throw new Error(reason);
+}
 
 function lookup(name: string): TestUser | undefined {
   const result = spawnSync('getent', ['passwd', name], { encoding: 'utf8' });
@@ -37,7 +84,7 @@ export function ensureTestUser(name: string = DEFAULT_TEST_USER): TestUser {
   if (!/^[a-z_][a-z0-9_-]{0,30}$/.test(name)) throw new Error(`invalid user name ${JSON.stringify(name)}`);
   const existing = lookup(name);
   if (existing) return existing;
-  if (process.getuid?.() !== 0) throw new Error(`creating test user ${name} needs root`);
+  requireThrowawayUsers();
   const result = spawnSync('useradd', ['--create-home', '--user-group', '--shell', '/bin/bash', name], {
     encoding: 'utf8',
   });
@@ -58,7 +105,7 @@ export const THROWAWAY_PREFIX = 'qme2e';
  * /home or /root. Remove it with `removeThrowawayUser` once no process of it runs. Requires root.
  */
 export function createThrowawayUser(home: string): TestUser {
-  if (process.getuid?.() !== 0) throw new Error('creating a throwaway user needs root');
+  requireThrowawayUsers();
   sweepStaleThrowawayUsers();
   for (let attempt = 0; attempt < 5; attempt++) {
     const name = `${THROWAWAY_PREFIX}${randomBytes(3).toString('hex')}`;

@@ -21,6 +21,9 @@ export interface LaunchOptions {
 /** What the repository guard added to Qwen's environment, left out of a `direct` start. */
 const WITHOUT_THE_GUARD = new Set(['SHELLOPTS', 'PS4', 'QWEN_RUNTIME_DIR']);
 
+/** The footer naming the approval mode: `YOLO mode (shift + tab to cycle)`, `⏸ Ask permissions (…)`. */
+const MODE_FOOTER = /^[^\p{L}\n]*(\p{L}.*?) \(shift \+ tab to cycle\)/mu;
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -143,13 +146,30 @@ export class ManagedSession {
   /** Presses Shift+Tab until the footer shows `label` (e.g. `YOLO mode`). */
   async cycleApprovalMode(label: string, maxPresses = 6): Promise<void> {
     await this.waitForIdle();
-    for (let i = 0; i < maxPresses; i++) {
-      await this.term.flush();
-      if (this.term.screen().includes(`${label} (shift + tab to cycle)`)) return;
+    let shown = await this.modeShown();
+    for (let presses = 0; shown !== label; presses++) {
+      if (presses === maxPresses) {
+        throw this.term.failure(`approval mode ${label} not reached in ${maxPresses} Shift+Tab presses`);
+      }
       await this.term.press('ShiftTab');
-      await sleep(300);
+      // One press, one mode: wait until the footer names another mode before the next press, or a
+      // late redraw (a loaded machine) lets the presses overshoot the mode wanted.
+      shown = await this.modeShown(shown);
     }
-    await this.term.waitFor(`${label} (shift + tab to cycle)`, 3000);
+  }
+
+  /** The approval mode the footer names once it names one other than `previous` (30 s at most). */
+  private async modeShown(previous?: string): Promise<string> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      await this.term.flush();
+      const shown = MODE_FOOTER.exec(this.term.screen())?.[1];
+      if (shown !== undefined && shown !== previous) return shown;
+      if (Date.now() > deadline) {
+        throw this.term.failure(`the footer never named an approval mode other than ${previous ?? '(none)'}`);
+      }
+      await sleep(50);
+    }
   }
 
   /** `/quit` + Enter; resolves with Qwen's exit code (undefined when it had to be killed). */

@@ -188,8 +188,8 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       const w = world!;
       const content = 'GUARD-MEMORY: rotate the staging keys monthly.';
       for (const mode of ['Ask permissions', 'Auto mode']) {
-        // A distinct answer per mode: the first mode's answer is still on screen during the second.
-        const answer = `ANSWER-GUARD-REMEMBERED-8a1-${mode === 'Auto mode' ? 'auto' : 'default'}`;
+        // One answer per mode: the first one may still be on screen while the second is on its way.
+        const answer = `ANSWER-GUARD-REMEMBERED-8a1 (${mode})`;
         scriptRemember('remember-guard', content, answer);
         await s.cycleApprovalMode(mode);
         const guardRunsBefore = w.hookRuns('approval-guard.js').length;

@@ -6,7 +6,7 @@ import { MANIFEST_FILE } from '../../../src/deploy/install-manifest.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { loadInstallTree, previousInstallOf } from '../../../src/deploy/tree.js';
 import { NOW, REPO, tempDir, verifyInstall } from '../../unit/deploy/fixtures.js';
-import { renderA, renderB } from './crash-fixture.js';
+import { type RuntimeSize, renderA, renderB } from './crash-fixture.js';
 
 const CHILD = path.join(REPO, 'test', 'integration', 'deploy', 'crash-child.ts');
 
@@ -25,6 +25,7 @@ async function installA(): Promise<{ dir: string; a: Map<string, Buffer> }> {
 /** Starts the child; resolves once `kill(lines)` says so, after SIGKILL, with what it printed. */
 function runChild(
   dir: string,
+  size: RuntimeSize,
   mode: 'pause' | 'run',
   killWhen: (lines: string[]) => boolean,
   delayMs = 0,
@@ -32,7 +33,7 @@ function runChild(
 ): Promise<string[]> {
   return new Promise((resolve, reject) => {
     // One process (node with tsx's loader), not the tsx CLI: its wrapper would survive as a grandchild.
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, mode, String(pauseAt)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, mode, String(pauseAt), size], {
       cwd: REPO,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -101,8 +102,9 @@ async function expectIntact(dir: string, a: Map<string, Buffer>, b: Map<string, 
 
 async function bFiles(
   dir: string,
+  size: RuntimeSize,
 ): Promise<{ b: Map<string, Buffer>; rendered: Awaited<ReturnType<typeof renderB>> }> {
-  const rendered = await renderB(previousInstallOf(await loadInstallTree(dir)));
+  const rendered = await renderB(size, previousInstallOf(await loadInstallTree(dir)));
   const b = new Map([...rendered.files].map(([rel, f]) => [rel, Buffer.from(f.bytes)]));
   b.set(MANIFEST_FILE, Buffer.from(rendered.manifestText));
   return { b, rendered };
@@ -129,11 +131,13 @@ describe('a render killed with SIGKILL mid-write leaves every installed file int
     'retire:0',
   ] as const;
 
+  // The child pauses at the exact event, so small runtimes kill at the same point as large ones
+  // would, without writing hundreds of MB per case (which ran past a minute on a loaded machine).
   it.each(POINTS)(
     'killed just before %s',
     async (point) => {
       const { dir, a } = await installA();
-      const { b, rendered } = await bFiles(dir);
+      const { b, rendered } = await bFiles(dir, 'small');
       const [step, which] = point.split(':') as [string, string];
       // Learn the event sequence from an uninterrupted dry run on a copy.
       const probe = path.join(path.dirname(dir), 'probe');
@@ -154,6 +158,7 @@ describe('a render killed with SIGKILL mid-write leaves every installed file int
 
       const lines = await runChild(
         dir,
+        'small',
         'pause',
         (l) => l.some((line) => line.startsWith(`event ${target} `)),
         0,
@@ -163,20 +168,21 @@ describe('a render killed with SIGKILL mid-write leaves every installed file int
       await expectIntact(dir, a, b);
       await recoverAndVerify(dir, rendered);
     },
-    60_000,
+    120_000,
   );
 
   it.each([0, 10, 25, 60])(
     'killed at a random moment while writing large files (%i ms in)',
     async (delay) => {
       const { dir, a } = await installA();
-      const { b, rendered } = await bFiles(dir);
-      const lines = await runChild(dir, 'run', (l) => l.includes('ready'), delay);
+      const { b, rendered } = await bFiles(dir, 'large');
+      const lines = await runChild(dir, 'large', 'run', (l) => l.includes('ready'), delay);
       // Writing ~150 MB takes far longer than 10 ms: the early kills land mid-write.
       if (delay <= 10) expect(lines).not.toContain('done');
       await expectIntact(dir, a, b);
       await recoverAndVerify(dir, rendered);
     },
-    60_000,
+    // Hundreds of MB written and hashed per case: a loaded machine's disk can take minutes.
+    240_000,
   );
 });

@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ensureE2eToolchain, node22, repoRoot } from '../../e2e/harness/paths.js';
 import { TerminalSession } from '../../e2e/harness/terminal.js';
+import { requireThrowawayUsers } from '../../e2e/harness/users.js';
 
 export interface TestUser {
   name: string;
@@ -49,6 +50,7 @@ function removeStaleTestUsers(): void {
  * so test runs started at the same time on one machine never share (or delete) each other's user.
  */
 export function ensureTestUser(tag: string, home: string): TestUser {
+  requireThrowawayUsers();
   removeStaleTestUsers();
   const name = `${USER_PREFIX}${tag}-${process.pid}`;
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });

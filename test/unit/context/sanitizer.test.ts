@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
+import { HOOK_BUDGET_MS } from '../../../src/deploy/names.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
@@ -254,12 +255,12 @@ describe('sanitizeQuery: linear time on adversarial input', () => {
     ['credential repeated', fill(CREDENTIAL)],
   ];
 
-  it.each(inputs)('%s finishes quickly and stays bounded', (_name, input) => {
+  // The hook sanitizes synchronously, so no timer can cut a runaway pattern short: one call must fit
+  // in the hook's whole budget (a behavioural bound, met ~1000× over; the speed is `npm run bench`'s).
+  it.each(inputs)('%s stays bounded, within the hook budget', (_name, input) => {
     const started = performance.now();
     const result = sanitizeQuery(input, CREDENTIAL);
-    const elapsed = performance.now() - started;
-    // Generous so CI never flakes; measured cold cost is a few milliseconds.
-    expect(elapsed).toBeLessThan(200);
+    expect(performance.now() - started).toBeLessThan(HOOK_BUDGET_MS);
     expect(result === undefined || [...result].length <= 512).toBe(true);
   });
 });

@@ -105,7 +105,6 @@ describe('deadline in a real process', () => {
       "signal.addEventListener('abort', () => console.log('fired'));",
       "console.log(signal.aborted ? 'aborted' : 'pending');",
     ].join('\n');
-    const started = Date.now();
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -114,11 +113,11 @@ describe('deadline in a real process', () => {
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    // A ref'd timer would hold the child for 60 s: kill it well before, and report code null.
-    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    // A ref'd timer would hold the child for 60 s: kill it well before (a tsx start on a loaded
+    // machine can take seconds), so exit code 0 shows it ended on its own and a hold reports null.
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     clearTimeout(killer);
     expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'pending\n', stderr: '' });
-    expect(Date.now() - started).toBeLessThan(15_000);
-  });
+  }, 45_000);
 });

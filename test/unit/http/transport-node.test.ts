@@ -198,8 +198,9 @@ describe.each([
     );
     const elapsed = Date.now() - started;
     await Promise.all(server.connections);
+    // Not before the idle timeout, and well before the caller's 10 s signal could have ended it.
     expect(elapsed).toBeGreaterThanOrEqual(190);
-    expect(elapsed).toBeLessThan(3_000);
+    expect(elapsed).toBeLessThan(8_000);
   });
 
   it('makes the body iteration throw with the idle timeout when the body stalls after the head', async () => {

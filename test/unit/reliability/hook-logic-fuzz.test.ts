@@ -190,7 +190,7 @@ describe('auto-recall logic', () => {
       { numRuns: 150, ...LIMITS },
     );
     section.checkProperty('stdin', details);
-  }, 30_000);
+  });
 
   const hostileText = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 80 }),
@@ -234,7 +234,7 @@ describe('auto-recall logic', () => {
     } finally {
       search.unscript();
     }
-  }, 30_000);
+  });
 
   it(SUBJECTS.getter, () => {
     const details = fc.check(
