@@ -1,7 +1,7 @@
 // Pure: the Qwen argv the launcher runs, and its check against the argument policy. The launcher
 // re-checks the rendered plan itself, so a hand-edited (and re-hashed) launch.json still cannot
 // turn on YOLO, a headless prompt or another input path.
-import type { LaunchPlan } from '../src/deploy/launch-plan.js';
+import type { LaunchPlan } from '../src/contracts/launch-plan.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { pinnedPathProblem } from '../src/policy/quote.js';
 import { failure, PATH_PROBLEM_TEXT, show } from './messages.js';

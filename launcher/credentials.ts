@@ -1,6 +1,6 @@
 // The profile's credential values, read at launch. Messages name the variable and the file, never
 // the value — not even a length or a prefix.
-import type { CredentialSource, LaunchPlan } from '../src/deploy/launch-plan.js';
+import type { CredentialSource, LaunchPlan } from '../src/contracts/launch-plan.js';
 import { lookupEnv, type NamePlatform, sameEnvName } from '../src/policy/environment-names.js';
 import { errorCode, failure, show } from './messages.js';
 

@@ -1,7 +1,7 @@
 // Step 4, pure: Qwen's environment, built from nothing. Every variable Qwen (and so every hook and MCP
 // server it starts) sees is listed here with where it came from; `plan` shows the same computation.
-import type { LaunchPlan } from '../src/deploy/launch-plan.js';
-import { OPTIONAL_PINNED_FILE_VARIABLES, PINNED_FILE_VARIABLES } from '../src/deploy/layout.js';
+import type { LaunchPlan } from '../src/contracts/launch-plan.js';
+import { OPTIONAL_PINNED_FILE_VARIABLES, PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
 import {
   dedupeEnvEntries,
   forbiddenReason,

@@ -1,15 +1,16 @@
 // Step 2: the pins. Loads `manifest.json` and `profiles/<kind>/launch.json` with the shared schemas,
 // then checks everything the launch will use — absolute, existing, checksum-matched, and (POSIX)
 // StrictModes ownership and permissions — and reports every failure at once, one line each.
+
+import { sha256Hex } from '../src/base/hash.js';
 import {
   type InstallManifest,
   installManifestSchema,
   MANIFEST_FILE,
-} from '../src/deploy/install-manifest.js';
-import { sha256Hex } from '../src/deploy/json.js';
-import { type LaunchPlan, launchPlanSchema, type ProfileKind } from '../src/deploy/launch-plan.js';
-import { PROFILE_FILES, profileRel, runtimeRel } from '../src/deploy/layout.js';
-import { RUNTIME_FILES } from '../src/deploy/names.js';
+} from '../src/contracts/install-manifest.js';
+import { type LaunchPlan, launchPlanSchema, type ProfileKind } from '../src/contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel, runtimeRel } from '../src/contracts/layout.js';
+import { RUNTIME_FILES } from '../src/contracts/names.js';
 import { qwenPackageProblems, walkQwenPackage } from '../src/host/qwen-package.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';

@@ -4,7 +4,7 @@
 // src/policy/repository.ts (docs/repository.md): plain `.env` names are kept out, anything that
 // cannot be kept out refuses the launch, naming the file and the variable or key.
 import { parse as parseDotenv } from 'dotenv';
-import type { LaunchPlan } from '../src/deploy/launch-plan.js';
+import type { LaunchPlan } from '../src/contracts/launch-plan.js';
 import type { NamePlatform } from '../src/policy/environment-names.js';
 import {
   decideEnvFiles,

@@ -5,10 +5,10 @@
 // Named imports, not namespaces: a bundled namespace import copies every export at start-up.
 import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, parse } from 'node:path';
-import { MEM0_PRESETS, scopeViolation } from '../providers/mem0/presets.js';
+import { type Environment, readOwnEnv } from '../base/environment.js';
+import { ConfigurationError } from '../base/errors.js';
+import { MEM0_PRESETS, scopeViolation } from '../contracts/mem0-presets.js';
 import { decodeUtf8 } from '../text/utf8.js';
-import { type Environment, readOwnEnv } from './environment.js';
-import { ConfigurationError } from './errors.js';
 import { CREDENTIAL_NAME, credentialVariable } from './names.js';
 import type { ProviderConfig, RuntimeConfig, RuntimeConfigV1, RuntimeConfigV2 } from './schema.js';
 

@@ -2,8 +2,8 @@
 // its types, validation and (through the deployment manifest) the generated JSON Schema.
 // zod/mini keeps the hook bundles small; every object is strict at every level.
 import * as z from 'zod/mini';
-import { checkOrigin, isValidBasePath } from '../http/origin.js';
-import { MEM0_PRESET_NAMES } from '../providers/mem0/presets.js';
+import { checkOrigin, isValidBasePath } from '../base/origin.js';
+import { MEM0_PRESET_NAMES } from '../contracts/mem0-presets.js';
 import { CREDENTIAL_NAME } from './names.js';
 
 export { CREDENTIAL_NAME, credentialVariable } from './names.js';

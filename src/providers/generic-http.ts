@@ -1,8 +1,9 @@
 // Generic HTTP Search v1: POST {baseUrl}/v1/context/search with a Bearer token. Search only: this
 // provider never writes.
+
+import { joinUrl } from '../base/origin.js';
 import { postJson } from '../http/client.js';
 import { ProviderRequestError } from '../http/errors.js';
-import { joinUrl } from '../http/origin.js';
 import type { Transport } from '../http/transport.js';
 import { isPlainObject } from '../text/json.js';
 import { MAX_ITEMS, normaliseItems } from './items.js';

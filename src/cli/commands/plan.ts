@@ -24,7 +24,7 @@ import {
   type LaunchPlan,
   PROFILE_KINDS,
   type ProfileKind,
-} from '../../deploy/launch-plan.js';
+} from '../../contracts/launch-plan.js';
 import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';

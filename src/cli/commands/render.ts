@@ -1,9 +1,9 @@
 // `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]`
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
-import type { ProfileKind } from '../../deploy/launch-plan.js';
 import { acquireInstallLock, type InstallLock, LockedError } from '../../deploy/render/lock.js';
 import {
   type PreviousInstall,

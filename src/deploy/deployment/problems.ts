@@ -2,10 +2,10 @@
 // fix. The admin CLI may name keys, variables and paths (README: telling the administrator exactly
 // what to fix is its job); deployment.json holds no secret values, only names and file paths.
 import type * as z from 'zod';
-import { checkOrigin, type OriginProblem } from '../../http/origin.js';
+import { checkOrigin, type OriginProblem } from '../../base/origin.js';
+import { EXTRA_CA_VARIABLE, type Platform } from '../../contracts/layout.js';
 import { sameEnvName } from '../../policy/environment-names.js';
 import { formatPath, getPath, showValue } from '../json.js';
-import { EXTRA_CA_VARIABLE, type Platform } from '../layout.js';
 
 export interface Problem {
   /** Dotted key path in deployment.json, e.g. `profiles.auto-recall.timeoutMs`. */

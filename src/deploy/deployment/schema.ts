@@ -5,8 +5,8 @@
 // (paths, credential routing, policies, the settings block) live in validate.ts.
 import * as z from 'zod';
 import { providerSchema } from '../../config/schema.js';
-import { PROFILE_KINDS, REPOSITORY_TRUST } from '../launch-plan.js';
-import { DEFAULT_GUARD_MODES, MCP_TIMEOUT_MS } from '../names.js';
+import { PROFILE_KINDS, REPOSITORY_TRUST } from '../../contracts/launch-plan.js';
+import { DEFAULT_GUARD_MODES, MCP_TIMEOUT_MS } from '../../contracts/names.js';
 
 export const PLATFORMS = ['posix', 'windows'] as const;
 /** Qwen permission modes the approval guard can turn back into confirmations. */

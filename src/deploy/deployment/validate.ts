@@ -3,14 +3,14 @@
 // key, the bad value and the fix. Pure: nothing here touches the file system.
 import * as path from 'node:path';
 import { posixShimPathProblem, windowsShimPathProblem } from '../../../launcher/shims.js';
-import { ConfigurationError } from '../../config/errors.js';
+import { ConfigurationError } from '../../base/errors.js';
 import { parseRuntimeConfig, providerCanWrite } from '../../config/load.js';
 import { CREDENTIAL_NAME } from '../../config/schema.js';
+import { PinnedLayout, usesMcp } from '../../contracts/layout.js';
+import { RUNTIME_FILES } from '../../contracts/names.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
-import { PinnedLayout, usesMcp } from '../layout.js';
-import { RUNTIME_FILES } from '../names.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { routeCredentials } from './credentials.js';
 import { deployedKinds } from './kinds.js';

@@ -3,15 +3,22 @@
 // tree (for rolled-back profiles), the clock and the admin uid; writer.ts applies the result.
 
 import { posixShim, windowsShims } from '../../../launcher/shims.js';
+import type { InstallManifest } from '../../contracts/install-manifest.js';
+import type { ProfileKind } from '../../contracts/launch-plan.js';
+import {
+  BIN_FILES,
+  PinnedLayout,
+  type Platform,
+  PROFILE_FILES,
+  profileRel,
+  runtimeRel,
+} from '../../contracts/layout.js';
+import { EXTERNAL_CONTEXT_HOOKS, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '../../contracts/names.js';
 import { routeCredentials } from '../deployment/credentials.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
-import type { InstallManifest } from '../install-manifest.js';
 import { sha256Hex } from '../json.js';
 import { removeHooksFromText } from '../jsonc/remove-hooks.js';
-import type { ProfileKind } from '../launch-plan.js';
-import { BIN_FILES, PinnedLayout, type Platform, PROFILE_FILES, profileRel, runtimeRel } from '../layout.js';
-import { EXTERNAL_CONTEXT_HOOKS, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '../names.js';
 import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from '../rollback/record.js';
 import { buildManifest, manifestText, type ProfileState } from './manifest.js';
 import { renderProfile } from './profile.js';

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { CONFIG_ENV } from '../../config/load-core.js';
-import { RUNTIME_FILES } from '../names.js';
+import { RUNTIME_FILES } from '../../contracts/names.js';
 import type { SmokeResult } from './verify.js';
 
 // An MCP stdio session spoken by hand: newline-delimited JSON-RPC, no SDK on the client side.

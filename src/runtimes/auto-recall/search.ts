@@ -1,9 +1,9 @@
 // Steps 2–6 of the auto-recall hook, bundled as auto-recall-search.js and loaded by main.ts only
 // after provenance passed, so the no-op path never reads or compiles the providers or the client.
 
+import type { Environment } from '../../base/environment.js';
 import type { LibuvStreams } from '../../bindings/libuv-stream.js';
 import { compiledConfigParser } from '../../config/compiled-parser.js';
-import type { Environment } from '../../config/environment.js';
 import { type LoadedConfig, loadRuntimeConfigWith } from '../../config/load-core.js';
 import type { RuntimeConfigV2 } from '../../config/schema.js';
 import { renderContext } from '../../context/renderer.js';

@@ -6,7 +6,7 @@ import type { RuntimeConfigV1 } from '../../config/schema.js';
 import { isValidMemoryContent } from '../../context/memory-content.js';
 import { renderContext } from '../../context/renderer.js';
 import { contextSearchInputSchema, contextSearchOutputSchema } from '../../contracts/context-search.js';
-import { MCP_SERVER_NAME, TOOL_REMEMBER, TOOL_SEARCH } from '../../deploy/names.js';
+import { MCP_SERVER_NAME, TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
 import type { Provider } from '../../providers/types.js';
 import {
   CONTENT_INVALID,

@@ -1,7 +1,7 @@
 // The one process skeleton of every command hook: read stdin (≤ 1 MiB) within a wall-clock budget
 // that starts with the process, answer exactly one JSON object on stdout, exit. Nothing — timer,
 // socket, proxy — outlives the answer, and stderr stays empty.
-import { HOOK_BUDGET_MS } from '../../deploy/names.js';
+import { HOOK_BUDGET_MS } from '../../contracts/names.js';
 import { silenceWarnings, writeStdoutSync } from './process.js';
 import { HOOK_STDIN_LIMIT, parseJson, readStdin } from './stdin.js';
 

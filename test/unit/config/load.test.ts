@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, type ConfigurationErrorCode } from '../../../src/config/errors.js';
+import { ConfigurationError, type ConfigurationErrorCode } from '../../../src/base/errors.js';
 import { CONFIG_ENV, loadRuntimeConfig } from '../../../src/config/load.js';
 
 const CANARY = 'canary-credential-Zx81Qm';

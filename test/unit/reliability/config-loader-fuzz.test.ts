@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONFIGURATION_MESSAGES, ConfigurationError } from '../../../src/config/errors.js';
+import { CONFIGURATION_MESSAGES, ConfigurationError } from '../../../src/base/errors.js';
 import {
   CONFIG_ENV,
   loadRuntimeConfig,
@@ -16,7 +16,7 @@ import {
   resolveCredential,
   resolveRepositoryRoot,
 } from '../../../src/config/load.js';
-import { MEM0_PRESET_NAMES } from '../../../src/providers/mem0/presets.js';
+import { MEM0_PRESET_NAMES } from '../../../src/contracts/mem0-presets.js';
 import { CREDENTIALS } from '../../fixtures/canaries.js';
 import { mutate, mutationArb } from '../../fixtures/json-mutations.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderContext } from '../../../src/context/renderer.js';
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
-import { HOOK_BUDGET_MS } from '../../../src/deploy/names.js';
+import { HOOK_BUDGET_MS } from '../../../src/contracts/names.js';
 import type { ContextItem } from '../../../src/providers/types.js';
 import { CREDENTIALS, PROMPT_CANARY } from '../../fixtures/canaries.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';

@@ -2,7 +2,7 @@
 // the tree (always `/`-separated, as listed in manifest.json) and the absolute pinned paths the
 // rendered files refer to (joined for the deployment's platform, never the renderer's).
 import * as path from 'node:path';
-import { sha256Hex } from './json.js';
+import { sha256Hex } from '../base/hash.js';
 import type { ProfileKind } from './launch-plan.js';
 import { RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './names.js';
 
