@@ -3,6 +3,7 @@
 // StrictModes ownership and permissions — and reports every failure at once, one line each.
 
 import { sha256Hex } from '../src/base/hash.js';
+import type { Platform } from '../src/base/platform.js';
 import {
   type InstallManifest,
   installManifestSchema,
@@ -12,11 +13,12 @@ import { type LaunchPlan, launchPlanSchema, type ProfileKind } from '../src/cont
 import { PROFILE_FILES, profileRel, runtimeRel } from '../src/contracts/layout.js';
 import { RUNTIME_FILES } from '../src/contracts/names.js';
 import { qwenPackageProblems, walkQwenPackage } from '../src/host/qwen-package.js';
+import { pinnedArgvPaths } from '../src/policy/arguments.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { pinnedPathProblem, posixQuote } from '../src/policy/quote.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../src/qwen/versions.js';
-import { buildArgv, pinnedArgvPaths } from './argv.js';
+import { buildArgv } from './argv.js';
 import { routedCredentials } from './credentials.js';
 import { OPTIONAL_PINNED_FILE_NAMES, PINNED_FILE_NAMES } from './env.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
@@ -34,13 +36,11 @@ export interface PinsFs extends StrictModesFs, RealpathFs {
   readdirSync(path: string): string[];
 }
 
-export type PlanPlatform = 'posix' | 'windows';
-
 export interface PinsInput {
   /** The install directory found from the launcher's own real path. */
   installDir: string;
   kind: ProfileKind;
-  platform: PlanPlatform;
+  platform: Platform;
   fs: PinsFs;
   argumentPolicy?: ArgumentPolicy;
 }
@@ -58,7 +58,7 @@ const X_OK = 1;
 const R_OK = 4;
 
 /** A path inside the install directory, from a manifest key (always `/`-separated). */
-export function installPath(installDir: string, rel: string, platform: PlanPlatform): string {
+export function installPath(installDir: string, rel: string, platform: Platform): string {
   return platform === 'windows' ? `${installDir}\\${rel.replaceAll('/', '\\')}` : `${installDir}/${rel}`;
 }
 
@@ -111,7 +111,7 @@ function readJson<T>(fs: JsonFileFs, file: string, schema: Parser<T>): { value: 
   return { value: parsed.data, bytes };
 }
 
-export function readManifest(fs: JsonFileFs, installDir: string, platform: PlanPlatform): InstallManifest {
+export function readManifest(fs: JsonFileFs, installDir: string, platform: Platform): InstallManifest {
   return readJson(fs, installPath(installDir, MANIFEST_FILE, platform), installManifestSchema).value;
 }
 
@@ -119,7 +119,7 @@ export function readLaunchPlan(
   fs: JsonFileFs,
   installDir: string,
   kind: ProfileKind,
-  platform: PlanPlatform,
+  platform: Platform,
 ): { plan: LaunchPlan; bytes: Uint8Array } {
   const file = installPath(installDir, launchPlanRel(kind), platform);
   const { value, bytes } = readJson(fs, file, launchPlanSchema);

@@ -12,10 +12,8 @@ import {
 import { type RuntimeConfigV1, type RuntimeConfigV2, runtimeConfigSchema } from './schema.js';
 
 export {
-  CONFIG_ENV,
   type ConfigFs,
   type LoadedConfig,
-  MAX_CONFIG_BYTES,
   providerCanWrite,
   resolveCredential,
   resolveRepositoryRoot,

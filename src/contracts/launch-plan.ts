@@ -1,6 +1,7 @@
 // `profiles/<kind>/launch.json`: the launch plan render writes and the launcher executes. Every path
 // in it is absolute and refers to the final install location (even when staged with --out).
 import * as z from 'zod/mini';
+import { PLATFORMS } from '../base/platform.js';
 
 export const PROFILE_KINDS = ['on-demand', 'auto-recall', 'write'] as const;
 export type ProfileKind = (typeof PROFILE_KINDS)[number];
@@ -22,7 +23,7 @@ export type CredentialSource = z.infer<typeof credentialSourceSchema>;
 export const launchPlanSchema = z.strictObject({
   version: z.literal(1),
   profile: z.enum(PROFILE_KINDS),
-  platform: z.enum(['posix', 'windows']),
+  platform: z.enum(PLATFORMS),
   installDir: z.string(),
   /** First 16 hex digits of sha256(installDir): names the per-user QWEN_HOME folder. */
   installId: z.string().check(z.regex(/^[0-9a-f]{16}$/)),

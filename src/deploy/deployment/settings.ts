@@ -3,7 +3,7 @@
 // it may not change or remove any other baseline key, nor set a reserved key (hooks, MCP, the
 // profile permissions, disableAllHooks): render refuses and names the key.
 
-import type { Platform } from '../../contracts/layout.js';
+import type { Platform } from '../../base/platform.js';
 import { MCP_SERVER_NAME } from '../../contracts/names.js';
 import { forbiddenReason } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY, SETTINGS_BASELINE, type SettingsBaselinePolicy } from '../../policy/policies.js';

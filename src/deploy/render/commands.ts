@@ -1,8 +1,8 @@
 // Hook commands render writes into system settings. Built only from pinned paths that passed
 // pinnedPathProblem, quoted for the shell Qwen runs them with. (The bin/ shims come from
-// launcher/shims.ts, which owns their format.)
+// render/shims.ts, which owns their format.)
 
-import type { Platform } from '../../contracts/layout.js';
+import type { Platform } from '../../base/platform.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
 
 /**

@@ -1,10 +1,10 @@
 // The files of one profile, rendered from the templates with JSON-aware substitution.
 import * as path from 'node:path';
+import type { Platform } from '../../base/platform.js';
 import type { ProfileKind, RepositoryTrust } from '../../contracts/launch-plan.js';
 import {
   installIdFor,
   PinnedLayout,
-  type Platform,
   PROFILE_FILES,
   pinnedFiles,
   renderedProfileFiles,

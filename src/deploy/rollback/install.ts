@@ -9,9 +9,9 @@ import { type InstallManifest, MANIFEST_FILE } from '../../contracts/install-man
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../../contracts/names.js';
+import { JsoncError } from '../../text/jsonc.js';
 import { TEMP_MARKER } from '../atomic-file.js';
 import { sha256Hex } from '../json.js';
-import { JsoncError } from '../jsonc/parse.js';
 import { type RemovedHook, removeHooksFromText } from '../jsonc/remove-hooks.js';
 import {
   assertNotLocked,

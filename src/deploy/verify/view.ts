@@ -8,7 +8,7 @@ import {
   type ProfileKind,
 } from '../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
-import { parseJsonc } from '../jsonc/parse.js';
+import { parseJsonc } from '../../text/jsonc.js';
 import type { InstallTree } from '../tree.js';
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string } | undefined;

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../../src/base/limits.js';
 import { PROFILE_KINDS } from '../../../src/contracts/launch-plan.js';
 import {
   HOOK_APPROVAL_GUARD,
   HOOK_AUTO_RECALL,
-  HOOK_TIMEOUT_MS,
   HOOK_WRITE_CONFIRMATION,
-  MCP_TIMEOUT_MS,
   PERMISSION_REMEMBER,
   PERMISSION_SEARCH,
 } from '../../../src/contracts/names.js';

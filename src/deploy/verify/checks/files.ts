@@ -1,9 +1,10 @@
 // Integrity of the tree: manifest.json in the pinned shape, every listed file present with its
 // sha256 and mode, nothing unlisted (backups/ excepted), and the layout each profile needs.
+
+import type { Platform } from '../../../base/platform.js';
 import { MANIFEST_FILE } from '../../../contracts/install-manifest.js';
 import {
   BIN_FILES,
-  type Platform,
   PROFILE_FILES,
   profileRel,
   renderedProfileFiles,

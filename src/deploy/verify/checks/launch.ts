@@ -1,7 +1,7 @@
 // launch.json of every profile: the schema, one install (same platform, installDir, node, Qwen,
 // repository root everywhere), pinned paths, the pinned-file variables, the argument policy (via the
 // launcher's own checker) and the environment policy.
-import { qwenArgvProblems } from '../../../../launcher/argv.js';
+
 import { CREDENTIAL_NAME } from '../../../config/schema.js';
 import { type LaunchPlan, launchPlanSchema } from '../../../contracts/launch-plan.js';
 import {
@@ -13,6 +13,7 @@ import {
   profileRel,
   usesMcp,
 } from '../../../contracts/layout.js';
+import { qwenArgvProblems } from '../../../policy/arguments.js';
 import { forbiddenReason, sameEnvName } from '../../../policy/environment-names.js';
 import { ARGUMENT_POLICY, ENVIRONMENT_POLICY } from '../../../policy/policies.js';
 import { pinnedPathListProblems, pinnedPathProblems } from '../../deployment/paths.js';

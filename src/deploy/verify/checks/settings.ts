@@ -2,6 +2,7 @@
 // and exact while active, absent once rolled back, nothing foreign), profile exclusivity (MCP
 // exclusion, permissions), plus system-defaults.json and trusted-folders.json.
 
+import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../base/limits.js';
 import type { LaunchPlan, ProfileKind } from '../../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../../contracts/layout.js';
 import {
@@ -75,7 +76,7 @@ function entryProblems(
   for (const key of Object.keys(expected)) {
     if (key === 'timeout' && actual.timeout !== expected.timeout) {
       problems.push(
-        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} ms (timeouts nest: provider < hook budget 6500 < hook timeout 8000)`,
+        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} ms (timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} < hook timeout ${HOOK_TIMEOUT_MS})`,
       );
     } else if (!deepEqual(actual[key], expected[key])) {
       problems.push(
