@@ -57,7 +57,7 @@ describe('this repository', () => {
 });
 
 describe('negative controls: trees that break a rule', () => {
-  it.each([
+  it.each<{ rule: string; files: Record<string, string>; message: string }>([
     {
       rule: 'a pair of folders importing each other',
       files: {
