@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { installManifestSchema } from '../../../src/contracts/install-manifest.js';
+import { installManifestSchema } from '../../../src/contracts/install-manifest-schema.js';
 import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../../../src/contracts/names.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { sha256Hex } from '../../../src/deploy/json.js';

@@ -3,7 +3,8 @@
 // launcher's own checker) and the environment policy.
 
 import { CREDENTIAL_NAME } from '../../../config/schema.js';
-import { type LaunchPlan, launchPlanSchema } from '../../../contracts/launch-plan.js';
+import type { LaunchPlan } from '../../../contracts/launch-plan.js';
+import { launchPlanSchema } from '../../../contracts/launch-plan-schema.js';
 import {
   EXTRA_CA_VARIABLE,
   installIdFor,
