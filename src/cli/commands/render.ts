@@ -6,19 +6,14 @@ import { platformOfHost } from '../../base/platform.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
-import { acquireInstallLock, type InstallLock, LockedError } from '../../deploy/render/lock.js';
-import {
-  type PreviousInstall,
-  RenderError,
-  type RenderedInstall,
-  renderInstall,
-} from '../../deploy/render/render.js';
+import { acquireInstallLock, type InstallLock } from '../../deploy/render/lock.js';
+import { type PreviousInstall, type RenderedInstall, renderInstall } from '../../deploy/render/render.js';
 import { loadRuntimeFiles } from '../../deploy/render/runtime-files.js';
-import { type WriteResult, WriterError, writeInstall } from '../../deploy/render/writer.js';
+import { type WriteResult, writeInstall } from '../../deploy/render/writer.js';
 import { isDirectory, loadInstallTree, previousInstallOf } from '../../deploy/tree.js';
 import type { Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError, UsageError } from '../errors.js';
+import { commandError, InputError, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
 import { quietSteps } from '../progress.js';
 
@@ -188,10 +183,7 @@ export function createRenderCommand(deps: AdminDeps): Command {
           },
         ]);
       } catch (error) {
-        if (error instanceof RenderError || error instanceof WriterError || error instanceof LockedError) {
-          throw new InputError(`render: ${error.message}`);
-        }
-        throw error;
+        throw commandError('render', error);
       } finally {
         await lock?.release();
       }

@@ -1,10 +1,10 @@
 // `qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]`
 import * as path from 'node:path';
 import { reportJson, reportText } from '../../deploy/verify/report.js';
-import { runVerify, VerifyInputError } from '../../deploy/verify/run.js';
+import { runVerify } from '../../deploy/verify/run.js';
 import type { Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError } from '../errors.js';
+import { commandError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
 
 export const VERIFY_HELP = `Usage: qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]
@@ -70,8 +70,7 @@ export function createVerifyCommand(deps: AdminDeps): Command {
         io.stdout.write(flags.json === true ? reportJson(report) : reportText(report));
         return report.ok ? 0 : 1;
       } catch (error) {
-        if (error instanceof VerifyInputError) throw new InputError(`verify: ${error.message}`);
-        throw error;
+        throw commandError('verify', error);
       }
     },
   };

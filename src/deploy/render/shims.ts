@@ -2,6 +2,7 @@
 // `bin/launch-qwen.ps1` / `bin/launch-qwen.cmd` (Windows). Each one runs the bundled launcher with
 // the pinned node — never `node` from PATH — and passes the caller's arguments on for the launcher
 // to refuse. A path that cannot be quoted safely for a shim is refused, never approximated.
+import { AdminInputError } from '../../base/errors.js';
 import { CONTROL_CHARACTER, posixQuote, powershellQuote } from '../../policy/quote.js';
 
 export interface ShimInput {
@@ -16,7 +17,7 @@ export interface WindowsShims {
   cmd: string;
 }
 
-export class ShimPathError extends Error {
+export class ShimPathError extends AdminInputError {
   override readonly name = 'ShimPathError';
 }
 

@@ -1,14 +1,18 @@
 // JSON-aware template substitution: render walks the PARSED template and replaces string values that
 // are exactly one placeholder (`"{{name}}"`) with a JSON value. Never string-level templating of JSON:
 // a value cannot break out of its string, and a placeholder inside a longer string is a template bug.
+import { EXIT, ManagedError } from '../../base/errors.js';
 import { formatPath, isPlainObject, type JsonObject } from '../json.js';
 
 export type TemplateValues = Readonly<Record<string, unknown>>;
 
 const PLACEHOLDER = /^\{\{([A-Za-z][\w.:-]*)\}\}$/;
 
-export class TemplateError extends Error {
+/** A shipped template that does not fit its values: a bug of this toolkit, so exit 70. */
+export class TemplateError extends ManagedError {
   override readonly name = 'TemplateError';
+  readonly exitCode = EXIT.internal;
+  readonly fixedMessage = false;
 }
 
 export function substitute(

@@ -1,10 +1,12 @@
 // verify, I/O layer: loads the tree and (optionally) the deployment, renders it afresh in memory,
 // stats the pinned files on this machine, smoke-runs the bundled runtimes, then hands everything to
 // the pure checks.
+
 import { execFile } from 'node:child_process';
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { AdminInputError } from '../../base/errors.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/schema.js';
 import type { LaunchPlan } from '../../contracts/launch-plan.js';
@@ -37,7 +39,7 @@ export interface VerifyRunOptions {
   now: string;
 }
 
-export class VerifyInputError extends Error {
+export class VerifyInputError extends AdminInputError {
   override readonly name = 'VerifyInputError';
 }
 
