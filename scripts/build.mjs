@@ -73,7 +73,7 @@ async function main() {
         ...common,
         entryPoints: [entry],
         outfile: join(out, 'runtime', file),
-        // CommonJS: a bare CommonJS start is measurably cheaper than ESM (runtimes.md).
+        // CommonJS: a bare CommonJS start is measurably cheaper than ESM (docs/performance.md).
         format: 'cjs',
         minify: true,
         plugins: [splitPlugin],

@@ -26,7 +26,7 @@ const timeoutMs = (bounds: { default: number; max: number }) =>
 
 export const genericHttpProviderSchema = z.strictObject({
   type: z.literal('generic-http-search-v1'),
-  // Origin only, https (or loopback http): see providers.md.
+  // Origin only, https (or loopback http): see docs/contracts.md, "HTTP client rules".
   baseUrl: z.string().check(z.refine((s) => checkOrigin(s).ok)),
   tokenEnv: credentialName,
 });
