@@ -16,7 +16,7 @@ export const DEFAULT_GUARD_MODES = ['yolo', 'auto'] as const;
 /** Hooks that belong to the external-context profiles (removed by rollback). */
 export const EXTERNAL_CONTEXT_HOOKS = [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION] as const;
 
-/** Qwen's command-hook timeout in managed settings (≥ 1000 is read as milliseconds). */
+/** The managed command hooks' timeout, rendered in the unit the Qwen version reads (policies/qwen/versions.json). */
 export const HOOK_TIMEOUT_MS = 8000;
 /** The auto-recall hook's own wall-clock budget, between the provider timeout and HOOK_TIMEOUT_MS. */
 export const HOOK_BUDGET_MS = 6500;

@@ -2,6 +2,7 @@
 // and exact while active, absent once rolled back, nothing foreign), profile exclusivity (MCP
 // exclusion, permissions), plus system-defaults.json and trusted-folders.json.
 import { SETTINGS_BASELINE } from '../../../policy/policies.js';
+import { DEFAULT_QWEN_VERSION } from '../../../qwen/versions.js';
 import { GUARD_MODES } from '../../deployment/schema.js';
 import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
 import type { LaunchPlan, ProfileKind } from '../../launch-plan.js';
@@ -11,6 +12,8 @@ import {
   GUARD_MODES_ENV,
   HOOK_APPROVAL_GUARD,
   HOOK_AUTO_RECALL,
+  HOOK_BUDGET_MS,
+  HOOK_TIMEOUT_MS,
   HOOK_WRITE_CONFIRMATION,
   MCP_SERVER_NAME,
 } from '../../names.js';
@@ -74,7 +77,7 @@ function entryProblems(
   for (const key of Object.keys(expected)) {
     if (key === 'timeout' && actual.timeout !== expected.timeout) {
       problems.push(
-        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} ms (timeouts nest: provider < hook budget 6500 < hook timeout 8000)`,
+        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} (${HOOK_TIMEOUT_MS} ms in the unit Qwen ${DEFAULT_QWEN_VERSION} reads; timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} ms < hook timeout ${HOOK_TIMEOUT_MS} ms)`,
       );
     } else if (!deepEqual(actual[key], expected[key])) {
       problems.push(
