@@ -421,7 +421,9 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       ok: true,
       errors: 0,
     });
-    expect(report.checks.filter((c) => c.id === 'host.qwen').map((c) => c.ok)).toEqual([true]);
+    // The real install: the launcher's own host checks (every Qwen file included) and the executable rg.
+    expect(report.checks.filter((c) => c.id === 'host.install').map((c) => c.ok)).toEqual([true]);
+    expect(report.checks.filter((c) => c.id === 'host.ripgrep').map((c) => c.ok)).toEqual([true]);
     expect(report.checks.some((c) => c.id === 'drift' && c.ok)).toBe(true);
   });
 
