@@ -3,9 +3,10 @@
 // (src/host/install-checks.ts) and reports every failure at once, one line each.
 import installManifestJsonSchema from '../schema/install-manifest.schema.json' with { type: 'json' };
 import launchPlanJsonSchema from '../schema/launch-plan.schema.json' with { type: 'json' };
-import { type InstallManifest, MANIFEST_FILE } from '../src/deploy/install-manifest.js';
-import type { LaunchPlan, ProfileKind } from '../src/deploy/launch-plan.js';
-import { PROFILE_FILES, profileRel } from '../src/deploy/layout.js';
+import type { Platform } from '../src/base/platform.js';
+import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-manifest.js';
+import type { LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
 import { type HostFs, type HostStat, installHostProblems, installPath } from '../src/host/install-checks.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { type JsonSchema, type SchemaIssue, schemaIssues } from '../src/text/json-schema-check.js';
@@ -17,13 +18,11 @@ export type PinsStat = HostStat;
 
 export interface PinsFs extends HostFs, RealpathFs {}
 
-export type PlanPlatform = 'posix' | 'windows';
-
 export interface PinsInput {
   /** The install directory found from the launcher's own real path. */
   installDir: string;
   kind: ProfileKind;
-  platform: PlanPlatform;
+  platform: Platform;
   fs: PinsFs;
   argumentPolicy?: ArgumentPolicy;
 }
@@ -79,7 +78,7 @@ function readJson<T>(fs: JsonFileFs, file: string, schema: JsonSchema): { value:
   return { value: data as T, bytes };
 }
 
-export function readManifest(fs: JsonFileFs, installDir: string, platform: PlanPlatform): InstallManifest {
+export function readManifest(fs: JsonFileFs, installDir: string, platform: Platform): InstallManifest {
   return readJson<InstallManifest>(
     fs,
     installPath(installDir, MANIFEST_FILE, platform),
@@ -91,7 +90,7 @@ export function readLaunchPlan(
   fs: JsonFileFs,
   installDir: string,
   kind: ProfileKind,
-  platform: PlanPlatform,
+  platform: Platform,
 ): { plan: LaunchPlan; bytes: Uint8Array } {
   const file = installPath(installDir, launchPlanRel(kind), platform);
   const { value, bytes } = readJson<LaunchPlan>(fs, file, launchPlanJsonSchema);

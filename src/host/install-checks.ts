@@ -3,21 +3,27 @@
 // manifest.json, every pin (absolute, existing, of its type, executable or readable where it must
 // be), StrictModes ownership and modes up every directory level, the whole Qwen package and its
 // version. Pure over an injected fs; one line per problem, with the fix.
-import { pinnedArgvPaths } from '../../launcher/argv.js';
-import { routedCredentials } from '../../launcher/credentials.js';
-import { OPTIONAL_PINNED_FILE_NAMES, PINNED_FILE_NAMES } from '../../launcher/env.js';
-import { errorCode, PATH_PROBLEM_TEXT, show } from '../../launcher/messages.js';
-import { type StatLike, StrictModes, type StrictModesFs } from '../../launcher/strict-modes.js';
-import { type InstallManifest, MANIFEST_FILE } from '../deploy/install-manifest.js';
-import { sha256Hex } from '../deploy/json.js';
-import type { LaunchPlan, ProfileKind } from '../deploy/launch-plan.js';
-import { PROFILE_FILES, profileRel, runtimeRel } from '../deploy/layout.js';
-import { RUNTIME_FILES } from '../deploy/names.js';
+import { errorCode } from '../base/errors.js';
+import { sha256Hex } from '../base/hash.js';
+import type { Platform } from '../base/platform.js';
+import { type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
+import type { LaunchPlan, ProfileKind } from '../contracts/launch-plan.js';
+import {
+  OPTIONAL_PINNED_FILE_VARIABLES,
+  PINNED_FILE_VARIABLES,
+  PROFILE_FILES,
+  profileRel,
+  runtimeRel,
+} from '../contracts/layout.js';
+import { RUNTIME_FILES } from '../contracts/names.js';
+import { pinnedArgvPaths } from '../policy/arguments.js';
+import { routedCredentials } from '../policy/credentials.js';
 import { lookupEnv } from '../policy/environment-names.js';
 import type { ArgumentPolicy } from '../policy/policies.js';
-import { pinnedPathProblem, posixQuote } from '../policy/quote.js';
+import { PATH_PROBLEM_TEXT, pinnedPathProblem, posixQuote, show } from '../policy/quote.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { qwenPackageProblems, walkQwenPackage } from './qwen-package.js';
+import { type StatLike, StrictModes, type StrictModesFs } from './strict-modes.js';
 
 export interface HostStat extends StatLike {
   isFile(): boolean;
@@ -30,13 +36,11 @@ export interface HostFs extends StrictModesFs {
   readdirSync(path: string): string[];
 }
 
-export type HostPlatform = 'posix' | 'windows';
-
 export interface InstallHostInput {
   /** The install directory the plan was checked to belong to. */
   installDir: string;
   kind: ProfileKind;
-  platform: HostPlatform;
+  platform: Platform;
   manifest: InstallManifest;
   plan: LaunchPlan;
   /** The very bytes the plan was parsed from, so it cannot change between parse and checksum. */
@@ -58,7 +62,7 @@ const X_OK = 1;
 const R_OK = 4;
 
 /** A path inside the install directory, from a manifest key (always `/`-separated). */
-export function installPath(installDir: string, rel: string, platform: HostPlatform): string {
+export function installPath(installDir: string, rel: string, platform: Platform): string {
   return platform === 'windows' ? `${installDir}\\${rel.replaceAll('/', '\\')}` : `${installDir}/${rel}`;
 }
 
@@ -88,11 +92,11 @@ function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, poli
     { what: 'Qwen cli', path: plan.qwenCli, type: 'file', adminOwned: true },
     { what: 'repository root', path: plan.cwd, type: 'directory', adminOwned: false },
   ];
-  for (const name of PINNED_FILE_NAMES) {
+  for (const name of Object.keys(PINNED_FILE_VARIABLES)) {
     const file = lookupEnv(plan.environment.files, name, plan.platform);
     pins.push({ what: name, path: file ?? '', type: 'file', adminOwned: true });
   }
-  for (const name of OPTIONAL_PINNED_FILE_NAMES) {
+  for (const name of OPTIONAL_PINNED_FILE_VARIABLES) {
     const file = lookupEnv(plan.environment.files, name, plan.platform);
     // Absent means not asked for; present, it is pinned (and refused when empty) like the others.
     if (file !== undefined) {

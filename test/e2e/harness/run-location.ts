@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { StrictModes } from '../../../launcher/strict-modes.js';
+import { StrictModes } from '../../../src/host/strict-modes.js';
 import { e2eCacheDir, node22, qwenCli, qwenPackageDir, repoRoot } from './paths.js';
 
 export interface RunLocation {

@@ -1,22 +1,22 @@
 // system-settings.json of every profile: the managed baseline key by key, the managed hooks (present
 // and exact while active, absent once rolled back, nothing foreign), profile exclusivity (MCP
 // exclusion, permissions), plus system-defaults.json and trusted-folders.json.
-import { SETTINGS_BASELINE } from '../../../policy/policies.js';
-import { DEFAULT_QWEN_VERSION } from '../../../qwen/versions.js';
-import { GUARD_MODES } from '../../deployment/schema.js';
-import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
-import type { LaunchPlan, ProfileKind } from '../../launch-plan.js';
-import { PROFILE_FILES, profileRel } from '../../layout.js';
+
+import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../base/limits.js';
+import type { LaunchPlan, ProfileKind } from '../../../contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel } from '../../../contracts/layout.js';
 import {
   DEFAULT_GUARD_MODES,
   GUARD_MODES_ENV,
   HOOK_APPROVAL_GUARD,
   HOOK_AUTO_RECALL,
-  HOOK_BUDGET_MS,
-  HOOK_TIMEOUT_MS,
   HOOK_WRITE_CONFIRMATION,
   MCP_SERVER_NAME,
-} from '../../names.js';
+} from '../../../contracts/names.js';
+import { SETTINGS_BASELINE } from '../../../policy/policies.js';
+import { DEFAULT_QWEN_VERSION } from '../../../qwen/versions.js';
+import { GUARD_MODES } from '../../deployment/schema.js';
+import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
 import { guardMatcher, pinnedValues, trustedFoldersFor } from '../../render/profile.js';
 import { substitute } from '../../render/substitute.js';
 import { TEMPLATES } from '../../render/templates.js';
