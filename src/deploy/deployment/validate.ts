@@ -17,7 +17,7 @@ import { deployedKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 import type { Deployment } from './schema.js';
-import { checkSettingsBlock } from './settings.js';
+import { checkSettingsBlock, settingsFactsProblems } from './settings.js';
 
 function nameProblems(keyPath: (string | number)[], name: string, deployment: Deployment): Problem[] {
   if (!CREDENTIAL_NAME.test(name)) {
@@ -271,7 +271,10 @@ export function validateDeployment(deployment: Deployment): Problem[] {
     ...profileProblems(deployment),
     ...(deployment.settings === undefined
       ? []
-      : checkSettingsBlock(deployment.settings, deployment.platform)),
+      : [
+          ...checkSettingsBlock(deployment.settings, deployment.platform),
+          ...settingsFactsProblems(deployment.settings),
+        ]),
     ...guardProblems(deployment),
   ];
 }
