@@ -93,6 +93,10 @@ async function deploymentInputs(
       toolkitVersion: options.toolkitVersion,
       // Drift is about content: compare with the uid that rendered the tree, not the verifier's.
       adminUid: tree.manifest?.adminUid ?? 0,
+      // Where the owner file lived is provenance, not content: keep the tree's.
+      ...(tree.manifest?.deploymentFile === undefined
+        ? {}
+        : { deploymentFile: tree.manifest.deploymentFile }),
       now: options.now,
       ...(previous === undefined ? {} : { previous }),
     });
