@@ -10,6 +10,7 @@ import { credentialVariable } from '../../config/schema.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid, type Problem } from '../deployment/problems.js';
+import { MANIFEST_FILE } from '../install-manifest.js';
 import type { LaunchPlan } from '../launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../names.js';
@@ -36,6 +37,9 @@ export interface VerifyRunOptions {
   fallbackNode: string;
   now: string;
 }
+
+/** What render always writes at the top of a tree: a directory with none of them is not an install. */
+const INSTALL_MARKS = [MANIFEST_FILE, 'bin', 'runtime', 'profiles'] as const;
 
 export class VerifyInputError extends Error {
   override readonly name = 'VerifyInputError';
@@ -128,6 +132,17 @@ function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | unde
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
   const dir = path.resolve(options.dir);
   if (!(await isDirectory(dir))) throw new VerifyInputError(`--dir ${dir} is not a directory`);
+  // Before walking (and hashing) the tree: `--dir /` or a home directory would read every file below it.
+  const marks = await Promise.all(
+    INSTALL_MARKS.map(
+      async (name) => (await fs.lstat(path.join(dir, name)).catch(() => undefined)) !== undefined,
+    ),
+  );
+  if (!marks.includes(true)) {
+    throw new VerifyInputError(
+      `--dir ${dir} is not an install tree (it has none of ${INSTALL_MARKS.join(', ')}). Fix: point --dir at the installDir of a rendered deployment, or at a \`render --out\` staging directory`,
+    );
+  }
   const tree = await loadInstallTree(dir);
   const deployment =
     options.deploymentFile === undefined
