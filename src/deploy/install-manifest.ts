@@ -1,27 +1,10 @@
-// `<installDir>/manifest.json` in the pinned shape (deployment.md). Every file under installDir except
-// `backups/` is listed with its sha256 and mode; profiles carry their active / rolled-back state.
-import * as z from 'zod/mini';
-import { PROFILE_KINDS } from './launch-plan.js';
+// `<installDir>/manifest.json` in the pinned shape (docs/admin.md, "The install tree"). Every file
+// under installDir except `backups/` is listed with its sha256 and mode; profiles carry their active /
+// rolled-back state. The zod schema sits in install-manifest-schema.ts, so the launcher can import
+// these names without loading zod.
+import type * as z from 'zod/mini';
+import type { installManifestSchema } from './install-manifest-schema.js';
 
-export const installManifestSchema = z.strictObject({
-  toolkitVersion: z.string(),
-  deploymentSha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-  adminUid: z.int().check(z.gte(0)),
-  // Which deployment.json owns the tree (absolute path at render time): a render of another file that
-  // would retire its profiles is refused. Absent in trees rendered before the field existed.
-  deploymentFile: z.optional(z.string()),
-  files: z.record(
-    z.string(),
-    z.strictObject({
-      sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-      mode: z.string().check(z.regex(/^0[0-7]{3}$/)),
-    }),
-  ),
-  profiles: z.partialRecord(
-    z.enum(PROFILE_KINDS),
-    z.strictObject({ state: z.enum(['active', 'rolled-back']), changedAt: z.string() }),
-  ),
-});
 export type InstallManifest = z.infer<typeof installManifestSchema>;
 
 export const MANIFEST_FILE = 'manifest.json';

@@ -7,12 +7,8 @@ import { credentialFileValue } from '../../../launcher/credentials.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/schema.js';
 import { MANIFEST_FILE } from '../../deploy/install-manifest.js';
-import {
-  type LaunchPlan,
-  launchPlanSchema,
-  PROFILE_KINDS,
-  type ProfileKind,
-} from '../../deploy/launch-plan.js';
+import { type LaunchPlan, PROFILE_KINDS, type ProfileKind } from '../../deploy/launch-plan.js';
+import { launchPlanSchema } from '../../deploy/launch-plan-schema.js';
 import { EXTRA_CA_VARIABLE, PROFILE_FILES, profileRel } from '../../deploy/layout.js';
 import { type ProbeResult, probeProvider } from '../../deploy/probe.js';
 import { parseManifestText } from '../../deploy/render/manifest.js';

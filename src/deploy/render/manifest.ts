@@ -1,6 +1,7 @@
 // manifest.json in the pinned shape. `changedAt` changes only when a profile's state changes, so a
 // re-render of the same input over the same tree is byte-identical.
-import { type InstallManifest, installManifestSchema } from '../install-manifest.js';
+import type { InstallManifest } from '../install-manifest.js';
+import { installManifestSchema } from '../install-manifest-schema.js';
 import { renderJson, sha256Hex } from '../json.js';
 import { PROFILE_KINDS, type ProfileKind } from '../launch-plan.js';
 import type { RenderedFile } from './types.js';

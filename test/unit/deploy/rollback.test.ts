@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
-import { installManifestSchema } from '../../../src/deploy/install-manifest.js';
+import { installManifestSchema } from '../../../src/deploy/install-manifest-schema.js';
 import { sha256Hex } from '../../../src/deploy/json.js';
 import { removeHooksFromValue } from '../../../src/deploy/jsonc/remove-hooks.js';
 import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../../../src/deploy/names.js';

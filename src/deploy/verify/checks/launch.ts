@@ -7,7 +7,8 @@ import { forbiddenReason, sameEnvName } from '../../../policy/environment-names.
 import { ARGUMENT_POLICY, ENVIRONMENT_POLICY } from '../../../policy/policies.js';
 import { pinnedPathListProblems, pinnedPathProblems } from '../../deployment/paths.js';
 import { deepEqual, formatPath, showValue } from '../../json.js';
-import { type LaunchPlan, launchPlanSchema } from '../../launch-plan.js';
+import type { LaunchPlan } from '../../launch-plan.js';
+import { launchPlanSchema } from '../../launch-plan-schema.js';
 import {
   EXTRA_CA_VARIABLE,
   installIdFor,
