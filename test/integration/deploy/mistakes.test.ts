@@ -319,3 +319,111 @@ describe('every administrator mistake: exit 1, a message naming key or path, val
     ]);
   });
 });
+
+describe('verify keeps its promises', () => {
+  it.each([
+    {
+      outcome: 'a directory that is not an install (stops before reading it)',
+      args: (dir: string) => ['verify', '--dir', dir, '--json'],
+      code: 1,
+      error: {
+        kind: 'input',
+        message:
+          /^verify: --dir \/\S+ is not an install tree \(it has none of manifest\.json, bin, runtime, profiles\)\. Fix: point --dir at the installDir of a rendered deployment, or at a `render --out` staging directory$/,
+      },
+    },
+    {
+      outcome: 'a missing --dir',
+      args: () => ['verify', '--json'],
+      code: 2,
+      error: { kind: 'usage', message: /^verify: --dir is required$/ },
+    },
+    {
+      outcome: 'an unknown flag',
+      args: (dir: string) => ['verify', '--dir', dir, '--json', '--frobnicate'],
+      code: 2,
+      error: { kind: 'usage', message: /^verify: Unknown option '--frobnicate'/ },
+    },
+    {
+      outcome: 'an unreadable --deployment',
+      args: (dir: string) => [
+        'verify',
+        '--dir',
+        path.join(dir, 'tree'),
+        '--deployment',
+        path.join(dir, 'missing.json'),
+        '--json',
+      ],
+      code: 1,
+      error: { kind: 'input', message: /^verify: cannot read --deployment \/\S+\/missing\.json$/ },
+    },
+  ])('verify --json prints JSON on stdout for $outcome (exit $code)', async ({ args, code, error }) => {
+    const dir = await fs.mkdtemp(path.join(work, 'verify-'));
+    await fs.writeFile(path.join(dir, 'notes.txt'), 'not an install\n');
+    expect(
+      run(['render', '--deployment', path.join(EXAMPLES, 'on-demand.json'), '--out', 'tree'], dir).code,
+    ).toBe(0);
+    const result = run(args(dir), dir);
+    expect(result.code).toBe(code);
+    const json = JSON.parse(result.stdout);
+    expect(Object.keys(json)).toEqual(['ok', 'error', 'exitCode']);
+    expect(json).toMatchObject({ ok: false, exitCode: code, error: { kind: error.kind } });
+    expect(json.error.message).toMatch(error.message);
+    expect(result.stderr).toContain(json.error.message);
+    expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it('warns when a Mem0 auto-recall profile is deployed and when a credential goes over plain HTTP; the example deployment does not', async () => {
+    const dir = await fs.mkdtemp(path.join(work, 'warn-'));
+    const raw = await example('auto-recall');
+    raw.credentials = { MEM0_API_KEY: { file: '/etc/qwen-managed/mem0.key' } };
+    raw.profiles = {
+      'auto-recall': {
+        provider: {
+          type: 'mem0',
+          preset: 'mem0-oss-rest-2026-08',
+          endpoint: { origin: 'http://10.20.30.40:8000', allowInsecureHttp: true },
+          credentialEnv: 'MEM0_API_KEY',
+          scope: { userId: 'alice' },
+        },
+      },
+    };
+    await writeJson(path.join(dir, 'd.json'), raw);
+    expect(run(['render', '--deployment', 'd.json', '--out', 'tree'], dir).code).toBe(0);
+    const verify = run(['verify', '--dir', 'tree', '--skip-smoke', '--json'], dir);
+    expect(verify.code).toBe(0);
+    const warnings = JSON.parse(verify.stdout).checks.filter(
+      (c: { id: string }) =>
+        c.id.startsWith('provider.') && c.id !== 'provider.config' && c.id !== 'provider.credential',
+    );
+    expect(warnings).toEqual([
+      {
+        id: 'provider.memory-decay',
+        severity: 'warning',
+        ok: false,
+        profile: 'auto-recall',
+        file: 'profiles/auto-recall/external-context.json',
+        message:
+          'auto-recall searches Mem0 before every prompt: Memory Decay must be off on the bound Mem0 project, or each retrieval reinforces what it returned and silently changes later rankings; confirm it, or deploy on-demand instead',
+      },
+      {
+        id: 'provider.plain-http',
+        severity: 'warning',
+        ok: false,
+        profile: 'auto-recall',
+        file: 'profiles/auto-recall/external-context.json',
+        message:
+          'sends the credential MEM0_API_KEY and every query over plain HTTP to http://10.20.30.40:8000 (allowInsecureHttp): anyone on the network path can read them; use https:// where the service offers it',
+      },
+    ]);
+    expect(run(['verify', '--dir', 'tree', '--skip-smoke'], dir).stdout).toMatch(
+      /WARN \[provider\.memory-decay\]/,
+    );
+    // Negative control: the knowledge-base example (Generic HTTP Search over https) has neither warning.
+    expect(
+      run(['render', '--deployment', path.join(EXAMPLES, 'auto-recall.json'), '--out', 'kb'], dir).code,
+    ).toBe(0);
+    const control = JSON.parse(run(['verify', '--dir', 'kb', '--skip-smoke', '--json'], dir).stdout);
+    expect(control.checks.filter((c: { id: string }) => /memory-decay|plain-http/.test(c.id))).toEqual([]);
+  });
+});

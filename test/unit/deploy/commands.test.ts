@@ -102,3 +102,66 @@ describe('admin commands in-process (injected clock, uid, runtimes, streams)', (
     expect(printed).toBe('');
   });
 });
+
+describe('Ctrl+C during render', () => {
+  it('releases the install lock and says so on stderr', async () => {
+    const root = await tempDir();
+    const runtimeDir = path.join(root, 'runtime');
+    await fs.mkdir(runtimeDir);
+    for (const [name, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, name), bytes);
+    let interrupt: (() => Promise<void>) | undefined;
+    let stopped = false;
+    const lockFile = path.join(root, 'tree', '.qwen-managed.lock');
+    const seen: { lockWhileRendering?: boolean; lockAfterInterrupt?: boolean } = {};
+    const deps: AdminDeps = {
+      toolkitVersion: TOOLKIT,
+      now: () => NOW,
+      adminUid: () => 0,
+      runtimeDir: async () => runtimeDir,
+      nodePath: process.execPath,
+      hostPlatform: 'linux',
+      // Ctrl+C arrives right after "Render the install tree" (the lock is held, nothing written yet).
+      steps: () => async (steps) => {
+        for (const step of steps) {
+          await step.run();
+          if (step.title === 'Render the install tree') {
+            seen.lockWhileRendering = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
+            await interrupt!();
+            seen.lockAfterInterrupt = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
+            throw new Error('the process ends here (exit 130)');
+          }
+        }
+      },
+    };
+    let stderr = '';
+    const errors = new PassThrough();
+    errors.on('data', (c) => (stderr += c));
+    const io: CliIO = {
+      env: {},
+      cwd: root,
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: errors,
+      onInterrupt(handler) {
+        interrupt = handler;
+        return () => {
+          stopped = true;
+        };
+      },
+    };
+    const deployment = path.join(REPO, 'examples', 'deployments', 'on-demand.json');
+    await expect(
+      createRenderCommand(deps).run(['render', '--deployment', deployment, '--out', 'tree'].slice(1), io),
+    ).rejects.toThrow('exit 130');
+    expect({ ...seen, stopped }).toEqual({
+      lockWhileRendering: true,
+      lockAfterInterrupt: false,
+      stopped: true,
+    });
+    expect(stderr).toBe(
+      `render: interrupted (Ctrl+C); released the lock of ${path.join(root, 'tree')}. manifest.json is written last, so the tree is either as before or has new files that verify reports; run render again to finish\n`,
+    );
+    // Nothing of the tree was written: only the (empty) directory the lock lived in.
+    expect(await fs.readdir(path.join(root, 'tree'))).toEqual([]);
+  });
+});
