@@ -3,18 +3,20 @@
 // StrictModes ownership and permissions — and reports every failure at once, one line each.
 import installManifestJsonSchema from '../schema/install-manifest.schema.json' with { type: 'json' };
 import launchPlanJsonSchema from '../schema/launch-plan.schema.json' with { type: 'json' };
-import { type InstallManifest, MANIFEST_FILE } from '../src/deploy/install-manifest.js';
-import { sha256Hex } from '../src/deploy/json.js';
-import type { LaunchPlan, ProfileKind } from '../src/deploy/launch-plan.js';
-import { PROFILE_FILES, profileRel, runtimeRel } from '../src/deploy/layout.js';
-import { RUNTIME_FILES } from '../src/deploy/names.js';
+import { sha256Hex } from '../src/base/hash.js';
+import type { Platform } from '../src/base/platform.js';
+import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-manifest.js';
+import type { LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel, runtimeRel } from '../src/contracts/layout.js';
+import { RUNTIME_FILES } from '../src/contracts/names.js';
 import { qwenPackageProblems, walkQwenPackage } from '../src/host/qwen-package.js';
+import { pinnedArgvPaths } from '../src/policy/arguments.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { pinnedPathProblem, posixQuote } from '../src/policy/quote.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../src/qwen/versions.js';
 import { type JsonSchema, type SchemaIssue, schemaIssues } from '../src/text/json-schema-check.js';
-import { buildArgv, pinnedArgvPaths } from './argv.js';
+import { buildArgv } from './argv.js';
 import { routedCredentials } from './credentials.js';
 import { OPTIONAL_PINNED_FILE_NAMES, PINNED_FILE_NAMES } from './env.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
@@ -32,13 +34,11 @@ export interface PinsFs extends StrictModesFs, RealpathFs {
   readdirSync(path: string): string[];
 }
 
-export type PlanPlatform = 'posix' | 'windows';
-
 export interface PinsInput {
   /** The install directory found from the launcher's own real path. */
   installDir: string;
   kind: ProfileKind;
-  platform: PlanPlatform;
+  platform: Platform;
   fs: PinsFs;
   argumentPolicy?: ArgumentPolicy;
 }
@@ -56,7 +56,7 @@ const X_OK = 1;
 const R_OK = 4;
 
 /** A path inside the install directory, from a manifest key (always `/`-separated). */
-export function installPath(installDir: string, rel: string, platform: PlanPlatform): string {
+export function installPath(installDir: string, rel: string, platform: Platform): string {
   return platform === 'windows' ? `${installDir}\\${rel.replaceAll('/', '\\')}` : `${installDir}/${rel}`;
 }
 
@@ -100,7 +100,7 @@ function readJson<T>(fs: JsonFileFs, file: string, schema: JsonSchema): { value:
   return { value: data as T, bytes };
 }
 
-export function readManifest(fs: JsonFileFs, installDir: string, platform: PlanPlatform): InstallManifest {
+export function readManifest(fs: JsonFileFs, installDir: string, platform: Platform): InstallManifest {
   return readJson<InstallManifest>(
     fs,
     installPath(installDir, MANIFEST_FILE, platform),
@@ -112,7 +112,7 @@ export function readLaunchPlan(
   fs: JsonFileFs,
   installDir: string,
   kind: ProfileKind,
-  platform: PlanPlatform,
+  platform: Platform,
 ): { plan: LaunchPlan; bytes: Uint8Array } {
   const file = installPath(installDir, launchPlanRel(kind), platform);
   const { value, bytes } = readJson<LaunchPlan>(fs, file, launchPlanJsonSchema);

@@ -5,9 +5,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { contextSearchInputSchema, contextSearchOutputSchema } from '../src/contracts/context-search.js';
+import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
+import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
-import { installManifestSchema } from '../src/deploy/install-manifest-schema.js';
-import { launchPlanSchema } from '../src/deploy/launch-plan-schema.js';
 
 export interface SchemaFile {
   /** Path relative to the repository root. */

@@ -3,14 +3,9 @@
 // the credential or any byte of the response: only the shape verdict, the scope verdict, counts and
 // the latency. I/O (credentials, the transport, the clock) is injected by the command.
 
+import { MAX_ITEMS } from '../base/limits.js';
+import { joinUrl } from '../base/origin.js';
 import type { ProviderConfig } from '../config/schema.js';
-import { postJson } from '../http/client.js';
-import { isProviderRequestError } from '../http/errors.js';
-import { joinUrl } from '../http/origin.js';
-import type { Transport } from '../http/transport.js';
-import { GENERIC_SEARCH_PATH, parseGenericSearchResponse } from '../providers/generic-http.js';
-import { MAX_ITEMS } from '../providers/items.js';
-import { buildSearchBody, credentialHeader, parseMem0SearchResponse } from '../providers/mem0/engine.js';
 import {
   MEM0_PRESETS,
   PLATFORM_V3_ORIGIN,
@@ -18,7 +13,12 @@ import {
   SCOPE_KEYS,
   SCOPE_WIRE_NAME,
   type ScopeKey,
-} from '../providers/mem0/presets.js';
+} from '../contracts/mem0-presets.js';
+import { postJson } from '../http/client.js';
+import { isProviderRequestError } from '../http/errors.js';
+import type { Transport } from '../http/transport.js';
+import { GENERIC_SEARCH_PATH, parseGenericSearchResponse } from '../providers/generic-http.js';
+import { buildSearchBody, credentialHeader, parseMem0SearchResponse } from '../providers/mem0/engine.js';
 import { isPlainObject } from '../text/json.js';
 
 /** The query the probe searches for: harmless, recognisable in provider logs. */

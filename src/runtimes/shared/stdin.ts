@@ -8,8 +8,6 @@ import { parseJsonBytes } from '../../text/json.js';
 
 export type StdinResult = { kind: 'ok'; bytes: Buffer } | { kind: 'oversize' };
 
-export const HOOK_STDIN_LIMIT = 1024 * 1024;
-
 export interface StdinReader {
   result: Promise<StdinResult>;
   /** True while a threadpool read is in flight (a thread blocked on the descriptor). */

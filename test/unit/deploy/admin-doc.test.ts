@@ -1,9 +1,9 @@
-// docs/admin.md's Mem0 preset table is the administrator's view of src/providers/mem0/presets.ts:
+// docs/admin.md's Mem0 preset table is the administrator's view of src/contracts/mem0-presets.ts:
 // this test keeps every row (paths, credential header, scope keys, aliases) equal to the table data.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MEM0_PRESETS, type PresetSpec } from '../../../src/providers/mem0/presets.js';
+import { MEM0_PRESETS, type PresetSpec } from '../../../src/contracts/mem0-presets.js';
 import { REPO } from './fixtures.js';
 
 const HEADER: Record<PresetSpec['auth'], string> = {
@@ -46,7 +46,7 @@ describe('docs/admin.md lists every Mem0 preset as presets.ts defines it', () =>
         .filter(([other, spec]) => other !== name && spec === MEM0_PRESETS[name])
         .map(([other]) => other);
       const named = [...row[1]!.matchAll(/`([a-z0-9-]+)`/g)]
-        .map((m) => m[1])
+        .map((m) => m[1]!)
         .filter((n) => n in MEM0_PRESETS);
       expect([name, named]).toEqual([name, aliases]);
     }

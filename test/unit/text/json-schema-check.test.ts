@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import installManifestJsonSchema from '../../../schema/install-manifest.schema.json' with { type: 'json' };
 import launchPlanJsonSchema from '../../../schema/launch-plan.schema.json' with { type: 'json' };
-import { installManifestSchema } from '../../../src/deploy/install-manifest-schema.js';
-import { launchPlanSchema } from '../../../src/deploy/launch-plan-schema.js';
+import { installManifestSchema } from '../../../src/contracts/install-manifest-schema.js';
+import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 import {
   type JsonSchema,
   schemaIssues,

@@ -1,6 +1,7 @@
 // The zod schema of `profiles/<kind>/launch.json` (launch-plan.ts has its names and types): render
 // and verify parse with it; the launcher checks the JSON Schema generated from it (schema/launch-plan.schema.json).
 import * as z from 'zod/mini';
+import { PLATFORMS } from '../base/platform.js';
 import { PROFILE_KINDS, REPOSITORY_TRUST } from './launch-plan.js';
 
 export const credentialSourceSchema = z.union([
@@ -11,7 +12,7 @@ export const credentialSourceSchema = z.union([
 export const launchPlanSchema = z.strictObject({
   version: z.literal(1),
   profile: z.enum(PROFILE_KINDS),
-  platform: z.enum(['posix', 'windows']),
+  platform: z.enum(PLATFORMS),
   installDir: z.string(),
   /** First 16 hex digits of sha256(installDir): names the per-user QWEN_HOME folder. */
   installId: z.string().check(z.regex(/^[0-9a-f]{16}$/)),
