@@ -68,10 +68,16 @@ function typeMatches(expected: string, actual: string): boolean {
   return expected === actual || (expected === 'number' && actual === 'integer');
 }
 
+/** Schema objects whose keywords were already found supported (each is checked once per process). */
+const known = new WeakSet<JsonSchema>();
+
 function check(value: unknown, schema: JsonSchema, path: (string | number)[], issues: SchemaIssue[]): void {
-  for (const keyword of Object.keys(schema)) {
-    if (!KEYWORDS.has(keyword))
-      throw new UnsupportedSchemaError(`unsupported JSON Schema keyword ${keyword}`);
+  if (!known.has(schema)) {
+    for (const keyword of Object.keys(schema)) {
+      if (!KEYWORDS.has(keyword))
+        throw new UnsupportedSchemaError(`unsupported JSON Schema keyword ${keyword}`);
+    }
+    known.add(schema);
   }
   if (schema['anyOf'] !== undefined) {
     const options = schema['anyOf'] as JsonSchema[];
