@@ -17,7 +17,12 @@ import {
 import { postJson } from '../http/client.js';
 import { isProviderRequestError } from '../http/errors.js';
 import type { Transport } from '../http/transport.js';
-import { GENERIC_SEARCH_PATH, parseGenericSearchResponse } from '../providers/generic-http.js';
+import {
+  GENERIC_SEARCH_PATH,
+  genericCredentialHeader,
+  genericSearchBody,
+  parseGenericSearchResponse,
+} from '../providers/generic-http.js';
 import { buildSearchBody, credentialHeader, parseMem0SearchResponse } from '../providers/mem0/engine.js';
 import { isPlainObject } from '../text/json.js';
 
@@ -95,8 +100,8 @@ function contractFor(provider: ProviderConfig, credential: string, options: Prob
       return {
         contract: provider.type,
         url: joinUrl(provider.baseUrl, '', GENERIC_SEARCH_PATH),
-        credential: { name: 'authorization', value: `Bearer ${credential}` },
-        body: { query: PROBE_QUERY, limit: MAX_ITEMS },
+        credential: genericCredentialHeader(credential),
+        body: genericSearchBody(PROBE_QUERY),
         scope: new Map(),
         read: (answer) => ({
           kept: parseGenericSearchResponse(answer, MAX_ITEMS).length,
