@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
-import { createRenderCommand } from '../../../src/cli/commands/render.js';
+import { createRenderCommand, writeRefusal } from '../../../src/cli/commands/render.js';
 import { createRollbackCommand } from '../../../src/cli/commands/rollback.js';
 import { createVerifyCommand } from '../../../src/cli/commands/verify.js';
 import type { AdminDeps } from '../../../src/cli/deps.js';
-import { UsageError } from '../../../src/cli/errors.js';
+import { InputError, UsageError } from '../../../src/cli/errors.js';
 import { runProgram } from '../../../src/cli/program.js';
 import { plainSteps } from '../../../src/cli/progress.js';
 import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from './fixtures.js';
@@ -163,5 +163,35 @@ describe('Ctrl+C during render', () => {
     );
     // Nothing of the tree was written: only the (empty) directory the lock lived in.
     expect(await fs.readdir(path.join(root, 'tree'))).toEqual([]);
+  });
+});
+
+describe('file-system refusals while writing the tree are administrator mistakes (exit 1), not internal errors', () => {
+  const errno = (code: string, p = '/opt/qwen-managed/bin') =>
+    Object.assign(new Error(code), { code, path: p });
+  it.each([
+    [
+      'EACCES',
+      /^render: cannot write \/opt\/qwen-managed\/bin \(EACCES: permission denied\); nothing was rendered into \/opt\/qwen-managed\. Fix: run render as the user that owns/,
+    ],
+    ['EPERM', /^render: cannot write \/opt\/qwen-managed\/bin \(EPERM: permission denied\)/],
+    ['EROFS', /^render: cannot write \/opt\/qwen-managed\/bin \(EROFS: read-only file system\)/],
+    [
+      'ENOTDIR',
+      /^render: installDir \/opt\/qwen-managed is not a directory \(\/opt\/qwen-managed\/bin is an existing file\)/,
+    ],
+    [
+      'ENOSPC',
+      /^render: no space left writing \/opt\/qwen-managed\/bin \(ENOSPC\); manifest\.json was not updated/,
+    ],
+  ])('%s', (code, message) => {
+    const refusal = writeRefusal(errno(code), '/opt/qwen-managed', false);
+    expect(refusal).toBeInstanceOf(InputError);
+    expect(refusal?.message).toMatch(message);
+  });
+
+  it.each(['EIO', 'EBADF'])('%s stays an internal error (a real bug or a broken disk)', (code) => {
+    expect(writeRefusal(errno(code), '/opt/qwen-managed', false)).toBeUndefined();
+    expect(writeRefusal(new Error('no code'), '/opt/qwen-managed', false)).toBeUndefined();
   });
 });
