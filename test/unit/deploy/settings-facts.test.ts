@@ -188,3 +188,27 @@ describe('the published JSON Schema of the settings keys', () => {
     expect(published.properties.settings.additionalProperties).toBe(false);
   });
 });
+
+describe('schema/deployment.schema.json explains every key an editor completes', () => {
+  it('every property (deployment keys, provider fields in every branch, settings keys) has a description', async () => {
+    const schema = JSON.parse(await fs.readFile(path.join(REPO, 'schema', 'deployment.schema.json'), 'utf8'));
+    const missing: string[] = [];
+    let seen = 0;
+    const walk = (node: unknown, at: string) => {
+      if (typeof node !== 'object' || node === null) return;
+      const n = node as Record<string, unknown>;
+      for (const [key, child] of Object.entries((n.properties as Record<string, unknown>) ?? {})) {
+        seen++;
+        if (typeof (child as { description?: unknown }).description !== 'string')
+          missing.push(`${at}.${key}`);
+        walk(child, `${at}.${key}`);
+      }
+      for (const branch of ['anyOf', 'oneOf', 'allOf'] as const)
+        ((n[branch] as unknown[]) ?? []).forEach((b, i) => walk(b, `${at}|${branch}[${i}]`));
+      for (const inner of ['items', 'additionalProperties'] as const) walk(n[inner], `${at}[]`);
+    };
+    walk(schema, '');
+    expect(missing).toEqual([]);
+    expect(seen).toBeGreaterThan(400);
+  });
+});
