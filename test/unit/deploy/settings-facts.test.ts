@@ -204,7 +204,7 @@ describe('schema/deployment.schema.json explains every key an editor completes',
         walk(child, `${at}.${key}`);
       }
       for (const branch of ['anyOf', 'oneOf', 'allOf'] as const)
-        ((n[branch] as unknown[]) ?? []).forEach((b, i) => walk(b, `${at}|${branch}[${i}]`));
+        for (const [i, b] of ((n[branch] as unknown[]) ?? []).entries()) walk(b, `${at}|${branch}[${i}]`);
       for (const inner of ['items', 'additionalProperties'] as const) walk(n[inner], `${at}[]`);
     };
     walk(schema, '');
