@@ -243,6 +243,30 @@ describe('qwen-managed probe: one read-only search per profile, judged against t
     }
   });
 
+  it('the wrong preset for a real service: mem0-platform-v3 aimed at the Mem0 OSS server is a 404, named as such', async () => {
+    const dir = await install(
+      'wrong-preset',
+      {
+        'on-demand': {
+          provider: {
+            type: 'mem0',
+            preset: 'mem0-platform-v3',
+            endpoint: { origin: oss.url },
+            credentialEnv: 'MEM0_API_KEY',
+            scope: { appId: 'payments' },
+          },
+        },
+      },
+      keyFile(),
+    );
+    const result = await run(['probe', '--dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /FAIL \[on-demand\] mem0-platform-v3 http:\/\/127\.0\.0\.1:\d+\/v3\/memories\/search\/: shape no-answer, scope not-confirmed, \d+ ms — the provider answered HTTP 404 \(no such path: wrong preset or basePath\?\)/,
+    );
+    noSecrets(result.stdout + result.stderr);
+  });
+
   it('negative control: the unscripted Mem0 OSS fake honours the scope (only alice comes back)', async () => {
     const dir = await install(
       'oss-real',
