@@ -9,6 +9,7 @@ import { buildArgv } from '../../../launcher/argv.js';
 import { LaunchError } from '../../../launcher/messages.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/schema.js';
+import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import type { LaunchPlan } from '../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
@@ -41,6 +42,9 @@ export interface VerifyRunOptions {
   fallbackNode: string;
   now: string;
 }
+
+/** What render always writes at the top of a tree: a directory with none of them is not an install. */
+const INSTALL_MARKS = [MANIFEST_FILE, 'bin', 'runtime', 'profiles'] as const;
 
 export class VerifyInputError extends Error {
   override readonly name = 'VerifyInputError';
@@ -159,6 +163,10 @@ async function deploymentInputs(
       toolkitVersion: options.toolkitVersion,
       // Drift is about content: compare with the uid that rendered the tree, not the verifier's.
       adminUid: tree.manifest?.adminUid ?? 0,
+      // Where the owner file lived is provenance, not content: keep the tree's.
+      ...(tree.manifest?.deploymentFile === undefined
+        ? {}
+        : { deploymentFile: tree.manifest.deploymentFile }),
       now: options.now,
       ...(previous === undefined ? {} : { previous }),
     });
@@ -190,6 +198,17 @@ function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | unde
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
   const dir = path.resolve(options.dir);
   if (!(await isDirectory(dir))) throw new VerifyInputError(`--dir ${dir} is not a directory`);
+  // Before walking (and hashing) the tree: `--dir /` or a home directory would read every file below it.
+  const marks = await Promise.all(
+    INSTALL_MARKS.map(
+      async (name) => (await fs.lstat(path.join(dir, name)).catch(() => undefined)) !== undefined,
+    ),
+  );
+  if (!marks.includes(true)) {
+    throw new VerifyInputError(
+      `--dir ${dir} is not an install tree (it has none of ${INSTALL_MARKS.join(', ')}). Fix: point --dir at the installDir of a rendered deployment, or at a \`render --out\` staging directory`,
+    );
+  }
   const tree = await loadInstallTree(dir);
   const deployment =
     options.deploymentFile === undefined
