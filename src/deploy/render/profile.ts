@@ -13,6 +13,7 @@ import {
 } from '../../contracts/layout.js';
 import { PERMISSION_REMEMBER, RUNTIME_FILES } from '../../contracts/names.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
+import { DEFAULT_QWEN_VERSION, hookTimeoutValue, qwenVersionFacts } from '../../qwen/versions.js';
 import type { ProfileCredentials } from '../deployment/credentials.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
@@ -59,7 +60,8 @@ export function pinnedValues(pins: {
     runtimeDir: layout.runtimeDir,
     // The platform-specific part of the one template per profile: the hook entries' shell.
     hookShell: HOOK_SHELL[pins.platform] ?? OMIT,
-    hookTimeoutMs: HOOK_TIMEOUT_MS,
+    // The unit is a per-version fact: 0.24.x reads seconds and warns about the legacy ms form.
+    hookTimeout: hookTimeoutValue(qwenVersionFacts(DEFAULT_QWEN_VERSION)!, HOOK_TIMEOUT_MS),
     mcpTimeoutMs: MCP_TIMEOUT_MS,
   };
   for (const file of Object.values(RUNTIME_FILES)) {
