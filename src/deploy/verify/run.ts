@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { buildArgv } from '../../../launcher/argv.js';
 import { LaunchError } from '../../../launcher/messages.js';
 import { AdminInputError } from '../../base/errors.js';
-import type { Platform } from '../../base/platform.js';
+import { type Platform, platformOfHost } from '../../base/platform.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/schema.js';
 import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
@@ -220,8 +220,9 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
 
   const view = buildView(tree);
   const plans = view.profiles.flatMap((p) => (p.plan === undefined ? [] : [p.plan])) as LaunchPlan[];
-  const onWindows = options.hostPlatform === 'win32';
-  const samePlatform = plans.length > 0 && plans[0]!.platform === (onWindows ? 'windows' : 'posix');
+  const hostPlatform = platformOfHost(options.hostPlatform);
+  const onWindows = hostPlatform === 'windows';
+  const samePlatform = plans.length > 0 && plans[0]!.platform === hostPlatform;
   let host: HostFacts | undefined;
   let qwenTree: QwenTreeFact | undefined;
   let ripgrep: RipgrepFact | undefined;
@@ -248,7 +249,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     }
   }
   if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform))
-    installHost = launcherHostProblems(view, dir, onWindows ? 'windows' : 'posix');
+    installHost = launcherHostProblems(view, dir, hostPlatform);
 
   let smoke: SmokeResult[] | undefined;
   if (options.smoke && tree.manifest !== undefined) {
