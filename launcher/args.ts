@@ -1,9 +1,9 @@
 // Step 1, pure: the launcher's own command line. Only `--profile <kind>` (or `--profile=<kind>`, once),
 // `--help` and `--version` exist. Caller arguments are never passed to Qwen, so everything else is
 // refused by name — a Qwen flag, `--`, a subcommand or a plain word alike.
-import { isProfileKind, PROFILE_KINDS, type ProfileKind } from '../src/deploy/launch-plan.js';
+import { isProfileKind, PROFILE_KINDS, type ProfileKind } from '../src/contracts/launch-plan.js';
+import { refusedReason } from '../src/policy/arguments.js';
 import type { ArgumentPolicy } from '../src/policy/policies.js';
-import { refusedReason } from './argv.js';
 import { show } from './messages.js';
 
 export type ParsedArgs =

@@ -1,13 +1,15 @@
 // The profile's credential values, read at launch. Messages name the variable and the file, never
 // the value — not even a length or a prefix.
-import type { CredentialSource, LaunchPlan } from '../src/deploy/launch-plan.js';
-import { lookupEnv, type NamePlatform, sameEnvName } from '../src/policy/environment-names.js';
+
+import type { Platform } from '../src/base/platform.js';
+import type { CredentialSource, LaunchPlan } from '../src/contracts/launch-plan.js';
+import { lookupEnv, sameEnvName } from '../src/policy/environment-names.js';
 import { errorCode, failure, show } from './messages.js';
 
 export interface CredentialOptions {
   externalContextActive: boolean;
   callerEnv: Readonly<Record<string, string | undefined>>;
-  platform: NamePlatform;
+  platform: Platform;
   /** Reads a credential file as UTF-8. */
   readFile(path: string): string;
 }
@@ -17,7 +19,7 @@ export function withheldCredential(
   plan: LaunchPlan,
   name: string,
   externalContextActive: boolean,
-  platform: NamePlatform,
+  platform: Platform,
 ): boolean {
   return (
     !externalContextActive && plan.externalContext.credentials.some((c) => sameEnvName(c, name, platform))
@@ -28,7 +30,7 @@ export function withheldCredential(
 export function routedCredentials(
   plan: LaunchPlan,
   externalContextActive: boolean,
-  platform: NamePlatform,
+  platform: Platform,
 ): Array<[string, CredentialSource]> {
   return Object.entries(plan.credentials).filter(
     ([name]) => !withheldCredential(plan, name, externalContextActive, platform),

@@ -1,12 +1,14 @@
 // Step 4, pure: Qwen's environment, built from nothing. Every variable Qwen (and so every hook and MCP
 // server it starts) sees is listed here with where it came from; `plan` shows the same computation.
-import type { LaunchPlan } from '../src/deploy/launch-plan.js';
-import { OPTIONAL_PINNED_FILE_VARIABLES, PINNED_FILE_VARIABLES } from '../src/deploy/layout.js';
+
+import type { Platform } from '../src/base/platform.js';
+import type { LaunchPlan } from '../src/contracts/launch-plan.js';
+import { OPTIONAL_PINNED_FILE_VARIABLES, PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
+import { PROVIDER_CONFIG_VARIABLE } from '../src/contracts/names.js';
 import {
   dedupeEnvEntries,
   forbiddenReason,
   lookupEnv,
-  type NamePlatform,
   sameEnvName,
 } from '../src/policy/environment-names.js';
 import type { EnvironmentPolicy } from '../src/policy/policies.js';
@@ -16,7 +18,6 @@ import { withheldCredential } from './credentials.js';
 export const PINNED_FILE_NAMES: readonly string[] = Object.keys(PINNED_FILE_VARIABLES);
 /** Admin-owned files pinned only when the plan names them (the private CA file of deployment.json `tls`). */
 export const OPTIONAL_PINNED_FILE_NAMES: readonly string[] = OPTIONAL_PINNED_FILE_VARIABLES;
-export const PROVIDER_CONFIG_VARIABLE = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
 export const SYSTEM_DEFAULTS_VARIABLE = 'QWEN_CODE_SYSTEM_DEFAULTS_PATH';
 
 export type EnvSource =
@@ -58,7 +59,7 @@ export interface EnvOptions {
   qwenHome: string;
   /** Credential values by variable name, as read for this launch. */
   credentials: Readonly<Record<string, string>>;
-  platform: NamePlatform;
+  platform: Platform;
   /** False for a rolled-back profile: no provider config, no provider credentials. */
   externalContextActive: boolean;
   /**

@@ -7,8 +7,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tty from 'node:tty';
 import packageJson from '../package.json' with { type: 'json' };
-import { PROFILE_KINDS } from '../src/deploy/launch-plan.js';
-import type { PINNED_FILE_VARIABLES } from '../src/deploy/layout.js';
+import { platformOfHost } from '../src/base/platform.js';
+import { PROFILE_KINDS } from '../src/contracts/launch-plan.js';
+import type { PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
 import { ARGUMENT_POLICY, ENVIRONMENT_POLICY } from '../src/policy/policies.js';
 import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../src/qwen/versions.js';
@@ -18,7 +19,7 @@ import { readCredentials } from './credentials.js';
 import { buildEnv } from './env.js';
 import { installDirFromLauncher } from './install-dir.js';
 import { failure, helpText, LAUNCH_EXIT, LaunchError, PROGRAM, rolledBackNotice, show } from './messages.js';
-import { loadPins, type PlanPlatform } from './pins.js';
+import { loadPins } from './pins.js';
 import {
   ensureQwenHome,
   homePlatform,
@@ -46,7 +47,7 @@ function readAdminJson(file: string): JsonObject {
 }
 
 async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
-  const platform: PlanPlatform = process.platform === 'win32' ? 'windows' : 'posix';
+  const platform = platformOfHost(process.platform);
   const pathOps = platform === 'windows' ? path.win32 : path.posix;
   // Step 2: pins. The bundle's own real path names the install directory.
   const installDir = installDirFromLauncher(__filename, fs, pathOps);

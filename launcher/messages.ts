@@ -1,5 +1,10 @@
 // Everything the launcher says, and the error type that carries its exit code to main.ts.
 
+import { show } from '../src/policy/quote.js';
+
+// Terminal-safe quoting and the pinned-path words live with the path rules; the launcher's modules take them from here.
+export { PATH_PROBLEM_TEXT, show } from '../src/policy/quote.js';
+
 export const PROGRAM = 'launch-qwen';
 
 /** Exit codes of the launcher itself (Qwen's own status is passed through unchanged). */
@@ -26,16 +31,6 @@ export function usage(...problems: string[]): LaunchError {
   return new LaunchError(LAUNCH_EXIT.usage, problems);
 }
 
-/**
- * A string made safe to print on a terminal: quoted, with control characters escaped. Arguments
- * come from the caller and paths from files; neither may move the cursor or recolour the screen, nor reorder text (bidirectional controls).
- */
-export function show(value: string): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/gu, (c) => {
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
-}
-
 /** The errno code of a failed file-system call (`ENOENT`, `EACCES`, …), or `error` without one. */
 export function errorCode(error: unknown): string {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
@@ -45,14 +40,6 @@ export function errorCode(error: unknown): string {
 export function octalMode(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, '0');
 }
-
-/** Why a pinned path is unusable, in words (see pinnedPathProblem). */
-export const PATH_PROBLEM_TEXT = {
-  empty: 'is empty',
-  dollar: 'contains "$" (Qwen would substitute it)',
-  control: 'contains a control character',
-  'not-absolute': 'is not an absolute path',
-} as const;
 
 export function rolledBackNotice(kind: string): string {
   return `${PROGRAM}: profile ${show(kind)} is rolled back; starting Qwen without external context.`;

@@ -1,21 +1,22 @@
 // Step 2: the pins. Loads `manifest.json` and `profiles/<kind>/launch.json` with the shared schemas,
 // then checks everything the launch will use — absolute, existing, checksum-matched, and (POSIX)
 // StrictModes ownership and permissions — and reports every failure at once, one line each.
-import {
-  type InstallManifest,
-  installManifestSchema,
-  MANIFEST_FILE,
-} from '../src/deploy/install-manifest.js';
-import { sha256Hex } from '../src/deploy/json.js';
-import { type LaunchPlan, launchPlanSchema, type ProfileKind } from '../src/deploy/launch-plan.js';
-import { PROFILE_FILES, profileRel, runtimeRel } from '../src/deploy/layout.js';
-import { RUNTIME_FILES } from '../src/deploy/names.js';
+import installManifestJsonSchema from '../schema/install-manifest.schema.json' with { type: 'json' };
+import launchPlanJsonSchema from '../schema/launch-plan.schema.json' with { type: 'json' };
+import { sha256Hex } from '../src/base/hash.js';
+import type { Platform } from '../src/base/platform.js';
+import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-manifest.js';
+import type { LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel, runtimeRel } from '../src/contracts/layout.js';
+import { RUNTIME_FILES } from '../src/contracts/names.js';
 import { qwenPackageProblems, walkQwenPackage } from '../src/host/qwen-package.js';
+import { pinnedArgvPaths } from '../src/policy/arguments.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { pinnedPathProblem, posixQuote } from '../src/policy/quote.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../src/qwen/versions.js';
-import { buildArgv, pinnedArgvPaths } from './argv.js';
+import { type JsonSchema, type SchemaIssue, schemaIssues } from '../src/text/json-schema-check.js';
+import { buildArgv } from './argv.js';
 import { routedCredentials } from './credentials.js';
 import { OPTIONAL_PINNED_FILE_NAMES, PINNED_FILE_NAMES } from './env.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
@@ -33,13 +34,11 @@ export interface PinsFs extends StrictModesFs, RealpathFs {
   readdirSync(path: string): string[];
 }
 
-export type PlanPlatform = 'posix' | 'windows';
-
 export interface PinsInput {
   /** The install directory found from the launcher's own real path. */
   installDir: string;
   kind: ProfileKind;
-  platform: PlanPlatform;
+  platform: Platform;
   fs: PinsFs;
   argumentPolicy?: ArgumentPolicy;
 }
@@ -57,7 +56,7 @@ const X_OK = 1;
 const R_OK = 4;
 
 /** A path inside the install directory, from a manifest key (always `/`-separated). */
-export function installPath(installDir: string, rel: string, platform: PlanPlatform): string {
+export function installPath(installDir: string, rel: string, platform: Platform): string {
   return platform === 'windows' ? `${installDir}\\${rel.replaceAll('/', '\\')}` : `${installDir}/${rel}`;
 }
 
@@ -65,30 +64,21 @@ function launchPlanRel(kind: ProfileKind): string {
   return profileRel(kind, PROFILE_FILES.launchPlan);
 }
 
-interface Issue {
-  path: readonly PropertyKey[];
-  code: string;
-  expected?: unknown;
-  keys?: readonly string[];
-}
-
-function describeIssue(issue: Issue): string {
+function describeIssue(issue: SchemaIssue): string {
   const at = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
   if (issue.code === 'unrecognized_keys') return `${at}: unknown key(s) ${(issue.keys ?? []).join(', ')}`;
-  if (issue.expected !== undefined) return `${at}: expected ${String(issue.expected)}`;
+  if (issue.expected !== undefined) return `${at}: expected ${issue.expected}`;
   return `${at}: ${issue.code.replaceAll('_', ' ')}`;
-}
-
-interface Parser<T> {
-  safeParse(
-    data: unknown,
-  ): { success: true; data: T } | { success: false; error: { issues: readonly Issue[] } };
 }
 
 /** All that reading manifest.json or launch.json needs (`qwen-managed plan` passes no more). */
 type JsonFileFs = Pick<PinsFs, 'readFileSync'>;
 
-function readJson<T>(fs: JsonFileFs, file: string, schema: Parser<T>): { value: T; bytes: Uint8Array } {
+/**
+ * Reads a file render wrote and checks it against the JSON Schema generated from its zod schema
+ * (the same rules, without loading zod at every start).
+ */
+function readJson<T>(fs: JsonFileFs, file: string, schema: JsonSchema): { value: T; bytes: Uint8Array } {
   const fix = 're-render the deployment';
   let bytes: Uint8Array;
   try {
@@ -102,26 +92,30 @@ function readJson<T>(fs: JsonFileFs, file: string, schema: Parser<T>): { value: 
   } catch {
     throw failure(`${show(file)} is not valid JSON; ${fix}`);
   }
-  const parsed = schema.safeParse(data);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map(describeIssue).join('; ');
-    throw failure(`${show(file)} does not match its schema (${issues}); ${fix}`);
+  const issues = schemaIssues(data, schema);
+  if (issues.length > 0) {
+    const shown = issues.slice(0, 5).map(describeIssue).join('; ');
+    throw failure(`${show(file)} does not match its schema (${shown}); ${fix}`);
   }
-  return { value: parsed.data, bytes };
+  return { value: data as T, bytes };
 }
 
-export function readManifest(fs: JsonFileFs, installDir: string, platform: PlanPlatform): InstallManifest {
-  return readJson(fs, installPath(installDir, MANIFEST_FILE, platform), installManifestSchema).value;
+export function readManifest(fs: JsonFileFs, installDir: string, platform: Platform): InstallManifest {
+  return readJson<InstallManifest>(
+    fs,
+    installPath(installDir, MANIFEST_FILE, platform),
+    installManifestJsonSchema,
+  ).value;
 }
 
 export function readLaunchPlan(
   fs: JsonFileFs,
   installDir: string,
   kind: ProfileKind,
-  platform: PlanPlatform,
+  platform: Platform,
 ): { plan: LaunchPlan; bytes: Uint8Array } {
   const file = installPath(installDir, launchPlanRel(kind), platform);
-  const { value, bytes } = readJson(fs, file, launchPlanSchema);
+  const { value, bytes } = readJson<LaunchPlan>(fs, file, launchPlanJsonSchema);
   return { plan: value, bytes };
 }
 

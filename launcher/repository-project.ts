@@ -2,11 +2,11 @@
 // `.qwen/agents/` needs — bundled on its own as runtime/launch-repository.js: the YAML parser and the
 // settings table cost tens of milliseconds to load, so an ordinary repository never pays for them.
 import { parse } from 'yaml';
-import { parseJsonc } from '../src/deploy/jsonc/parse.js';
 import { decideAgent, decideWorkspaceSettings, type Refusal } from '../src/policy/repository.js';
 import { QWEN_DIR } from '../src/qwen/env-files.js';
 import { qwenSettingsFacts } from '../src/qwen/settings-facts.js';
 import type { JsonObject } from '../src/text/json.js';
+import { parseJsonc } from '../src/text/jsonc.js';
 import { type ProjectInput, readJudged } from './repository.js';
 
 /** CRLF and a byte-order mark are normalised away first, as Qwen does. */

@@ -4,8 +4,8 @@
 // src/policy/repository.ts (docs/repository.md): plain `.env` names are kept out, anything that
 // cannot be kept out refuses the launch, naming the file and the variable or key.
 import { parse as parseDotenv } from 'dotenv';
-import type { LaunchPlan } from '../src/deploy/launch-plan.js';
-import type { NamePlatform } from '../src/policy/environment-names.js';
+import type { Platform } from '../src/base/platform.js';
+import type { LaunchPlan } from '../src/contracts/launch-plan.js';
 import {
   decideEnvFiles,
   type EnvFileContent,
@@ -45,7 +45,7 @@ export interface RepositoryInput {
   env: Readonly<Record<string, string | undefined>>;
   home: string;
   qwenHome: string;
-  platform: NamePlatform;
+  platform: Platform;
   systemSettings: () => JsonObject;
   qwenVersion: string;
   fs: RepositoryFs;

@@ -5,12 +5,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { contextSearchInputSchema, contextSearchOutputSchema } from '../src/contracts/context-search.js';
+import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
+import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
 
 export interface SchemaFile {
   /** Path relative to the repository root. */
   file: string;
-  schema: z.ZodType;
+  schema: z.core.$ZodType;
   /** `input` for files people write (defaulted fields are optional); default `output`. */
   io?: 'input' | 'output';
 }
@@ -21,6 +23,9 @@ export const SCHEMA_FILES: readonly SchemaFile[] = [
   { file: 'schema/context-search.output.schema.json', schema: contextSearchOutputSchema },
   // deployment.json is written by administrators: the editor schema describes the input side.
   { file: 'schema/deployment.schema.json', schema: deploymentSchema, io: 'input' },
+  // Written by render, checked by the launcher at every start (src/text/json-schema-check.ts).
+  { file: 'schema/install-manifest.schema.json', schema: installManifestSchema },
+  { file: 'schema/launch-plan.schema.json', schema: launchPlanSchema },
 ];
 
 export const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url));

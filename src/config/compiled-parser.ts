@@ -3,8 +3,8 @@
 // schema.ts stays the definition; test/unit/config/compiled-parser.test.ts proves this parser
 // accepts exactly what the zod schema accepts, with the same output, on tables and random inputs.
 
-import { checkOrigin, isValidBasePath } from '../http/origin.js';
-import { MEM0_PRESETS } from '../providers/mem0/presets.js';
+import { checkOrigin, isValidBasePath } from '../base/origin.js';
+import { MEM0_PRESETS } from '../contracts/mem0-presets.js';
 import type { ConfigParser } from './load-core.js';
 import { CREDENTIAL_NAME } from './names.js';
 import type { Mem0Scope, ProviderConfig, RuntimeConfig } from './schema.js';

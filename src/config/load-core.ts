@@ -5,10 +5,12 @@
 // Named imports, not namespaces: a bundled namespace import copies every export at start-up.
 import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, parse } from 'node:path';
-import { MEM0_PRESETS, scopeViolation } from '../providers/mem0/presets.js';
+import { type Environment, readOwnEnv } from '../base/environment.js';
+import { ConfigurationError } from '../base/errors.js';
+import { MAX_CONFIG_BYTES } from '../base/limits.js';
+import { MEM0_PRESETS, scopeViolation } from '../contracts/mem0-presets.js';
+import { PROVIDER_CONFIG_VARIABLE } from '../contracts/names.js';
 import { decodeUtf8 } from '../text/utf8.js';
-import { type Environment, readOwnEnv } from './environment.js';
-import { ConfigurationError } from './errors.js';
 import { CREDENTIAL_NAME, credentialVariable } from './names.js';
 import type { ProviderConfig, RuntimeConfig, RuntimeConfigV1, RuntimeConfigV2 } from './schema.js';
 
@@ -16,9 +18,6 @@ import type { ProviderConfig, RuntimeConfig, RuntimeConfigV1, RuntimeConfigV2 } 
 export type ConfigParser = (
   json: unknown,
 ) => { ok: true; config: RuntimeConfig } | { ok: false; keyPath: (string | number)[] };
-
-export const CONFIG_ENV = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
-export const MAX_CONFIG_BYTES = 65_536;
 
 /** The file-system calls the loader needs; injectable for tests. */
 export interface ConfigFs {
@@ -80,7 +79,7 @@ export function loadRuntimeConfigWith(
 }
 
 function readConfigText(env: Environment, fs: ConfigFs): string {
-  const file = readOwnEnv(env, CONFIG_ENV);
+  const file = readOwnEnv(env, PROVIDER_CONFIG_VARIABLE);
   if (file === undefined || file === '') throw new ConfigurationError('path-missing');
   if (!isAbsolute(file)) throw new ConfigurationError('path-not-absolute');
   let fd: number;

@@ -1,7 +1,7 @@
 // The runtime provider config loader with the zod schema as its schema step: used by the MCP
 // server, render, verify and rollback. (The auto-recall hook uses load-core.ts with the compiled
 // parser, which is proven equal to this schema by test/unit/config/compiled-parser.test.ts.)
-import type { Environment } from './environment.js';
+import type { Environment } from '../base/environment.js';
 import {
   type ConfigFs,
   type ConfigParser,
@@ -12,10 +12,8 @@ import {
 import { type RuntimeConfigV1, type RuntimeConfigV2, runtimeConfigSchema } from './schema.js';
 
 export {
-  CONFIG_ENV,
   type ConfigFs,
   type LoadedConfig,
-  MAX_CONFIG_BYTES,
   providerCanWrite,
   resolveCredential,
   resolveRepositoryRoot,

@@ -1,9 +1,11 @@
 // The runtime provider config (QWEN_EXTERNAL_CONTEXT_CONFIG) as zod/mini schemas: the one truth for
 // its types, validation and (through the deployment manifest) the generated JSON Schema.
 // zod/mini keeps the hook bundles small; every object is strict at every level.
+
 import * as z from 'zod/mini';
-import { checkOrigin, isValidBasePath } from '../http/origin.js';
-import { MEM0_PRESET_NAMES } from '../providers/mem0/presets.js';
+import { AUTO_RECALL_TIMEOUT_MS, PROVIDER_TIMEOUT_MS } from '../base/limits.js';
+import { checkOrigin, isValidBasePath } from '../base/origin.js';
+import { MEM0_PRESET_NAMES } from '../contracts/mem0-presets.js';
 import { CREDENTIAL_NAME } from './names.js';
 
 export { CREDENTIAL_NAME, credentialVariable } from './names.js';
@@ -19,8 +21,8 @@ const scopeString = z.string().check(
   z.refine((s) => s.length > 0 && s.length <= 256),
 );
 
-const timeoutMs = (fallback: number, max: number) =>
-  z._default(z.int().check(z.gte(1), z.lte(max)), fallback);
+const timeoutMs = (bounds: { default: number; max: number }) =>
+  z._default(z.int().check(z.gte(1), z.lte(bounds.max)), bounds.default);
 
 export const genericHttpProviderSchema = z.strictObject({
   type: z.literal('generic-http-search-v1'),
@@ -72,20 +74,20 @@ export const writeSchema = z.strictObject({ enabled: z.literal(true) });
 
 export const runtimeConfigV1Schema = z.strictObject({
   version: z.literal(1),
-  timeoutMs: timeoutMs(5000, 30000),
+  timeoutMs: timeoutMs(PROVIDER_TIMEOUT_MS),
   provider: providerSchema,
   write: z.optional(writeSchema),
 });
 
 export const autoRecallSchema = z.strictObject({
   repositoryRoot: z.string(),
-  timeoutMs: timeoutMs(1500, 5000),
+  timeoutMs: timeoutMs(AUTO_RECALL_TIMEOUT_MS),
 });
 
 export const runtimeConfigV2Schema = z.strictObject({
   version: z.literal(2),
   // Accepted for upstream compatibility; nothing reads it.
-  timeoutMs: timeoutMs(5000, 30000),
+  timeoutMs: timeoutMs(PROVIDER_TIMEOUT_MS),
   autoRecall: autoRecallSchema,
   provider: providerSchema,
 });

@@ -1,8 +1,8 @@
 // Memory content validity, shared by the write-confirmation hook and the MCP server (runtimes.md).
 // Valid content is stored byte-for-byte, so these rules are the only gate: no trimming, no normalising.
-import { takeCodePoints } from './codepoints.js';
+import { MAX_MEMORY_CODE_POINTS } from '../base/limits.js';
+import { takeCodePoints } from '../text/codepoints.js';
 
-const MAX_CODE_POINTS = 4000;
 // Printable ASCII is visible by every definition below, and decides almost all real content at once.
 const PRINTABLE_ASCII = /[!-~]/;
 // Something a human can actually see and confirm: not only spaces, controls or invisible format
@@ -16,7 +16,7 @@ type WellFormed = string & { isWellFormed(): boolean };
 export function isValidMemoryContent(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   // More code points than the limit exactly when the first 4000 do not cover the whole string.
-  if (takeCodePoints(value, MAX_CODE_POINTS).length < value.length) return false;
+  if (takeCodePoints(value, MAX_MEMORY_CODE_POINTS).length < value.length) return false;
   // A lone surrogate is not Unicode text: providers would store or re-encode it unpredictably.
   if (!(value as WellFormed).isWellFormed()) return false;
   if (PRINTABLE_ASCII.test(value)) return true;

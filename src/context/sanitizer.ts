@@ -11,10 +11,8 @@
 // candidates, and JavaScript only looks at the few units around them. Where a rule's regex would
 // backtrack (`\b` inside long runs), a scanner emulates its leftmost-greedy matching exactly; the
 // differential suite (test/unit/parity) runs every rule against the plain upstream expressions.
-import { takeCodePoints } from './codepoints.js';
-
-const MAX_INPUT_CODE_POINTS = 4096;
-const MAX_QUERY_CODE_POINTS = 512;
+import { RECALL_QUERY_CODE_POINTS, SANITIZER_INPUT_CODE_POINTS } from '../base/limits.js';
+import { takeCodePoints } from '../text/codepoints.js';
 
 // "Horizontal space": tab plus every Unicode space separator (Zs), i.e. PCRE's `\h` without U+180E.
 const HSPACE = '[\\t \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]';
@@ -51,7 +49,8 @@ const ADDED_KEYWORD = /authorization/i;
 export function sanitizeQuery(input: string, credential?: string): string | undefined {
   const known = credential !== undefined && credential !== '' ? credential : undefined;
   // 1. Bound the work before anything else looks at the text.
-  const base = input.length > MAX_INPUT_CODE_POINTS ? takeCodePoints(input, MAX_INPUT_CODE_POINTS) : input;
+  const base =
+    input.length > SANITIZER_INPUT_CODE_POINTS ? takeCodePoints(input, SANITIZER_INPUT_CODE_POINTS) : input;
   // Declared addition to 1: a credential cut in half by the bound would survive step 3 as a prefix.
   let cutAt = -1;
   if (known !== undefined && base.length < input.length) {
@@ -77,7 +76,7 @@ export function sanitizeQuery(input: string, credential?: string): string | unde
   // 8. JavaScript `\s` / `trim()` agree on the whitespace set.
   const text = draft.render().replace(/\s+/g, ' ').trim();
   if (text === '') return undefined;
-  return takeCodePoints(text, MAX_QUERY_CODE_POINTS);
+  return takeCodePoints(text, RECALL_QUERY_CODE_POINTS);
 }
 
 /** Match positions as flat `[start, end, start, end, …]` pairs, ascending and non-overlapping. */

@@ -1,8 +1,7 @@
 // Small JSON helpers shared by render, verify and rollback. Pure functions, no I/O.
-import { createHash } from 'node:crypto';
-
 import { isPlainObject } from '../text/json.js';
 
+export { sha256Hex } from '../base/hash.js';
 export { isPlainObject, type JsonObject } from '../text/json.js';
 
 /** Structural equality of JSON values (object key order ignored, array order significant). */
@@ -33,10 +32,6 @@ export function canonicalJson(value: unknown): string {
     return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
   }
   return JSON.stringify(value);
-}
-
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 /** The value at a dotted key path, or undefined. */

@@ -2,7 +2,7 @@
 // the checks over it are pure.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { BACKUPS_DIR, type InstallManifest, MANIFEST_FILE } from './install-manifest.js';
+import { BACKUPS_DIR, type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
 import { parseManifestText } from './render/manifest.js';
 import type { PreviousInstall } from './render/render.js';
 

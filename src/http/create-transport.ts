@@ -1,7 +1,7 @@
 // Picks the transport per request: HTTP/1.1 over node:net / node:tls unless undici would send the
 // request through a proxy. undici is imported lazily, on the first request that really needs a
 // proxy, so a hook whose provider NO_PROXY covers (a loopback knowledge base, say) never loads it.
-import type { Environment } from '../config/environment.js';
+import type { Environment } from '../base/environment.js';
 import { goesDirect, readProxySettings } from './proxy-env.js';
 import type { TransportHandle, TransportOptions } from './transport.js';
 import { createNodeTransport } from './transport-node.js';

@@ -1,8 +1,8 @@
 // Reads the proxy variables from an injected environment. Pure: no undici here, so the no-proxy
 // path never loads it. Mirrors undici's precedence (lower-case first) but treats "" as unset.
-import { type Environment, readOwnEnv } from '../config/environment.js';
-import { ConfigurationError } from '../config/errors.js';
-import { hasUnsafeUrlCharacter } from './origin.js';
+import { type Environment, readOwnEnv } from '../base/environment.js';
+import { ConfigurationError } from '../base/errors.js';
+import { hasUnsafeUrlCharacter } from '../base/origin.js';
 
 export interface ProxySettings {
   /** Proxy for http: targets ("" = none). */

@@ -12,7 +12,7 @@
 //   lasts (about 2,000 CONNECTs in a 1.5 s hook search), so every connect is made final here.
 import type { Readable } from 'node:stream';
 import { type buildConnector, EnvHttpProxyAgent, Pool, request } from 'undici';
-import { ConfigurationError } from '../config/errors.js';
+import { ConfigurationError } from '../base/errors.js';
 import type { ProxySettings } from './proxy-env.js';
 import type { TransportHandle, TransportOptions, TransportRequest, TransportResponse } from './transport.js';
 

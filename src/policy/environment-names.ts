@@ -1,10 +1,9 @@
 // Pure environment-name rules shared by render, verify, plan and the launcher.
+import type { Platform } from '../base/platform.js';
 import type { EnvironmentPolicy } from './policies.js';
 
-export type NamePlatform = 'posix' | 'windows';
-
 /** Windows environment names are case-insensitive (`Path` is `PATH`); POSIX names are not. */
-export function sameEnvName(a: string, b: string, platform: NamePlatform): boolean {
+export function sameEnvName(a: string, b: string, platform: Platform): boolean {
   return platform === 'windows' ? a.toUpperCase() === b.toUpperCase() : a === b;
 }
 
@@ -12,7 +11,7 @@ export function sameEnvName(a: string, b: string, platform: NamePlatform): boole
 export function forbiddenReason(
   name: string,
   policy: EnvironmentPolicy,
-  platform: NamePlatform,
+  platform: Platform,
 ): string | undefined {
   const up = (s: string) => (platform === 'windows' ? s.toUpperCase() : s);
   const key = up(name);
@@ -37,7 +36,7 @@ export function forbiddenReason(
 export function lookupEnv(
   env: Readonly<Record<string, string | undefined>>,
   name: string,
-  platform: NamePlatform,
+  platform: Platform,
 ): string | undefined {
   if (Object.hasOwn(env, name)) {
     const value = env[name];
@@ -58,7 +57,7 @@ export function lookupEnv(
  */
 export function dedupeEnvEntries<T extends { readonly name: string }>(
   entries: readonly T[],
-  platform: NamePlatform,
+  platform: Platform,
 ): T[] {
   const out: T[] = [];
   for (const entry of entries) {

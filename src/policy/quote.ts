@@ -1,13 +1,32 @@
 // Quoting for pinned paths in shell commands. Security-critical: Qwen substitutes `$VAR`/`${VAR}` in
 // every settings string (hook commands included), so `$` and control characters are refused, not quoted.
+import type { Platform } from '../base/platform.js';
 
 export type PathProblem = 'empty' | 'dollar' | 'control' | 'not-absolute';
 
 /** Newline, NUL and every other C0/C1 control, DEL, U+2028 and U+2029: they end or truncate a command line. */
 export const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
+/** Why a pinned path is unusable, in words (see pinnedPathProblem). */
+export const PATH_PROBLEM_TEXT: Readonly<Record<PathProblem, string>> = {
+  empty: 'is empty',
+  dollar: 'contains "$" (Qwen would substitute it)',
+  control: 'contains a control character',
+  'not-absolute': 'is not an absolute path',
+};
+
+/**
+ * A string made safe to print on a terminal: quoted, with control characters escaped. Arguments
+ * come from the caller and paths from files; neither may move the cursor or recolour the screen, nor reorder text (bidirectional controls).
+ */
+export function show(value: string): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/gu, (c) => {
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** Why a pinned path cannot be used, or undefined when it can. */
-export function pinnedPathProblem(p: string, platform: 'posix' | 'windows'): PathProblem | undefined {
+export function pinnedPathProblem(p: string, platform: Platform): PathProblem | undefined {
   if (p === '') return 'empty';
   // `$` would be expanded by Qwen's settings substitution before the shell ever sees the quotes.
   if (p.includes('$')) return 'dollar';

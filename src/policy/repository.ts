@@ -6,11 +6,12 @@
 // administrator allowed its name (`environment.fromFiles`), and no repository setting can add
 // hooks, approvals, MCP servers, environment, directories or a system prompt.
 import repositoryPolicy from '../../policies/repository.json' with { type: 'json' };
+import type { Platform } from '../base/platform.js';
 import type { EnvFile } from '../qwen/env-files.js';
 import { matchesNamePattern } from '../qwen/env-files.js';
 import type { SettingFact } from '../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../text/json.js';
-import { lookupEnv, type NamePlatform } from './environment-names.js';
+import { lookupEnv } from './environment-names.js';
 
 export interface RepositoryPolicy {
   envFiles: { maxBytes: number };
@@ -52,7 +53,7 @@ export interface EnvRuleContext {
   env: Readonly<Record<string, string | undefined>>;
   /** deployment.json `environment.fromFiles`: names or `PREFIX*`. */
   fromFiles: readonly string[];
-  platform: NamePlatform;
+  platform: Platform;
 }
 
 const FIX_ALLOW = 'or ask the administrator to allow the name in environment.fromFiles';

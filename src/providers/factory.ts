@@ -1,11 +1,8 @@
 // Builds the one provider a runtime uses from a validated provider block. Validation is repeated
 // here (cheaply) so that no code path can send a request to an unchecked URL or without its scope.
-import { ConfigurationError } from '../config/errors.js';
+import { ConfigurationError } from '../base/errors.js';
+import { checkOrigin, isValidBasePath } from '../base/origin.js';
 import type { Mem0Scope, ProviderConfig } from '../config/schema.js';
-import { checkOrigin, isValidBasePath } from '../http/origin.js';
-import type { Transport } from '../http/transport.js';
-import { createGenericHttpProvider } from './generic-http.js';
-import { createMem0Provider, type Mem0ScopeValues } from './mem0/engine.js';
 import {
   MEM0_PRESETS,
   PLATFORM_V3_ORIGIN,
@@ -13,7 +10,10 @@ import {
   SCOPE_KEYS,
   type ScopeKey,
   scopeViolation,
-} from './mem0/presets.js';
+} from '../contracts/mem0-presets.js';
+import type { Transport } from '../http/transport.js';
+import { createGenericHttpProvider } from './generic-http.js';
+import { createMem0Provider, type Mem0ScopeValues } from './mem0/engine.js';
 import type { Provider } from './types.js';
 
 export interface ProviderFactoryOptions {

@@ -1,11 +1,13 @@
 // Generic HTTP Search v1: POST {baseUrl}/v1/context/search with a Bearer token. Search only: this
 // provider never writes.
+
+import { MAX_ITEMS } from '../base/limits.js';
+import { joinUrl } from '../base/origin.js';
 import { postJson } from '../http/client.js';
 import { ProviderRequestError } from '../http/errors.js';
-import { joinUrl } from '../http/origin.js';
 import type { Transport } from '../http/transport.js';
 import { isPlainObject } from '../text/json.js';
-import { MAX_ITEMS, normaliseItems } from './items.js';
+import { normaliseItems } from './items.js';
 import type { ContextItem, Provider, SearchRequest } from './types.js';
 
 export const GENERIC_SEARCH_PATH = '/v1/context/search';

@@ -1,10 +1,10 @@
 // Per-item normalisation shared by Generic HTTP and Mem0: provider data is untrusted, so each field
 // is copied only when it has exactly the expected type, and bad items are dropped one by one.
+import { MAX_ITEMS } from '../base/limits.js';
 import { isPlainObject, type JsonObject } from '../text/json.js';
 import type { ContextItem } from './types.js';
 
 /** Providers never return more than this many items, whatever was requested. */
-export const MAX_ITEMS = 5;
 
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -37,7 +37,7 @@ export function normaliseItem(
   return item;
 }
 
-/** Keeps the first `limit` (≤ 5) valid items, in provider order. */
+/** Keeps the first `limit` (≤ MAX_ITEMS) valid items, in provider order. */
 export function normaliseItems(
   raw: readonly unknown[],
   limit: number,
@@ -53,7 +53,7 @@ export function normaliseItems(
   return items;
 }
 
-/** A requested limit as sent on the wire: an integer in 1..5. */
+/** A requested limit as sent on the wire: an integer in 1..MAX_ITEMS. */
 export function clampLimit(limit: number): number {
   if (!Number.isFinite(limit)) return MAX_ITEMS;
   return Math.min(MAX_ITEMS, Math.max(1, Math.trunc(limit)));

@@ -7,7 +7,7 @@
 // when QWEN_HOME is elsewhere) and `~/.env`. A project file counts only in a trusted folder; the
 // managed trusted-folders file makes `/` DO_NOT_TRUST, so no directory above the repository counts.
 // Every variable a file defines that is unset or empty in Qwen's environment is filled from it.
-import type { NamePlatform } from '../policy/environment-names.js';
+import type { Platform } from '../base/platform.js';
 
 /**
  * `project`: a plain `.env` of the repository — Qwen honours `advanced.excludedEnvVars` for it.
@@ -122,7 +122,7 @@ export function envFilesQwenLoads(search: EnvFileSearch): EnvFile[] {
 }
 
 /** `NAME` or `PREFIX*`: the administrator's `environment.fromFiles` entries. */
-export function matchesNamePattern(name: string, pattern: string, platform: NamePlatform): boolean {
+export function matchesNamePattern(name: string, pattern: string, platform: Platform): boolean {
   const fold = (s: string) => (platform === 'windows' ? s.toUpperCase() : s);
   return pattern.endsWith('*')
     ? fold(name).startsWith(fold(pattern.slice(0, -1)))

@@ -1,6 +1,6 @@
 // The full-text index over chunks: MiniSearch (BM25+) keyed by stable `path#anchor` ids. Pure: no I/O.
 import MiniSearch from 'minisearch';
-import { codePointLength, takeCodePoints } from '../context/codepoints.js';
+import { codePointLength, takeCodePoints } from '../text/codepoints.js';
 import type { Chunk } from './chunker.js';
 import { processTerm, queryTerms, tokenize } from './terms.js';
 

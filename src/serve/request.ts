@@ -1,5 +1,5 @@
 // The Generic HTTP Search v1 request as the server accepts it, and every error it can answer. Pure.
-import { codePointLength } from '../context/codepoints.js';
+import { codePointLength } from '../text/codepoints.js';
 
 export interface ApiError {
   status: number;

@@ -2,6 +2,7 @@
 // would run from that install — executable, argv, cwd and every environment variable — computed with
 // the launcher's own functions, with this command's environment standing in for the caller's and
 // the current user's passwd home for HOME. Credential values are never shown.
+
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -18,13 +19,14 @@ import {
   qwenHomePath,
 } from '../../../launcher/qwen-home.js';
 import { inspectRepository } from '../../../launcher/repository.js';
+import { type Platform, platformOfHost } from '../../base/platform.js';
 import {
   type CredentialSource,
   isProfileKind,
   type LaunchPlan,
   PROFILE_KINDS,
   type ProfileKind,
-} from '../../deploy/launch-plan.js';
+} from '../../contracts/launch-plan.js';
 import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
@@ -81,7 +83,7 @@ export interface PlanRepository {
 
 export interface PlanReport {
   profile: ProfileKind;
-  platform: 'posix' | 'windows';
+  platform: Platform;
   state: 'active' | 'rolled-back';
   externalContext: boolean;
   /** The line the launcher prints before starting a rolled-back profile. */
@@ -108,7 +110,7 @@ export async function planRepository(
   report: PlanReport,
   deps: PlanDeps,
 ): Promise<PlanRepository> {
-  const localPlatform = deps.platform === 'win32' ? 'windows' : 'posix';
+  const localPlatform = platformOfHost(deps.platform);
   const plan = readLaunchPlan(deps.fs, dir, report.profile, localPlatform).plan;
   const env: Record<string, string> = Object.create(null);
   for (const entry of report.environment) env[entry.name] = entry.value;
@@ -155,7 +157,7 @@ export function planReport(
   callerEnv: Readonly<Record<string, string | undefined>>,
   deps: PlanDeps,
 ): PlanReport {
-  const localPlatform = deps.platform === 'win32' ? 'windows' : 'posix';
+  const localPlatform = platformOfHost(deps.platform);
   let plan: LaunchPlan;
   let state: 'active' | 'rolled-back';
   let argv: string[];

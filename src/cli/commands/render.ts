@@ -1,9 +1,11 @@
 // `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]`
+
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { platformOfHost } from '../../base/platform.js';
+import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
-import type { ProfileKind } from '../../deploy/launch-plan.js';
 import { acquireInstallLock, type InstallLock, LockedError } from '../../deploy/render/lock.js';
 import {
   type PreviousInstall,
@@ -137,7 +139,7 @@ export function createRenderCommand(deps: AdminDeps): Command {
             run: async () => {
               parsed = await readDeployment(deploymentFile);
               const { deployment } = parsed;
-              const local = deps.hostPlatform === 'win32' ? 'windows' : 'posix';
+              const local = platformOfHost(deps.hostPlatform);
               if (flags.out === undefined && deployment.platform !== local) {
                 throw new UsageError(
                   `render: a ${deployment.platform} deployment must be staged with --out on this machine`,

@@ -1,8 +1,8 @@
 // `qwen-managed rollback` — also the whole of the self-contained rollback bundle (runtime/rollback.js),
 // so it imports nothing beyond the rollback modules and node built-ins.
 import * as path from 'node:path';
-import { isProfileKind, PROFILE_KINDS } from '../../deploy/launch-plan.js';
-import { EXTERNAL_CONTEXT_HOOKS } from '../../deploy/names.js';
+import { isProfileKind, PROFILE_KINDS } from '../../contracts/launch-plan.js';
+import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { WriterError } from '../../deploy/render/writer.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
 import { rollbackInstall } from '../../deploy/rollback/install.js';

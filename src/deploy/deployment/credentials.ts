@@ -2,7 +2,7 @@
 // routed to it. By default a credential goes to the profiles whose provider names it; any other
 // credential (a model key) must list its `profiles`, otherwise it is refused as unused.
 import { credentialVariable } from '../../config/schema.js';
-import type { CredentialSource, ProfileKind } from '../launch-plan.js';
+import type { CredentialSource, ProfileKind } from '../../contracts/launch-plan.js';
 import { deployedKinds } from './kinds.js';
 import type { Problem } from './problems.js';
 import { problem } from './problems.js';

@@ -2,8 +2,8 @@
 // and passes pinnedPathProblem: Qwen substitutes `$VAR` in every settings string, so `$` and control
 // characters are refused rather than quoted (deployment.md, "Quoting is security-critical").
 import * as path from 'node:path';
+import type { Platform } from '../../base/platform.js';
 import { type PathProblem, pinnedPathProblem } from '../../policy/quote.js';
-import type { Platform } from '../layout.js';
 import { type Problem, problem } from './problems.js';
 
 const EXAMPLE: Record<Platform, string> = {

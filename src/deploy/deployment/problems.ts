@@ -1,11 +1,14 @@
 // One shape for everything wrong with a deployment: the key, the bad value, what is wrong and the
 // fix. The admin CLI may name keys, variables and paths (README: telling the administrator exactly
 // what to fix is its job); deployment.json holds no secret values, only names and file paths.
+
 import type * as z from 'zod';
-import { checkOrigin, type OriginProblem } from '../../http/origin.js';
+import { MCP_TIMEOUT_MS } from '../../base/limits.js';
+import { checkOrigin, type OriginProblem } from '../../base/origin.js';
+import type { Platform } from '../../base/platform.js';
+import { EXTRA_CA_VARIABLE } from '../../contracts/layout.js';
 import { sameEnvName } from '../../policy/environment-names.js';
 import { formatPath, getPath, showValue } from '../json.js';
-import { EXTRA_CA_VARIABLE, type Platform } from '../layout.js';
 
 export interface Problem {
   /** Dotted key path in deployment.json, e.g. `profiles.auto-recall.timeoutMs`. */
@@ -88,8 +91,8 @@ function issueFix(issue: z.core.$ZodIssue, value: unknown, root: unknown): strin
     case 'invalid_type':
       return value === undefined ? `add "${String(last)}" (${issue.expected})` : `use a ${issue.expected}`;
     case 'too_big':
-      if (last === 'timeoutMs' && issue.maximum === 7999)
-        return 'use at most 7999: the provider timeout must end before the 8000 ms MCP call timeout';
+      if (last === 'timeoutMs' && issue.maximum === MCP_TIMEOUT_MS - 1)
+        return `use at most ${MCP_TIMEOUT_MS - 1}: the provider timeout must end before the ${MCP_TIMEOUT_MS} ms MCP call timeout`;
       return `use a value of at most ${String(issue.maximum)}`;
     case 'too_small':
       return `use a value of at least ${String(issue.minimum)}`;

@@ -4,11 +4,12 @@
 // provider that renders is a provider the runtimes accept. Rules that need more than one field
 // (paths, credential routing, policies, the settings block) live in validate.ts.
 import * as z from 'zod';
+import { AUTO_RECALL_TIMEOUT_MS, MCP_TIMEOUT_MS, PROVIDER_TIMEOUT_MS } from '../../base/limits.js';
+import { PLATFORMS } from '../../base/platform.js';
 import { providerSchema } from '../../config/schema.js';
-import { PROFILE_KINDS, REPOSITORY_TRUST } from '../launch-plan.js';
-import { DEFAULT_GUARD_MODES, MCP_TIMEOUT_MS } from '../names.js';
+import { PROFILE_KINDS, REPOSITORY_TRUST } from '../../contracts/launch-plan.js';
+import { DEFAULT_GUARD_MODES } from '../../contracts/names.js';
 
-export const PLATFORMS = ['posix', 'windows'] as const;
 /** Qwen permission modes the approval guard can turn back into confirmations. */
 export const GUARD_MODES = ['auto_edit', 'auto', 'yolo'] as const;
 
@@ -35,8 +36,8 @@ const v1ProfileSchema = z
       .int()
       .min(1)
       .max(MCP_TIMEOUT_MS - 1)
-      .default(5000)
-      .describe('Provider timeout in milliseconds, below the MCP call timeout of 8000'),
+      .default(PROVIDER_TIMEOUT_MS.default)
+      .describe(`Provider timeout in milliseconds, below the MCP call timeout of ${MCP_TIMEOUT_MS}`),
   })
   .describe('A profile whose Qwen gets the external-context MCP server (provider config version 1)');
 
@@ -47,9 +48,11 @@ const autoRecallProfileSchema = z
     timeoutMs: z
       .int()
       .min(1)
-      .max(5000)
-      .default(1500)
-      .describe('autoRecall.timeoutMs: provider timeout of the prompt hook, at most 5000'),
+      .max(AUTO_RECALL_TIMEOUT_MS.max)
+      .default(AUTO_RECALL_TIMEOUT_MS.default)
+      .describe(
+        `autoRecall.timeoutMs: provider timeout of the prompt hook, at most ${AUTO_RECALL_TIMEOUT_MS.max}`,
+      ),
   })
   .describe('The auto-recall profile: a UserPromptSubmit hook searches once per prompt (config version 2)');
 

@@ -2,11 +2,12 @@
 // Rules (deployment.md): the block may repeat a baseline value and add entries to the union lists;
 // it may not change or remove any other baseline key, nor set a reserved key (hooks, MCP, the
 // profile permissions, disableAllHooks): render refuses and names the key.
+
+import type { Platform } from '../../base/platform.js';
+import { MCP_SERVER_NAME } from '../../contracts/names.js';
 import { forbiddenReason } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY, SETTINGS_BASELINE, type SettingsBaselinePolicy } from '../../policy/policies.js';
 import { deepEqual, isPlainObject, type JsonObject, showValue } from '../json.js';
-import type { Platform } from '../layout.js';
-import { MCP_SERVER_NAME } from '../names.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 
 /** Keys that would let JSON reach an object's prototype when merged. */

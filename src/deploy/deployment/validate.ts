@@ -2,16 +2,16 @@
 // credential routing, provider/profile compatibility and the settings block. Each problem names the
 // key, the bad value and the fix. Pure: nothing here touches the file system.
 import * as path from 'node:path';
-import { posixShimPathProblem, windowsShimPathProblem } from '../../../launcher/shims.js';
-import { ConfigurationError } from '../../config/errors.js';
+import { ConfigurationError } from '../../base/errors.js';
 import { parseRuntimeConfig, providerCanWrite } from '../../config/load.js';
 import { CREDENTIAL_NAME } from '../../config/schema.js';
+import { PinnedLayout, usesMcp } from '../../contracts/layout.js';
+import { RUNTIME_FILES } from '../../contracts/names.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
-import { PinnedLayout, usesMcp } from '../layout.js';
-import { RUNTIME_FILES } from '../names.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
+import { posixShimPathProblem, windowsShimPathProblem } from '../render/shims.js';
 import { routeCredentials } from './credentials.js';
 import { deployedKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
@@ -178,7 +178,7 @@ function pathProblems(deployment: Deployment): Problem[] {
   if (deployment.tls !== undefined)
     problems.push(...extraCaProblems(deployment, deployment.tls.extraCaCertificates));
   if (problems.length === 0) {
-    // The bin/ shims carry node and the launcher path too; their rules (launcher/shims.ts) are stricter on Windows.
+    // The bin/ shims carry node and the launcher path too; their rules (src/deploy/render/shims.ts) are stricter on Windows.
     const shimProblem = platform === 'windows' ? windowsShimPathProblem : posixShimPathProblem;
     const launcherJs = new PinnedLayout(platform, deployment.installDir).runtime(RUNTIME_FILES.launcher);
     for (const [key, value] of [

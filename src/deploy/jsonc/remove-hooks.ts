@@ -1,8 +1,9 @@
 // Removing hooks by `name` from a Qwen settings document, keeping every other key, hook, comment and
 // the formatting: the text is edited in place (only the removed entries and their separators go).
 // A matcher group left without hooks is removed, then an event left without groups.
+
+import { type ArrayNode, type JsoncNode, type ObjectNode, parseJsonc } from '../../text/jsonc.js';
 import { deepEqual, isPlainObject, type JsonObject } from '../json.js';
-import { type ArrayNode, type JsoncNode, type ObjectNode, parseJsonc } from './parse.js';
 
 export interface RemovedHook {
   event: string;

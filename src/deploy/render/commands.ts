@@ -1,8 +1,9 @@
 // Hook commands render writes into system settings. Built only from pinned paths that passed
 // pinnedPathProblem, quoted for the shell Qwen runs them with. (The bin/ shims come from
-// launcher/shims.ts, which owns their format.)
+// render/shims.ts, which owns their format.)
+
+import type { Platform } from '../../base/platform.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
-import type { Platform } from '../layout.js';
 
 /**
  * A hook command. POSIX: Qwen runs `bash -c <command>`; `exec` makes Node replace the shell so the

@@ -1,8 +1,9 @@
 // manifest.json in the pinned shape. `changedAt` changes only when a profile's state changes, so a
 // re-render of the same input over the same tree is byte-identical.
-import { type InstallManifest, installManifestSchema } from '../install-manifest.js';
+import type { InstallManifest } from '../../contracts/install-manifest.js';
+import { installManifestSchema } from '../../contracts/install-manifest-schema.js';
+import { PROFILE_KINDS, type ProfileKind } from '../../contracts/launch-plan.js';
 import { renderJson, sha256Hex } from '../json.js';
-import { PROFILE_KINDS, type ProfileKind } from '../launch-plan.js';
 import type { RenderedFile } from './types.js';
 
 export type ProfileState = 'active' | 'rolled-back';

@@ -1,21 +1,21 @@
 // The files of one profile, rendered from the templates with JSON-aware substitution.
 import * as path from 'node:path';
+import type { Platform } from '../../base/platform.js';
+import type { ProfileKind, RepositoryTrust } from '../../contracts/launch-plan.js';
+import {
+  installIdFor,
+  PinnedLayout,
+  PROFILE_FILES,
+  pinnedFiles,
+  renderedProfileFiles,
+  usesMcp,
+} from '../../contracts/layout.js';
+import { PERMISSION_REMEMBER, RUNTIME_FILES } from '../../contracts/names.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import type { ProfileCredentials } from '../deployment/credentials.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
 import { isPlainObject, type JsonObject, renderJson } from '../json.js';
-import type { ProfileKind, RepositoryTrust } from '../launch-plan.js';
-import {
-  installIdFor,
-  PinnedLayout,
-  type Platform,
-  PROFILE_FILES,
-  pinnedFiles,
-  renderedProfileFiles,
-  usesMcp,
-} from '../layout.js';
-import { PERMISSION_REMEMBER, RUNTIME_FILES } from '../names.js';
 import { hookCommand } from './commands.js';
 import { providerConfigFor } from './provider-config.js';
 import { substitute, type TemplateValues } from './substitute.js';

@@ -1,8 +1,9 @@
 // profiles/<kind>/external-context.json: version 2 for auto-recall, version 1 otherwise (write adds
 // `write: {"enabled": true}`). Holds only credential variable NAMES, never secrets.
+
+import type { ProfileKind } from '../../contracts/launch-plan.js';
 import type { Deployment } from '../deployment/schema.js';
 import type { JsonObject } from '../json.js';
-import type { ProfileKind } from '../launch-plan.js';
 import { substitute } from './substitute.js';
 import { TEMPLATES } from './templates.js';
 

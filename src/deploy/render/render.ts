@@ -2,19 +2,20 @@
 // and mode) plus manifest.json. Pure: the caller supplies the runtime bytes, the previous manifest and
 // tree (for rolled-back profiles), the clock and the admin uid; writer.ts applies the result.
 
-import { posixShim, windowsShims } from '../../../launcher/shims.js';
+import type { Platform } from '../../base/platform.js';
+import type { InstallManifest } from '../../contracts/install-manifest.js';
+import type { ProfileKind } from '../../contracts/launch-plan.js';
+import { BIN_FILES, PinnedLayout, PROFILE_FILES, profileRel, runtimeRel } from '../../contracts/layout.js';
+import { EXTERNAL_CONTEXT_HOOKS, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '../../contracts/names.js';
 import { routeCredentials } from '../deployment/credentials.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
-import type { InstallManifest } from '../install-manifest.js';
 import { sha256Hex } from '../json.js';
 import { removeHooksFromText } from '../jsonc/remove-hooks.js';
-import type { ProfileKind } from '../launch-plan.js';
-import { BIN_FILES, PinnedLayout, type Platform, PROFILE_FILES, profileRel, runtimeRel } from '../layout.js';
-import { EXTERNAL_CONTEXT_HOOKS, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '../names.js';
 import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from '../rollback/record.js';
 import { buildManifest, manifestText, type ProfileState } from './manifest.js';
 import { renderProfile } from './profile.js';
+import { posixShim, windowsShims } from './shims.js';
 import { EXECUTABLE_MODE, FILE_MODE, type RenderedFile } from './types.js';
 
 export interface PreviousInstall {

@@ -18,8 +18,8 @@ import windowsOnDemand from '../../../templates/windows/on-demand/system-setting
 import windowsWrite from '../../../templates/windows/write/system-settings.json' with { type: 'json' };
 import writeProvider from '../../../templates/write/external-context.json' with { type: 'json' };
 import writeMcp from '../../../templates/write/mcp.json' with { type: 'json' };
-import type { ProfileKind } from '../launch-plan.js';
-import type { Platform } from '../layout.js';
+import type { Platform } from '../../base/platform.js';
+import type { ProfileKind } from '../../contracts/launch-plan.js';
 
 export interface TemplateSet {
   systemDefaults: unknown;

@@ -7,8 +7,8 @@
 // Stale temp files of a killed render are swept by the next one.
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { BACKUPS_DIR, MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import { fsyncDir, stageFile, TEMP_MARKER } from '../atomic-file.js';
-import { BACKUPS_DIR, MANIFEST_FILE } from '../install-manifest.js';
 import { type InstallLock, LOCK_FILE, withInstallLock } from './lock.js';
 import type { RenderedInstall } from './render.js';
 import { DIRECTORY_MODE, FILE_MODE } from './types.js';

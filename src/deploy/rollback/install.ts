@@ -5,14 +5,14 @@
 // same atomic writer as render (backups under backups/, manifest last). Idempotent.
 
 import * as path from 'node:path';
+import { type InstallManifest, MANIFEST_FILE } from '../../contracts/install-manifest.js';
+import type { ProfileKind } from '../../contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
+import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../../contracts/names.js';
+import { JsoncError } from '../../text/jsonc.js';
 import { TEMP_MARKER } from '../atomic-file.js';
-import { type InstallManifest, MANIFEST_FILE } from '../install-manifest.js';
 import { sha256Hex } from '../json.js';
-import { JsoncError } from '../jsonc/parse.js';
 import { type RemovedHook, removeHooksFromText } from '../jsonc/remove-hooks.js';
-import type { ProfileKind } from '../launch-plan.js';
-import { PROFILE_FILES, profileRel } from '../layout.js';
-import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../names.js';
 import {
   assertNotLocked,
   type InstallLock,

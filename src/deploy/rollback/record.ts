@@ -2,8 +2,8 @@
 // in manifest.json like every file. A later render reads it to reproduce the rolled-back files
 // byte for byte (a routine re-render must not undo an emergency rollback).
 import * as z from 'zod/mini';
+import { HOOK_APPROVAL_GUARD, HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION } from '../../contracts/names.js';
 import { renderJson } from '../json.js';
-import { HOOK_APPROVAL_GUARD, HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION } from '../names.js';
 
 export const MANAGED_HOOK_NAMES = [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION, HOOK_APPROVAL_GUARD] as const;
 

@@ -1,7 +1,7 @@
 // A saved provider config to restore must be a valid version-1 config (the on-demand shape): the
 // runtimes' own parser decides, before anything is written.
 import * as fs from 'node:fs/promises';
-import { ConfigurationError } from '../../config/errors.js';
+import { ConfigurationError } from '../../base/errors.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { RollbackError } from './types.js';
 

@@ -3,10 +3,10 @@
 // formatting (a surgical text edit); optionally restore a saved version-1 provider config over the
 // config file Qwen uses. Backups next to each file, atomic replacement, idempotent.
 import * as fs from 'node:fs/promises';
+import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
+import { JsoncError } from '../../text/jsonc.js';
 import { replaceFileAtomically } from '../atomic-file.js';
-import { JsoncError } from '../jsonc/parse.js';
 import { type RemovedHook, removeHooksFromText, SurgicalEditError } from '../jsonc/remove-hooks.js';
-import { EXTERNAL_CONTEXT_HOOKS } from '../names.js';
 import { readSavedV1Config } from './restore-config.js';
 import { type FileChange, RollbackError, type RollbackOutcome } from './types.js';
 

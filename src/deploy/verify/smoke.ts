@@ -4,8 +4,7 @@
 // fixed error line); the launcher prints its version; the rollback tool prints its help.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { CONFIG_ENV } from '../../config/load-core.js';
-import { RUNTIME_FILES } from '../names.js';
+import { PROVIDER_CONFIG_VARIABLE, RUNTIME_FILES } from '../../contracts/names.js';
 import type { SmokeResult } from './verify.js';
 
 // An MCP stdio session spoken by hand: newline-delimited JSON-RPC, no SDK on the client side.
@@ -180,7 +179,7 @@ async function smokeMcp(options: SmokeOptions, timeoutMs: number): Promise<Smoke
     options.node,
     file,
     [],
-    { [CONFIG_ENV]: configFile, [credentialVariable]: 'qwen-managed-verify-smoke' },
+    { [PROVIDER_CONFIG_VARIABLE]: configFile, [credentialVariable]: 'qwen-managed-verify-smoke' },
     timeoutMs,
     (chunk, write, end) => {
       if (!sent) {

@@ -1,8 +1,10 @@
 // What the checks look at: the loaded tree, its manifest, and per profile the parsed files and the
 // launch plan (the pinned truth that node, installDir and platform are checked against).
-import { parseJsonc } from '../jsonc/parse.js';
-import { type LaunchPlan, launchPlanSchema, PROFILE_KINDS, type ProfileKind } from '../launch-plan.js';
-import { PROFILE_FILES, profileRel } from '../layout.js';
+
+import { type LaunchPlan, PROFILE_KINDS, type ProfileKind } from '../../contracts/launch-plan.js';
+import { launchPlanSchema } from '../../contracts/launch-plan-schema.js';
+import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
+import { parseJsonc } from '../../text/jsonc.js';
 import type { InstallTree } from '../tree.js';
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string } | undefined;

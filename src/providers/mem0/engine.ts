@@ -1,8 +1,16 @@
 // The ONE Mem0 engine. Everything preset-specific (auth, paths, limit field, options, scope
-// placement, content fields, decoding, write kind) comes from the PresetSpec table in presets.ts.
+// placement, content fields, decoding, write kind) comes from the PresetSpec table in src/contracts/mem0-presets.ts.
+
+import { joinUrl } from '../../base/origin.js';
+import {
+  type AuthScheme,
+  type Placement,
+  type PresetSpec,
+  SCOPE_WIRE_NAME,
+  type ScopeKey,
+} from '../../contracts/mem0-presets.js';
 import { type CredentialHeader, postJson } from '../../http/client.js';
 import { ProviderRequestError } from '../../http/errors.js';
-import { joinUrl } from '../../http/origin.js';
 import type { Transport } from '../../http/transport.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { clampLimit, normaliseItems } from '../items.js';
@@ -15,13 +23,6 @@ import type {
   SearchRequest,
 } from '../types.js';
 import { decodeDirectImport } from './direct-import.js';
-import {
-  type AuthScheme,
-  type Placement,
-  type PresetSpec,
-  SCOPE_WIRE_NAME,
-  type ScopeKey,
-} from './presets.js';
 import { outcomeFromError, outcomeFromResponse } from './write-outcome.js';
 
 export type Mem0ScopeValues = Readonly<Partial<Record<ScopeKey, string>>>;

@@ -1,10 +1,11 @@
 // Maps one write attempt to a RememberResult (providers.md, "Outcome mapping"). The bias is
 // deliberate: anything short of a definitive rejection is `unknown`, because the provider may have
 // stored the memory and the model must not retry it blindly.
+
+import type { WriteResponseKind } from '../../contracts/mem0-presets.js';
 import { isProviderRequestError } from '../../http/errors.js';
 import { isPlainObject } from '../../text/json.js';
 import type { RememberResult } from '../types.js';
-import type { WriteResponseKind } from './presets.js';
 
 /** Statuses that prove the provider refused the write. */
 const DEFINITIVE_REJECTIONS: ReadonlySet<number> = new Set([400, 401, 403, 404]);

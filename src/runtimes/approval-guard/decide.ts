@@ -1,7 +1,7 @@
 // The approval guard: a PreToolUse hook that turns a mid-session switch to YOLO (or auto) back into
 // confirmations. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even in YOLO.
 import { renderContentForDisplay } from '../../context/display.js';
-import { DEFAULT_GUARD_MODES, PERMISSION_REMEMBER } from '../../deploy/names.js';
+import { DEFAULT_GUARD_MODES, PERMISSION_REMEMBER } from '../../contracts/names.js';
 import { isPlainObject } from '../../text/json.js';
 import type { PreToolUseOutput } from '../write-confirmation/decide.js';
 

@@ -1,7 +1,7 @@
 // Entry of dist/runtime/approval-guard.js. Runs on every tool call: reads no config and no network,
 // and never blocks Qwen by crashing — any failure answers `{}` (Qwen fails open on errors anyway).
-import { readOwnEnv } from '../../config/environment.js';
-import { GUARD_MODES_ENV } from '../../deploy/names.js';
+import { readOwnEnv } from '../../base/environment.js';
+import { GUARD_MODES_ENV } from '../../contracts/names.js';
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
 import { decideApprovalGuard, parseGuardedModes } from './decide.js';

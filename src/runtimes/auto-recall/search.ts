@@ -1,8 +1,9 @@
 // Steps 2–6 of the auto-recall hook, bundled as auto-recall-search.js and loaded by main.ts only
 // after provenance passed, so the no-op path never reads or compiles the providers or the client.
 
+import type { Environment } from '../../base/environment.js';
+import { MAX_ITEMS } from '../../base/limits.js';
 import { compiledConfigParser } from '../../config/compiled-parser.js';
-import type { Environment } from '../../config/environment.js';
 import { type LoadedConfig, loadRuntimeConfigWith } from '../../config/load-core.js';
 import type { RuntimeConfigV2 } from '../../config/schema.js';
 import { renderContext } from '../../context/renderer.js';
@@ -42,7 +43,11 @@ export async function searchAndRender(event: AutoRecallEvent, options: AutoRecal
     const provider = createProvider(config.provider, credential, { transport: transport.transport });
     // The provider timeout. The hook's own budget needs no signal: when it runs out, hook-main
     // answers the fallback and exits, whatever is still in flight.
-    const items = await provider.search({ query, limit: 5, signal: deadline(config.autoRecall.timeoutMs) });
+    const items = await provider.search({
+      query,
+      limit: MAX_ITEMS,
+      signal: deadline(config.autoRecall.timeoutMs),
+    });
     if (items.length === 0) return EMPTY_OUTPUT;
     return JSON.stringify({
       hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: renderContext(items) },

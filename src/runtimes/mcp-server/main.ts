@@ -1,7 +1,7 @@
 // Entry of dist/runtime/mcp-server.js, started by Qwen as the stdio MCP server `external-context`.
 // stdout carries only protocol; the only other output is one fixed startup error line on stderr.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ConfigurationError } from '../../config/errors.js';
+import { ConfigurationError } from '../../base/errors.js';
 import { loadRuntimeConfig } from '../../config/load.js';
 import { createTransport } from '../../http/create-transport.js';
 import type { TransportHandle } from '../../http/transport.js';

@@ -1,9 +1,9 @@
 // The one process skeleton of every command hook: read stdin (≤ 1 MiB) within a wall-clock budget
 // that starts with the process, answer exactly one JSON object on stdout, exit. Nothing — timer,
 // socket, proxy — outlives the answer, and stderr stays empty.
-import { HOOK_BUDGET_MS } from '../../deploy/names.js';
+import { HOOK_BUDGET_MS, HOOK_STDIN_BYTES } from '../../base/limits.js';
 import { silenceWarnings, writeStdoutSync } from './process.js';
-import { HOOK_STDIN_LIMIT, parseJson, readStdin } from './stdin.js';
+import { parseJson, readStdin } from './stdin.js';
 
 export interface HookSpec {
   /** The answer for a budget overrun or a crash. */
@@ -19,7 +19,7 @@ export function runHook(spec: HookSpec): void {
   // The launcher never passes the variable on (policies/environment.json), so nothing is overridden.
   process.env['UV_THREADPOOL_SIZE'] = '1';
   let finished = false;
-  const stdin = readStdin(HOOK_STDIN_LIMIT);
+  const stdin = readStdin(HOOK_STDIN_BYTES);
   const finish = (output: string) => {
     if (finished) return;
     finished = true;

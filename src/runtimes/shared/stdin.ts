@@ -6,8 +6,6 @@ import { parseJsonBytes } from '../../text/json.js';
 
 export type StdinResult = { kind: 'ok'; bytes: Buffer } | { kind: 'oversize' };
 
-export const HOOK_STDIN_LIMIT = 1024 * 1024;
-
 export interface StdinReader {
   result: Promise<StdinResult>;
   /** True while a read is in flight (a threadpool thread blocked on the descriptor). */

@@ -1,7 +1,7 @@
 // The write-confirmation decision table (runtimes.md), as a pure function of the hook's input.
 import { renderContentForDisplay } from '../../context/display.js';
 import { isValidMemoryContent } from '../../context/memory-content.js';
-import { PERMISSION_REMEMBER } from '../../deploy/names.js';
+import { PERMISSION_REMEMBER } from '../../contracts/names.js';
 import { isPlainObject } from '../../text/json.js';
 
 export const REASON_INVALID = 'the memory write confirmation request is invalid';

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HOOK_BUDGET_MS } from '../../../src/deploy/names.js';
+import { HOOK_BUDGET_MS } from '../../../src/base/limits.js';
 import type { ChatRequestBody } from '../../fixtures/fake-model/inspect.js';
 import {
   contentParts,

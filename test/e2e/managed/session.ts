@@ -5,7 +5,7 @@ import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { expect } from 'vitest';
 import { computeEnv } from '../../../launcher/env.js';
-import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
+import type { ProfileKind } from '../../../src/contracts/launch-plan.js';
 import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
 import type { RecordedRequest } from '../../fixtures/fake-model/server.js';
 import type { ProcInfo } from '../harness/processes.js';

@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { LaunchPlan, ProfileKind } from '../../../src/deploy/launch-plan.js';
+import type { LaunchPlan, ProfileKind } from '../../../src/contracts/launch-plan.js';
 import { FakeModel } from '../../fixtures/fake-model/server.js';
 import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { repoRoot } from '../harness/paths.js';

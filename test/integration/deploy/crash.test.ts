@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { MANIFEST_FILE } from '../../../src/deploy/install-manifest.js';
+import { MANIFEST_FILE } from '../../../src/contracts/install-manifest.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { loadInstallTree, previousInstallOf } from '../../../src/deploy/tree.js';
 import { NOW, REPO, tempDir, verifyInstall } from '../../unit/deploy/fixtures.js';

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runtimeFileNames } from '../../../src/deploy/layout.js';
+import { runtimeFileNames } from '../../../src/contracts/layout.js';
 import { REPO, tempDir } from '../../unit/deploy/fixtures.js';
 
 const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
@@ -29,7 +29,7 @@ function renderJson(deployment: string, out: string, ...extra: string[]) {
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
 
-/** Every runtime file render installs (one list: src/deploy/layout.ts). */
+/** Every runtime file render installs (one list: src/contracts/layout.ts). */
 const RUNTIME = runtimeFileNames().map((name) => `runtime/${name}`);
 const PROFILE_FILES = {
   'on-demand': [

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { planReport } from '../../../src/cli/commands/plan.js';
-import type { ProfileKind } from '../../../src/deploy/launch-plan.js';
+import type { ProfileKind } from '../../../src/contracts/launch-plan.js';
 import { buildInstallDir, FORCED_ENV, type InstallFixture } from '../../fixtures/install-dir.js';
 import { createTestCertificate } from '../../fixtures/tls-cert.js';
 import {

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LaunchPlan } from '../../../src/deploy/launch-plan.js';
+import type { LaunchPlan } from '../../../src/contracts/launch-plan.js';
 import { ARGUMENT_POLICY } from '../../../src/policy/policies.js';
 import { buildInstallDir, type InstallFixture } from '../../fixtures/install-dir.js';
 import { finished, launcherSuite, pinNode, readRecord, type Stub, writeStubQwen } from './harness.js';

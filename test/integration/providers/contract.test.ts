@@ -3,9 +3,9 @@
 // placement, basePath joining, and the round trip through the fake's memory store.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../../src/config/schema.js';
+import type { Mem0PresetName } from '../../../src/contracts/mem0-presets.js';
 import { createNodeTransport } from '../../../src/http/transport-node.js';
 import { createProvider } from '../../../src/providers/factory.js';
-import type { Mem0PresetName } from '../../../src/providers/mem0/presets.js';
 import type { RememberResult } from '../../../src/providers/types.js';
 import { startMem0Oss, startMem0Platform, startPolarDbMem0 } from '../../fixtures/fake-services/index.js';
 import type { FakeService, RecordedRequest } from '../../fixtures/fake-services/service.js';

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { HOOK_BUDGET_MS, MCP_TIMEOUT_MS } from '../../../src/deploy/names.js';
+import { HOOK_BUDGET_MS, MCP_TIMEOUT_MS } from '../../../src/base/limits.js';
 import {
   ALL_CANARIES,
   type CanaryName,

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compiledConfigParser } from '../../../src/config/compiled-parser.js';
 import { zodConfigParser } from '../../../src/config/load.js';
-import { MEM0_PRESET_NAMES } from '../../../src/providers/mem0/presets.js';
+import { MEM0_PRESET_NAMES } from '../../../src/contracts/mem0-presets.js';
 
 function agree(json: unknown): void {
   const zod = zodConfigParser(json);

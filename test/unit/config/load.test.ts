@@ -2,8 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, type ConfigurationErrorCode } from '../../../src/config/errors.js';
-import { CONFIG_ENV, loadRuntimeConfig } from '../../../src/config/load.js';
+import { ConfigurationError, type ConfigurationErrorCode } from '../../../src/base/errors.js';
+import { loadRuntimeConfig } from '../../../src/config/load.js';
+import { PROVIDER_CONFIG_VARIABLE } from '../../../src/contracts/names.js';
 
 const CANARY = 'canary-credential-Zx81Qm';
 let dir: string;
@@ -40,7 +41,7 @@ const mem0 = (preset: string, scope: Record<string, string>, endpoint: Record<st
   scope,
 });
 const env = (file: string, extra: Record<string, string> = {}) => ({
-  [CONFIG_ENV]: file,
+  [PROVIDER_CONFIG_VARIABLE]: file,
   CONTEXT_API_TOKEN: CANARY,
   MEM0_API_KEY: CANARY,
   ...extra,
@@ -148,16 +149,16 @@ const v2 = (autoRecall: Record<string, unknown>, provider: unknown = generic) =>
 
 const rows: Row[] = [
   ['variable unset', 'path-missing', 1, () => ({ CONTEXT_API_TOKEN: CANARY })],
-  ['variable empty', 'path-missing', 1, () => ({ [CONFIG_ENV]: '' })],
+  ['variable empty', 'path-missing', 1, () => ({ [PROVIDER_CONFIG_VARIABLE]: '' })],
   [
     'variable inherited from the prototype only',
     'path-missing',
     1,
-    () => Object.create({ [CONFIG_ENV]: writeConfig({ version: 1, provider: generic }) }),
+    () => Object.create({ [PROVIDER_CONFIG_VARIABLE]: writeConfig({ version: 1, provider: generic }) }),
   ],
-  ['relative path', 'path-not-absolute', 1, () => ({ [CONFIG_ENV]: 'config.json' })],
-  ['missing file', 'file-unreadable', 1, () => ({ [CONFIG_ENV]: path.join(dir, 'nope.json') })],
-  ['a directory', 'file-not-regular', 1, () => ({ [CONFIG_ENV]: dir })],
+  ['relative path', 'path-not-absolute', 1, () => ({ [PROVIDER_CONFIG_VARIABLE]: 'config.json' })],
+  ['missing file', 'file-unreadable', 1, () => ({ [PROVIDER_CONFIG_VARIABLE]: path.join(dir, 'nope.json') })],
+  ['a directory', 'file-not-regular', 1, () => ({ [PROVIDER_CONFIG_VARIABLE]: dir })],
   ['over 64 KiB', 'file-too-large', 1, () => env(writeConfig(' '.repeat(65_537)))],
   ['invalid UTF-8', 'file-not-utf8', 1, () => env(writeConfig(Buffer.from([0x7b, 0xff, 0x7d])))],
   ['not JSON', 'file-not-json', 1, () => env(writeConfig('{version: 1'))],
@@ -253,19 +254,24 @@ const rows: Row[] = [
     'generic provider with write (before credentials)',
     'write-unsupported',
     1,
-    () => ({ [CONFIG_ENV]: writeConfig({ version: 1, provider: generic, write: { enabled: true } }) }),
+    () => ({
+      [PROVIDER_CONFIG_VARIABLE]: writeConfig({ version: 1, provider: generic, write: { enabled: true } }),
+    }),
   ],
   [
     'credential unset',
     'credential-missing',
     1,
-    () => ({ [CONFIG_ENV]: writeConfig({ version: 1, provider: generic }) }),
+    () => ({ [PROVIDER_CONFIG_VARIABLE]: writeConfig({ version: 1, provider: generic }) }),
   ],
   [
     'credential empty',
     'credential-missing',
     1,
-    () => ({ [CONFIG_ENV]: writeConfig({ version: 1, provider: generic }), CONTEXT_API_TOKEN: '' }),
+    () => ({
+      [PROVIDER_CONFIG_VARIABLE]: writeConfig({ version: 1, provider: generic }),
+      CONTEXT_API_TOKEN: '',
+    }),
   ],
   [
     'credential only on the prototype',
@@ -273,27 +279,34 @@ const rows: Row[] = [
     1,
     () =>
       Object.assign(Object.create({ CONTEXT_API_TOKEN: CANARY }), {
-        [CONFIG_ENV]: writeConfig({ version: 1, provider: generic }),
+        [PROVIDER_CONFIG_VARIABLE]: writeConfig({ version: 1, provider: generic }),
       }),
   ],
   [
     'credential named __proto__ is never found',
     'credential-missing',
     1,
-    () => ({ [CONFIG_ENV]: writeConfig({ version: 1, provider: { ...generic, tokenEnv: '__proto__' } }) }),
+    () => ({
+      [PROVIDER_CONFIG_VARIABLE]: writeConfig({
+        version: 1,
+        provider: { ...generic, tokenEnv: '__proto__' },
+      }),
+    }),
   ],
   [
     'credential named toString is never found',
     'credential-missing',
     1,
-    () => ({ [CONFIG_ENV]: writeConfig({ version: 1, provider: { ...generic, tokenEnv: 'toString' } }) }),
+    () => ({
+      [PROVIDER_CONFIG_VARIABLE]: writeConfig({ version: 1, provider: { ...generic, tokenEnv: 'toString' } }),
+    }),
   ],
   [
     'credential is an unexpanded placeholder',
     'credential-placeholder',
     1,
     () => ({
-      [CONFIG_ENV]: writeConfig({ version: 1, provider: generic }),
+      [PROVIDER_CONFIG_VARIABLE]: writeConfig({ version: 1, provider: generic }),
       CONTEXT_API_TOKEN: '${CONTEXT_API_TOKEN}',
     }),
   ],
@@ -338,7 +351,12 @@ describe('refusals', () => {
     // Both wrong at once: the scope error wins, so no credential lookup ever happened.
     const e = failure(() =>
       loadRuntimeConfig(
-        { [CONFIG_ENV]: writeConfig({ version: 1, provider: mem0('mem0-v2', { appId: 'a', userId: 'u' }) }) },
+        {
+          [PROVIDER_CONFIG_VARIABLE]: writeConfig({
+            version: 1,
+            provider: mem0('mem0-v2', { appId: 'a', userId: 'u' }),
+          }),
+        },
         1,
       ),
     );

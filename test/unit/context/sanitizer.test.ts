@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { HOOK_BUDGET_MS } from '../../../src/base/limits.js';
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
-import { HOOK_BUDGET_MS } from '../../../src/deploy/names.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });

@@ -6,14 +6,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import type { InstallManifest } from '../../../src/contracts/install-manifest.js';
+import { RUNTIME_FILES } from '../../../src/contracts/names.js';
 import {
   type ParsedDeployment,
   parseDeploymentText,
   parseDeploymentValue,
 } from '../../../src/deploy/deployment/parse.js';
-import type { InstallManifest } from '../../../src/deploy/install-manifest.js';
 import { sha256Hex } from '../../../src/deploy/json.js';
-import { RUNTIME_FILES } from '../../../src/deploy/names.js';
 import { fileMode, manifestText } from '../../../src/deploy/render/manifest.js';
 import {
   type RenderedInstall,

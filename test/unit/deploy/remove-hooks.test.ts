@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsoncError, parseJsonc } from '../../../src/deploy/jsonc/parse.js';
+import { EXTERNAL_CONTEXT_HOOKS } from '../../../src/contracts/names.js';
 import { removeHooksFromText, removeHooksFromValue } from '../../../src/deploy/jsonc/remove-hooks.js';
-import { EXTERNAL_CONTEXT_HOOKS } from '../../../src/deploy/names.js';
+import { JsoncError, parseJsonc } from '../../../src/text/jsonc.js';
 
 describe('parseJsonc', () => {
   it('reads comments, trailing commas and a BOM; values follow JSON.parse', () => {

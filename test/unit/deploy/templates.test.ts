@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { mergeSettings } from '../../../src/deploy/deployment/settings.js';
-import { deepEqual, isPlainObject } from '../../../src/deploy/json.js';
-import { PROFILE_KINDS } from '../../../src/deploy/launch-plan.js';
+import { HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../../src/base/limits.js';
+import { PROFILE_KINDS } from '../../../src/contracts/launch-plan.js';
 import {
   HOOK_APPROVAL_GUARD,
   HOOK_AUTO_RECALL,
-  HOOK_TIMEOUT_MS,
   HOOK_WRITE_CONFIRMATION,
-  MCP_TIMEOUT_MS,
   PERMISSION_REMEMBER,
   PERMISSION_SEARCH,
-} from '../../../src/deploy/names.js';
+} from '../../../src/contracts/names.js';
+import { mergeSettings } from '../../../src/deploy/deployment/settings.js';
+import { deepEqual, isPlainObject } from '../../../src/deploy/json.js';
 import { guardMatcher, templateValues } from '../../../src/deploy/render/profile.js';
 import { placeholders, substitute, TemplateError } from '../../../src/deploy/render/substitute.js';
 import { TEMPLATES } from '../../../src/deploy/render/templates.js';

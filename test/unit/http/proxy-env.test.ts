@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../../src/config/errors.js';
+import { ConfigurationError } from '../../../src/base/errors.js';
 import { isUsableProxyUrl, readProxySettings } from '../../../src/http/proxy-env.js';
 
 const P1 = 'http://127.0.0.1:3128';

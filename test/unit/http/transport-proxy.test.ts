@@ -7,7 +7,7 @@ import type net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { EnvHttpProxyAgent, request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../../src/config/errors.js';
+import { ConfigurationError } from '../../../src/base/errors.js';
 import { postJson } from '../../../src/http/client.js';
 import { createTransport } from '../../../src/http/create-transport.js';
 import { ProviderRequestError } from '../../../src/http/errors.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildArgv, pinnedArgvPaths, qwenArgvProblems } from '../../../launcher/argv.js';
+import { buildArgv } from '../../../launcher/argv.js';
 import { LaunchError } from '../../../launcher/messages.js';
+import { pinnedArgvPaths, qwenArgvProblems } from '../../../src/policy/arguments.js';
 import { ARGUMENT_POLICY } from '../../../src/policy/policies.js';
 import { PROFILE_DIR, samplePlan } from './plan-fixture.js';
 

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LaunchError } from '../../../launcher/messages.js';
 import { loadPins, type PinsFs } from '../../../launcher/pins.js';
-import type { LaunchPlan, ProfileKind } from '../../../src/deploy/launch-plan.js';
+import type { LaunchPlan, ProfileKind } from '../../../src/contracts/launch-plan.js';
 import {
   buildInstallDir,
   type InstallFixture,

@@ -1,5 +1,6 @@
 // An in-memory launch plan for the pure launcher tests (validated by the shared schema).
-import { type LaunchPlan, launchPlanSchema } from '../../../src/deploy/launch-plan.js';
+import type { LaunchPlan } from '../../../src/contracts/launch-plan.js';
+import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 
 export const INSTALL = '/opt/qwen-managed';
 export const PROFILE_DIR = `${INSTALL}/profiles/on-demand`;

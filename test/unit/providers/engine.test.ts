@@ -1,6 +1,7 @@
 // The Mem0 engine's request builders, preset by preset, compared as exact JSON text (key order is
 // part of the wire contract).
 import { describe, expect, it } from 'vitest';
+import { MEM0_PRESETS, type Mem0PresetName, type PresetSpec } from '../../../src/contracts/mem0-presets.js';
 import {
   buildSearchBody,
   buildWriteBody,
@@ -8,7 +9,6 @@ import {
   credentialHeader,
   parseMem0SearchResponse,
 } from '../../../src/providers/mem0/engine.js';
-import { MEM0_PRESETS, type Mem0PresetName, type PresetSpec } from '../../../src/providers/mem0/presets.js';
 
 const U = 'repository-memory';
 const G = 'qwen-code';

@@ -1,7 +1,7 @@
 // createProvider: which engine, which URL, which writer. The transport here is a recording stub of
 // our own Transport interface (the wire itself is covered against real loopback fakes).
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../../src/config/errors.js';
+import { ConfigurationError } from '../../../src/base/errors.js';
 import type { ProviderConfig } from '../../../src/config/schema.js';
 import type { Transport, TransportRequest } from '../../../src/http/transport.js';
 import { createProvider } from '../../../src/providers/factory.js';

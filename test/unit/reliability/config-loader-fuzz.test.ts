@@ -8,15 +8,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONFIGURATION_MESSAGES, ConfigurationError } from '../../../src/config/errors.js';
+import { CONFIGURATION_MESSAGES, ConfigurationError } from '../../../src/base/errors.js';
 import {
-  CONFIG_ENV,
   loadRuntimeConfig,
   parseRuntimeConfig,
   resolveCredential,
   resolveRepositoryRoot,
 } from '../../../src/config/load.js';
-import { MEM0_PRESET_NAMES } from '../../../src/providers/mem0/presets.js';
+import { MEM0_PRESET_NAMES } from '../../../src/contracts/mem0-presets.js';
+import { PROVIDER_CONFIG_VARIABLE } from '../../../src/contracts/names.js';
 import { CREDENTIALS } from '../../fixtures/canaries.js';
 import { mutate, mutationArb } from '../../fixtures/json-mutations.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';
@@ -290,7 +290,7 @@ describe('loadRuntimeConfig over real files and hostile environments', () => {
     const env: Record<string, string | undefined> =
       credential === 'inherited' ? Object.create({ [VARIABLE]: CANARY }) : {};
     const chosen = configPath[pathKindValue];
-    if (chosen !== undefined) env[CONFIG_ENV] = chosen;
+    if (chosen !== undefined) env[PROVIDER_CONFIG_VARIABLE] = chosen;
     if (credential === 'canary') env[VARIABLE] = CANARY;
     if (credential === 'empty') env[VARIABLE] = '';
     if (credential === 'placeholder') env[VARIABLE] = `\${${VARIABLE}}`;

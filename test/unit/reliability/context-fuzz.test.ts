@@ -6,9 +6,9 @@
 // ("password\n: x" → "password : x"), so a second pass may remove more.
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HOOK_BUDGET_MS } from '../../../src/base/limits.js';
 import { renderContext } from '../../../src/context/renderer.js';
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
-import { HOOK_BUDGET_MS } from '../../../src/deploy/names.js';
 import type { ContextItem } from '../../../src/providers/types.js';
 import { CREDENTIALS, PROMPT_CANARY } from '../../fixtures/canaries.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
 import { contextSearchOutputSchema } from '../../../src/contracts/context-search.js';
-import { PERMISSION_REMEMBER } from '../../../src/deploy/names.js';
+import { PERMISSION_REMEMBER } from '../../../src/contracts/names.js';
 import { decideApprovalGuard, parseGuardedModes } from '../../../src/runtimes/approval-guard/decide.js';
 import { readAutoRecallEvent } from '../../../src/runtimes/auto-recall/event.js';
 import { searchAndRender } from '../../../src/runtimes/auto-recall/search.js';

@@ -1,5 +1,5 @@
 // Drift: a fresh in-memory render of deployment.json must equal the tree byte for byte.
-import { MANIFEST_FILE } from '../../install-manifest.js';
+import { MANIFEST_FILE } from '../../../contracts/install-manifest.js';
 import type { RenderedInstall } from '../../render/render.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';

@@ -1,17 +1,18 @@
 // Integrity of the tree: manifest.json in the pinned shape, every listed file present with its
 // sha256 and mode, nothing unlisted (backups/ excepted), and the layout each profile needs.
-import { MANIFEST_FILE } from '../../install-manifest.js';
-import { sha256Hex } from '../../json.js';
+
+import type { Platform } from '../../../base/platform.js';
+import { MANIFEST_FILE } from '../../../contracts/install-manifest.js';
 import {
   BIN_FILES,
-  type Platform,
   PROFILE_FILES,
   profileRel,
   renderedProfileFiles,
   runtimeFileNames,
   runtimeRel,
   usesMcp,
-} from '../../layout.js';
+} from '../../../contracts/layout.js';
+import { sha256Hex } from '../../json.js';
 import { fileMode } from '../../render/manifest.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';

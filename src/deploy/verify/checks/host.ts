@@ -2,10 +2,11 @@
 // credential files and the private CA file. A staged tree is verified where those may not exist yet,
 // so absence is a warning; anything present but wrong (a group-writable node, a directory where a
 // file belongs) is an error, because the launcher refuses it.
+
+import type { LaunchPlan } from '../../../contracts/launch-plan.js';
+import { EXTRA_CA_VARIABLE } from '../../../contracts/layout.js';
 import { posixQuote } from '../../../policy/quote.js';
 import { showValue } from '../../json.js';
-import type { LaunchPlan } from '../../launch-plan.js';
-import { EXTRA_CA_VARIABLE } from '../../layout.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';
 

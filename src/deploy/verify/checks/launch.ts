@@ -1,13 +1,10 @@
 // launch.json of every profile: the schema, one install (same platform, installDir, node, Qwen,
 // repository root everywhere), pinned paths, the pinned-file variables, the argument policy (via the
 // launcher's own checker) and the environment policy.
-import { qwenArgvProblems } from '../../../../launcher/argv.js';
+
 import { CREDENTIAL_NAME } from '../../../config/schema.js';
-import { forbiddenReason, sameEnvName } from '../../../policy/environment-names.js';
-import { ARGUMENT_POLICY, ENVIRONMENT_POLICY } from '../../../policy/policies.js';
-import { pinnedPathListProblems, pinnedPathProblems } from '../../deployment/paths.js';
-import { deepEqual, formatPath, showValue } from '../../json.js';
-import { type LaunchPlan, launchPlanSchema } from '../../launch-plan.js';
+import type { LaunchPlan } from '../../../contracts/launch-plan.js';
+import { launchPlanSchema } from '../../../contracts/launch-plan-schema.js';
 import {
   EXTRA_CA_VARIABLE,
   installIdFor,
@@ -16,7 +13,12 @@ import {
   pinnedFiles,
   profileRel,
   usesMcp,
-} from '../../layout.js';
+} from '../../../contracts/layout.js';
+import { qwenArgvProblems } from '../../../policy/arguments.js';
+import { forbiddenReason, sameEnvName } from '../../../policy/environment-names.js';
+import { ARGUMENT_POLICY, ENVIRONMENT_POLICY } from '../../../policy/policies.js';
+import { pinnedPathListProblems, pinnedPathProblems } from '../../deployment/paths.js';
+import { deepEqual, formatPath, showValue } from '../../json.js';
 import { externalContextArgv } from '../../render/profile.js';
 import type { Checks } from '../report.js';
 import type { ProfileView, TreeView } from '../view.js';

@@ -1,18 +1,13 @@
 // external-context.json (version and schema per profile, loaded with the runtimes' own parser),
 // mcp.json (exact server entry), the nested timeouts, and rollback.json of rolled-back profiles.
-import { ConfigurationError } from '../../../config/errors.js';
+import { ConfigurationError } from '../../../base/errors.js';
+import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../../base/limits.js';
 import { parseRuntimeConfig } from '../../../config/load.js';
 import { credentialVariable, type RuntimeConfig } from '../../../config/schema.js';
+import type { ProfileKind } from '../../../contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel, usesMcp } from '../../../contracts/layout.js';
+import { EXTERNAL_CONTEXT_HOOKS, MCP_SERVER_NAME } from '../../../contracts/names.js';
 import { deepEqual, isPlainObject, type JsonObject, sha256Hex, showValue } from '../../json.js';
-import type { ProfileKind } from '../../launch-plan.js';
-import { PROFILE_FILES, profileRel, usesMcp } from '../../layout.js';
-import {
-  EXTERNAL_CONTEXT_HOOKS,
-  HOOK_BUDGET_MS,
-  HOOK_TIMEOUT_MS,
-  MCP_SERVER_NAME,
-  MCP_TIMEOUT_MS,
-} from '../../names.js';
 import { pinnedValues } from '../../render/profile.js';
 import { providerConfigVersion } from '../../render/provider-config.js';
 import { substitute } from '../../render/substitute.js';

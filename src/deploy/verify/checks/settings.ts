@@ -1,11 +1,10 @@
 // system-settings.json of every profile: the managed baseline key by key, the managed hooks (present
 // and exact while active, absent once rolled back, nothing foreign), profile exclusivity (MCP
 // exclusion, permissions), plus system-defaults.json and trusted-folders.json.
-import { SETTINGS_BASELINE } from '../../../policy/policies.js';
-import { GUARD_MODES } from '../../deployment/schema.js';
-import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
-import type { LaunchPlan, ProfileKind } from '../../launch-plan.js';
-import { PROFILE_FILES, profileRel } from '../../layout.js';
+
+import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../base/limits.js';
+import type { LaunchPlan, ProfileKind } from '../../../contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel } from '../../../contracts/layout.js';
 import {
   DEFAULT_GUARD_MODES,
   GUARD_MODES_ENV,
@@ -13,7 +12,10 @@ import {
   HOOK_AUTO_RECALL,
   HOOK_WRITE_CONFIRMATION,
   MCP_SERVER_NAME,
-} from '../../names.js';
+} from '../../../contracts/names.js';
+import { SETTINGS_BASELINE } from '../../../policy/policies.js';
+import { GUARD_MODES } from '../../deployment/schema.js';
+import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
 import { guardMatcher, pinnedValues, trustedFoldersFor } from '../../render/profile.js';
 import { substitute } from '../../render/substitute.js';
 import { TEMPLATES } from '../../render/templates.js';
@@ -74,7 +76,7 @@ function entryProblems(
   for (const key of Object.keys(expected)) {
     if (key === 'timeout' && actual.timeout !== expected.timeout) {
       problems.push(
-        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} ms (timeouts nest: provider < hook budget 6500 < hook timeout 8000)`,
+        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} ms (timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} < hook timeout ${HOOK_TIMEOUT_MS})`,
       );
     } else if (!deepEqual(actual[key], expected[key])) {
       problems.push(

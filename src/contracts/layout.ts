@@ -1,12 +1,11 @@
 // The rendered install layout (deployment.md, "Rendered install directory"): relative paths inside
 // the tree (always `/`-separated, as listed in manifest.json) and the absolute pinned paths the
 // rendered files refer to (joined for the deployment's platform, never the renderer's).
-import * as path from 'node:path';
-import { sha256Hex } from './json.js';
+
+import { sha256Hex } from '../base/hash.js';
+import { type Platform, pathFunctions, pathSeparator } from '../base/platform.js';
 import type { ProfileKind } from './launch-plan.js';
 import { RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './names.js';
-
-export type Platform = 'posix' | 'windows';
 
 export const PROFILE_FILES = {
   systemSettings: 'system-settings.json',
@@ -91,7 +90,7 @@ export class PinnedLayout {
     readonly platform: Platform,
     readonly installDir: string,
   ) {
-    this.join = platform === 'windows' ? path.win32.join : path.posix.join;
+    this.join = pathFunctions(platform).join;
   }
   get runtimeDir(): string {
     return this.join(this.installDir, 'runtime');
@@ -105,7 +104,7 @@ export class PinnedLayout {
   /** True for installDir itself and anything below it (Windows paths compared without case). */
   contains(target: string): boolean {
     const fold = (p: string) => (this.platform === 'windows' ? p.toLowerCase() : p);
-    const sep = this.platform === 'windows' ? '\\' : '/';
+    const sep = pathSeparator(this.platform);
     const dir = fold(this.installDir);
     const child = fold(target);
     return child === dir || child.startsWith(dir + sep);

@@ -16,12 +16,8 @@ export const DEFAULT_GUARD_MODES = ['yolo', 'auto'] as const;
 /** Hooks that belong to the external-context profiles (removed by rollback). */
 export const EXTERNAL_CONTEXT_HOOKS = [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION] as const;
 
-/** Qwen's command-hook timeout in managed settings (≥ 1000 is read as milliseconds). */
-export const HOOK_TIMEOUT_MS = 8000;
-/** The auto-recall hook's own wall-clock budget, between the provider timeout and HOOK_TIMEOUT_MS. */
-export const HOOK_BUDGET_MS = 6500;
-/** The MCP server entry's call timeout in mcp.json. */
-export const MCP_TIMEOUT_MS = 8000;
+/** The variable that names the runtime provider config file (set by the launcher, read by every runtime). */
+export const PROVIDER_CONFIG_VARIABLE = 'QWEN_EXTERNAL_CONTEXT_CONFIG';
 
 /** Bundled runtime files, as built into dist/runtime and installed into <installDir>/runtime. */
 export const RUNTIME_FILES = {

@@ -1,5 +1,6 @@
-// `<installDir>/manifest.json` in the pinned shape (deployment.md). Every file under installDir except
-// `backups/` is listed with its sha256 and mode; profiles carry their active / rolled-back state.
+// The zod schema of `<installDir>/manifest.json` (install-manifest.ts has its names and type): render,
+// verify and rollback parse with it; the launcher checks the JSON Schema generated from it
+// (schema/install-manifest.schema.json).
 import * as z from 'zod/mini';
 import { PROFILE_KINDS } from './launch-plan.js';
 
@@ -19,7 +20,3 @@ export const installManifestSchema = z.strictObject({
     z.strictObject({ state: z.enum(['active', 'rolled-back']), changedAt: z.string() }),
   ),
 });
-export type InstallManifest = z.infer<typeof installManifestSchema>;
-
-export const MANIFEST_FILE = 'manifest.json';
-export const BACKUPS_DIR = 'backups';

@@ -1,7 +1,7 @@
 // A small JSONC parser that keeps source positions, so rollback can edit a settings file surgically
 // (Qwen settings may be JSONC: comments and trailing commas). Values follow JSON.parse semantics
 // (a duplicate key: the last one wins).
-import type { JsonObject } from '../json.js';
+import type { JsonObject } from './json.js';
 
 export interface ScalarNode {
   kind: 'scalar';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codePointWidthAt, takeCodePoints } from '../../../src/context/codepoints.js';
 import { escapedJsonLength } from '../../../src/context/json-length.js';
+import { codePointWidthAt, takeCodePoints } from '../../../src/text/codepoints.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });

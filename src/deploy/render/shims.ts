@@ -2,7 +2,7 @@
 // `bin/launch-qwen.ps1` / `bin/launch-qwen.cmd` (Windows). Each one runs the bundled launcher with
 // the pinned node — never `node` from PATH — and passes the caller's arguments on for the launcher
 // to refuse. A path that cannot be quoted safely for a shim is refused, never approximated.
-import { CONTROL_CHARACTER, posixQuote, powershellQuote } from '../src/policy/quote.js';
+import { CONTROL_CHARACTER, posixQuote, powershellQuote } from '../../policy/quote.js';
 
 export interface ShimInput {
   /** The pinned node executable (absolute). */

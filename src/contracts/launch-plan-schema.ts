@@ -1,28 +1,18 @@
-// `profiles/<kind>/launch.json`: the launch plan render writes and the launcher executes. Every path
-// in it is absolute and refers to the final install location (even when staged with --out).
+// The zod schema of `profiles/<kind>/launch.json` (launch-plan.ts has its names and types): render
+// and verify parse with it; the launcher checks the JSON Schema generated from it (schema/launch-plan.schema.json).
 import * as z from 'zod/mini';
-
-export const PROFILE_KINDS = ['on-demand', 'auto-recall', 'write'] as const;
-export type ProfileKind = (typeof PROFILE_KINDS)[number];
-
-/** The trust decisions a deployment may pin for its repository (Qwen's folder trust). */
-export const REPOSITORY_TRUST = ['trusted', 'untrusted'] as const;
-export type RepositoryTrust = (typeof REPOSITORY_TRUST)[number];
-
-export function isProfileKind(value: string): value is ProfileKind {
-  return (PROFILE_KINDS as readonly string[]).includes(value);
-}
+import { PLATFORMS } from '../base/platform.js';
+import { PROFILE_KINDS, REPOSITORY_TRUST } from './launch-plan.js';
 
 export const credentialSourceSchema = z.union([
   z.strictObject({ file: z.string() }),
   z.strictObject({ inherit: z.literal(true) }),
 ]);
-export type CredentialSource = z.infer<typeof credentialSourceSchema>;
 
 export const launchPlanSchema = z.strictObject({
   version: z.literal(1),
   profile: z.enum(PROFILE_KINDS),
-  platform: z.enum(['posix', 'windows']),
+  platform: z.enum(PLATFORMS),
   installDir: z.string(),
   /** First 16 hex digits of sha256(installDir): names the per-user QWEN_HOME folder. */
   installId: z.string().check(z.regex(/^[0-9a-f]{16}$/)),
@@ -58,4 +48,3 @@ export const launchPlanSchema = z.strictObject({
     credentials: z.array(z.string()),
   }),
 });
-export type LaunchPlan = z.infer<typeof launchPlanSchema>;

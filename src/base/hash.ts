@@ -1,0 +1,6 @@
+// The one content hash of the install contract: manifest checksums, the deployment digest, installId.
+import { createHash } from 'node:crypto';
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}

@@ -1,0 +1,32 @@
+// Every cap, budget and timeout of the managed contract, written once. The renderer, the providers,
+// the published schemas, both config schemas, render, verify and the runtimes read them from here;
+// docs/contracts.md says what each one bounds and why it has its value.
+
+/** Items per search: what a runtime asks for, what a provider keeps, what the renderer emits (the output schema's `maxItems`). */
+export const MAX_ITEMS = 5;
+/** Per-field caps of a rendered item, in code points (also the published output schema's `maxLength`s). */
+export const FIELD_CAPS = { id: 128, content: 1000, title: 200, uri: 500, updatedAt: 64 } as const;
+/** UTF-16 code units of the rendered context envelope, escapes included. */
+export const CONTEXT_BUDGET_UNITS = 4000;
+/** Longest accepted `context_search` query, in code points. */
+export const MAX_QUERY_CODE_POINTS = 2000;
+/** Code points of a prompt the auto-recall sanitizer reads, and of the query it sends (upstream's bounds). */
+export const SANITIZER_INPUT_CODE_POINTS = 4096;
+export const RECALL_QUERY_CODE_POINTS = 512;
+/** Longest memory a write may store, in code points. */
+export const MAX_MEMORY_CODE_POINTS = 4000;
+
+/** Largest runtime provider config file the loader reads (the `file-too-large` message says 64 KiB). */
+export const MAX_CONFIG_BYTES = 65_536;
+/** Largest hook event a hook reads from stdin. */
+export const HOOK_STDIN_BYTES = 1024 * 1024;
+
+/** Qwen's command-hook timeout in managed settings (≥ 1000 is read as milliseconds). */
+export const HOOK_TIMEOUT_MS = 8000;
+/** The auto-recall hook's own wall-clock budget, between the provider timeout and HOOK_TIMEOUT_MS. */
+export const HOOK_BUDGET_MS = 6500;
+/** The MCP server entry's call timeout in mcp.json. */
+export const MCP_TIMEOUT_MS = 8000;
+/** Provider timeouts of the runtime config: top-level `timeoutMs` and `autoRecall.timeoutMs` (default, largest accepted). */
+export const PROVIDER_TIMEOUT_MS = { default: 5000, max: 30_000 } as const;
+export const AUTO_RECALL_TIMEOUT_MS = { default: 1500, max: 5000 } as const;

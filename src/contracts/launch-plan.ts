@@ -1,0 +1,19 @@
+// `profiles/<kind>/launch.json`: the launch plan render writes and the launcher executes. Every path
+// in it is absolute and refers to the final install location (even when staged with --out). The zod
+// schema sits in launch-plan-schema.ts, so the launcher can import these names without loading zod.
+import type * as z from 'zod/mini';
+import type { credentialSourceSchema, launchPlanSchema } from './launch-plan-schema.js';
+
+export const PROFILE_KINDS = ['on-demand', 'auto-recall', 'write'] as const;
+export type ProfileKind = (typeof PROFILE_KINDS)[number];
+
+/** The trust decisions a deployment may pin for its repository (Qwen's folder trust). */
+export const REPOSITORY_TRUST = ['trusted', 'untrusted'] as const;
+export type RepositoryTrust = (typeof REPOSITORY_TRUST)[number];
+
+export function isProfileKind(value: string): value is ProfileKind {
+  return (PROFILE_KINDS as readonly string[]).includes(value);
+}
+
+export type CredentialSource = z.infer<typeof credentialSourceSchema>;
+export type LaunchPlan = z.infer<typeof launchPlanSchema>;

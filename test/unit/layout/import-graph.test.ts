@@ -1,0 +1,159 @@
+// `npm run check:imports` (scripts/import-graph.ts): on this repository it passes and prints the folder
+// edges; on small trees written for each rule it fails with the rule's message (the negative controls).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  folderEdges,
+  folderOf,
+  importReport,
+  REPOSITORY_ROOT,
+  scanImportGraph,
+} from '../../../scripts/import-graph.js';
+import { runTsChild } from '../../fixtures/run-child.js';
+
+const SCRIPT = 'scripts/import-graph.ts';
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A throwaway repository holding exactly `files` (path → text). */
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'import-graph-'));
+  dirs.push(root);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    writeFileSync(join(root, file), text);
+  }
+  return root;
+}
+
+describe('this repository', () => {
+  it('passes: exit 0, the edge counts, the layers and the ok line', async () => {
+    const result = await runTsChild(SCRIPT, [], 60_000);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^folder → folder import counts \(\d+ files, \d+ folder edges\):\n/);
+    expect(result.stdout).toMatch(/^ {2}src\/deploy → src\/contracts +\d+$/m);
+    expect(result.stdout).toContain('layers, leaves first');
+    expect(result.stdout).toContain(
+      'ok: no folder imports a folder that imports it back; src/runtimes reaches nothing in src/deploy, src/cli, launcher\n',
+    );
+  });
+
+  it('keeps the runtimes, the contracts and the leaves off the admin toolkit', () => {
+    const edges = folderEdges(scanImportGraph(REPOSITORY_ROOT));
+    const targets = (folder: string) => [...(edges.get(folder)?.keys() ?? [])].sort();
+    for (const folder of ['src/runtimes', 'src/contracts', 'src/base', 'src/text', 'launcher']) {
+      expect(targets(folder), folder).not.toEqual(expect.arrayContaining(['src/deploy']));
+      expect(targets(folder), folder).not.toEqual(expect.arrayContaining(['src/cli']));
+    }
+    // The leaves every layer may use import nothing of this repository but each other's data.
+    expect(targets('src/base')).toEqual([]);
+    expect(targets('src/text')).toEqual([]);
+    expect(targets('src/contracts')).toEqual(['src/base', 'src/text']);
+  });
+});
+
+describe('negative controls: trees that break a rule', () => {
+  it.each<{ rule: string; files: Record<string, string>; message: string }>([
+    {
+      rule: 'a pair of folders importing each other',
+      files: {
+        'src/a/x.ts': "import { y } from '../b/y.js';\nexport const x = y;\n",
+        'src/b/y.ts': "import type { X } from '../a/types.js';\nexport const y = 1 as X;\n",
+        'src/a/types.ts': 'export type X = number;\n',
+      },
+      message: 'error: folders import each other: src/a ⇄ src/b (1 and 1 imports)',
+    },
+    {
+      rule: 'a loop through three folders',
+      files: {
+        'src/a/x.ts': "export * from '../b/y.js';\n",
+        'src/b/y.ts': "export { z as y } from '../c/z.js';\n",
+        'src/c/z.ts': "const a = await import('../a/x.js');\nexport const z = a;\n",
+      },
+      message: 'error: folders import each other through a loop: src/a → src/b → src/c → src/a',
+    },
+    {
+      rule: 'the launcher and deploy importing each other (require counts too)',
+      files: {
+        'launcher/main.ts': "import { plan } from '../src/deploy/plan.js';\nexport const m = plan;\n",
+        'src/deploy/plan.ts':
+          "const shims = require('../../launcher/shims.js');\nexport const plan = shims;\n",
+        'launcher/shims.ts': 'export const s = 1;\n',
+      },
+      message: 'error: folders import each other: launcher ⇄ src/deploy (1 and 1 imports)',
+    },
+    {
+      rule: 'a runtime importing src/deploy',
+      files: {
+        'src/runtimes/hook/main.ts':
+          "import { NAME } from '../../deploy/names.js';\nexport const n = NAME;\n",
+        'src/deploy/names.ts': "export const NAME = 'x';\n",
+      },
+      message:
+        'error: a runtime reaches src/deploy: src/runtimes/hook/main.ts → src/deploy/names.ts (runtimes may not depend on src/deploy, src/cli, launcher)',
+    },
+    {
+      rule: 'a runtime reaching launcher/ through another folder',
+      files: {
+        'src/runtimes/hook/main.ts': "import { c } from '../../context/c.js';\nexport const h = c;\n",
+        'src/context/c.ts': "import { show } from '../../launcher/messages.js';\nexport const c = show;\n",
+        'launcher/messages.ts': 'export const show = 1;\n',
+      },
+      message:
+        'error: a runtime reaches launcher: src/runtimes/hook/main.ts → src/context/c.ts → launcher/messages.ts (runtimes may not depend on src/deploy, src/cli, launcher)',
+    },
+  ])('$rule: exit 1 and names it', async ({ files, message }) => {
+    const root = tree(files);
+    const result = await runTsChild(SCRIPT, ['--root', root], 60_000);
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n')).toContain(message);
+  });
+
+  it('the same trees without the offending import pass (the control of the controls)', () => {
+    const root = tree({
+      'src/a/x.ts': "import { y } from '../b/y.js';\nexport const x = y;\n",
+      'src/b/y.ts': 'export const y = 1;\n',
+      'src/runtimes/hook/main.ts': "import { x } from '../../a/x.js';\nexport const h = x;\n",
+      'src/deploy/render.ts': "import { h } from '../runtimes/hook/main.js';\nexport const r = h;\n",
+      'launcher/main.ts': "import { r } from '../src/deploy/render.js';\nexport const m = r;\n",
+    });
+    const report = importReport(scanImportGraph(root));
+    expect(report.problems).toEqual([]);
+    expect(report.text.split('\n')).toEqual([
+      'folder → folder import counts (5 files, 4 folder edges):',
+      '  launcher → src/deploy        1',
+      '  src/a → src/b                1',
+      '  src/deploy → src/runtimes    1',
+      '  src/runtimes → src/a         1',
+      'layers, leaves first (a folder imports only folders of earlier layers):',
+      '  1. src/b',
+      '  2. src/a',
+      '  3. src/runtimes',
+      '  4. src/deploy',
+      '  5. launcher',
+    ]);
+  });
+
+  it('rejects an unknown argument with exit 2', async () => {
+    const result = await runTsChild(SCRIPT, ['--fast'], 60_000);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('import-graph: unknown argument "--fast"; usage: import-graph [--root DIR]\n');
+  });
+});
+
+describe('folderOf: the granularity', () => {
+  it.each([
+    ['src/deploy/render/render.ts', 'src/deploy'],
+    ['src/base/limits.ts', 'src/base'],
+    ['launcher/main.ts', 'launcher'],
+    ['scripts/bench/run.ts', 'scripts'],
+    ['policies/environment.json', 'policies'],
+    ['package.json', 'package.json'],
+  ])('%s belongs to %s', (file, folder) => {
+    expect(folderOf(file)).toBe(folder);
+  });
+});
