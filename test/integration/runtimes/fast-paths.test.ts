@@ -112,6 +112,18 @@ describe('shipped code uses public Node APIs only', () => {
     expect(offenders).toEqual([]);
   });
 
+  // zod's start-up costs more than the rest of a search (docs/performance.md): the hooks' bundles
+  // carry the generated config parser instead. The MCP server bundle is the control: it has zod.
+  it.each([
+    ['auto-recall.js', false],
+    ['auto-recall-search.js', false],
+    ['write-confirmation.js', false],
+    ['approval-guard.js', false],
+    ['mcp-server.js', true],
+  ])('%s bundles zod: %s', (file, expected) => {
+    expect(fs.readFileSync(path.join(ROOT, 'dist/runtime', file), 'utf8').includes('_zod')).toBe(expected);
+  });
+
   it('negative control: the pattern catches both spellings', () => {
     expect(
       ['x = process' + '.binding("tcp_wrap")', 'internal' + "Binding('fs')"].map((t) => INTERNAL.test(t)),
