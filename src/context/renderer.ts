@@ -1,7 +1,7 @@
 // Context renderer shared by the auto-recall hook and the MCP server (runtimes.md, "Context renderer").
 // Lengths are computed from per-field escaped lengths; the envelope is stringified exactly once.
 import { CONTEXT_BUDGET_UNITS, FIELD_CAPS, MAX_ITEMS } from '../base/limits.js';
-import { CONTEXT_NOTICE } from '../contracts/context-search.js';
+import { CONTEXT_NOTICE } from '../contracts/names.js';
 import type { ContextItem } from '../providers/types.js';
 import { codePointWidthAt, isHighSurrogate, isLowSurrogate, takeCodePoints } from '../text/codepoints.js';
 import { escapedJsonLength } from './json-length.js';
