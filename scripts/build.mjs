@@ -2,7 +2,7 @@
 // Builds the self-contained runtimes (CommonJS, no node_modules at run time) and the admin CLI.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -64,26 +64,34 @@ const common = {
   absWorkingDir: root,
 };
 
-async function main() {
-  await rm(out, { recursive: true, force: true });
-  await mkdir(join(out, 'runtime'), { recursive: true });
+/**
+ * Bundles every runtime into `dir`. `plugins` are added after the split plugin: the instruction
+ * bench (scripts/bench/instructions.ts) builds the same bundles with a longer hook budget.
+ */
+export async function buildRuntimes(dir, plugins = []) {
+  await mkdir(dir, { recursive: true });
   await Promise.all(
     Object.entries(RUNTIMES).map(([file, entry]) =>
       build({
         ...common,
         entryPoints: [entry],
-        outfile: join(out, 'runtime', file),
+        outfile: join(dir, file),
         // CommonJS: a bare CommonJS start is measurably cheaper than ESM (docs/performance.md).
         format: 'cjs',
         minify: true,
-        plugins: [splitPlugin],
+        plugins: [splitPlugin, ...plugins],
         // A dynamic import() in CommonJS would start Node's ESM loader (tens of ms); require() does not.
         supported: { 'dynamic-import': false },
       }),
     ),
   );
   // The package is ESM; this marker makes the runtime folder's .js files CommonJS.
-  await writeFile(join(out, 'runtime', 'package.json'), '{"type":"commonjs"}\n');
+  await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}\n');
+}
+
+async function main() {
+  await rm(out, { recursive: true, force: true });
+  await buildRuntimes(join(out, 'runtime'));
   await build({
     ...common,
     entryPoints: ['src/cli/main.ts'],
@@ -95,4 +103,5 @@ async function main() {
   });
 }
 
-await main();
+// Imported by the instruction bench for buildRuntimes; run as a script, it builds dist/.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

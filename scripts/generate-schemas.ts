@@ -8,6 +8,7 @@ import { contextSearchInputSchema, contextSearchOutputSchema } from '../src/cont
 import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
+import { CONFIG_PARSER_FILE, generateConfigParser } from './generate-config-parser.js';
 
 export interface SchemaFile {
   /** Path relative to the repository root. */
@@ -42,8 +43,10 @@ export function generateSchemaFiles(): Map<string, string> {
   return files;
 }
 
+/** The JSON Schemas and the hook's config parser generated from the same zod schemas. */
 export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
-  for (const [file, text] of generateSchemaFiles()) {
+  const files = generateSchemaFiles().set(CONFIG_PARSER_FILE, generateConfigParser());
+  for (const [file, text] of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);
   }

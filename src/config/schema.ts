@@ -4,9 +4,9 @@
 
 import * as z from 'zod/mini';
 import { AUTO_RECALL_TIMEOUT_MS, PROVIDER_TIMEOUT_MS } from '../base/limits.js';
-import { checkOrigin, isValidBasePath } from '../base/origin.js';
 import { MEM0_PRESET_NAMES } from '../contracts/mem0-presets.js';
 import { CREDENTIAL_NAME } from './names.js';
+import { isEndpointOrigin, isOrigin, isScopeLength, isValidBasePath, trimmed } from './rules.js';
 
 export { CREDENTIAL_NAME, credentialVariable } from './names.js';
 
@@ -16,10 +16,7 @@ const credentialName = z.string().check(z.regex(CREDENTIAL_NAME));
  * Trimmed, then 1–256 UTF-16 units: upstream's length (string `length`, not code points). A refine,
  * not maxLength: JSON Schema's maxLength would publish a code-point bound.
  */
-const scopeString = z.string().check(
-  z.trim(),
-  z.refine((s) => s.length > 0 && s.length <= 256),
-);
+const scopeString = z.string().check(z.overwrite(trimmed), z.refine(isScopeLength));
 
 const timeoutMs = (bounds: { default: number; max: number }) =>
   z._default(z.int().check(z.gte(1), z.lte(bounds.max)), bounds.default);
@@ -31,12 +28,14 @@ export const genericHttpProviderSchema = z
       .literal('generic-http-search-v1')
       .check(z.describe('A knowledge base speaking Generic HTTP Search v1')),
     // Origin only, https (or loopback http): see docs/contracts.md, "HTTP client rules".
-    baseUrl: z.string().check(
-      z.refine((s) => checkOrigin(s).ok),
-      z.describe(
-        'Origin of the search service (scheme, host, port; no path): https://, or http:// on loopback only',
+    baseUrl: z
+      .string()
+      .check(
+        z.refine(isOrigin),
+        z.describe(
+          'Origin of the search service (scheme, host, port; no path): https://, or http:// on loopback only',
+        ),
       ),
-    ),
     tokenEnv: credentialName.check(
       z.describe(
         'Variable holding the bearer token (sent as Authorization: Bearer); route it under "credentials"',
@@ -75,12 +74,7 @@ export const mem0EndpointSchema = z
         ),
       ),
   })
-  .check(
-    z.refine((e) => checkOrigin(e.origin, { allowInsecureHttp: e.allowInsecureHttp === true }).ok, {
-      path: ['origin'],
-    }),
-    z.describe('Where the Mem0 service listens'),
-  );
+  .check(z.refine(isEndpointOrigin, { path: ['origin'] }), z.describe('Where the Mem0 service listens'));
 
 export const mem0ScopeSchema = z
   .strictObject({

@@ -1,9 +1,7 @@
-// Picks the transport per request: HTTP/1.1 over Node's own handles unless undici would send the
+// Picks the transport per request: HTTP/1.1 over node:net / node:tls unless undici would send the
 // request through a proxy. undici is imported lazily, on the first request that really needs a
 // proxy, so a hook whose provider NO_PROXY covers (a loopback knowledge base, say) never loads it.
-
 import type { Environment } from '../base/environment.js';
-import type { LibuvStreams } from '../bindings/libuv-stream.js';
 import { goesDirect, readProxySettings } from './proxy-env.js';
 import type { TransportHandle, TransportOptions } from './transport.js';
 import { createNodeTransport } from './transport-node.js';
@@ -11,8 +9,6 @@ import { createNodeTransport } from './transport-node.js';
 export interface CreateTransportOptions extends TransportOptions {
   /** Extra trust anchors (PEM) for HTTPS targets. */
   ca?: string;
-  /** Node's stream bindings as the caller already probed them (`null`: unusable); default: probed here. */
-  streams?: LibuvStreams | null;
 }
 
 /**

@@ -1,8 +1,7 @@
 // Default transport: HTTP/1.1 spoken directly, with no undici (a first `fetch` costs ~35 ms of
 // start-up) and no node:http (its agent and parser machinery cost more than the one request a hook
-// makes). One connection per request (`connection: close`), always destroyed. The bytes travel over
-// Node's TCP handle for IP-literal http origins and over node:net / node:tls otherwise.
-import { type LibuvStreams, processLibuvStreams } from '../bindings/libuv-stream.js';
+// makes). One connection per request (`connection: close`), always destroyed, over node:net (http)
+// or node:tls (https): public APIs only, with Node's own resolver and address-family fallback.
 import { type ParserEvent, ResponseParser } from './http1-response.js';
 import type {
   CancelSignal,
@@ -13,13 +12,10 @@ import type {
 } from './transport.js';
 import type { Dial, Wire } from './wire.js';
 import { netDial } from './wire-net.js';
-import { ipLiteral, tcpDial } from './wire-tcp.js';
 
 export interface NodeTransportOptions extends TransportOptions {
   /** Extra trust anchors (PEM) for HTTPS, e.g. a private CA or a test certificate. */
   ca?: string;
-  /** Node's stream bindings for IP-literal http origins; `null` forces node:net. Default: this process's. */
-  streams?: LibuvStreams | null;
 }
 
 /** Pauses reading when this much decoded body waits unread: a flood never piles up in memory. */
@@ -37,7 +33,7 @@ async function post(request: TransportRequest, options: NodeTransportOptions): P
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('unsupported scheme');
   const text = requestHead(url, request.headers, Buffer.byteLength(request.body, 'utf8')) + request.body;
   // Loaded per scheme: a plain-HTTP request never pays for TLS.
-  const dial = url.protocol === 'https:' ? await tlsDial(url, options) : await plainDial(url, options);
+  const dial = url.protocol === 'https:' ? await tlsDial(url, options) : await plainDial(url);
   return exchange(dial, text, signal, options.timeoutMs);
 }
 
@@ -54,30 +50,24 @@ function requestHead(url: URL, headers: Readonly<Record<string, string>>, length
   return lines.join('\r\n');
 }
 
-async function plainDial(url: URL, options: NodeTransportOptions): Promise<Dial> {
-  const port = Number(url.port || 80);
-  const literal = ipLiteral(url.hostname);
-  // Host names keep Node's resolver and its address-family fallback: only literals skip node:net.
-  // The bindings are probed here only: https and host names never touch them.
-  const streams =
-    literal === undefined || options.streams === null
-      ? undefined
-      : (options.streams ?? processLibuvStreams());
-  if (literal !== undefined && streams !== undefined)
-    return tcpDial(streams, literal.address, literal.family, port);
+/** URL keeps an IPv6 literal in brackets; net and tls want the bare address. */
+const unbracketed = (hostname: string) =>
+  hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+
+async function plainDial(url: URL): Promise<Dial> {
   const net = await import('node:net');
-  return netDial(() => net.connect({ host: literal?.address ?? url.hostname, port }));
+  return netDial(() => net.connect({ host: unbracketed(url.hostname), port: Number(url.port || 80) }));
 }
 
 async function tlsDial(url: URL, options: NodeTransportOptions): Promise<Dial> {
-  const tls = await import('node:tls');
-  const literal = ipLiteral(url.hostname);
+  const [net, tls] = await Promise.all([import('node:net'), import('node:tls')]);
+  const host = unbracketed(url.hostname);
   return netDial(() =>
     tls.connect({
-      host: literal?.address ?? url.hostname,
+      host,
       port: Number(url.port || 443),
       // SNI only for names: Node warns on stderr when given an IP address.
-      ...(literal === undefined ? { servername: url.hostname } : {}),
+      ...(net.isIP(host) === 0 ? { servername: host } : {}),
       ...(options.ca === undefined ? {} : { ca: options.ca }),
       ALPNProtocols: ['http/1.1'],
     }),

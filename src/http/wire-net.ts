@@ -1,5 +1,4 @@
-// A net.Socket or tls.TLSSocket as a Wire: the path for https origins and host names (DNS and
-// Node's address family fallback stay Node's), and wherever Node's TCP handle is not usable.
+// A net.Socket or tls.TLSSocket as a Wire: DNS and the address-family fallback stay Node's.
 import type net from 'node:net';
 import type { Dial } from './wire.js';
 

@@ -1,5 +1,5 @@
-// The byte stream one HTTP exchange runs over, whatever carries it: Node's TCP handle directly
-// (wire-tcp.ts, the cheap start for IP-literal http origins) or a net/tls socket (wire-net.ts).
+// The byte stream one HTTP exchange runs over: a net or tls socket (wire-net.ts), reduced to the
+// few calls the exchange in transport-node.ts makes.
 
 /** Where a wire delivers what happens on the connection. Nothing is delivered after destroy(). */
 export interface WireSink {

@@ -1,7 +1,6 @@
 // Entry of dist/runtime/auto-recall.js, Qwen's UserPromptSubmit command hook. Fail-open on every
 // failure: stdout `{}`, empty stderr — within a 6500 ms budget that starts with the process.
 // Only provenance is decided here; everything heavier lives in search.js, loaded when needed.
-import { processLibuvStreams } from '../../bindings/libuv-stream.js';
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
 import { readAutoRecallEvent } from './event.js';
@@ -16,8 +15,7 @@ export function main(): void {
       // Continuation events and junk end here, before config, credentials, proxy or provider.
       if (event === undefined) return EMPTY;
       const { searchAndRender } = await import('./search.js');
-      // stdin.ts probed the bindings already (memoised in this bundle, not in search.js's copy).
-      return searchAndRender(event, { env: process.env, streams: processLibuvStreams() ?? null });
+      return searchAndRender(event, { env: process.env });
     },
   });
 }

@@ -3,7 +3,6 @@
 
 import type { Environment } from '../../base/environment.js';
 import { MAX_ITEMS } from '../../base/limits.js';
-import type { LibuvStreams } from '../../bindings/libuv-stream.js';
 import { compiledConfigParser } from '../../config/compiled-parser.js';
 import { type LoadedConfig, loadRuntimeConfigWith } from '../../config/load-core.js';
 import type { RuntimeConfigV2 } from '../../config/schema.js';
@@ -20,8 +19,6 @@ export const EMPTY_OUTPUT = '{}';
 
 export interface AutoRecallOptions {
   env: Environment;
-  /** The stream bindings the hook probed to read stdin: this bundle does not probe them again. */
-  streams?: LibuvStreams | null;
 }
 
 /** Returns the hook's stdout. Every failure is `{}` (fail-open); nothing is thrown. */
@@ -42,10 +39,7 @@ export async function searchAndRender(event: AutoRecallEvent, options: AutoRecal
   let transport: TransportHandle | undefined;
   try {
     // The proxy dispatcher exists only after input, config, cwd and query have all passed.
-    transport = await createTransport(options.env, {
-      timeoutMs: config.autoRecall.timeoutMs,
-      ...(options.streams === undefined ? {} : { streams: options.streams }),
-    });
+    transport = await createTransport(options.env, { timeoutMs: config.autoRecall.timeoutMs });
     const provider = createProvider(config.provider, credential, { transport: transport.transport });
     // The provider timeout. The hook's own budget needs no signal: when it runs out, hook-main
     // answers the fallback and exits, whatever is still in flight.

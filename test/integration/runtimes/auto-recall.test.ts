@@ -247,11 +247,11 @@ describe('fail-open: stdout {}, exit 0, empty stderr, no provider request', () =
       keepStdinOpen: true,
       env: env(goodConfig),
     });
-    // A pipe is read on the event loop, so the budget answer is an ordinary exit (the threadpool
-    // fallback's SIGKILL is pinned in fast-paths.test.ts).
+    // The answer is written first; a threadpool read blocked on the open pipe would keep
+    // process.exit() waiting, so the hook then ends itself with SIGKILL. (Qwen always closes stdin.)
     expect({ code: run.code, signal: run.signal, stdout: run.stdout, stderr: run.stderr }).toEqual({
-      code: 0,
-      signal: null,
+      code: null,
+      signal: 'SIGKILL',
       stdout: '{}',
       stderr: '',
     });

@@ -1,7 +1,7 @@
-// Which path the BUILT hooks take, and that the other path answers the same. On the Node versions
-// here, stdin goes through Node's pipe handle and an IP-literal http provider through its TCP
-// handle: a hook loads nothing beyond a bare `node` start but three internal bindings. Where those
-// are unusable (here: refused by Node's permission model) fs.read and node:net give the same bytes.
+// What the BUILT hooks load, and that they use public Node APIs only. Stdin is read with fs.read on
+// one threadpool thread, a provider is spoken to over node:net: the cheap hooks load nothing beyond
+// a bare `node` start, the search path adds node:net (never http, tls, fetch or zod), and under
+// Node's permission model, which refuses Node's internal bindings, every hook answers the same.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -16,10 +16,14 @@ import { genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-c
 
 const TOKEN = 'fast-path-token-Hq7';
 const PROBE = path.join(ROOT, 'test/fixtures/module-probe.cjs');
-const STREAM_BINDINGS = [
-  'Internal Binding pipe_wrap',
-  'Internal Binding stream_wrap',
-  'Internal Binding tcp_wrap',
+/** Loaded by a plain-http search, on every Node here. */
+const SEARCH_MODULES = ['NativeModule net', 'NativeModule stream', 'Internal Binding tcp_wrap'];
+/** Never loaded by a plain-http search without a proxy. */
+const NEVER_ON_SEARCH = [
+  'NativeModule http',
+  'NativeModule https',
+  'NativeModule tls',
+  'NativeModule internal/deps/undici/undici',
 ];
 const DOCS = [{ id: 'd1', content: 'Deployment goes through the release train.' }];
 
@@ -75,12 +79,57 @@ async function probed(node: string, file: string, options: RunOptions & { nodeAr
   return { run, modules, threads };
 }
 
-/** The permission model refuses process.binding: the way to run the built hooks on their fallbacks. */
+/** Node's permission model refuses process.binding and internal modules: only public APIs work. */
 function permissionArgs(node: string): string[] {
   const flag =
     spawnSync(node, ['--permission', '-e', '0']).status === 0 ? '--permission' : '--experimental-permission';
   return [flag, '--allow-fs-read=*', `--allow-fs-write=${dir}`];
 }
+
+describe('shipped code uses public Node APIs only', () => {
+  const shipped = ['src', 'launcher', 'scripts'].flatMap((top) =>
+    fs
+      .readdirSync(path.join(ROOT, top), { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.(ts|mjs|cjs|js)$/.test(file))
+      .map((file) => path.join(top, file)),
+  );
+  const bundles = fs
+    .readdirSync(path.join(ROOT, 'dist/runtime'))
+    .filter((file) => file.endsWith('.js'))
+    .map((file) => path.join('dist/runtime', file));
+  // Spelled in pieces so this test file does not match itself.
+  const INTERNAL = new RegExp(['process', '\\.binding|internal', 'Binding'].join(''));
+
+  it('finds the sources and the bundles it checks', () => {
+    expect(shipped.length).toBeGreaterThan(100);
+    expect(bundles).toContain('dist/runtime/auto-recall-search.js');
+  });
+
+  it('no source file and no built runtime names process.binding or internalBinding', () => {
+    const offenders = [...shipped, ...bundles].filter((file) =>
+      INTERNAL.test(fs.readFileSync(path.join(ROOT, file), 'utf8')),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  // zod's start-up costs more than the rest of a search (docs/performance.md): the hooks' bundles
+  // carry the generated config parser instead. The MCP server bundle is the control: it has zod.
+  it.each([
+    ['auto-recall.js', false],
+    ['auto-recall-search.js', false],
+    ['write-confirmation.js', false],
+    ['approval-guard.js', false],
+    ['mcp-server.js', true],
+  ])('%s bundles zod: %s', (file, expected) => {
+    expect(fs.readFileSync(path.join(ROOT, 'dist/runtime', file), 'utf8').includes('_zod')).toBe(expected);
+  });
+
+  it('negative control: the pattern catches both spellings', () => {
+    expect(
+      ['x = process' + '.binding("tcp_wrap")', 'internal' + "Binding('fs')"].map((t) => INTERNAL.test(t)),
+    ).toEqual([true, true]);
+  });
+});
 
 describe.each(NODES)('Node %s', (_version, node) => {
   let bare: Set<string>;
@@ -92,38 +141,120 @@ describe.each(NODES)('Node %s', (_version, node) => {
   });
   const beyondBare = (modules: string[]) => modules.filter((m) => !bare.has(m)).sort();
 
-  describe('fast path: nothing beyond a bare start but the three stream bindings', () => {
-    it.each<[string, string, () => string, () => Record<string, string>, RegExp]>([
-      [
-        'auto-recall search, provider at 127.0.0.1',
-        'auto-recall.js',
-        () => promptSubmitEvent(root),
-        () => hookEnv(configs['v4']!),
-        /additionalContext/,
-      ],
-      [
-        'auto-recall search, provider at [::1]',
-        'auto-recall.js',
-        () => promptSubmitEvent(root),
-        () => hookEnv(configs['v6']!),
-        /additionalContext/,
-      ],
-      [
-        'auto-recall search, a proxy set but NO_PROXY naming the provider',
-        'auto-recall.js',
-        () => promptSubmitEvent(root),
-        // The proxy port is closed: a request that went through it would fail.
-        () => ({ ...hookEnv(configs['v4']!), HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' }),
-        /additionalContext/,
-      ],
+  describe('the cheap hooks load nothing beyond a bare start, and start one threadpool thread', () => {
+    it.each<[string, string, () => string, RegExp]>([
       [
         'auto-recall continuation (no search)',
         'auto-recall.js',
         () => promptSubmitEvent(root, { submitted_prompt: undefined }),
+        /^\{\}$/,
+      ],
+      ['write-confirmation ask', 'write-confirmation.js', () => preToolUseEvent(), /"ask"/],
+      [
+        'approval-guard ask (yolo)',
+        'approval-guard.js',
+        () => preToolUseEvent({ permission_mode: 'yolo', tool_name: 'run_shell_command' }),
+        /"ask"/,
+      ],
+    ])('%s', async (_name, file, stdin, answer) => {
+      const { run, modules, threads } = await probed(node, file, {
+        stdin: stdin(),
+        env: hookEnv(configs['v4']!),
+        cwd: root,
+      });
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(run.stdout).toMatch(answer);
+      expect(beyondBare(modules)).toEqual([]);
+      // Stdin is read with fs.read on the threadpool, sized to one thread (UV_THREADPOOL_SIZE=1).
+      expect(threads).toBe(bareThreads + 1);
+    });
+  });
+
+  describe('the search path adds node:net, and nothing of http, tls or fetch', () => {
+    it.each<[string, () => Record<string, string>]>([
+      ['provider at 127.0.0.1', () => hookEnv(configs['v4']!)],
+      ['provider at [::1]', () => hookEnv(configs['v6']!)],
+      // Node's resolver (dns.lookup, on the same single thread) and its address-family fallback.
+      ['provider by host name (localhost)', () => hookEnv(configs['name']!)],
+      // The proxy port is closed: a request that went through it would fail.
+      [
+        'a proxy set but NO_PROXY naming the provider',
+        () => ({ ...hookEnv(configs['v4']!), HTTP_PROXY: 'http://127.0.0.1:9', NO_PROXY: '127.0.0.1' }),
+      ],
+    ])('%s', async (_name, env) => {
+      const { run, modules, threads } = await probed(node, 'auto-recall.js', {
+        stdin: promptSubmitEvent(root),
+        env: env(),
+        cwd: root,
+      });
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(run.stdout).toMatch(/additionalContext/);
+      const loaded = beyondBare(modules);
+      expect(SEARCH_MODULES.filter((m) => !loaded.includes(m))).toEqual([]);
+      expect(NEVER_ON_SEARCH.filter((m) => loaded.includes(m))).toEqual([]);
+      expect(threads).toBe(bareThreads + 1);
+    });
+  });
+
+  describe("under Node's permission model (internals refused) every hook answers the same", () => {
+    const same = async (file: string, stdin: string | Buffer, env: Record<string, string>) => {
+      const free = await runRuntime(file, { node, stdin, env, cwd: root });
+      const restricted = await runRuntime(file, {
+        node,
+        nodeArgs: permissionArgs(node),
+        stdin,
+        env,
+        cwd: root,
+      });
+      expect({ code: restricted.code, stdout: restricted.stdout, stderr: restricted.stderr }).toEqual({
+        code: free.code,
+        stdout: free.stdout,
+        stderr: free.stderr,
+      });
+      return free;
+    };
+
+    it('a search answered with items, sent twice byte for byte', async () => {
+      const before = v4.requests.length;
+      const free = await same('auto-recall.js', promptSubmitEvent(root), hookEnv(configs['v4']!));
+      expect(free.stdout).toMatch(/additionalContext/);
+      expect(v4.requests.slice(before).map((r) => r.rawBody.toString())).toEqual([
+        '{"query":"How should deployment work?","limit":5}',
+        '{"query":"How should deployment work?","limit":5}',
+      ]);
+    });
+
+    it.each<[string, string, () => string | Buffer, () => Record<string, string>, RegExp]>([
+      [
+        'auto-recall, stdin over 1 MiB',
+        'auto-recall.js',
+        () => Buffer.alloc(1024 * 1024 + 1, 0x20),
         () => hookEnv(configs['v4']!),
         /^\{\}$/,
       ],
+      [
+        'auto-recall, stdin not JSON',
+        'auto-recall.js',
+        () => '{"hook_event_name":',
+        () => hookEnv(configs['v4']!),
+        /^\{\}$/,
+      ],
+      [
+        'auto-recall, a refused connection',
+        'auto-recall.js',
+        () => promptSubmitEvent(root),
+        () => hookEnv(configs['refused']!),
+        /^\{\}$/,
+      ],
+      [
+        'auto-recall by host name',
+        'auto-recall.js',
+        () => promptSubmitEvent(root),
+        () => hookEnv(configs['name']!),
+        /additionalContext/,
+      ],
       ['write-confirmation ask', 'write-confirmation.js', () => preToolUseEvent(), () => ({}), /"ask"/],
+      ['write-confirmation, stdin not JSON (deny)', 'write-confirmation.js', () => '{', () => ({}), /"deny"/],
       [
         'approval-guard ask (yolo)',
         'approval-guard.js',
@@ -132,68 +263,8 @@ describe.each(NODES)('Node %s', (_version, node) => {
         /"ask"/,
       ],
     ])('%s', async (_name, file, stdin, env, answer) => {
-      const { run, modules, threads } = await probed(node, file, { stdin: stdin(), env: env(), cwd: root });
-      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(run.stdout).toMatch(answer);
-      expect(beyondBare(modules)).toEqual(STREAM_BINDINGS);
-      // Nor the libuv threadpool: stdin and the socket are read on the event loop.
-      expect(threads).toBe(bareThreads);
-    });
-
-    it('control: a provider named by host name goes through node:net (DNS stays Node’s)', async () => {
-      const { run, modules } = await probed(node, 'auto-recall.js', {
-        stdin: promptSubmitEvent(root),
-        env: hookEnv(configs['name']!),
-        cwd: root,
-      });
-      expect(run.stdout).toMatch(/additionalContext/);
-      expect(beyondBare(modules)).toContain('NativeModule net');
-    });
-  });
-
-  describe('fallback: with the bindings refused, fs.read and node:net answer the same bytes', () => {
-    const same = async (stdin: string | Buffer, env: Record<string, string>) => {
-      const fast = await runRuntime('auto-recall.js', { node, stdin, env, cwd: root });
-      const slow = await probed(node, 'auto-recall.js', {
-        nodeArgs: permissionArgs(node),
-        stdin,
-        env,
-        cwd: root,
-      });
-      expect({ code: slow.run.code, stdout: slow.run.stdout, stderr: slow.run.stderr }).toEqual({
-        code: fast.code,
-        stdout: fast.stdout,
-        stderr: fast.stderr,
-      });
-      return { fast, slow };
-    };
-
-    it('a search answered with items', async () => {
-      const before = v4.requests.length;
-      const { fast, slow } = await same(promptSubmitEvent(root), hookEnv(configs['v4']!));
-      expect(fast.stdout).toMatch(/additionalContext/);
-      expect(slow.modules).toContain('NativeModule net');
-      expect(v4.requests.slice(before).map((r) => r.rawBody.toString())).toEqual([
-        '{"query":"How should deployment work?","limit":5}',
-        '{"query":"How should deployment work?","limit":5}',
-      ]);
-    });
-
-    it.each<[string, () => string | Buffer]>([
-      ['stdin over 1 MiB', () => Buffer.alloc(1024 * 1024 + 1, 0x20)],
-      ['stdin not JSON', () => '{"hook_event_name":'],
-      ['a continuation event', () => promptSubmitEvent(root, { submitted_prompt: undefined })],
-    ])('%s', async (_name, stdin) => {
-      const { fast, slow } = await same(stdin(), hookEnv(configs['v4']!));
-      expect(fast.stdout).toBe('{}');
-      // Stdin went through fs.read: nothing loaded the pipe binding.
-      expect(slow.modules).not.toContain('Internal Binding pipe_wrap');
-    });
-
-    it('a refused connection', async () => {
-      const { fast, slow } = await same(promptSubmitEvent(root), hookEnv(configs['refused']!));
-      expect(fast.stdout).toBe('{}');
-      expect(slow.modules).toContain('NativeModule net');
+      const free = await same(file, stdin(), env());
+      expect(free.stdout).toMatch(answer);
     });
 
     it.each<Fault>(['reset-mid-body', 'headers-then-silence', 'oversize-declared', 'wrong-content-length'])(
@@ -201,9 +272,12 @@ describe.each(NODES)('Node %s', (_version, node) => {
       async (fault) => {
         const server = await startFaultServer({ fault });
         try {
-          const { fast, slow } = await same(promptSubmitEvent(root), hookEnv(config(fault, server.url, 400)));
-          expect(fast.stdout).toBe('{}');
-          expect(slow.modules).toContain('NativeModule net');
+          const free = await same(
+            'auto-recall.js',
+            promptSubmitEvent(root),
+            hookEnv(config(fault, server.url, 400)),
+          );
+          expect(free.stdout).toBe('{}');
           expect(server.requests).toHaveLength(2);
         } finally {
           await server.close();
@@ -212,23 +286,23 @@ describe.each(NODES)('Node %s', (_version, node) => {
     );
   });
 
-  describe('stdin that is not a pipe is read on the threadpool', () => {
+  describe('stdin that is a file or a device', () => {
     it('a regular file', async () => {
       const file = path.join(dir, 'event.json');
       fs.writeFileSync(file, promptSubmitEvent(root));
-      const { run, threads } = await probed(node, 'auto-recall.js', {
+      const run = await runRuntime('auto-recall.js', {
+        node,
         stdinFile: file,
         env: hookEnv(configs['v4']!),
         cwd: root,
       });
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/additionalContext/);
-      // The threadpool started: its workers joined the bare start's threads.
-      expect(threads).toBeGreaterThan(bareThreads);
     });
 
-    it('/dev/null (a device libuv must never be asked to poll): an empty event, `{}`', async () => {
-      const { run, threads } = await probed(node, 'auto-recall.js', {
+    it('/dev/null: an empty event, `{}`', async () => {
+      const run = await runRuntime('auto-recall.js', {
+        node,
         stdinFile: '/dev/null',
         env: hookEnv(configs['v4']!),
       });
@@ -238,24 +312,6 @@ describe.each(NODES)('Node %s', (_version, node) => {
         stdout: '{}',
         stderr: '',
       });
-      expect(threads).toBeGreaterThan(bareThreads);
-    });
-
-    it('a threadpool read that never returns: answered at the budget, then SIGKILL', async () => {
-      const run = await runRuntime('auto-recall.js', {
-        node,
-        nodeArgs: permissionArgs(node),
-        stdin: '{"hook_event_name":"UserPromptSubmit"',
-        keepStdinOpen: true,
-        env: hookEnv(configs['v4']!),
-      });
-      // Node cannot exit normally while a threadpool read of stdin is blocked; the answer is written.
-      expect({ signal: run.signal, stdout: run.stdout, stderr: run.stderr }).toEqual({
-        signal: 'SIGKILL',
-        stdout: '{}',
-        stderr: '',
-      });
-      expect(run.elapsedMs).toBeGreaterThan(6000);
     });
   });
 });

@@ -42,10 +42,11 @@ describe('write-confirmation.js', () => {
 
   it('denies when stdin never closes, within the budget', async () => {
     const run = await runRuntime(FILE, { stdin: event().slice(0, 20), keepStdinOpen: true, env: {} });
-    // A pipe is read on the event loop: the budget answer is an ordinary exit.
+    // The deny is written first, then the hook ends itself with SIGKILL: a threadpool read blocked
+    // on the open pipe would keep process.exit() waiting. (Qwen always closes a hook's stdin.)
     expect({ code: run.code, signal: run.signal, stderr: run.stderr }).toEqual({
-      code: 0,
-      signal: null,
+      code: null,
+      signal: 'SIGKILL',
       stderr: '',
     });
     expect(decision(run.stdout)).toBe('deny');

@@ -1,7 +1,13 @@
-// The hook's compiled parser must accept exactly what the zod schema accepts, with the same output:
-// zod (schema.ts) is the definition, the compiled parser only its fast form.
+// The hook's compiled parser, generated from the zod schema (scripts/generate-config-parser.ts), must
+// accept exactly what the schema accepts, with the same output and the same key path for the first
+// problem (what ConfigurationError carries): zod (schema.ts) is the definition, this its fast form.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import { CONFIG_PARSER_FILE, generateConfigParser } from '../../../scripts/generate-config-parser.js';
+import { REPOSITORY_ROOT } from '../../../scripts/generate-schemas.js';
 import { compiledConfigParser } from '../../../src/config/compiled-parser.js';
 import { zodConfigParser } from '../../../src/config/load.js';
 import { MEM0_PRESET_NAMES } from '../../../src/contracts/mem0-presets.js';
@@ -9,10 +15,9 @@ import { MEM0_PRESET_NAMES } from '../../../src/contracts/mem0-presets.js';
 function agree(json: unknown): void {
   const zod = zodConfigParser(json);
   const compiled = compiledConfigParser(json);
-  expect({ ok: compiled.ok, config: compiled.ok ? compiled.config : undefined }).toEqual({
-    ok: zod.ok,
-    config: zod.ok ? zod.config : undefined,
-  });
+  const shown = (r: typeof zod) =>
+    r.ok ? { ok: true, config: r.config } : { ok: false, keyPath: r.keyPath };
+  expect(shown(compiled)).toEqual(shown(zod));
 }
 
 const generic = {
@@ -126,6 +131,28 @@ const TABLE: [string, unknown][] = [
   ['scope value a number', { version: 1, provider: { ...mem0, scope: { userId: 5 } } }],
   ['scope missing', { version: 1, provider: { ...mem0, scope: undefined } }],
 ];
+
+describe('the generated parser on disk', () => {
+  it('equals a fresh generation from the zod schema (run `npm run schemas` after changing schema.ts)', () => {
+    expect(readFileSync(join(REPOSITORY_ROOT, CONFIG_PARSER_FILE), 'utf8')).toBe(generateConfigParser());
+  });
+
+  it.each<[string, unknown, string]>([
+    [
+      'a refinement not exported from rules.ts',
+      z.strictObject({ a: z.string().check(z.refine((s) => s !== '')) }),
+      'not exported from src/config/rules.ts',
+    ],
+    ['a non-strict object', z.object({ a: z.string() }), 'only strict objects'],
+    [
+      'a type it does not know',
+      z.strictObject({ a: z.array(z.string()) }),
+      'zod type array is not supported',
+    ],
+  ])('refuses to generate from a schema with %s', (_case, schema, message) => {
+    expect(() => generateConfigParser(schema)).toThrow(message);
+  });
+});
 
 describe('the compiled parser agrees with the zod schema', () => {
   it.each(TABLE)('%s', (_name, json) => agree(json));

@@ -1,12 +1,11 @@
 // The default transport on its own: TLS trust, header flattening, body streaming, cancellation,
-// resets, floods, the idle timeout and aborts — on both wires (Node's TCP handle and node:net).
+// resets, floods, the idle timeout and aborts, over node:net and node:tls.
 import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type LibuvStreams, processLibuvStreams } from '../../../src/bindings/libuv-stream.js';
 import { deadline } from '../../../src/http/deadline.js';
 import type { CancelSignal } from '../../../src/http/transport.js';
 import { createNodeTransport } from '../../../src/http/transport-node.js';
@@ -89,16 +88,15 @@ const request = (url: string, signal: CancelSignal = AbortSignal.timeout(5_000))
   signal,
 });
 
-describe.each([
-  ['the TCP handle', undefined],
-  ['node:net', null],
-] as const)('node transport over %s', (_wire, streams) => {
+describe('node transport', () => {
   const transport = (timeoutMs = 5_000, ca?: string) =>
-    createNodeTransport({ timeoutMs, streams, ...(ca === undefined ? {} : { ca }) });
+    createNodeTransport({ timeoutMs, ...(ca === undefined ? {} : { ca }) });
 
   it.each([
     ['IPv4', () => plainUrl],
     ['IPv6', () => plain6Url],
+    // A name goes through Node's resolver (/etc/hosts maps localhost to 127.0.0.1 here).
+    ['a host name', () => plainUrl.replace('127.0.0.1', 'localhost')],
   ])(
     'returns the status, lower-cased joined headers and the streamed body; sends UTF-8 with its byte length (%s)',
     async (_family, url) => {
@@ -277,45 +275,5 @@ describe.each([
     });
     const response = await transport().post(request(server.url, signal()));
     await expect(text(response.body)).rejects.toThrow('aborted');
-  });
-});
-
-describe('which wire a request takes', () => {
-  /**
-   * Counts the TCP handles made through this process's own bindings (the default `streams`) while
-   * `run` runs, by wrapping `tcp` on the probed object and restoring it after.
-   */
-  async function countingHandles(run: () => Promise<void>): Promise<number> {
-    const own = processLibuvStreams() as LibuvStreams;
-    const { tcp } = own;
-    let handles = 0;
-    own.tcp = () => {
-      handles++;
-      return tcp();
-    };
-    try {
-      await run();
-    } finally {
-      own.tcp = tcp;
-    }
-    return handles;
-  }
-
-  it.each<[string, number, () => string, null | undefined]>([
-    ['an IPv4 literal', 1, () => plainUrl, undefined],
-    ['an IPv6 literal', 1, () => plain6Url, undefined],
-    // A name keeps Node's resolver and address-family fallback.
-    ['a host name', 0, () => plainUrl.replace('127.0.0.1', 'localhost'), undefined],
-    ['an IPv4 literal with streams: null', 0, () => plainUrl, null],
-    ['an IPv6 literal with streams: null', 0, () => plain6Url, null],
-    ['https to an IPv4 literal', 0, () => secureUrl, undefined],
-  ])('%s makes %d TCP handle(s)', async (_case, expected, url, streams) => {
-    const seen: unknown[] = [];
-    const handles = await countingHandles(async () => {
-      const transport = createNodeTransport({ timeoutMs: 5_000, ca: certificate.cert, streams });
-      const response = await transport.post(request(url()));
-      seen.push(response.status, await text(response.body));
-    });
-    expect({ seen, handles }).toEqual({ seen: [201, '{"got":"{\\"query\\":\\"ü\\"}"}'], handles: expected });
   });
 });

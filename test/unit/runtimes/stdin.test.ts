@@ -1,6 +1,6 @@
-// readStdin on real descriptors: FIFOs go through Node's pipe handle, files and devices through
-// fs.read on the threadpool, and both give the same answer. A hook's own fd 0 is exercised in
-// child processes, where it is a socket (what Qwen and spawn give), a file or /dev/null.
+// readStdin on real descriptors (FIFOs, files, devices), all read with fs.read on the threadpool. A
+// hook's own fd 0 is exercised in child processes, where it is a socket (what Qwen and spawn give),
+// a file or /dev/null.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +9,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LibuvStreams, processLibuvStreams } from '../../../src/bindings/libuv-stream.js';
 import { parseJson, readStdin, type StdinResult } from '../../../src/runtimes/shared/stdin.js';
 import { ROOT } from '../../fixtures/run-runtime.js';
 
@@ -25,14 +24,10 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const streams = processLibuvStreams() as LibuvStreams;
 let names = 0;
 const fresh = (kind: string) => path.join(dir, `${kind}-${names++}`);
 
-/**
- * A FIFO opened at both ends, both blocking: each open waits for the other on the threadpool.
- * The pipe handle makes its reader non-blocking itself; fs.read needs a blocking one.
- */
+/** A FIFO opened at both ends, both blocking: each open waits for the other on the threadpool. */
 async function fifo(): Promise<{ reader: number; writer: number }> {
   const file = fresh('fifo');
   execFileSync('mkfifo', [file]);
@@ -50,18 +45,9 @@ const shown = (result: StdinResult) =>
 
 type Source = (content: Buffer, limit: number) => Promise<ReturnType<typeof shown>>;
 
-const viaFifoAndPipeHandle: Source = async (content, limit) => {
+const viaFifo: Source = async (content, limit) => {
   const { reader, writer } = await fifo();
-  // The pipe handle owns the reader from here and closes it.
-  const [result] = await Promise.all([
-    readStdin(limit, reader, streams).result,
-    writeAndClose(writer, content),
-  ]);
-  return shown(result);
-};
-const viaFifoAndThreadpool: Source = async (content, limit) => {
-  const { reader, writer } = await fifo();
-  const reading = readStdin(limit, reader, null).result;
+  const reading = readStdin(limit, reader).result;
   const written = writeAndClose(writer, content);
   const result = await reading;
   // fs.read leaves the descriptor to its owner; closing it also ends a writer stuck on a full pipe.
@@ -74,7 +60,7 @@ const viaFile: Source = async (content, limit) => {
   fs.writeFileSync(file, content);
   const fd = fs.openSync(file, 'r');
   try {
-    return shown(await readStdin(limit, fd, streams).result);
+    return shown(await readStdin(limit, fd).result);
   } finally {
     fs.closeSync(fd);
   }
@@ -82,9 +68,8 @@ const viaFile: Source = async (content, limit) => {
 
 const MIB = 1024 * 1024;
 describe.each([
-  ['a FIFO through the pipe handle', viaFifoAndPipeHandle],
-  ['a FIFO through fs.read (streams: null)', viaFifoAndThreadpool],
-  ['a regular file through fs.read', viaFile],
+  ['a FIFO', viaFifo],
+  ['a regular file', viaFile],
 ])('readStdin from %s', (_source, read) => {
   it.each<[string, string, number, ReturnType<typeof shown>]>([
     ['empty', '', MIB, { kind: 'ok', text: '' }],
@@ -100,26 +85,9 @@ describe.each([
 });
 
 describe('readStdin: what blocks', () => {
-  it('never reports pending() on the pipe path, even while the writer stays open', async () => {
+  it('reports pending() while a read is blocked on a silent writer, and not once it returned', async () => {
     const { reader, writer } = await fifo();
-    const stdin = readStdin(1000, reader, streams);
-    let settled = false;
-    void stdin.result.then(() => (settled = true));
-    const whileWaiting = [stdin.pending()];
-    await sleep(100);
-    whileWaiting.push(stdin.pending());
-    const settledWhileOpen = settled;
-    await writeAndClose(writer, Buffer.from('late'));
-    expect({ whileWaiting, settledWhileOpen, result: shown(await stdin.result) }).toEqual({
-      whileWaiting: [false, false],
-      settledWhileOpen: false,
-      result: { kind: 'ok', text: 'late' },
-    });
-  });
-
-  it('reports pending() on the threadpool path while a read is blocked, and not once it returned', async () => {
-    const { reader, writer } = await fifo();
-    const stdin = readStdin(1000, reader, null);
+    const stdin = readStdin(1000, reader);
     const whileWaiting = [stdin.pending()];
     await sleep(100);
     whileWaiting.push(stdin.pending());
@@ -133,11 +101,10 @@ describe('readStdin: what blocks', () => {
     });
   });
 
-  it('reads /dev/null on the threadpool path (the pipe handle would abort on it): ok, no bytes', async () => {
+  it('reads /dev/null: ok, no bytes', async () => {
     const fd = fs.openSync('/dev/null', 'r');
     try {
-      const stdin = readStdin(1000, fd, streams);
-      // A read in flight right after the call: the threadpool path was taken.
+      const stdin = readStdin(1000, fd);
       const atStart = stdin.pending();
       expect({ atStart, result: shown(await stdin.result), after: stdin.pending() }).toEqual({
         atStart: true,
@@ -152,7 +119,7 @@ describe('readStdin: what blocks', () => {
   it('answers ok with no bytes for a descriptor that is not open', async () => {
     // A hook started with stdin closed: fstat and read both fail, which reads as an empty stdin. A
     // number far above any open descriptor, so that nothing of this process is read or closed.
-    expect(shown(await readStdin(1000, 999_999, streams).result)).toEqual({ kind: 'ok', text: '' });
+    expect(shown(await readStdin(1000, 999_999).result)).toEqual({ kind: 'ok', text: '' });
   });
 });
 
@@ -160,7 +127,7 @@ describe("readStdin on a child's own fd 0, with the defaults", () => {
   const SCRIPT = [
     `import { readStdin } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/runtimes/shared/stdin.ts')).href)};`,
     'const stdin = readStdin(Number(process.argv[1]));',
-    // pending() right after the call tells the paths apart: only fs.read has a read in flight.
+    // A read is in flight right after the call, whatever fd 0 is.
     'const pendingAtStart = stdin.pending();',
     'const result = await stdin.result;',
     "const text = result.kind === 'ok' ? result.bytes.toString('utf8') : undefined;",
@@ -193,15 +160,9 @@ describe("readStdin on a child's own fd 0, with the defaults", () => {
       'socket',
       '{"a":"ü"}',
       1000,
-      { kind: 'ok', text: '{"a":"ü"}', pendingAtStart: false },
+      { kind: 'ok', text: '{"a":"ü"}', pendingAtStart: true },
     ],
-    [
-      'a socket over the limit',
-      'socket',
-      'x'.repeat(2000),
-      1000,
-      { kind: 'oversize', pendingAtStart: false },
-    ],
+    ['a socket over the limit', 'socket', 'x'.repeat(2000), 1000, { kind: 'oversize', pendingAtStart: true }],
     ['a regular file', 'file', '{"a":"ü"}', 1000, { kind: 'ok', text: '{"a":"ü"}', pendingAtStart: true }],
     [
       'a regular file over the limit',

