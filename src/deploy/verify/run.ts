@@ -6,8 +6,6 @@ import { execFile } from 'node:child_process';
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { buildArgv } from '../../../launcher/argv.js';
-import { LaunchError } from '../../../launcher/messages.js';
 import { AdminInputError } from '../../base/errors.js';
 import { type Platform, platformOfHost } from '../../base/platform.js';
 import { parseRuntimeConfig } from '../../config/load.js';
@@ -18,6 +16,7 @@ import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
 import { type HostFs, installHostProblems } from '../../host/install-checks.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
+import { planArgv } from '../../policy/arguments.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
@@ -110,12 +109,9 @@ function launcherHostProblems(view: TreeView, dir: string, platform: Platform): 
     const bytes = view.tree.files.get(profileRel(profile.kind, PROFILE_FILES.launchPlan))?.bytes;
     if (plan === undefined || bytes === undefined) continue;
     const externalContextActive = profile.state === 'active';
-    let argv: string[];
-    try {
-      argv = buildArgv(plan, { externalContextActive }, ARGUMENT_POLICY);
-    } catch (error) {
-      if (!(error instanceof LaunchError)) throw error;
-      for (const problem of error.problems) found.add(problem);
+    const { argv, problems: argvProblems } = planArgv(plan, externalContextActive, ARGUMENT_POLICY);
+    if (argvProblems.length > 0) {
+      for (const problem of argvProblems) found.add(problem);
       continue;
     }
     const { problems } = installHostProblems({

@@ -49,6 +49,8 @@ describe('this repository', () => {
       expect(targets(folder), folder).not.toEqual(expect.arrayContaining(['src/deploy']));
       expect(targets(folder), folder).not.toEqual(expect.arrayContaining(['src/cli']));
     }
+    // Render and verify take the launcher's contract from src/contracts and src/policy, never from launcher/.
+    expect(targets('src/deploy')).not.toEqual(expect.arrayContaining(['launcher']));
     // The leaves every layer may use: src/base imports nothing, src/text only src/base.
     expect(targets('src/base')).toEqual([]);
     expect(targets('src/text')).toEqual(['src/base']);
