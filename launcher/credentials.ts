@@ -2,9 +2,13 @@
 // the value — not even a length or a prefix.
 
 import type { Platform } from '../src/base/platform.js';
-import type { CredentialSource, LaunchPlan } from '../src/contracts/launch-plan.js';
-import { lookupEnv, sameEnvName } from '../src/policy/environment-names.js';
+import type { LaunchPlan } from '../src/contracts/launch-plan.js';
+import { routedCredentials } from '../src/policy/credentials.js';
+import { lookupEnv } from '../src/policy/environment-names.js';
 import { errorCode, failure, show } from './messages.js';
+
+// Which credentials a launch routes is shared with verify's host checks (src/host/install-checks.ts).
+export { routedCredentials, withheldCredential } from '../src/policy/credentials.js';
 
 export interface CredentialOptions {
   externalContextActive: boolean;
@@ -12,29 +16,6 @@ export interface CredentialOptions {
   platform: Platform;
   /** Reads a credential file as UTF-8. */
   readFile(path: string): string;
-}
-
-/** True for a provider credential of a rolled-back profile: it stays out of the launch, however routed. */
-export function withheldCredential(
-  plan: LaunchPlan,
-  name: string,
-  externalContextActive: boolean,
-  platform: Platform,
-): boolean {
-  return (
-    !externalContextActive && plan.externalContext.credentials.some((c) => sameEnvName(c, name, platform))
-  );
-}
-
-/** The credentials this launch delivers: those routed to the profile, minus provider ones when rolled back. */
-export function routedCredentials(
-  plan: LaunchPlan,
-  externalContextActive: boolean,
-  platform: Platform,
-): Array<[string, CredentialSource]> {
-  return Object.entries(plan.credentials).filter(
-    ([name]) => !withheldCredential(plan, name, externalContextActive, platform),
-  );
 }
 
 /** A credential file's value: one trailing `\n` or `\r\n` stripped; undefined when nothing is left. */

@@ -82,7 +82,8 @@ async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
     launchDefaults,
   });
   // Step 4b: what the repository and the user's home would carry into Qwen.
-  const facts = qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+  // The pinned package's own version (checked supported by loadPins); a stand-in cli.js has none.
+  const facts = qwenVersionFacts(pins.qwenVersion ?? DEFAULT_QWEN_VERSION)!;
   const adminFile = (variable: keyof typeof PINNED_FILE_VARIABLES) => plan.environment.files[variable]!;
   const repository = await inspectRepository({
     plan,

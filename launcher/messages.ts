@@ -2,8 +2,9 @@
 
 import { show } from '../src/policy/quote.js';
 
+export { errorCode } from '../src/base/errors.js';
 // Terminal-safe quoting and the pinned-path words live with the path rules; the launcher's modules take them from here.
-export { PATH_PROBLEM_TEXT, show } from '../src/policy/quote.js';
+export { octalMode, PATH_PROBLEM_TEXT, show } from '../src/policy/quote.js';
 
 export const PROGRAM = 'launch-qwen';
 
@@ -29,16 +30,6 @@ export function failure(...problems: string[]): LaunchError {
 
 export function usage(...problems: string[]): LaunchError {
   return new LaunchError(LAUNCH_EXIT.usage, problems);
-}
-
-/** The errno code of a failed file-system call (`ENOENT`, `EACCES`, …), or `error` without one. */
-export function errorCode(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
-}
-
-/** A file mode's permission bits as four octal digits (`0644`, `1777`). */
-export function octalMode(mode: number): string {
-  return (mode & 0o7777).toString(8).padStart(4, '0');
 }
 
 export function rolledBackNotice(kind: string): string {

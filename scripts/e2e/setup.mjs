@@ -19,6 +19,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   statSync,
   writeFileSync,
@@ -45,6 +46,21 @@ export const paths = {
   ripgrep: join(cacheDir, 'node_modules', '@qwen-code', 'qwen-code', 'vendor', 'ripgrep', 'x64-linux', 'rg'),
 };
 
+/** The other supported Qwen versions, each pinned by scripts/e2e/qwen-versions/<version>/ (its lockfile). */
+const versionsDir = join(here, 'qwen-versions');
+const RIPGREP_REL = join('vendor', 'ripgrep', 'x64-linux', 'rg');
+
+export function extraQwenVersions() {
+  return readdirSync(versionsDir).sort();
+}
+
+/** Where setup installs Qwen `version` (one of extraQwenVersions()). */
+export function extraQwenPaths(version) {
+  const dir = join(cacheDir, `qwen-${version}`);
+  const packageDir = join(dir, 'node_modules', '@qwen-code', 'qwen-code');
+  return { dir, packageDir, qwenCli: join(packageDir, 'cli.js'), ripgrep: join(packageDir, RIPGREP_REL) };
+}
+
 function log(message) {
   process.stderr.write(`[e2e-setup] ${message}\n`);
 }
@@ -66,20 +82,20 @@ function npm(args, cwd) {
   if (result.status !== 0) fail(`npm ${args.join(' ')} exited with ${result.status} in ${cwd}`);
 }
 
-function inputHash() {
+function inputHash(from = here) {
   const hash = createHash('sha256');
   for (const name of MANIFESTS) {
     hash.update(`${name}\0`);
-    hash.update(readFileSync(join(here, name)));
+    hash.update(readFileSync(join(from, name)));
     hash.update('\0');
   }
   hash.update(JSON.stringify(NPM_CI_ARGS));
   return hash.digest('hex');
 }
 
-function readStamp() {
+function readStamp(file = stampFile) {
   try {
-    return JSON.parse(readFileSync(stampFile, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     return null;
   }
@@ -115,13 +131,67 @@ function pinnedFilesPresent() {
   return existsSync(paths.node22) && existsSync(paths.qwenCli) && existsSync(paths.ripgrep);
 }
 
-function fixRipgrep() {
-  // Packaging bug in 0.24.4: the bundled ripgrep ships without its execute bit.
-  const mode = statSync(paths.ripgrep).mode & 0o777;
+function fixRipgrep(ripgrep = paths.ripgrep) {
+  // Packaging bug in 0.24.4 (policies/qwen/versions.json): the bundled ripgrep ships without its execute bit.
+  const mode = statSync(ripgrep).mode & 0o777;
   if ((mode & 0o111) !== 0o111) {
-    chmodSync(paths.ripgrep, mode | 0o755);
-    log(`chmod +x ${paths.ripgrep}`);
+    chmodSync(ripgrep, mode | 0o755);
+    log(`chmod +x ${ripgrep}`);
   }
+}
+
+function qwenVersionOf(qwenCli) {
+  const result = run(paths.node22, [qwenCli, '--version'], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
+    timeout: 60_000,
+  });
+  return { status: result.status, version: result.stdout.trim() };
+}
+
+/** Every supported version is pinned here, and nothing else: policies/qwen/versions.json is the list. */
+function checkSupportedVersions() {
+  const policy = JSON.parse(readFileSync(join(repoRoot, 'policies', 'qwen', 'versions.json'), 'utf8'));
+  const supported = Object.keys(policy.versions).sort();
+  const pinned = [EXPECTED_QWEN, ...extraQwenVersions()].sort();
+  if (JSON.stringify(supported) !== JSON.stringify(pinned)) {
+    fail(
+      `policies/qwen/versions.json supports ${supported.join(', ')} but the e2e toolchain pins ${pinned.join(', ')}; add scripts/e2e/qwen-versions/<version>/ (docs/qwen-versions.md)`,
+    );
+  }
+}
+
+/** Installs each extra version into .cache/e2e/qwen-<version>/ when its lockfile changed; verifies it. */
+function installExtraVersions(force) {
+  const installed = {};
+  for (const version of extraQwenVersions()) {
+    const from = join(versionsDir, version);
+    const target = extraQwenPaths(version);
+    const versionStamp = join(target.dir, '.stamp.json');
+    const hash = inputHash(from);
+    const stamp = readStamp(versionStamp);
+    const upToDate = !force && stamp?.inputHash === hash && existsSync(target.qwenCli);
+    if (!upToDate) {
+      const started = Date.now();
+      log(`installing Qwen ${version} into ${target.dir}`);
+      mkdirSync(target.dir, { recursive: true });
+      for (const name of MANIFESTS) copyFileSync(join(from, name), join(target.dir, name));
+      npm(NPM_CI_ARGS, target.dir);
+      log(`installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    if (existsSync(target.ripgrep)) fixRipgrep(target.ripgrep);
+    const got = qwenVersionOf(target.qwenCli);
+    if (got.status !== 0 || got.version !== version) {
+      fail(`${target.qwenCli} --version printed "${got.version}" (exit ${got.status}), expected ${version}`);
+    }
+    if (!upToDate) {
+      writeFileSync(
+        versionStamp,
+        `${JSON.stringify({ inputHash: hash, installedAt: new Date().toISOString() }, null, 2)}\n`,
+      );
+    }
+    installed[version] = target.qwenCli;
+  }
+  return installed;
 }
 
 function verify() {
@@ -132,11 +202,8 @@ function verify() {
       `${paths.node22} --version printed "${gotNode}" (exit ${nodeVersion.status}), expected ${EXPECTED_NODE}`,
     );
   }
-  const qwenVersion = run(paths.node22, [paths.qwenCli, '--version'], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' },
-    timeout: 60_000,
-  });
-  const gotQwen = qwenVersion.stdout.trim();
+  const qwenVersion = qwenVersionOf(paths.qwenCli);
+  const gotQwen = qwenVersion.version;
   if (qwenVersion.status !== 0 || gotQwen !== EXPECTED_QWEN) {
     fail(`qwen --version printed "${gotQwen}" (exit ${qwenVersion.status}), expected ${EXPECTED_QWEN}`);
   }
@@ -155,6 +222,7 @@ function main() {
   }
   if (argv.has('--relock')) relock();
   checkLockfilePins();
+  checkSupportedVersions();
 
   const hash = inputHash();
   const stamp = readStamp();
@@ -178,7 +246,8 @@ function main() {
     );
   }
 
-  const report = { ...paths, versions };
+  const qwenVersions = installExtraVersions(argv.has('--force'));
+  const report = { ...paths, versions, qwenVersions };
   if (argv.has('--json')) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
@@ -187,6 +256,7 @@ function main() {
         `node22     ${paths.node22} (${versions.node})`,
         `qwen cli   ${paths.qwenCli} (${versions.qwen})`,
         `ripgrep    ${paths.ripgrep} (${versions.ripgrep})`,
+        ...Object.entries(qwenVersions).map(([version, cli]) => `qwen ${version} ${cli}`),
         `cache      ${cacheDir}`,
         '',
       ].join('\n'),

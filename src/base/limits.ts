@@ -21,7 +21,7 @@ export const MAX_CONFIG_BYTES = 65_536;
 /** Largest hook event a hook reads from stdin. */
 export const HOOK_STDIN_BYTES = 1024 * 1024;
 
-/** Qwen's command-hook timeout in managed settings (≥ 1000 is read as milliseconds). */
+/** The managed command hooks' timeout, rendered in the unit the Qwen version reads (policies/qwen/versions.json). */
 export const HOOK_TIMEOUT_MS = 8000;
 /** The auto-recall hook's own wall-clock budget, between the provider timeout and HOOK_TIMEOUT_MS. */
 export const HOOK_BUDGET_MS = 6500;

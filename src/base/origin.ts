@@ -1,6 +1,7 @@
 // Origin rules shared by the config schema and the HTTP client (providers.md, "HTTP client rules").
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Hosts plain http: may name without allowInsecureHttp (the traffic never leaves the machine). */
+export const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export type OriginProblem =
   | 'control-or-backslash'

@@ -6,6 +6,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
 import { processIO } from './command.js';
 import { planCommand } from './commands/plan.js';
+import { probeCommand } from './commands/probe.js';
 import { createRenderCommand } from './commands/render.js';
 import { createRollbackCommand } from './commands/rollback.js';
 import { serveContextCommand } from './commands/serve-context.js';
@@ -28,6 +29,7 @@ const commands = [
   createRenderCommand(deps),
   createVerifyCommand(deps),
   planCommand,
+  probeCommand,
   createRollbackCommand(deps),
   serveContextCommand,
 ];

@@ -21,46 +21,105 @@ const scopeString = z.string().check(z.overwrite(trimmed), z.refine(isScopeLengt
 const timeoutMs = (bounds: { default: number; max: number }) =>
   z._default(z.int().check(z.gte(1), z.lte(bounds.max)), bounds.default);
 
-export const genericHttpProviderSchema = z.strictObject({
-  type: z.literal('generic-http-search-v1'),
-  // Origin only, https (or loopback http): see providers.md.
-  baseUrl: z.string().check(z.refine(isOrigin)),
-  tokenEnv: credentialName,
-});
+// Descriptions (z.describe) are for the published JSON Schema: editors show them while completing.
+export const genericHttpProviderSchema = z
+  .strictObject({
+    type: z
+      .literal('generic-http-search-v1')
+      .check(z.describe('A knowledge base speaking Generic HTTP Search v1')),
+    // Origin only, https (or loopback http): see providers.md.
+    baseUrl: z
+      .string()
+      .check(
+        z.refine(isOrigin),
+        z.describe(
+          'Origin of the search service (scheme, host, port; no path): https://, or http:// on loopback only',
+        ),
+      ),
+    tokenEnv: credentialName.check(
+      z.describe(
+        'Variable holding the bearer token (sent as Authorization: Bearer); route it under "credentials"',
+      ),
+    ),
+  })
+  .check(z.describe('Generic HTTP Search v1: POST <baseUrl>/v1/context/search with a bearer token'));
 
-export const mem0PlatformV3ProviderSchema = z.strictObject({
-  type: z.literal('mem0-platform-v3'),
-  apiKeyEnv: credentialName,
-  appId: scopeString,
-});
+export const mem0PlatformV3ProviderSchema = z
+  .strictObject({
+    type: z.literal('mem0-platform-v3').check(z.describe('Mem0 Platform at https://api.mem0.ai (v3 API)')),
+    apiKeyEnv: credentialName.check(
+      z.describe(
+        'Variable holding the Mem0 API key (sent as Authorization: Token); route it under "credentials"',
+      ),
+    ),
+    appId: scopeString.check(z.describe('The Mem0 app_id every search (and write) is scoped to')),
+  })
+  .check(z.describe('Mem0 Platform, one app_id scope; the same as preset "mem0-platform-v3"'));
 
 export const mem0EndpointSchema = z
   .strictObject({
-    origin: z.string(),
-    basePath: z._default(z.string().check(z.refine(isValidBasePath)), ''),
-    allowInsecureHttp: z.optional(z.boolean()),
+    origin: z
+      .string()
+      .check(
+        z.describe('Origin of the Mem0 service (scheme, host, port; no path), e.g. https://mem0.example.com'),
+      ),
+    basePath: z
+      ._default(z.string().check(z.refine(isValidBasePath)), '')
+      .check(z.describe('Static prefix before the preset\'s paths, e.g. "/mem0"; default ""')),
+    allowInsecureHttp: z
+      .optional(z.boolean())
+      .check(
+        z.describe(
+          'true allows http:// to a host other than loopback (an intranet service): the credential then crosses the network unencrypted, and verify warns',
+        ),
+      ),
   })
-  .check(z.refine(isEndpointOrigin, { path: ['origin'] }));
+  .check(
+    z.refine(isEndpointOrigin, {
+      path: ['origin'],
+    }),
+    z.describe('Where the Mem0 service listens'),
+  );
 
-export const mem0ScopeSchema = z.strictObject({
-  userId: z.optional(scopeString),
-  agentId: z.optional(scopeString),
-  appId: z.optional(scopeString),
-});
+export const mem0ScopeSchema = z
+  .strictObject({
+    userId: z
+      .optional(scopeString)
+      .check(z.describe('user_id; required by the OSS, PolarDB and mem0-v2 presets')),
+    agentId: z
+      .optional(scopeString)
+      .check(z.describe('agent_id; optional for the OSS, PolarDB and mem0-v2 presets')),
+    appId: z
+      .optional(scopeString)
+      .check(z.describe('app_id; required by the mem0-platform-v3/mem0-v3 presets')),
+  })
+  .check(
+    z.describe(
+      'The memory scope: exactly the keys the preset requires, plus only the optional ones it uses (docs/admin.md lists them per preset)',
+    ),
+  );
 
-export const mem0ProviderSchema = z.strictObject({
-  type: z.literal('mem0'),
-  preset: z.enum(MEM0_PRESET_NAMES),
-  endpoint: mem0EndpointSchema,
-  credentialEnv: credentialName,
-  scope: mem0ScopeSchema,
-});
+export const mem0ProviderSchema = z
+  .strictObject({
+    type: z.literal('mem0').check(z.describe('A Mem0 service spoken to through one of the presets')),
+    preset: z
+      .enum(MEM0_PRESET_NAMES)
+      .check(
+        z.describe('The wire contract: paths, auth header and scope keys (docs/admin.md lists every preset)'),
+      ),
+    endpoint: mem0EndpointSchema,
+    credentialEnv: credentialName.check(
+      z.describe('Variable holding the credential (header set by the preset); route it under "credentials"'),
+    ),
+    scope: mem0ScopeSchema,
+  })
+  .check(z.describe('Mem0 through a preset'));
 
-export const providerSchema = z.discriminatedUnion('type', [
-  genericHttpProviderSchema,
-  mem0PlatformV3ProviderSchema,
-  mem0ProviderSchema,
-]);
+export const providerSchema = z
+  .discriminatedUnion('type', [genericHttpProviderSchema, mem0PlatformV3ProviderSchema, mem0ProviderSchema])
+  .check(
+    z.describe('Where the profile searches (and, for write, stores): a provider block chosen by "type"'),
+  );
 
 /** `write` must be exactly `{"enabled": true}`. */
 export const writeSchema = z.strictObject({ enabled: z.literal(true) });

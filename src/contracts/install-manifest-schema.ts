@@ -8,6 +8,9 @@ export const installManifestSchema = z.strictObject({
   toolkitVersion: z.string(),
   deploymentSha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   adminUid: z.int().check(z.gte(0)),
+  // Which deployment.json owns the tree (absolute path at render time): a render of another file that
+  // would retire its profiles is refused. Absent in trees rendered before the field existed.
+  deploymentFile: z.optional(z.string()),
   files: z.record(
     z.string(),
     z.strictObject({

@@ -46,3 +46,8 @@ export function powershellQuote(s: string): string {
   // PowerShell treats U+2018, U+2019, U+201A and U+201B as single quotes too.
   return `'${s.replace(/['\u2018\u2019\u201a\u201b]/gu, (q) => q + q)}'`;
 }
+
+/** A file mode's permission bits as four octal digits (`0644`, `1777`). */
+export function octalMode(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, '0');
+}

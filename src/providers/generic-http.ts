@@ -19,16 +19,25 @@ export interface GenericHttpProviderOptions {
   transport: Transport;
 }
 
+/** The one credential header of the contract. */
+export function genericCredentialHeader(token: string): { name: string; value: string } {
+  return { name: 'authorization', value: `Bearer ${token}` };
+}
+
+/** The search body: the wire contract fixes the limit at 5 whatever the caller asked for. */
+export function genericSearchBody(query: string): { query: string; limit: number } {
+  return { query, limit: MAX_ITEMS };
+}
+
 export function createGenericHttpProvider(options: GenericHttpProviderOptions): Provider {
   const url = joinUrl(options.origin, '', GENERIC_SEARCH_PATH);
-  const credential = { name: 'authorization', value: `Bearer ${options.token}` };
+  const credential = genericCredentialHeader(options.token);
   return {
     async search(request: SearchRequest): Promise<ContextItem[]> {
       const answer = await postJson(options.transport, {
         url,
         credential,
-        // The wire contract fixes the limit at 5 whatever the caller asked for.
-        body: { query: request.query, limit: MAX_ITEMS },
+        body: genericSearchBody(request.query),
         signal: request.signal,
       });
       return parseGenericSearchResponse(answer, request.limit);

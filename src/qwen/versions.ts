@@ -12,27 +12,50 @@ export interface SettingFact {
   max?: number;
 }
 
-export interface QwenVersionFacts {
-  version: string;
-  /** The policies/qwen/<dir>/settings.json this version's settings keys are in. */
-  settingsFile: string;
-  /** `advanced.excludedEnvVars` when no settings scope sets it; setting it replaces this list. */
-  defaultExcludedEnvVars: readonly string[];
-}
+/** The unit Qwen reads a command hook's `timeout` in (0.24.x: seconds; 1000 or more is legacy ms). */
+export type HookTimeoutUnit = 'seconds' | 'milliseconds';
+
+/** Defects of the package as the registry serves it, which verify reports with their fix. */
+export type PackagingDefect = 'ripgrep-not-executable';
 
 interface VersionEntry {
+  /** The policies/qwen/<dir>/settings.json this version's settings keys are in. */
   settings: string;
-  defaultExcludedEnvVars: string[];
+  /** `advanced.excludedEnvVars` when no settings scope sets it; setting it replaces this list. */
+  defaultExcludedEnvVars: readonly string[];
+  hookTimeoutUnit: HookTimeoutUnit;
+  /** The vendored ripgrep Qwen runs, relative to the package (`{arch}`/`{platform}` as in Node). */
+  ripgrep: string;
+  packagingDefects: readonly PackagingDefect[];
 }
 
-export const SUPPORTED_QWEN_VERSIONS: readonly string[] = Object.keys(versions.versions);
+export interface QwenVersionFacts extends Omit<VersionEntry, 'settings'> {
+  version: string;
+  settingsFile: string;
+}
+
+// test/unit/qwen/versions.test.ts checks every entry against these types (JSON imports widen them).
+const VERSIONS = versions.versions as unknown as Readonly<Record<string, VersionEntry>>;
+
+export const SUPPORTED_QWEN_VERSIONS: readonly string[] = Object.keys(VERSIONS);
 
 /** The facts of a supported version, or undefined for any other. */
 export function qwenVersionFacts(version: string): QwenVersionFacts | undefined {
-  const entry = (versions.versions as Record<string, VersionEntry>)[version];
-  if (entry === undefined) return undefined;
-  return { version, settingsFile: entry.settings, defaultExcludedEnvVars: entry.defaultExcludedEnvVars };
+  if (!Object.hasOwn(VERSIONS, version)) return undefined;
+  const { settings, ...facts } = VERSIONS[version]!;
+  return { version, settingsFile: settings, ...facts };
 }
 
 /** The version every deployment is rendered for until a version is pinned per deployment. */
 export const DEFAULT_QWEN_VERSION = '0.24.4';
+
+/** A command hook's `timeout` value, in the unit this Qwen version reads, for a budget in ms. */
+export function hookTimeoutValue(facts: Pick<QwenVersionFacts, 'hookTimeoutUnit'>, ms: number): number {
+  return facts.hookTimeoutUnit === 'seconds' ? Math.ceil(ms / 1000) : ms;
+}
+
+/** The vendored ripgrep's path inside the package, for this platform and architecture. */
+export function ripgrepRel(facts: Pick<QwenVersionFacts, 'ripgrep'>, platform: string, arch: string): string {
+  const rel = facts.ripgrep.replaceAll('{arch}', arch).replaceAll('{platform}', platform);
+  return platform === 'win32' ? `${rel}.exe` : rel;
+}

@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StrictModes } from '../../launcher/strict-modes.js';
 import { debianVersion, LAYOUT, PACKAGE_NAME, PREFIX } from '../../scripts/fleet/debian.js';
+import { StrictModes } from '../../src/host/strict-modes.js';
 import { INPUT_READY } from '../e2e/harness/scenario.js';
 import { RUN_MARKER_ENV, TerminalSession } from '../e2e/harness/terminal.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../e2e/harness/users.js';
@@ -421,7 +421,9 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       ok: true,
       errors: 0,
     });
-    expect(report.checks.filter((c) => c.id === 'host.qwen').map((c) => c.ok)).toEqual([true]);
+    // The real install: the launcher's own host checks (every Qwen file included) and the executable rg.
+    expect(report.checks.filter((c) => c.id === 'host.install').map((c) => c.ok)).toEqual([true]);
+    expect(report.checks.filter((c) => c.id === 'host.ripgrep').map((c) => c.ok)).toEqual([true]);
     expect(report.checks.some((c) => c.id === 'drift' && c.ok)).toBe(true);
   });
 

@@ -22,7 +22,7 @@ import { InputError, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
 import { quietSteps } from '../progress.js';
 
-export const RENDER_HELP = `Usage: qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]
+export const RENDER_HELP = `Usage: qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--take-over] [--runtime-dir DIR] [--json]
 
 Renders the install tree described by deployment.json: bin/ (launcher shims), runtime/ (bundled
 runtimes and launcher), profiles/<kind>/ (system settings with the managed hooks, system defaults,
@@ -35,6 +35,8 @@ Options:
   --out DIR          stage the tree in DIR instead of installDir; its files still refer to installDir
                      (render in CI, ship the tree with configuration management)
   --reactivate       re-activate rolled-back profiles (a routine re-render keeps them rolled back)
+  --take-over        render over a tree another deployment.json rendered, retiring the profiles this
+                     file does not deploy (without it, render refuses)
   --runtime-dir DIR  bundled runtimes to install (default: this toolkit's dist/runtime)
   --json             print only the result as one JSON object (for configuration management)
   -h, --help         show this help
@@ -44,8 +46,38 @@ JSON result: {"changed", "dir", "installDir", "deployment", "written", "unchange
   paths relative to dir, "changed" is true iff anything was written or retired, "backupDir" is
   null when nothing was replaced. Errors go to stderr as text, with the exit codes below.
 
-Exit codes: 0 rendered (or already up to date), 1 deployment refused or write failed, 2 usage error.
+Exit codes: 0 rendered (or already up to date), 1 deployment refused or write failed, 2 usage error,
+130 interrupted (Ctrl+C: the lock is released; run render again to finish).
 `;
+
+const PERMISSION_CODES = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * A file-system refusal while writing the tree, as an administrator's mistake naming the path and the
+ * fix; undefined for anything else (a real bug stays an internal error).
+ */
+export function writeRefusal(error: unknown, target: string, staged: boolean): InputError | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code !== 'string') return undefined;
+  const where = (error as NodeJS.ErrnoException).path ?? target;
+  const flag = staged ? '--out' : 'installDir';
+  if (PERMISSION_CODES.has(code)) {
+    return new InputError(
+      `render: cannot write ${where} (${code}: ${code === 'EROFS' ? 'read-only file system' : 'permission denied'}); nothing was rendered into ${target}. Fix: run render as the user that owns ${target} (usually root), or stage the tree with --out DIR in a directory you can write`,
+    );
+  }
+  if (code === 'EEXIST' || code === 'ENOTDIR') {
+    return new InputError(
+      `render: ${flag} ${target} is not a directory (${where} is an existing file); nothing was written. Fix: name a directory (new or an existing install tree), or remove the file`,
+    );
+  }
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new InputError(
+      `render: no space left writing ${where} (${code}); manifest.json was not updated, so the tree still verifies as before or reports the half-written files. Fix: free space, then render again`,
+    );
+  }
+  return undefined;
+}
 
 /** `render --json`: what a configuration-management run needs to report `changed` truthfully. */
 export interface RenderJsonResult {
@@ -116,6 +148,7 @@ export function createRenderCommand(deps: AdminDeps): Command {
           deployment: { type: 'string' },
           out: { type: 'string' },
           reactivate: { type: 'boolean' },
+          'take-over': { type: 'boolean' },
           'runtime-dir': { type: 'string' },
           json: { type: 'boolean' },
         },
@@ -132,6 +165,17 @@ export function createRenderCommand(deps: AdminDeps): Command {
       const now = deps.now();
       // With --json, stdout carries the result alone: no progress lines.
       const steps = flags.json === true ? quietSteps : deps.steps(io.stdout, io.stderr);
+      // Ctrl+C: release the lock (a killed render's lock would block the next one until taken over).
+      const stopWatching = io.onInterrupt?.(async () => {
+        const held = lock;
+        lock = undefined;
+        await held?.release();
+        io.stderr.write(
+          held === undefined
+            ? 'render: interrupted (Ctrl+C) before writing anything\n'
+            : `render: interrupted (Ctrl+C); released the lock of ${held.dir}. manifest.json is written last, so the tree is either as before or has new files that verify reports; run render again to finish\n`,
+        );
+      });
       try {
         await steps([
           {
@@ -146,6 +190,12 @@ export function createRenderCommand(deps: AdminDeps): Command {
                 );
               }
               target = flags.out === undefined ? deployment.installDir : path.resolve(io.cwd, flags.out);
+              const existing = await fs.stat(target).catch(() => undefined);
+              if (existing !== undefined && !existing.isDirectory()) {
+                throw new InputError(
+                  `render: ${flags.out === undefined ? 'installDir' : '--out'} ${target} is an existing file, not a directory; nothing was written. Fix: name a directory (new or an existing install tree), or remove the file`,
+                );
+              }
               return `${deployment.platform}, profiles: ${Object.keys(deployment.profiles).join(', ')}`;
             },
           },
@@ -172,6 +222,8 @@ export function createRenderCommand(deps: AdminDeps): Command {
                 now,
                 ...(previous === undefined ? {} : { previous }),
                 reactivate: flags.reactivate === true,
+                deploymentFile,
+                takeOver: flags['take-over'] === true,
               });
               return `${rendered.files.size + 1} files`;
             },
@@ -191,9 +243,10 @@ export function createRenderCommand(deps: AdminDeps): Command {
         if (error instanceof RenderError || error instanceof WriterError || error instanceof LockedError) {
           throw new InputError(`render: ${error.message}`);
         }
-        throw error;
+        throw writeRefusal(error, target, flags.out !== undefined) ?? error;
       } finally {
         await lock?.release();
+        stopWatching?.();
       }
       if (flags.json === true) {
         const result = renderJsonResult(

@@ -2,9 +2,9 @@
 import * as path from 'node:path';
 import { reportJson, reportText } from '../../deploy/verify/report.js';
 import { runVerify, VerifyInputError } from '../../deploy/verify/run.js';
-import type { Command } from '../command.js';
+import type { CliIO, Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError } from '../errors.js';
+import { EXIT, exitCodeFor, InputError, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
 
 export const VERIFY_HELP = `Usage: qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]
@@ -26,10 +26,21 @@ Options:
 
 JSON report: {"ok", "dir", "deployment", "summary": {"errors", "warnings", "passed"},
   "checks": [{"id", "severity": "error"|"warning", "ok", "profile", "file", "message"}]}
+  With --json, stdout is JSON for every outcome: a verify that cannot run (unreadable input, not an
+  install tree, usage error) prints {"ok": false, "error": {"kind": "input"|"usage"|"internal",
+  "message"}, "exitCode"} and the same message on stderr.
 
 Exit codes: 0 every check holds (warnings allowed), 1 violations found (or unreadable input),
 2 usage error.
 `;
+
+/** `verify --json` when verify cannot run: still JSON on stdout, so a CI parser never sees nothing. */
+export function verifyErrorJson(error: unknown): string {
+  const code = exitCodeFor(error);
+  const kind = error instanceof UsageError ? 'usage' : code === EXIT.internal ? 'internal' : 'input';
+  const message = error instanceof Error ? error.message : String(error);
+  return `${JSON.stringify({ ok: false, error: { kind, message }, exitCode: code }, null, 2)}\n`;
+}
 
 export function createVerifyCommand(deps: AdminDeps): Command {
   return {
@@ -37,42 +48,51 @@ export function createVerifyCommand(deps: AdminDeps): Command {
     summary: 'Check an install tree against the managed contract (and deployment.json for drift)',
     help: VERIFY_HELP,
     async run(args, io) {
-      const flags = parseFlags(
-        'verify',
-        args,
-        {
-          dir: { type: 'string' },
-          deployment: { type: 'string' },
-          json: { type: 'boolean' },
-          'skip-smoke': { type: 'boolean' },
-          'runtime-dir': { type: 'string' },
-        },
-        { text: VERIFY_HELP, stdout: io.stdout },
-      );
-      if (flags === undefined) return 0;
-      const dir = path.resolve(io.cwd, required('verify', 'dir', flags.dir));
       try {
-        const report = await runVerify({
-          dir,
-          ...(flags.deployment === undefined
-            ? {}
-            : { deploymentFile: path.resolve(io.cwd, flags.deployment) }),
-          runtimeDir:
-            flags['runtime-dir'] === undefined
-              ? await deps.runtimeDir()
-              : path.resolve(io.cwd, flags['runtime-dir']),
-          toolkitVersion: deps.toolkitVersion,
-          smoke: flags['skip-smoke'] !== true,
-          hostPlatform: deps.hostPlatform,
-          fallbackNode: deps.nodePath,
-          now: deps.now(),
-        });
-        io.stdout.write(flags.json === true ? reportJson(report) : reportText(report));
-        return report.ok ? 0 : 1;
+        return await runVerifyCommand(args, io, deps);
       } catch (error) {
-        if (error instanceof VerifyInputError) throw new InputError(`verify: ${error.message}`);
+        // Any spelling parseArgs accepts for the flag (`--json`, `--json=`) counts.
+        if (args.some((a) => a === '--json' || a.startsWith('--json=')))
+          io.stdout.write(verifyErrorJson(error));
         throw error;
       }
     },
   };
+}
+
+async function runVerifyCommand(args: readonly string[], io: CliIO, deps: AdminDeps): Promise<number> {
+  const flags = parseFlags(
+    'verify',
+    args,
+    {
+      dir: { type: 'string' },
+      deployment: { type: 'string' },
+      json: { type: 'boolean' },
+      'skip-smoke': { type: 'boolean' },
+      'runtime-dir': { type: 'string' },
+    },
+    { text: VERIFY_HELP, stdout: io.stdout },
+  );
+  if (flags === undefined) return 0;
+  const dir = path.resolve(io.cwd, required('verify', 'dir', flags.dir));
+  try {
+    const report = await runVerify({
+      dir,
+      ...(flags.deployment === undefined ? {} : { deploymentFile: path.resolve(io.cwd, flags.deployment) }),
+      runtimeDir:
+        flags['runtime-dir'] === undefined
+          ? await deps.runtimeDir()
+          : path.resolve(io.cwd, flags['runtime-dir']),
+      toolkitVersion: deps.toolkitVersion,
+      smoke: flags['skip-smoke'] !== true,
+      hostPlatform: deps.hostPlatform,
+      fallbackNode: deps.nodePath,
+      now: deps.now(),
+    });
+    io.stdout.write(flags.json === true ? reportJson(report) : reportText(report));
+    return report.ok ? 0 : 1;
+  } catch (error) {
+    if (error instanceof VerifyInputError) throw new InputError(`verify: ${error.message}`);
+    throw error;
+  }
 }

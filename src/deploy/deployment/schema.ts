@@ -9,6 +9,8 @@ import { PLATFORMS } from '../../base/platform.js';
 import { providerSchema } from '../../config/schema.js';
 import { PROFILE_KINDS, REPOSITORY_TRUST } from '../../contracts/launch-plan.js';
 import { DEFAULT_GUARD_MODES } from '../../contracts/names.js';
+import { qwenSettingsJsonSchema } from '../../qwen/settings-json-schema.js';
+import { DEFAULT_QWEN_VERSION } from '../../qwen/versions.js';
 
 /** Qwen permission modes the approval guard can turn back into confirmations. */
 export const GUARD_MODES = ['auto_edit', 'auto', 'yolo'] as const;
@@ -78,38 +80,47 @@ export const credentialSchema = z.union([
 export const deploymentSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Editor hint; ignored by qwen-managed'),
-    version: z.literal(1),
+    version: z.literal(1).describe('Format version of this file: 1'),
     platform: z.enum(PLATFORMS).describe('The platform every path is written for'),
     installDir: absolutePath('Where the install tree lives'),
     node: absolutePath('The pinned Node executable (Qwen 0.24.4 needs Node 22)'),
     qwenCli: absolutePath("Qwen's cli.js (never cli-entry.js, which relaunches through the self-updater)"),
     repositoryRoot: absolutePath('The repository Qwen starts in (and the auto-recall repositoryRoot)'),
-    environment: z.strictObject({
-      PATH: z.string().min(1).describe('The pinned PATH: absolute entries only'),
-      inherit: z
-        .array(z.string())
-        .default([])
-        .describe('Variable names copied from the caller when present (policy-forbidden names refused)'),
-      set: z
-        .record(z.string(), z.string())
-        .default({})
-        .describe('Variables set to fixed values (policy-forbidden names refused)'),
-      fromFiles: z
-        .array(z.string())
-        .default([])
-        .describe(
-          "Names (or PREFIX* patterns) Qwen may take from the .env files it loads (the repository's .env or .qwen/.env, ~/.env, ~/.qwen/.env); every other name found there is kept out, or refuses the launch where it cannot be kept out (policy-forbidden names refused)",
-        ),
-    }),
+    environment: z
+      .strictObject({
+        PATH: z.string().min(1).describe('The pinned PATH: absolute entries only'),
+        inherit: z
+          .array(z.string())
+          .default([])
+          .describe('Variable names copied from the caller when present (policy-forbidden names refused)'),
+        set: z
+          .record(z.string(), z.string())
+          .default({})
+          .describe('Variables set to fixed values (policy-forbidden names refused)'),
+        fromFiles: z
+          .array(z.string())
+          .default([])
+          .describe(
+            "Names (or PREFIX* patterns) Qwen may take from the .env files it loads (the repository's .env or .qwen/.env, ~/.env, ~/.qwen/.env); every other name found there is kept out, or refuses the launch where it cannot be kept out (policy-forbidden names refused)",
+          ),
+      })
+      .describe('The environment the launcher gives Qwen: nothing else from the caller passes'),
     credentials: z
       .record(z.string(), credentialSchema)
       .default({})
       .describe('Where the launcher gets each secret variable: {"file": …} or {"inherit": true}'),
     settings: z
       .record(z.string(), z.unknown())
+      // Validated against the Qwen version's own settings facts (settings.ts), with "did you mean"
+      // fixes; the published schema carries those keys so editors complete them.
+      .meta({
+        ...qwenSettingsJsonSchema(DEFAULT_QWEN_VERSION, {
+          $version: { type: 'number', description: "Qwen's settings format version (the baseline's 4)" },
+        }),
+      })
       .optional()
       .describe(
-        'Extra managed system settings merged into every profile (typically model and security.auth); baseline values cannot change',
+        `Extra managed system settings merged into every profile (typically model and security.auth), checked against Qwen Code ${DEFAULT_QWEN_VERSION}'s settings; baseline values cannot change`,
       ),
     tls: z
       .strictObject({

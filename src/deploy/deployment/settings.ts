@@ -7,7 +7,9 @@ import type { Platform } from '../../base/platform.js';
 import { MCP_SERVER_NAME } from '../../contracts/names.js';
 import { forbiddenReason } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY, SETTINGS_BASELINE, type SettingsBaselinePolicy } from '../../policy/policies.js';
-import { deepEqual, isPlainObject, type JsonObject, showValue } from '../json.js';
+import { qwenSettingsFacts } from '../../qwen/settings-facts.js';
+import { DEFAULT_QWEN_VERSION, type SettingFact } from '../../qwen/versions.js';
+import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../json.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 
 /** Keys that would let JSON reach an object's prototype when merged. */
@@ -119,6 +121,132 @@ export function checkSettingsBlock(
     }
   };
   walk(settings, policy.baseline, []);
+  return problems;
+}
+
+/** Edit distance (insert, delete, substitute, swap two neighbours): how far a typo is from a key. */
+export function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** The closest candidate within a third of the typed length (at least 2 edits), or undefined. */
+export function closest(typed: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(typed.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const distance = editDistance(typed.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+function typeProblem(fact: SettingFact, value: unknown): { message: string; fix: string } | undefined {
+  const want = (kind: string, fix = `write a JSON ${kind}`) => ({ message: `must be a ${kind}`, fix });
+  switch (fact.type) {
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : want('boolean', 'write true or false');
+    case 'string':
+      return typeof value === 'string' ? undefined : want('string');
+    case 'array':
+      return Array.isArray(value) ? undefined : want('list', 'write a JSON array');
+    case 'object':
+      return isPlainObject(value) ? undefined : want('object');
+    case 'enum':
+      return fact.enum?.some((allowed) => deepEqual(allowed, value)) === false
+        ? {
+            message: 'is not one of the values Qwen accepts',
+            fix: `use one of ${fact.enum.map((v) => showValue(v)).join(', ')}`,
+          }
+        : undefined;
+    case 'number':
+    case 'integer': {
+      const kind = fact.type === 'integer' ? 'whole number' : 'number';
+      if (typeof value !== 'number' || (fact.type === 'integer' && !Number.isInteger(value)))
+        return want(kind, `write a ${kind} without quotes`);
+      if ((fact.min !== undefined && value < fact.min) || (fact.max !== undefined && value > fact.max)) {
+        const range = [
+          fact.min === undefined ? '' : `at least ${fact.min}`,
+          fact.max === undefined ? '' : `at most ${fact.max}`,
+        ];
+        return {
+          message: 'is out of range',
+          fix: `use a ${kind} ${range.filter((r) => r !== '').join(' and ')}`,
+        };
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The settings block against the pinned Qwen version's own settings schema
+ * (policies/qwen/<version>/settings.json): every key must be one Qwen knows, with the type, enum and
+ * range it declares. Qwen silently ignores an unknown key, so a typo such as `modle` would leave the
+ * model unmanaged without anyone noticing. Objects Qwen declares without sub-keys (`env`,
+ * `modelProviders`, …) are free-form below.
+ */
+export function settingsFactsProblems(
+  settings: JsonObject,
+  version: string = DEFAULT_QWEN_VERSION,
+  policy: SettingsBaselinePolicy = SETTINGS_BASELINE,
+): Problem[] {
+  const facts = qwenSettingsFacts(version);
+  if (facts === undefined) return [];
+  const names = Object.keys(facts);
+  const problems: Problem[] = [];
+  const childrenOf = (parent: string) =>
+    names.filter((n) =>
+      parent === ''
+        ? !n.includes('.')
+        : n.startsWith(`${parent}.`) && !n.slice(parent.length + 1).includes('.'),
+    );
+  const walk = (value: JsonObject, path: string[]) => {
+    const parent = dotted(path);
+    for (const [key, child] of Object.entries(value)) {
+      if (PROTOTYPE_KEYS.has(key)) continue; // refused by checkSettingsBlock
+      const here = [...path, key];
+      const name = dotted(here);
+      const keyPath = ['settings', ...here];
+      const fact = facts[name];
+      // A baseline key (e.g. Qwen's `$version` marker) is known; checkSettingsBlock judges its value.
+      if (fact === undefined && getPath(policy.baseline, here) !== undefined) continue;
+      if (fact === undefined) {
+        const siblings = childrenOf(parent).map((n) => n.slice(parent === '' ? 0 : parent.length + 1));
+        const near = closest(key, siblings);
+        // The right key in the wrong object (e.g. `model.selectedType`): name where it belongs.
+        const elsewhere = names.filter((n) => n.endsWith(`.${key}`) || n === key);
+        const fix =
+          near !== undefined
+            ? `did you mean "${[...path, near].join('.')}"? Rename "${key}" to "${near}"`
+            : elsewhere.length > 0
+              ? `did you mean "${elsewhere[0]}"? Move "${key}" there`
+              : `remove "${key}" (Qwen Code ${version} has no such setting${parent === '' ? '' : ` under "${parent}"`}; see schema/deployment.schema.json)`;
+        problems.push(problem(keyPath, child, `is not a Qwen Code ${version} setting`, fix));
+        continue;
+      }
+      const wrong = typeProblem(fact, child);
+      if (wrong !== undefined) {
+        problems.push(problem(keyPath, child, wrong.message, wrong.fix));
+        continue;
+      }
+      if (fact.type === 'object' && isPlainObject(child) && names.some((n) => n.startsWith(`${name}.`)))
+        walk(child, here);
+    }
+  };
+  walk(settings, []);
   return problems;
 }
 

@@ -6,6 +6,7 @@ import { ConfigurationError } from '../../base/errors.js';
 import { parseRuntimeConfig, providerCanWrite } from '../../config/load.js';
 import { CREDENTIAL_NAME } from '../../config/schema.js';
 import { PinnedLayout, usesMcp } from '../../contracts/layout.js';
+import { MEM0_PRESETS, SCOPE_KEYS } from '../../contracts/mem0-presets.js';
 import { RUNTIME_FILES } from '../../contracts/names.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
@@ -17,7 +18,7 @@ import { deployedKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 import type { Deployment } from './schema.js';
-import { checkSettingsBlock } from './settings.js';
+import { checkSettingsBlock, settingsFactsProblems } from './settings.js';
 
 function nameProblems(keyPath: (string | number)[], name: string, deployment: Deployment): Problem[] {
   if (!CREDENTIAL_NAME.test(name)) {
@@ -208,6 +209,39 @@ const CONFIG_FIXES: Partial<Record<ConfigurationError['code'], string>> = {
   'schema-invalid': 'fix the provider block (see schema/deployment.schema.json)',
 };
 
+/**
+ * A Mem0 scope that does not fit its preset, as one problem naming what the preset requires and
+ * allows and which keys are missing or extra (a key the preset does not use would be dropped on the
+ * wire, so the search would not be scoped as written).
+ */
+export function mem0ScopeProblem(kind: string, provider: Deployment['profiles']['write']): Problem[] {
+  const p = provider?.provider;
+  if (p?.type !== 'mem0') return [];
+  const preset = MEM0_PRESETS[p.preset];
+  const given = SCOPE_KEYS.filter((key) => p.scope[key] !== undefined);
+  const missing = preset.required.filter((key) => !given.includes(key));
+  const extra = given.filter((key) => !preset.required.includes(key) && !preset.optional.includes(key));
+  if (missing.length === 0 && extra.length === 0) return [];
+  const list = (keys: readonly string[]) => (keys.length === 0 ? 'none' : keys.join(', '));
+  const wrong = [
+    missing.length > 0 ? `missing ${missing.join(', ')}` : '',
+    extra.length > 0 ? `${extra.join(', ')} not used by this preset` : '',
+  ].filter((s) => s !== '');
+  const example = Object.fromEntries(
+    preset.required
+      .map((key) => [key, p.scope[key] ?? `<${key}>`])
+      .concat(preset.optional.filter((key) => p.scope[key] !== undefined).map((key) => [key, p.scope[key]!])),
+  );
+  return [
+    problem(
+      ['profiles', kind, 'provider', 'scope'],
+      p.scope,
+      `does not match preset "${p.preset}" (requires ${list(preset.required)}; optional ${list(preset.optional)}): ${wrong.join('; ')}`,
+      `write "scope": ${JSON.stringify(example)}`,
+    ),
+  ];
+}
+
 function profileProblems(deployment: Deployment): Problem[] {
   const problems: Problem[] = [];
   for (const kind of deployedKinds(deployment)) {
@@ -231,6 +265,11 @@ function profileProblems(deployment: Deployment): Problem[] {
           'use "mem0-platform-v3" or a "mem0" preset with writes',
         ),
       );
+      continue;
+    }
+    const scope = mem0ScopeProblem(kind, profile);
+    if (scope.length > 0) {
+      problems.push(...scope);
       continue;
     }
     // The rendered runtime config must load in the runtimes: the runtime parser is the judge.
@@ -271,7 +310,10 @@ export function validateDeployment(deployment: Deployment): Problem[] {
     ...profileProblems(deployment),
     ...(deployment.settings === undefined
       ? []
-      : checkSettingsBlock(deployment.settings, deployment.platform)),
+      : [
+          ...checkSettingsBlock(deployment.settings, deployment.platform),
+          ...settingsFactsProblems(deployment.settings),
+        ]),
     ...guardProblems(deployment),
   ];
 }

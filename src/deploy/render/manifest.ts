@@ -15,6 +15,7 @@ export function fileMode(mode: number): string {
 export function buildManifest(input: {
   toolkitVersion: string;
   deploymentSha256: string;
+  deploymentFile?: string;
   adminUid: number;
   files: ReadonlyMap<string, RenderedFile>;
   states: ReadonlyMap<ProfileKind, ProfileState>;
@@ -37,6 +38,7 @@ export function buildManifest(input: {
     toolkitVersion: input.toolkitVersion,
     deploymentSha256: input.deploymentSha256,
     adminUid: input.adminUid,
+    ...(input.deploymentFile === undefined ? {} : { deploymentFile: input.deploymentFile }),
     files,
     profiles,
   });

@@ -1,5 +1,6 @@
 // The files of one profile, rendered from the templates with JSON-aware substitution.
 import * as path from 'node:path';
+import { HOOK_TIMEOUT_MS } from '../../base/limits.js';
 import type { Platform } from '../../base/platform.js';
 import type { ProfileKind, RepositoryTrust } from '../../contracts/launch-plan.js';
 import {
@@ -12,6 +13,7 @@ import {
 } from '../../contracts/layout.js';
 import { PERMISSION_REMEMBER, RUNTIME_FILES } from '../../contracts/names.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
+import { DEFAULT_QWEN_VERSION, hookTimeoutValue, qwenVersionFacts } from '../../qwen/versions.js';
 import type { ProfileCredentials } from '../deployment/credentials.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
@@ -53,7 +55,12 @@ export function pinnedValues(pins: {
   node: string;
 }): Record<string, unknown> {
   const layout = new PinnedLayout(pins.platform, pins.installDir);
-  const values: Record<string, unknown> = { node: pins.node, runtimeDir: layout.runtimeDir };
+  const values: Record<string, unknown> = {
+    node: pins.node,
+    runtimeDir: layout.runtimeDir,
+    // The unit is a per-version fact: 0.24.x reads seconds and warns about the legacy ms form.
+    hookTimeout: hookTimeoutValue(qwenVersionFacts(DEFAULT_QWEN_VERSION)!, HOOK_TIMEOUT_MS),
+  };
   for (const file of Object.values(RUNTIME_FILES)) {
     values[`runtime:${file}`] = layout.runtime(file);
     values[`hookCommand:${file}`] = hookCommand(pins.platform, pins.node, layout.runtime(file));

@@ -32,6 +32,10 @@ export interface RenderOptions {
   previous?: PreviousInstall;
   /** Re-activate rolled-back profiles (a rollback is an emergency decision: never undone silently). */
   reactivate?: boolean;
+  /** The absolute path of deployment.json, recorded as the tree's owner. */
+  deploymentFile?: string;
+  /** Render over a tree another deployment.json owns, retiring its profiles (`render --take-over`). */
+  takeOver?: boolean;
 }
 
 export interface RenderedInstall {
@@ -154,16 +158,31 @@ export function renderInstall(
       });
     }
   }
-  for (const kind of Object.keys(options.previous?.manifest.profiles ?? {})) {
-    if (!states.has(kind as ProfileKind))
-      notices.push(`profile ${kind}: removed from deployment.json; its files are retired to backups/`);
+  const retiring = Object.keys(options.previous?.manifest.profiles ?? {}).filter(
+    (kind) => !states.has(kind as ProfileKind),
+  );
+  const owner = options.previous?.manifest.deploymentFile;
+  // Two deployment files aimed at one installDir would silently retire each other's profiles.
+  if (
+    retiring.length > 0 &&
+    owner !== undefined &&
+    options.deploymentFile !== undefined &&
+    owner !== options.deploymentFile &&
+    options.takeOver !== true
+  ) {
+    throw new RenderError(
+      `${deployment.installDir} belongs to another deployment, ${owner} (profiles ${Object.keys(options.previous!.manifest.profiles).join(', ')}); rendering ${options.deploymentFile} there would retire ${retiring.join(', ')}. Fix: give this deployment its own "installDir", render ${owner} instead, or pass --take-over if this file replaces it`,
+    );
   }
+  for (const kind of retiring)
+    notices.push(`profile ${kind}: removed from deployment.json; its files are retired to backups/`);
 
   const sorted = new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const manifest = buildManifest({
     toolkitVersion: options.toolkitVersion,
     deploymentSha256: parsed.sha256,
     adminUid: options.adminUid,
+    ...(options.deploymentFile === undefined ? {} : { deploymentFile: options.deploymentFile }),
     files: sorted,
     states,
     previous: options.previous?.manifest,

@@ -5,12 +5,18 @@ import { execFile } from 'node:child_process';
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { buildArgv } from '../../../launcher/argv.js';
+import { LaunchError } from '../../../launcher/messages.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/schema.js';
+import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import type { LaunchPlan } from '../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
+import { type HostFs, installHostProblems } from '../../host/install-checks.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
+import { ARGUMENT_POLICY } from '../../policy/policies.js';
+import { DEFAULT_QWEN_VERSION, qwenVersionFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid, type Problem } from '../deployment/problems.js';
 import { type RenderedInstall, renderInstall } from '../render/render.js';
@@ -18,11 +24,11 @@ import { loadRuntimeFiles } from '../render/runtime-files.js';
 import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
 import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks/host.js';
-import type { QwenTreeFact } from './checks/qwen-tree.js';
+import type { QwenTreeFact, RipgrepFact } from './checks/qwen-tree.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { type McpSmokeProfile, smokeRuntimes } from './smoke.js';
 import { type SmokeResult, verifyTree } from './verify.js';
-import { buildView } from './view.js';
+import { buildView, type TreeView } from './view.js';
 
 export interface VerifyRunOptions {
   dir: string;
@@ -36,6 +42,9 @@ export interface VerifyRunOptions {
   fallbackNode: string;
   now: string;
 }
+
+/** What render always writes at the top of a tree: a directory with none of them is not an install. */
+const INSTALL_MARKS = [MANIFEST_FILE, 'bin', 'runtime', 'profiles'] as const;
 
 export class VerifyInputError extends Error {
   override readonly name = 'VerifyInputError';
@@ -72,6 +81,67 @@ function nodeVersion(node: string): Promise<string | undefined> {
   });
 }
 
+function realOr(p: string): string {
+  try {
+    return fsSync.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The tree is the real install when it is the directory its launch plans name on this host's
+ * platform: then verify runs the launcher's own host checks on it; a staged tree (`render --out`)
+ * is checked for what it can be before it is moved into place.
+ */
+function isRealInstall(dir: string, plans: readonly LaunchPlan[], samePlatform: boolean): boolean {
+  return samePlatform && plans.length > 0 && plans.every((p) => realOr(p.installDir) === realOr(dir));
+}
+
+/** The launcher's host checks (src/host/install-checks.ts) for every deployed profile, deduplicated. */
+function launcherHostProblems(view: TreeView, dir: string, platform: 'posix' | 'windows'): string[] {
+  const manifest = view.tree.manifest!;
+  const found = new Set<string>();
+  for (const profile of view.profiles) {
+    const plan = profile.plan;
+    const bytes = view.tree.files.get(profileRel(profile.kind, PROFILE_FILES.launchPlan))?.bytes;
+    if (plan === undefined || bytes === undefined) continue;
+    const externalContextActive = profile.state === 'active';
+    let argv: string[];
+    try {
+      argv = buildArgv(plan, { externalContextActive }, ARGUMENT_POLICY);
+    } catch (error) {
+      if (!(error instanceof LaunchError)) throw error;
+      for (const problem of error.problems) found.add(problem);
+      continue;
+    }
+    const { problems } = installHostProblems({
+      installDir: realOr(dir),
+      kind: profile.kind,
+      platform,
+      manifest,
+      plan,
+      planBytes: bytes,
+      externalContextActive,
+      argv,
+      policy: ARGUMENT_POLICY,
+      fs: fsSync as HostFs,
+    });
+    for (const problem of problems) found.add(problem);
+  }
+  return [...found];
+}
+
+/** The vendored ripgrep of the walked Qwen package, for this host (its path is a per-version fact). */
+function ripgrepFact(fact: QwenTreeFact): RipgrepFact | undefined {
+  if (fact.kind !== 'walked' || !fact.qwenPackage) return undefined;
+  const facts =
+    qwenVersionFacts(fact.version ?? DEFAULT_QWEN_VERSION) ?? qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+  const file = `${fact.root}/${ripgrepRel(facts, process.platform, process.arch)}`;
+  const stat = fsSync.statSync(file, { throwIfNoEntry: false });
+  return stat === undefined ? { path: file, mode: null } : { path: file, mode: stat.mode & 0o7777 };
+}
+
 async function deploymentInputs(
   file: string,
   tree: InstallTree,
@@ -93,6 +163,10 @@ async function deploymentInputs(
       toolkitVersion: options.toolkitVersion,
       // Drift is about content: compare with the uid that rendered the tree, not the verifier's.
       adminUid: tree.manifest?.adminUid ?? 0,
+      // Where the owner file lived is provenance, not content: keep the tree's.
+      ...(tree.manifest?.deploymentFile === undefined
+        ? {}
+        : { deploymentFile: tree.manifest.deploymentFile }),
       now: options.now,
       ...(previous === undefined ? {} : { previous }),
     });
@@ -124,19 +198,31 @@ function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | unde
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
   const dir = path.resolve(options.dir);
   if (!(await isDirectory(dir))) throw new VerifyInputError(`--dir ${dir} is not a directory`);
+  // Before walking (and hashing) the tree: `--dir /` or a home directory would read every file below it.
+  const marks = await Promise.all(
+    INSTALL_MARKS.map(
+      async (name) => (await fs.lstat(path.join(dir, name)).catch(() => undefined)) !== undefined,
+    ),
+  );
+  if (!marks.includes(true)) {
+    throw new VerifyInputError(
+      `--dir ${dir} is not an install tree (it has none of ${INSTALL_MARKS.join(', ')}). Fix: point --dir at the installDir of a rendered deployment, or at a \`render --out\` staging directory`,
+    );
+  }
   const tree = await loadInstallTree(dir);
   const deployment =
     options.deploymentFile === undefined
       ? undefined
       : await deploymentInputs(options.deploymentFile, tree, options);
 
-  const plans = buildView(tree).profiles.flatMap((p) =>
-    p.plan === undefined ? [] : [p.plan],
-  ) as LaunchPlan[];
+  const view = buildView(tree);
+  const plans = view.profiles.flatMap((p) => (p.plan === undefined ? [] : [p.plan])) as LaunchPlan[];
   const onWindows = options.hostPlatform === 'win32';
   const samePlatform = plans.length > 0 && plans[0]!.platform === (onWindows ? 'windows' : 'posix');
   let host: HostFacts | undefined;
   let qwenTree: QwenTreeFact | undefined;
+  let ripgrep: RipgrepFact | undefined;
+  let installHost: string[] | undefined;
   let caFiles: Map<string, CaFileFact> | undefined;
   if (samePlatform) {
     const facts = new Map<string, HostStat | null>();
@@ -153,8 +239,13 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
       }
     }
     host = facts;
-    if (!onWindows && plans[0] !== undefined) qwenTree = walkQwenPackage(plans[0].qwenCli, fsSync);
+    if (!onWindows && plans[0] !== undefined) {
+      qwenTree = walkQwenPackage(plans[0].qwenCli, fsSync);
+      ripgrep = ripgrepFact(qwenTree);
+    }
   }
+  if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform))
+    installHost = launcherHostProblems(view, dir, onWindows ? 'windows' : 'posix');
 
   let smoke: SmokeResult[] | undefined;
   if (options.smoke && tree.manifest !== undefined) {
@@ -175,6 +266,8 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     ...(host === undefined ? {} : { host }),
     ...(caFiles === undefined ? {} : { caFiles: { facts: caFiles, now: options.now } }),
     ...(qwenTree === undefined ? {} : { qwenTree }),
+    ...(ripgrep === undefined ? {} : { ripgrep }),
+    ...(installHost === undefined ? {} : { installHost }),
     ...(smoke === undefined ? {} : { smoke }),
     checkModes: !onWindows,
   });

@@ -9,7 +9,7 @@ import { checkFiles } from './checks/files.js';
 import { checkHost, type HostFacts } from './checks/host.js';
 import { checkLaunchPlans } from './checks/launch.js';
 import { checkProviders } from './checks/provider.js';
-import { checkQwenTree, type QwenTreeFact } from './checks/qwen-tree.js';
+import { checkQwenTree, checkRipgrep, type QwenTreeFact, type RipgrepFact } from './checks/qwen-tree.js';
 import { checkSettings } from './checks/settings.js';
 import { type Check, Checks } from './report.js';
 import { buildView } from './view.js';
@@ -29,6 +29,13 @@ export interface VerifyInputs {
   caFiles?: { facts: ReadonlyMap<string, CaFileFact>; now: string };
   /** The Qwen package around the pinned qwenCli, walked on this (POSIX) machine. */
   qwenTree?: QwenTreeFact;
+  /** Its vendored ripgrep for this host (path and mode; mode null when absent). */
+  ripgrep?: RipgrepFact;
+  /**
+   * On the real install only (the tree sits at its plans' installDir on their platform): what the
+   * launcher's host checks (src/host/install-checks.ts) report for every deployed profile.
+   */
+  installHost?: readonly string[];
   smoke?: readonly SmokeResult[];
   /** Permission bits are meaningless on a Windows host. */
   checkModes: boolean;
@@ -42,10 +49,21 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
     checkLaunchPlans(view, checks);
     checkSettings(view, checks);
     checkProviders(view, checks);
-    if (inputs.host !== undefined) checkHost(view, inputs.host, checks);
+    // The real install: the launcher's own refusals are the violations, judged once for both.
+    const real = inputs.installHost !== undefined;
+    if (inputs.installHost !== undefined)
+      checks.expect(
+        'host.install',
+        {},
+        inputs.installHost,
+        'the launcher would start every profile: install files, pins, owners and modes up to /, the Qwen package and its version',
+      );
+    if (inputs.host !== undefined) checkHost(view, inputs.host, checks, { real });
     if (inputs.caFiles !== undefined)
       checkCaFiles(inputs.caFiles.facts, new Date(inputs.caFiles.now), checks);
-    if (inputs.qwenTree !== undefined) checkQwenTree(inputs.qwenTree, inputs.tree.manifest.adminUid, checks);
+    if (inputs.qwenTree !== undefined)
+      checkQwenTree(inputs.qwenTree, inputs.tree.manifest.adminUid, checks, { real });
+    if (inputs.ripgrep !== undefined) checkRipgrep(inputs.ripgrep, checks);
   }
   const deployment = inputs.deployment;
   if (deployment !== undefined) {

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { StrictModes } from '../../../launcher/strict-modes.js';
+import { StrictModes } from '../../../src/host/strict-modes.js';
 import { e2eCacheDir, node22, qwenCli, qwenPackageDir, repoRoot } from './paths.js';
 
 export interface RunLocation {
@@ -112,4 +112,27 @@ export function stageRunLocation(): RunLocation {
 export function removeRunLocation(location: RunLocation): void {
   if (!location.dir.startsWith(PREFIX)) throw new Error(`${location.dir} is not an e2e run location`);
   fs.rmSync(location.dir, { recursive: true, force: true });
+}
+
+/**
+ * Adds another supported Qwen version (installed by scripts/e2e/setup.mjs into
+ * .cache/e2e/qwen-<version>/) to the run location, root-owned like the rest, once per run; returns
+ * its cli.js. Only the per-version smoke needs them, so a run of one e2e file does not copy them.
+ */
+export function stageQwenVersion(location: RunLocation, version: string): string {
+  const target = join(location.dir, 'toolchain', `qwen-${version}`);
+  const cli = join(target, 'node_modules', '@qwen-code', 'qwen-code', 'cli.js');
+  if (fs.existsSync(cli)) return cli;
+  const source = join(e2eCacheDir, `qwen-${version}`, 'node_modules');
+  if (!fs.existsSync(source))
+    throw new Error(`Qwen ${version} is not installed in ${source}: run \`npm run e2e:setup\``);
+  fs.mkdirSync(target, { mode: 0o755 });
+  run('cp', ['-a', source, join(target, 'node_modules')]);
+  run('chown', ['-R', '0:0', target]);
+  run('chmod', ['-R', 'u+rwX,go+rX,go-w', target]);
+  const strict = new StrictModes(0, fs);
+  strict.checkChain(cli);
+  if (strict.problems().length > 0)
+    throw new Error(`Qwen ${version} in the run location is unusable: ${strict.problems().join('; ')}`);
+  return cli;
 }

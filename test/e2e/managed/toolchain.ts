@@ -2,7 +2,8 @@
 // run's location (harness/run-location.ts, staged once per run by test/e2e/global-setup.ts), which
 // the throwaway user can reach and the launcher's StrictModes check accepts wherever the clone is.
 import { inject } from 'vitest';
-import type { RunLocation } from '../harness/run-location.js';
+import { DEFAULT_QWEN_VERSION } from '../../../src/qwen/versions.js';
+import { type RunLocation, stageQwenVersion } from '../harness/run-location.js';
 
 export interface PinnedToolchain {
   node: string;
@@ -21,4 +22,10 @@ export function runLocation(): RunLocation {
 export function pinnedToolchain(): PinnedToolchain {
   const location = runLocation();
   return { node: location.node22, qwenCli: location.qwenCli };
+}
+
+/** The cli.js of a supported Qwen version in this run's location (the pinned one for the default). */
+export function qwenCliOf(version: string): string {
+  const location = runLocation();
+  return version === DEFAULT_QWEN_VERSION ? location.qwenCli : stageQwenVersion(location, version);
 }

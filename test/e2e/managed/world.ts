@@ -52,6 +52,8 @@ export interface WorldOptions {
   approvalGuard?: false | { modes: string[] };
   /** Fake providers, by name, shown in failure reports. */
   services?: Record<string, FakeService>;
+  /** Another supported Qwen's cli.js in the run location (toolchain.ts `qwenCliOf`); default 0.24.4. */
+  qwenCli?: string;
 }
 
 /**
@@ -109,7 +111,8 @@ export class ManagedWorld {
   }
 
   static async create(options: WorldOptions): Promise<ManagedWorld> {
-    const toolchain = pinnedToolchain();
+    const pinned = pinnedToolchain();
+    const toolchain = options.qwenCli === undefined ? pinned : { ...pinned, qwenCli: options.qwenCli };
     const model = await FakeModel.start();
     const root = mkdtempSync(`/tmp/qme2e-${options.label}-`);
     chmodSync(root, 0o755);

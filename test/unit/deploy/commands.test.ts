@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
-import { createRenderCommand } from '../../../src/cli/commands/render.js';
+import { createRenderCommand, writeRefusal } from '../../../src/cli/commands/render.js';
 import { createRollbackCommand } from '../../../src/cli/commands/rollback.js';
 import { createVerifyCommand } from '../../../src/cli/commands/verify.js';
 import type { AdminDeps } from '../../../src/cli/deps.js';
-import { UsageError } from '../../../src/cli/errors.js';
+import { InputError, UsageError } from '../../../src/cli/errors.js';
 import { runProgram } from '../../../src/cli/program.js';
 import { plainSteps } from '../../../src/cli/progress.js';
 import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from './fixtures.js';
@@ -100,5 +100,98 @@ describe('admin commands in-process (injected clock, uid, runtimes, streams)', (
     expect(err).toBe('qm: bad flag\n(see `qm x --help`)\nqm: internal error: oops\n');
     // Errors go to stderr only.
     expect(printed).toBe('');
+  });
+});
+
+describe('Ctrl+C during render', () => {
+  it('releases the install lock and says so on stderr', async () => {
+    const root = await tempDir();
+    const runtimeDir = path.join(root, 'runtime');
+    await fs.mkdir(runtimeDir);
+    for (const [name, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, name), bytes);
+    let interrupt: (() => Promise<void>) | undefined;
+    let stopped = false;
+    const lockFile = path.join(root, 'tree', '.qwen-managed.lock');
+    const seen: { lockWhileRendering?: boolean; lockAfterInterrupt?: boolean } = {};
+    const deps: AdminDeps = {
+      toolkitVersion: TOOLKIT,
+      now: () => NOW,
+      adminUid: () => 0,
+      runtimeDir: async () => runtimeDir,
+      nodePath: process.execPath,
+      hostPlatform: 'linux',
+      // Ctrl+C arrives right after "Render the install tree" (the lock is held, nothing written yet).
+      steps: () => async (steps) => {
+        for (const step of steps) {
+          await step.run();
+          if (step.title === 'Render the install tree') {
+            seen.lockWhileRendering = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
+            await interrupt!();
+            seen.lockAfterInterrupt = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
+            throw new Error('the process ends here (exit 130)');
+          }
+        }
+      },
+    };
+    let stderr = '';
+    const errors = new PassThrough();
+    errors.on('data', (c) => (stderr += c));
+    const io: CliIO = {
+      env: {},
+      cwd: root,
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: errors,
+      onInterrupt(handler) {
+        interrupt = handler;
+        return () => {
+          stopped = true;
+        };
+      },
+    };
+    const deployment = path.join(REPO, 'examples', 'deployments', 'on-demand.json');
+    await expect(
+      createRenderCommand(deps).run(['render', '--deployment', deployment, '--out', 'tree'].slice(1), io),
+    ).rejects.toThrow('exit 130');
+    expect({ ...seen, stopped }).toEqual({
+      lockWhileRendering: true,
+      lockAfterInterrupt: false,
+      stopped: true,
+    });
+    expect(stderr).toBe(
+      `render: interrupted (Ctrl+C); released the lock of ${path.join(root, 'tree')}. manifest.json is written last, so the tree is either as before or has new files that verify reports; run render again to finish\n`,
+    );
+    // Nothing of the tree was written: only the (empty) directory the lock lived in.
+    expect(await fs.readdir(path.join(root, 'tree'))).toEqual([]);
+  });
+});
+
+describe('file-system refusals while writing the tree are administrator mistakes (exit 1), not internal errors', () => {
+  const errno = (code: string, p = '/opt/qwen-managed/bin') =>
+    Object.assign(new Error(code), { code, path: p });
+  it.each([
+    [
+      'EACCES',
+      /^render: cannot write \/opt\/qwen-managed\/bin \(EACCES: permission denied\); nothing was rendered into \/opt\/qwen-managed\. Fix: run render as the user that owns/,
+    ],
+    ['EPERM', /^render: cannot write \/opt\/qwen-managed\/bin \(EPERM: permission denied\)/],
+    ['EROFS', /^render: cannot write \/opt\/qwen-managed\/bin \(EROFS: read-only file system\)/],
+    [
+      'ENOTDIR',
+      /^render: installDir \/opt\/qwen-managed is not a directory \(\/opt\/qwen-managed\/bin is an existing file\)/,
+    ],
+    [
+      'ENOSPC',
+      /^render: no space left writing \/opt\/qwen-managed\/bin \(ENOSPC\); manifest\.json was not updated/,
+    ],
+  ])('%s', (code, message) => {
+    const refusal = writeRefusal(errno(code), '/opt/qwen-managed', false);
+    expect(refusal).toBeInstanceOf(InputError);
+    expect(refusal?.message).toMatch(message);
+  });
+
+  it.each(['EIO', 'EBADF'])('%s stays an internal error (a real bug or a broken disk)', (code) => {
+    expect(writeRefusal(errno(code), '/opt/qwen-managed', false)).toBeUndefined();
+    expect(writeRefusal(new Error('no code'), '/opt/qwen-managed', false)).toBeUndefined();
   });
 });

@@ -248,9 +248,9 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
         credentialEnv: 'MEM0_API_KEY',
         scope: { agentId: 'a' },
       }),
-    'profiles.write.provider.scope.userId',
-    'scope does not match',
-    'scope keys',
+    'profiles.write.provider.scope',
+    'does not match preset "mem0-oss-rest-2026-08" (requires userId; optional agentId): missing userId',
+    'write "scope": {"userId":"<userId>","agentId":"a"}',
   ],
   ['settings.hooks', (d) => (d.settings.hooks = {}), 'settings.hooks', 'managed by render', 'remove "hooks"'],
   [

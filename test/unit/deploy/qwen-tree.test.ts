@@ -13,6 +13,7 @@ const walked = (over: Partial<Extract<QwenTreeFact, { kind: 'walked' }>> = {}): 
   kind: 'walked',
   root: ROOT,
   qwenPackage: true,
+  version: '0.24.4',
   entries: 1286,
   truncated: false,
   writable: { count: 0 },
@@ -35,7 +36,7 @@ describe('checkQwenTree', () => {
         [
           true,
           'error',
-          `Qwen's install "${ROOT}": 1286 entries, all owned by root and not writable by group or others`,
+          `Qwen's install "${ROOT}": 1286 entries, all owned by root and not writable by group or others; Qwen 0.24.4 is supported`,
         ],
       ],
     ],
@@ -47,7 +48,7 @@ describe('checkQwenTree', () => {
         [
           true,
           'error',
-          `Qwen's install "${ROOT}": 1286 entries, all owned by root or the administrator (uid 1000) and not writable by group or others`,
+          `Qwen's install "${ROOT}": 1286 entries, all owned by root or the administrator (uid 1000) and not writable by group or others; Qwen 0.24.4 is supported`,
         ],
       ],
     ],
@@ -94,7 +95,7 @@ describe('checkQwenTree', () => {
         [
           true,
           'error',
-          `Qwen's install "${ROOT}": 100000 entries, all owned by root and not writable by group or others`,
+          `Qwen's install "${ROOT}": 100000 entries, all owned by root and not writable by group or others; Qwen 0.24.4 is supported`,
         ],
         [
           false,
@@ -103,6 +104,20 @@ describe('checkQwenTree', () => {
         ],
       ],
     ],
+    ...(['0.23.9', '0.24.1', '0.25.0', undefined] as const).map(
+      (version): [string, QwenTreeFact, number, [boolean, string, string][]] => [
+        `an unsupported Qwen ${version ?? '(no version)'}: an error, as the launcher refuses it`,
+        walked({ version }),
+        0,
+        [
+          [
+            false,
+            'error',
+            `Qwen ${version ?? '(no version)'} at "${ROOT}" is not a version this toolkit supports (0.24.0, 0.24.2, 0.24.3, 0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+          ],
+        ],
+      ],
+    ),
     [
       'qwenCli outside the Qwen package',
       { kind: 'not-a-package', root: '/usr/local/bin' },
@@ -126,7 +141,10 @@ async function verifyWithQwenTree(make: (pkg: string, outside: string) => Promis
   await fs.chmod(root, 0o755);
   const pkg = path.join(root, 'node_modules', '@qwen-code', 'qwen-code');
   await fs.mkdir(path.join(pkg, 'chunks'), { recursive: true });
-  await fs.writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: '@qwen-code/qwen-code' }));
+  await fs.writeFile(
+    path.join(pkg, 'package.json'),
+    JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.24.4' }),
+  );
   await fs.writeFile(path.join(pkg, 'cli.js'), '');
   await fs.writeFile(path.join(pkg, 'chunks', 'a.js'), '');
   const outside = path.join(root, 'outside');
@@ -147,7 +165,7 @@ describe('verify walks the real Qwen package (this machine, real modes and owner
       [
         true,
         'error',
-        `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code": 5 entries, all owned by root and not writable by group or others`,
+        `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code": 5 entries, all owned by root and not writable by group or others; Qwen 0.24.4 is supported`,
       ],
     ]);
   });

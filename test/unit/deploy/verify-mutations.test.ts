@@ -134,7 +134,14 @@ const MUTATIONS: [string, Mutation, boolean, string, string, Options?][] = [
     json(settings('auto-recall'), (s) => (s.hooks.UserPromptSubmit[0].hooks[0].timeout = 5000)),
     true,
     'settings.hooks',
-    'timeout 5000 must be 8000 ms',
+    'timeout 5000 must be 8 (8000 ms in the unit Qwen 0.24.4 reads',
+  ],
+  [
+    'the legacy millisecond form of the hook timeout (Qwen 0.24.4 reads seconds and warns about it)',
+    json(settings('auto-recall'), (s) => (s.hooks.UserPromptSubmit[0].hooks[0].timeout = 8000)),
+    true,
+    'settings.hooks',
+    'timeout 8000 must be 8 (8000 ms in the unit Qwen 0.24.4 reads',
   ],
   [
     'timeouts out of order: v1 timeout above the MCP call timeout',

@@ -278,6 +278,19 @@ describe('loadPins', () => {
       expect(load(f).plan.qwenCli).toBe(path.join(f.root, 'qwen', 'cli.js'));
     });
 
+    it.each([['0.24.0'], ['0.24.2'], ['0.24.3'], ['0.24.4']])(
+      'accepts Qwen %s (policies/qwen/versions.json) and returns its version for the per-version facts',
+      (version) => {
+        const f = fixture();
+        qwenPackage(f, version);
+        expect(load(f).qwenVersion).toBe(version);
+      },
+    );
+
+    it('a cli.js outside the Qwen package has no version (the stand-in of the launcher suites)', () => {
+      expect(load(fixture()).qwenVersion).toBeUndefined();
+    });
+
     it.each<[string, (dir: string) => PinsFs | undefined, (dir: string) => string]>([
       [
         'a chunk writable by others',
@@ -310,7 +323,7 @@ describe('loadPins', () => {
       expect(refusal(() => load(f, 'on-demand', fsImpl))).toEqual({ exitCode: 1, problems: [line(dir)] });
     });
 
-    it.each([['0.23.9'], ['0.25.0'], ['0.24.4-nightly']])(
+    it.each([['0.23.9'], ['0.24.1'], ['0.25.0'], ['0.24.4-nightly']])(
       'refuses Qwen %s (not a supported version)',
       (version) => {
         const f = fixture();
@@ -318,7 +331,7 @@ describe('loadPins', () => {
         expect(refusal(() => load(f))).toEqual({
           exitCode: 1,
           problems: [
-            `Qwen ${version} at ${q(dir)} is not a version this toolkit supports (0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+            `Qwen ${version} at ${q(dir)} is not a version this toolkit supports (0.24.0, 0.24.2, 0.24.3, 0.24.4); pin a supported Qwen or upgrade qwen-managed`,
           ],
         });
       },

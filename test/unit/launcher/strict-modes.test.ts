@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type StatLike, StrictModes, type StrictModesFs } from '../../../launcher/strict-modes.js';
+import { type StatLike, StrictModes, type StrictModesFs } from '../../../src/host/strict-modes.js';
 
 interface Node {
   uid?: number;

@@ -1,7 +1,8 @@
 // Facts about this machine (gathered by the I/O layer): the pinned node, Qwen, repository root,
 // credential files and the private CA file. A staged tree is verified where those may not exist yet,
 // so absence is a warning; anything present but wrong (a group-writable node, a directory where a
-// file belongs) is an error, because the launcher refuses it.
+// file belongs) is an error, because the launcher refuses it. On the real install the launcher's own
+// checks (host.install) judge existence, type, owners and modes; only the advice below is added.
 
 import type { LaunchPlan } from '../../../contracts/launch-plan.js';
 import { EXTRA_CA_VARIABLE } from '../../../contracts/layout.js';
@@ -55,10 +56,11 @@ function problemsFor(
   want: Want,
   posix: boolean,
   adminUid: number,
+  real: boolean,
 ) {
   const errors: string[] = [];
   const warnings: string[] = [];
-  if (stat === undefined) return { errors, warnings };
+  if (stat === undefined || (real && stat === null)) return { errors, warnings };
   if (stat === null) {
     warnings.push(
       `${label} ${showValue(path)} does not exist on this machine (fine for a staged tree; the launcher refuses to start until it does)`,
@@ -67,10 +69,12 @@ function problemsFor(
   }
   const wantDir = want === 'directory';
   if (wantDir ? stat.kind !== 'directory' : stat.kind !== 'file') {
-    errors.push(`${label} ${showValue(path)} is not a ${wantDir ? 'directory' : 'regular file'}`);
+    if (!real) errors.push(`${label} ${showValue(path)} is not a ${wantDir ? 'directory' : 'regular file'}`);
     return { errors, warnings };
   }
   if (!posix || wantDir) return { errors, warnings };
+  // The real install: host.install reports owners, modes and executability with the launcher's words.
+  if (real) return { errors, warnings: advice(label, path, stat, want) };
   // StrictModes, as the launcher applies it: only root or the administrator who rendered may own a pin.
   if (stat.uid !== undefined && stat.uid !== 0 && stat.uid !== adminUid) {
     const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;
@@ -85,6 +89,13 @@ function problemsFor(
     );
   if (want === 'executable' && (stat.mode & 0o111) === 0)
     errors.push(`${label} ${showValue(path)} is not executable`);
+  warnings.push(...advice(label, path, stat, want));
+  return { errors, warnings };
+}
+
+/** What the launcher accepts but an administrator should still change. */
+function advice(label: string, path: string, stat: HostStat, want: Want): string[] {
+  const warnings: string[] = [];
   // Qwen runs as the developer, and Node skips a CA file it cannot read (one warning on stderr).
   if (want === 'certificates' && (stat.mode & 0o004) === 0) {
     warnings.push(
@@ -96,10 +107,15 @@ function problemsFor(
       `${label} ${showValue(path)} is readable by every user on this machine (mode ${stat.mode.toString(8)}); prefer 0640 with a group`,
     );
   }
-  return { errors, warnings };
+  return warnings;
 }
 
-export function checkHost(view: TreeView, facts: HostFacts, checks: Checks): void {
+export function checkHost(
+  view: TreeView,
+  facts: HostFacts,
+  checks: Checks,
+  options: { real: boolean } = { real: false },
+): void {
   const plan = view.profiles.find((p) => p.plan !== undefined)?.plan;
   if (plan === undefined) return;
   const posix = plan.platform === 'posix';
@@ -122,7 +138,8 @@ export function checkHost(view: TreeView, facts: HostFacts, checks: Checks): voi
   const errors: string[] = [];
   const warnings: string[] = [];
   for (const [label, path, want] of items) {
-    const found = problemsFor(label, path, facts.get(path), want, posix, view.tree.manifest?.adminUid ?? 0);
+    const adminUid = view.tree.manifest?.adminUid ?? 0;
+    const found = problemsFor(label, path, facts.get(path), want, posix, adminUid, options.real);
     errors.push(...found.errors);
     warnings.push(...found.warnings);
   }
@@ -133,6 +150,8 @@ export function checkHost(view: TreeView, facts: HostFacts, checks: Checks): voi
       `node ${showValue(plan.node)} is ${version}; Qwen Code 0.24.4 needs Node ${QWEN_MIN_NODE_MAJOR} or newer (pin a Node ${QWEN_MIN_NODE_MAJOR} binary)`,
     );
   }
-  checks.expect('host.pins', {}, errors, 'pinned files on this machine are usable by the launcher');
+  // The real install's verdict is host.install's; a pass line here would only repeat it.
+  if (!options.real)
+    checks.expect('host.pins', {}, errors, 'pinned files on this machine are usable by the launcher');
   for (const warning of warnings) checks.add('host.pins', {}, false, warning, 'warning');
 }

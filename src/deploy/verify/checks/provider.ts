@@ -2,6 +2,7 @@
 // mcp.json (exact server entry), the nested timeouts, and rollback.json of rolled-back profiles.
 import { ConfigurationError } from '../../../base/errors.js';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../../base/limits.js';
+import { LOOPBACK_HOSTS } from '../../../base/origin.js';
 import { parseRuntimeConfig } from '../../../config/load.js';
 import { credentialVariable, type RuntimeConfig } from '../../../config/schema.js';
 import type { ProfileKind } from '../../../contracts/launch-plan.js';
@@ -16,6 +17,33 @@ import { parseRollbackRecord } from '../../rollback/record.js';
 import type { Checks } from '../report.js';
 import type { ProfileView, TreeView } from '../view.js';
 import { pinsOf } from './settings.js';
+
+/** Warnings about a deployed provider that no file check can catch (docs/admin.md, "Who sees what"). */
+export function providerWarnings(
+  kind: ProfileKind,
+  config: RuntimeConfig,
+): { id: string; message: string }[] {
+  const warnings: { id: string; message: string }[] = [];
+  const provider = config.provider;
+  if (kind === 'auto-recall' && (provider.type === 'mem0' || provider.type === 'mem0-platform-v3')) {
+    // Every prompt retrieves: with Memory Decay on, each retrieval reinforces what it returned.
+    warnings.push({
+      id: 'provider.memory-decay',
+      message:
+        'auto-recall searches Mem0 before every prompt: Memory Decay must be off on the bound Mem0 project, or each retrieval reinforces what it returned and silently changes later rankings; confirm it, or deploy on-demand instead',
+    });
+  }
+  if (provider.type === 'mem0' && provider.endpoint.allowInsecureHttp === true) {
+    const url = new URL(provider.endpoint.origin);
+    if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+      warnings.push({
+        id: 'provider.plain-http',
+        message: `sends the credential ${provider.credentialEnv} and every query over plain HTTP to ${url.origin} (allowInsecureHttp): anyone on the network path can read them; use https:// where the service offers it`,
+      });
+    }
+  }
+  return warnings;
+}
 
 function configProblems(profile: ProfileView): { problems: string[]; config?: RuntimeConfig } {
   const text = profile.text(PROFILE_FILES.providerConfig);
@@ -173,6 +201,8 @@ export function checkProviders(view: TreeView, checks: Checks): void {
             ? `routes the provider credential ${name}`
             : `does not route the provider credential ${name} (credentials and externalContext.credentials)`,
         );
+        for (const warning of providerWarnings(kind, config))
+          checks.add(warning.id, { profile: kind, file: configFile }, false, warning.message, 'warning');
       }
     }
     if (profile.has(PROFILE_FILES.rollbackRecord)) {

@@ -14,6 +14,7 @@ import {
   MCP_SERVER_NAME,
 } from '../../../contracts/names.js';
 import { SETTINGS_BASELINE } from '../../../policy/policies.js';
+import { DEFAULT_QWEN_VERSION } from '../../../qwen/versions.js';
 import { GUARD_MODES } from '../../deployment/schema.js';
 import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
 import { guardMatcher, pinnedValues, trustedFoldersFor } from '../../render/profile.js';
@@ -76,7 +77,7 @@ function entryProblems(
   for (const key of Object.keys(expected)) {
     if (key === 'timeout' && actual.timeout !== expected.timeout) {
       problems.push(
-        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} ms (timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} < hook timeout ${HOOK_TIMEOUT_MS})`,
+        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} (${HOOK_TIMEOUT_MS} ms in the unit Qwen ${DEFAULT_QWEN_VERSION} reads; timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} ms < hook timeout ${HOOK_TIMEOUT_MS} ms)`,
       );
     } else if (!deepEqual(actual[key], expected[key])) {
       problems.push(

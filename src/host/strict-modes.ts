@@ -2,8 +2,8 @@
 // up to `/`, must be owned by root or the administrator and must not be writable by group or others.
 // Whoever can write any of them can swap what the launcher runs. Symlinks are followed component by
 // component, so every directory the kernel would traverse is checked, not only the final path.
-import { posixQuote } from '../src/policy/quote.js';
-import { errorCode, octalMode, show } from './messages.js';
+import { errorCode } from '../base/errors.js';
+import { octalMode, posixQuote, show } from '../policy/quote.js';
 
 export interface StatLike {
   uid: number;

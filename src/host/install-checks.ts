@@ -1,0 +1,275 @@
+// The host checks of one deployed profile, judged the same way by the launcher before every start
+// and by `qwen-managed verify` on the real install: every file of the install against its sha256 in
+// manifest.json, every pin (absolute, existing, of its type, executable or readable where it must
+// be), StrictModes ownership and modes up every directory level, the whole Qwen package and its
+// version. Pure over an injected fs; one line per problem, with the fix.
+import { errorCode } from '../base/errors.js';
+import { sha256Hex } from '../base/hash.js';
+import type { Platform } from '../base/platform.js';
+import { type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
+import type { LaunchPlan, ProfileKind } from '../contracts/launch-plan.js';
+import {
+  OPTIONAL_PINNED_FILE_VARIABLES,
+  PINNED_FILE_VARIABLES,
+  PROFILE_FILES,
+  profileRel,
+  runtimeRel,
+} from '../contracts/layout.js';
+import { RUNTIME_FILES } from '../contracts/names.js';
+import { pinnedArgvPaths } from '../policy/arguments.js';
+import { routedCredentials } from '../policy/credentials.js';
+import { lookupEnv } from '../policy/environment-names.js';
+import type { ArgumentPolicy } from '../policy/policies.js';
+import { PATH_PROBLEM_TEXT, pinnedPathProblem, posixQuote, show } from '../policy/quote.js';
+import { SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
+import { qwenPackageProblems, walkQwenPackage } from './qwen-package.js';
+import { type StatLike, StrictModes, type StrictModesFs } from './strict-modes.js';
+
+export interface HostStat extends StatLike {
+  isFile(): boolean;
+}
+
+export interface HostFs extends StrictModesFs {
+  readFileSync(path: string): Uint8Array;
+  statSync(path: string): HostStat;
+  accessSync(path: string, mode: number): void;
+  readdirSync(path: string): string[];
+}
+
+export interface InstallHostInput {
+  /** The install directory the plan was checked to belong to. */
+  installDir: string;
+  kind: ProfileKind;
+  platform: Platform;
+  manifest: InstallManifest;
+  plan: LaunchPlan;
+  /** The very bytes the plan was parsed from, so it cannot change between parse and checksum. */
+  planBytes: Uint8Array;
+  externalContextActive: boolean;
+  /** What follows the node executable: `[qwenCli, ...managed argv]`. */
+  argv: readonly string[];
+  policy: ArgumentPolicy;
+  fs: HostFs;
+}
+
+export interface InstallHostResult {
+  problems: string[];
+  /** The pinned Qwen package's version (package.json), when cli.js sits in the Qwen package. */
+  qwenVersion?: string;
+}
+
+const X_OK = 1;
+const R_OK = 4;
+
+/** A path inside the install directory, from a manifest key (always `/`-separated). */
+export function installPath(installDir: string, rel: string, platform: Platform): string {
+  return platform === 'windows' ? `${installDir}\\${rel.replaceAll('/', '\\')}` : `${installDir}/${rel}`;
+}
+
+/** Manifest keys are plain relative paths: no absolute path, `.`/`..` segment or backslash. */
+function safeRel(rel: string): boolean {
+  const absolute = rel.startsWith('/') || /^[A-Za-z]:/.test(rel);
+  if (rel === '' || absolute || rel.includes('\\') || rel.includes('\0')) return false;
+  return rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
+
+interface Pin {
+  what: string;
+  path: string;
+  type: 'file' | 'directory';
+  /** Admin-owned: StrictModes applies (the repository root is the developers'). */
+  adminOwned: boolean;
+  executable?: boolean;
+  /** Pinned only because the plan names it: an empty value is a bad path, not a missing pin. */
+  optional?: boolean;
+  /** Read by Qwen itself, not by the launcher: Node ignores a CA file it cannot read, with a warning. */
+  readable?: boolean;
+}
+
+function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, policy: ArgumentPolicy): Pin[] {
+  const pins: Pin[] = [
+    { what: 'node', path: plan.node, type: 'file', adminOwned: true, executable: true },
+    { what: 'Qwen cli', path: plan.qwenCli, type: 'file', adminOwned: true },
+    { what: 'repository root', path: plan.cwd, type: 'directory', adminOwned: false },
+  ];
+  for (const name of Object.keys(PINNED_FILE_VARIABLES)) {
+    const file = lookupEnv(plan.environment.files, name, plan.platform);
+    pins.push({ what: name, path: file ?? '', type: 'file', adminOwned: true });
+  }
+  for (const name of OPTIONAL_PINNED_FILE_VARIABLES) {
+    const file = lookupEnv(plan.environment.files, name, plan.platform);
+    // Absent means not asked for; present, it is pinned (and refused when empty) like the others.
+    if (file !== undefined) {
+      pins.push({ what: name, path: file, type: 'file', adminOwned: true, optional: true, readable: true });
+    }
+  }
+  if (active) {
+    pins.push({
+      what: 'provider config',
+      path: plan.externalContext.configFile,
+      type: 'file',
+      adminOwned: true,
+    });
+  }
+  for (const file of pinnedArgvPaths(argv.slice(1), policy)) {
+    pins.push({ what: 'Qwen argv file', path: file, type: 'file', adminOwned: true });
+  }
+  for (const [name, source] of routedCredentials(plan, active, plan.platform)) {
+    if ('file' in source) {
+      pins.push({ what: `credential file of ${name}`, path: source.file, type: 'file', adminOwned: true });
+    }
+  }
+  return pins;
+}
+
+/**
+ * Everything beside the pinned cli.js that Qwen loads: the whole directory, checked like the pins,
+ * and — when it is the Qwen package — its version against policies/qwen/versions.json.
+ */
+function qwenPackageCheck(qwenCli: string, adminUid: number, fs: HostFs): InstallHostResult {
+  const decoder = new TextDecoder();
+  const fact = walkQwenPackage(
+    qwenCli,
+    {
+      readFileSync: (file) => decoder.decode(fs.readFileSync(file)),
+      lstatSync: (file) => fs.lstatSync(file),
+      statSync: (file) => fs.statSync(file),
+      readdirSync: (dir) => fs.readdirSync(dir),
+    },
+    // cli.js and its directory went through StrictModes with the pins: each problem is named once.
+    { walkAnyDirectory: true, skip: new Set([qwenCli, qwenCli.slice(0, qwenCli.lastIndexOf('/'))]) },
+  );
+  // Absent: reported with the pins.
+  if (fact.kind !== 'walked') return { problems: [] };
+  const problems = qwenPackageProblems(fact, adminUid, show);
+  const problem = qwenVersionProblem(fact, show);
+  if (problem !== undefined) problems.push(problem);
+  return { problems, ...(fact.version === undefined ? {} : { qwenVersion: fact.version }) };
+}
+
+/** An unsupported version of the Qwen package (a directory that is not the package has none to judge). */
+export function qwenVersionProblem(
+  fact: { root: string; qwenPackage: boolean; version?: string | undefined },
+  showValue: (value: string) => string,
+): string | undefined {
+  if (!fact.qwenPackage) return undefined;
+  if (fact.version !== undefined && SUPPORTED_QWEN_VERSIONS.includes(fact.version)) return undefined;
+  return `Qwen ${fact.version ?? '(no version)'} at ${showValue(fact.root)} is not a version this toolkit supports (${SUPPORTED_QWEN_VERSIONS.join(', ')}); pin a supported Qwen or upgrade qwen-managed`;
+}
+
+/** Every host problem of the profile, in a stable order (empty: the launcher may start Qwen). */
+export function installHostProblems(input: InstallHostInput): InstallHostResult {
+  const { installDir, kind, platform, manifest, plan, fs } = input;
+  const planRel = profileRel(kind, PROFILE_FILES.launchPlan);
+  const planFile = installPath(installDir, planRel, platform);
+  const problems: string[] = [];
+  const listed = new Set(Object.keys(manifest.files));
+  const planEntry = manifest.files[planRel];
+  if (planEntry === undefined) problems.push(`${show(planFile)} is not listed in manifest.json; re-render`);
+  else if (sha256Hex(input.planBytes) !== planEntry.sha256) {
+    problems.push(
+      `${show(planFile)} does not match its sha256 in manifest.json (changed after render); re-render`,
+    );
+  }
+  if (!listed.has(runtimeRel(RUNTIME_FILES.launcher))) {
+    problems.push(`the launcher runtime/${RUNTIME_FILES.launcher} is not listed in manifest.json; re-render`);
+  }
+  const installFiles: string[] = [installPath(installDir, MANIFEST_FILE, platform)];
+  for (const [rel, entry] of Object.entries(manifest.files)) {
+    if (!safeRel(rel)) {
+      problems.push(`manifest.json lists ${show(rel)}, which is not a plain relative path; re-render`);
+      continue;
+    }
+    const file = installPath(installDir, rel, platform);
+    installFiles.push(file);
+    if (rel === planRel) continue;
+    let bytes: Uint8Array;
+    try {
+      bytes = fs.readFileSync(file);
+    } catch (error) {
+      const why = errorCode(error) === 'ENOENT' ? 'is missing' : `cannot be read (${errorCode(error)})`;
+      problems.push(`${show(file)} ${why}; restore it or re-render the deployment`);
+      continue;
+    }
+    // Tampering is refused: every file of the install must be the one render wrote.
+    if (sha256Hex(bytes) !== entry.sha256) {
+      problems.push(
+        `${show(file)} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
+      );
+    }
+  }
+
+  const pins = pinsOf(plan, input.argv, input.externalContextActive, input.policy);
+  const sep = platform === 'windows' ? '\\' : '/';
+  for (const pin of pins) {
+    if (pin.path === '' && pin.optional !== true) {
+      problems.push(`${pin.what} is not pinned by the launch plan; re-render the deployment`);
+      continue;
+    }
+    const problem = pinnedPathProblem(pin.path, platform);
+    if (problem !== undefined) {
+      problems.push(`${pin.what} ${show(pin.path)} ${PATH_PROBLEM_TEXT[problem]}; re-render the deployment`);
+      continue;
+    }
+    // A pin inside the install must be one of its checksummed files.
+    if (pin.adminOwned && pin.path.startsWith(plan.installDir + sep)) {
+      const rel = pin.path.slice(plan.installDir.length + 1).replaceAll('\\', '/');
+      if (!listed.has(rel)) {
+        problems.push(`${pin.what} ${show(pin.path)} is not listed in manifest.json; re-render`);
+      }
+    }
+    let stat: HostStat;
+    try {
+      stat = fs.statSync(pin.path);
+    } catch (error) {
+      const code = errorCode(error);
+      const why =
+        code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be inspected (${code})`;
+      problems.push(`${pin.what} ${show(pin.path)} ${why}`);
+      continue;
+    }
+    if (pin.type === 'file' ? !stat.isFile() : !stat.isDirectory()) {
+      problems.push(`${pin.what} ${show(pin.path)} is not a ${pin.type}`);
+      continue;
+    }
+    if (pin.executable === true && platform === 'posix') {
+      try {
+        fs.accessSync(pin.path, X_OK);
+      } catch {
+        problems.push(`${pin.what} ${show(pin.path)} is not executable by you`);
+      }
+    }
+    if (pin.readable === true && platform === 'posix') {
+      try {
+        fs.accessSync(pin.path, R_OK);
+      } catch {
+        problems.push(
+          `${pin.what} ${show(pin.path)} is not readable by you; fix: chmod a+r ${posixQuote(pin.path)}`,
+        );
+      }
+    }
+  }
+  // Run through cli.js directly: cli-entry.js relaunches itself and can apply a self-update.
+  if (/(^|[\\/])cli-entry\.js$/.test(plan.qwenCli)) {
+    problems.push(
+      `Qwen cli ${show(plan.qwenCli)} is cli-entry.js (the self-updating relaunch path); pin cli.js instead`,
+    );
+  }
+
+  // StrictModes needs POSIX owners and modes; on Windows ACLs decide and verify reports them.
+  let qwenVersion: string | undefined;
+  if (platform === 'posix') {
+    const strict = new StrictModes(manifest.adminUid, fs);
+    for (const file of installFiles) strict.checkChain(file);
+    for (const pin of pins) {
+      if (pin.adminOwned && pinnedPathProblem(pin.path, platform) === undefined) strict.checkChain(pin.path);
+    }
+    problems.push(...strict.problems());
+    if (pinnedPathProblem(plan.qwenCli, platform) === undefined) {
+      const qwen = qwenPackageCheck(plan.qwenCli, manifest.adminUid, fs);
+      problems.push(...qwen.problems);
+      qwenVersion = qwen.qwenVersion;
+    }
+  }
+  return { problems, ...(qwenVersion === undefined ? {} : { qwenVersion }) };
+}

@@ -1,0 +1,323 @@
+// `qwen-managed probe`: the built CLI in a child process, against the repository's loopback fakes of
+// the real services (Generic HTTP Search v1, Mem0 OSS, PolarDB), over install trees rendered by the
+// CLI itself, with credentials in real 0600 files. Pins: one read-only search per profile (never a
+// write route), the shape and scope verdicts, exit codes, and that neither the credential nor any
+// byte of the answer reaches the output.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type FakeService,
+  GENERIC_SEARCH_ROUTE,
+  OSS_SEARCH_ROUTE,
+  POLARDB_SEARCH_ROUTE,
+  startGenericSearch,
+  startMem0Oss,
+  startPolarDbMem0,
+} from '../../fixtures/fake-services/index.js';
+import type { FakeMem0Oss } from '../../fixtures/fake-services/mem0-oss.js';
+import { REPO } from '../../unit/deploy/fixtures.js';
+
+const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
+const TOKEN = 'probe-secret-7f3a9c1e5b';
+const MEM0_KEY = 'mem0-secret-2d8e4f6a0c';
+const SECRET_MEMORY = 'the vault combination is 31-41-59';
+
+let work: string;
+let generic: FakeService;
+let oss: FakeMem0Oss;
+let polar: FakeService & { store: FakeMem0Oss['store'] };
+
+// Async spawn: the fakes run in this process and must keep answering while the CLI waits.
+function run(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  work = await fs.mkdtemp(path.join(os.tmpdir(), 'qm-probe-'));
+  generic = await startGenericSearch({
+    token: TOKEN,
+    documents: [{ id: 'doc-1', title: 'Deploying', content: `How to deploy a provider: ${SECRET_MEMORY}` }],
+  });
+  oss = await startMem0Oss({ apiKey: MEM0_KEY });
+  oss.store.add(SECRET_MEMORY, { user_id: 'alice' });
+  oss.store.add('bob prefers tabs', { user_id: 'bob' });
+  polar = await startPolarDbMem0({ apiKey: MEM0_KEY });
+  polar.store.add(SECRET_MEMORY, { user_id: 'alice', agent_id: 'qwen' });
+  await fs.writeFile(path.join(work, 'context.token'), `${TOKEN}\n`, { mode: 0o600 });
+  await fs.writeFile(path.join(work, 'mem0.key'), `${MEM0_KEY}\n`, { mode: 0o600 });
+});
+
+afterAll(async () => {
+  await Promise.all([generic.close(), oss.close(), polar.close()]);
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+/** Renders (with the CLI) a tree whose on-demand profile uses `onDemand` and auto-recall `autoRecall`. */
+async function install(
+  name: string,
+  profiles: Record<string, unknown>,
+  credentials: Record<string, unknown>,
+) {
+  const raw = JSON.parse(
+    await fs.readFile(path.join(REPO, 'examples', 'deployments', 'on-demand.json'), 'utf8'),
+  );
+  raw.credentials = credentials;
+  raw.profiles = profiles;
+  raw.settings = undefined;
+  await fs.writeFile(path.join(work, `${name}.json`), JSON.stringify(raw));
+  const rendered = await run(['render', '--deployment', `${name}.json`, '--out', name]);
+  expect(rendered.stderr).toBe('');
+  expect(rendered.code).toBe(0);
+  return path.join(work, name);
+}
+
+const genericProvider = () => ({
+  type: 'generic-http-search-v1',
+  baseUrl: generic.url,
+  tokenEnv: 'CONTEXT_API_TOKEN',
+});
+const ossProvider = (scope: Record<string, string>) => ({
+  type: 'mem0',
+  preset: 'mem0-oss-rest-2026-08',
+  endpoint: { origin: oss.url },
+  credentialEnv: 'MEM0_API_KEY',
+  scope,
+});
+const tokenFile = () => ({ CONTEXT_API_TOKEN: { file: path.join(work, 'context.token') } });
+const keyFile = () => ({ MEM0_API_KEY: { file: path.join(work, 'mem0.key') } });
+
+function noSecrets(output: string): void {
+  for (const secret of [TOKEN, MEM0_KEY, SECRET_MEMORY, 'vault', 'bob prefers'])
+    expect(output).not.toContain(secret);
+}
+
+describe('qwen-managed probe: one read-only search per profile, judged against the preset', () => {
+  it('reports the exact shape, the honoured scope and the latency for Generic HTTP Search v1 and two Mem0 presets', async () => {
+    const dir = await install(
+      'good',
+      {
+        'on-demand': { provider: genericProvider() },
+        'auto-recall': {
+          provider: {
+            type: 'mem0',
+            preset: 'aliyun-polardb-mysql-2026-08',
+            endpoint: { origin: polar.url },
+            credentialEnv: 'MEM0_API_KEY',
+            scope: { userId: 'alice', agentId: 'qwen' },
+          },
+        },
+      },
+      { ...tokenFile(), ...keyFile() },
+    );
+    const before = { generic: generic.requests.length, polar: polar.requests.length };
+    const result = await run(['probe', '--dir', dir, '--json']);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(
+      report.probes.map((p: Record<string, unknown>) => ({ ...p, latencyMs: typeof p.latencyMs })),
+    ).toEqual([
+      {
+        profile: 'on-demand',
+        contract: 'generic-http-search-v1',
+        url: `${generic.url}/v1/context/search`,
+        ok: true,
+        shape: 'exact',
+        scope: 'not-applicable',
+        results: 1,
+        latencyMs: 'number',
+        message: '1 result(s) in the exact shape; the contract has no scope',
+      },
+      {
+        profile: 'auto-recall',
+        contract: 'aliyun-polardb-mysql-2026-08',
+        url: `${polar.url}/v2/memories/search`,
+        ok: true,
+        shape: 'exact',
+        scope: 'honoured',
+        results: 1,
+        latencyMs: 'number',
+        message: '1 result(s) in the exact shape; every result carries the configured user_id, agent_id',
+      },
+    ]);
+    // Exactly one search each, with the real credential, and nothing else (no write route).
+    expect(
+      generic.requests.slice(before.generic).map((r) => [`${r.method} ${r.route}`, r.headers.authorization]),
+    ).toEqual([[GENERIC_SEARCH_ROUTE, `Bearer ${TOKEN}`]]);
+    expect(polar.requests.slice(before.polar).map((r) => `${r.method} ${r.route}`)).toEqual([
+      POLARDB_SEARCH_ROUTE,
+    ]);
+    noSecrets(result.stdout + result.stderr);
+    const plain = await run(['probe', '--dir', dir]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(
+      /OK {3}\[on-demand\] generic-http-search-v1 http:\/\/127\.0\.0\.1:\d+\/v1\/context\/search: shape exact, scope not-applicable, \d+ ms/,
+    );
+    expect(plain.stdout).toMatch(/probe \S+: OK — 2 of 2 provider\(s\) answer as configured/);
+    noSecrets(plain.stdout);
+  });
+
+  it.each([
+    {
+      provider: 'answers the wrong shape',
+      script: { json: { memories: [{ id: 'm1', memory: SECRET_MEMORY }] } },
+      verdict: { ok: false, shape: 'wrong', scope: 'not-confirmed', results: null },
+      message:
+        'the answer is JSON but not {"results": [...]}: this endpoint does not speak mem0-oss-rest-2026-08',
+    },
+    {
+      provider: 'answers results without content',
+      script: { json: { results: [{ id: 'm1', text: SECRET_MEMORY }] } },
+      verdict: { ok: false, shape: 'wrong', scope: 'not-confirmed', results: 1 },
+      message:
+        'result 1 lacks an id or a memory/content text: this endpoint does not speak mem0-oss-rest-2026-08',
+    },
+    {
+      provider: 'ignores the scope',
+      script: {
+        json: {
+          results: [
+            { id: 'm1', memory: SECRET_MEMORY, user_id: 'alice' },
+            { id: 'm2', memory: 'bob prefers tabs', user_id: 'bob' },
+          ],
+        },
+      },
+      verdict: { ok: false, shape: 'exact', scope: 'ignored', results: 2 },
+      message: '2 result(s) in the exact shape; result 2 belongs to another user_id than the configured one',
+    },
+    {
+      provider: 'returns results that carry no scope',
+      script: { json: { results: [{ id: 'm1', memory: SECRET_MEMORY }] } },
+      verdict: { ok: true, shape: 'exact', scope: 'not-confirmed', results: 1 },
+      message: '1 result(s) in the exact shape; no result carries user_id',
+    },
+    {
+      provider: 'refuses the credential',
+      script: { status: 403, json: { detail: 'Invalid API key' } },
+      verdict: { ok: false, shape: 'no-answer', scope: 'not-confirmed', results: null },
+      message: 'the provider answered HTTP 403 (the credential was refused)',
+    },
+  ])('a Mem0 provider that $provider', async ({ script, verdict, message }) => {
+    const dir = await install(
+      `oss-${Math.random().toString(36).slice(2)}`,
+      { 'on-demand': { provider: ossProvider({ userId: 'alice' }) } },
+      keyFile(),
+    );
+    oss.script(OSS_SEARCH_ROUTE, script);
+    const before = oss.requests.length;
+    try {
+      const result = await run(['probe', '--dir', dir, '--json']);
+      expect(result.code).toBe(verdict.ok ? 0 : 1);
+      const [probe] = JSON.parse(result.stdout).probes;
+      expect({
+        ok: probe.ok,
+        shape: probe.shape,
+        scope: probe.scope,
+        results: probe.results,
+        message: probe.message,
+      }).toEqual({
+        ...verdict,
+        message,
+      });
+      expect(oss.requests.slice(before).map((r) => [`${r.method} ${r.route}`, r.body])).toEqual([
+        [OSS_SEARCH_ROUTE, { query: 'qwen-managed provider probe', top_k: 5, filters: { user_id: 'alice' } }],
+      ]);
+      noSecrets(result.stdout + result.stderr);
+    } finally {
+      oss.unscript();
+    }
+  });
+
+  it('the wrong preset for a real service: mem0-platform-v3 aimed at the Mem0 OSS server is a 404, named as such', async () => {
+    const dir = await install(
+      'wrong-preset',
+      {
+        'on-demand': {
+          provider: {
+            type: 'mem0',
+            preset: 'mem0-platform-v3',
+            endpoint: { origin: oss.url },
+            credentialEnv: 'MEM0_API_KEY',
+            scope: { appId: 'payments' },
+          },
+        },
+      },
+      keyFile(),
+    );
+    const result = await run(['probe', '--dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /FAIL \[on-demand\] mem0-platform-v3 http:\/\/127\.0\.0\.1:\d+\/v3\/memories\/search\/: shape no-answer, scope not-confirmed, \d+ ms — the provider answered HTTP 404 \(no such path: wrong preset or basePath\?\)/,
+    );
+    noSecrets(result.stdout + result.stderr);
+  });
+
+  it('negative control: the unscripted Mem0 OSS fake honours the scope (only alice comes back)', async () => {
+    const dir = await install(
+      'oss-real',
+      { 'on-demand': { provider: ossProvider({ userId: 'alice' }) } },
+      keyFile(),
+    );
+    const result = await run(['probe', '--dir', dir, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).probes[0]).toMatchObject({
+      ok: true,
+      shape: 'exact',
+      scope: 'honoured',
+      results: 1,
+    });
+  });
+
+  it.each([
+    {
+      mistake: 'an inherited credential that is not set',
+      credentials: { CONTEXT_API_TOKEN: { inherit: true } },
+      stderr:
+        /probe: CONTEXT_API_TOKEN is inherited from the caller's environment and is not set here\. Fix: export CONTEXT_API_TOKEN before running probe/,
+    },
+    {
+      mistake: 'a credential file that does not exist',
+      credentials: { CONTEXT_API_TOKEN: { file: '/nonexistent/qm-probe.token' } },
+      stderr:
+        /probe: cannot read the credential file of CONTEXT_API_TOKEN, \/nonexistent\/qm-probe\.token \(ENOENT\)/,
+    },
+  ])('$mistake: exit 1 naming the variable and the fix, nothing sent', async ({ credentials, stderr }) => {
+    const dir = await install(
+      `cred-${Math.random().toString(36).slice(2)}`,
+      { 'on-demand': { provider: genericProvider() } },
+      credentials,
+    );
+    const before = generic.requests.length;
+    const result = await run(['probe', '--dir', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(stderr);
+    expect(result.stderr).not.toMatch(/internal error/);
+    expect(generic.requests.length).toBe(before);
+  });
+
+  it('with the inherited credential set, the probe sends it', async () => {
+    const dir = await install(
+      'inherit',
+      { 'on-demand': { provider: genericProvider() } },
+      { CONTEXT_API_TOKEN: { inherit: true } },
+    );
+    const result = await run(['probe', '--dir', dir, '--json'], { CONTEXT_API_TOKEN: TOKEN });
+    expect(result.code).toBe(0);
+    noSecrets(result.stdout);
+  });
+});

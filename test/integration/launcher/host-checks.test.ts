@@ -1,0 +1,286 @@
+// One set of host checks: a real install rendered by the built CLI, one mutation per row, then the
+// same table run twice — `qwen-managed verify` on the install (as root, the administrator) and
+// `launch-qwen` as a throwaway non-root user in a real pseudo-terminal. Both must report exactly the
+// same problem lines (src/host/install-checks.ts judges for both), and the stub Qwen must not start.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../e2e/harness/paths.js';
+import {
+  finished,
+  launcherSuite,
+  node22Binary,
+  pinNode,
+  readRecord,
+  type Stub,
+  writeStubQwen,
+} from './harness.js';
+
+const CLI = path.join(repoRoot, 'dist', 'cli', 'qwen-managed.js');
+const CALLER_ENV = { TERM: 'xterm-256color', LANG: 'C.UTF-8', PATH: '/usr/bin:/bin' };
+const OTHER_UID = 4242;
+const suite = launcherSuite('qm-host-checks-', 'hostchk');
+/** A node for running the launcher bundle itself, so a row may remove the pinned one. */
+let runner: string;
+let counter = 0;
+
+interface Install {
+  root: string;
+  install: string;
+  node: string;
+  qwen: string;
+  stub: Stub;
+  token: string;
+  repo: string;
+}
+
+const q = (value: string) => JSON.stringify(value);
+const file = (i: Install, rel: string) => path.join(i.install, rel);
+
+beforeAll(() => {
+  if (!fs.existsSync(CLI)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  runner = pinNode(node22Binary(), path.join(suite.base, 'runner', 'node'));
+});
+
+/** Renders a fresh on-demand install with the built CLI: its own node, Qwen package and credential. */
+function renderInstall(): Install {
+  const root = path.join(suite.base, `i${counter++}`);
+  fs.mkdirSync(root, { mode: 0o755 });
+  const node = pinNode(runner, path.join(root, 'node', 'bin', 'node'));
+  const stub = writeStubQwen(root, {}, suite.user);
+  const qwen = path.dirname(stub.cli);
+  // The stand-in sits in a Qwen package of a supported version, with a chunk beside cli.js.
+  fs.writeFileSync(
+    path.join(qwen, 'package.json'),
+    JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.24.4', type: 'commonjs' }),
+    { mode: 0o644 },
+  );
+  fs.mkdirSync(path.join(qwen, 'chunks'), { mode: 0o755 });
+  fs.writeFileSync(path.join(qwen, 'chunks', 'chunk-A.js'), '// chunk\n', { mode: 0o644 });
+  const token = path.join(root, 'secrets', 'context.token');
+  fs.mkdirSync(path.dirname(token), { mode: 0o755 });
+  fs.writeFileSync(token, 'tok-host-checks\n', { mode: 0o644 });
+  const repo = path.join(root, 'repo');
+  fs.mkdirSync(repo, { mode: 0o755 });
+  const install = path.join(root, 'install');
+  const deployment = path.join(root, 'deployment.json');
+  fs.writeFileSync(
+    deployment,
+    JSON.stringify({
+      version: 1,
+      platform: 'posix',
+      installDir: install,
+      node,
+      qwenCli: stub.cli,
+      repositoryRoot: repo,
+      environment: { PATH: '/usr/bin:/bin', inherit: ['TERM', 'LANG'] },
+      credentials: { CONTEXT_API_TOKEN: { file: token } },
+      profiles: {
+        'on-demand': {
+          provider: {
+            type: 'generic-http-search-v1',
+            baseUrl: 'https://context.example.com',
+            tokenEnv: 'CONTEXT_API_TOKEN',
+          },
+          timeoutMs: 5000,
+        },
+      },
+    }),
+  );
+  const render = spawnSync(process.execPath, [CLI, 'render', '--deployment', deployment], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(render.status, render.stderr).toBe(0);
+  return { root, install, node, qwen, stub, token, repo };
+}
+
+/** `qwen-managed verify` on the real install: its verdict and the launcher-check lines. */
+function verify(i: Install) {
+  const run = spawnSync(process.execPath, [CLI, 'verify', '--dir', i.install, '--json', '--skip-smoke'], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  const report = JSON.parse(run.stdout) as {
+    ok: boolean;
+    checks: Array<{ id: string; ok: boolean; severity: string; message: string }>;
+  };
+  const failed = (id: string) => report.checks.filter((c) => c.id === id && !c.ok).map((c) => c.message);
+  return { code: run.status, ok: report.ok, problems: failed('host.install'), report, failed };
+}
+
+/** `launch-qwen --profile on-demand` as the non-root user: its exit, its problem lines, and whether Qwen ran. */
+async function launch(i: Install) {
+  const session = suite.sessions.start(
+    [runner, file(i, 'runtime/launch-qwen.js'), '--profile', 'on-demand'],
+    CALLER_ENV,
+    suite.user,
+    suite.base,
+  );
+  const { exit, output } = await finished(session);
+  const problems = output
+    .split('\n')
+    .filter((line) => line.startsWith('launch-qwen: '))
+    .map((line) => line.slice('launch-qwen: '.length));
+  return { code: exit.exitCode, output, problems, started: readRecord(i.stub) !== undefined };
+}
+
+type Row = [name: string, mutate: (i: Install) => void, problems: (i: Install) => string[]];
+
+const writable = (dir: string) =>
+  `${q(dir)} is a directory writable by group or others (mode 0777); fix: chmod go-w '${dir}'`;
+const ownedByOther = (p: string) => `${q(p)} is owned by uid ${OTHER_UID}, not root; fix: chown root '${p}'`;
+
+// The issue's observations (each passed verify and was refused by the launcher), then the rest of
+// what the launcher judges: existence, checksums, the whole Qwen package and its version.
+const ROWS: Row[] = [
+  [
+    'the install directory is world-writable',
+    (i) => fs.chmodSync(i.install, 0o777),
+    (i) => [writable(i.install)],
+  ],
+  [
+    'profiles/ is world-writable',
+    (i) => fs.chmodSync(file(i, 'profiles'), 0o777),
+    (i) => [writable(file(i, 'profiles'))],
+  ],
+  [
+    'runtime/ is world-writable',
+    (i) => fs.chmodSync(file(i, 'runtime'), 0o777),
+    (i) => [writable(file(i, 'runtime'))],
+  ],
+  [
+    "a credential file's parent directory is world-writable",
+    (i) => fs.chmodSync(path.dirname(i.token), 0o777),
+    (i) => [writable(path.dirname(i.token))],
+  ],
+  [
+    "node's bin/ is world-writable",
+    (i) => fs.chmodSync(path.dirname(i.node), 0o777),
+    (i) => [writable(path.dirname(i.node))],
+  ],
+  [
+    'a managed file is owned by another uid',
+    (i) => fs.chownSync(file(i, 'profiles/on-demand/system-settings.json'), OTHER_UID, 0),
+    (i) => [ownedByOther(file(i, 'profiles/on-demand/system-settings.json'))],
+  ],
+  [
+    'runtime/ is owned by another uid',
+    (i) => fs.chownSync(file(i, 'runtime'), OTHER_UID, 0),
+    (i) => [ownedByOther(file(i, 'runtime'))],
+  ],
+  ['the pinned node is missing', (i) => fs.rmSync(i.node), (i) => [`node ${q(i.node)} does not exist`]],
+  ['Qwen is missing', (i) => fs.rmSync(i.stub.cli), (i) => [`Qwen cli ${q(i.stub.cli)} does not exist`]],
+  [
+    'the credential file is missing',
+    (i) => fs.rmSync(i.token),
+    (i) => [`credential file of CONTEXT_API_TOKEN ${q(i.token)} does not exist`],
+  ],
+  [
+    'a managed file changed after render',
+    (i) => fs.appendFileSync(file(i, 'profiles/on-demand/mcp.json'), ' '),
+    (i) => [
+      `${q(file(i, 'profiles/on-demand/mcp.json'))} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
+    ],
+  ],
+  [
+    "a chunk of Qwen's package is group-writable",
+    (i) => fs.chmodSync(path.join(i.qwen, 'chunks', 'chunk-A.js'), 0o664),
+    (i) => [
+      `Qwen's install ${q(i.qwen)} has 1 entry writable by group or others, e.g. ${q(path.join(i.qwen, 'chunks', 'chunk-A.js'))} (mode 664); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '${i.qwen}'`,
+    ],
+  ],
+  [
+    "a chunk of Qwen's package is owned by another uid",
+    (i) => fs.chownSync(path.join(i.qwen, 'chunks'), OTHER_UID, 0),
+    (i) => [
+      `Qwen's install ${q(i.qwen)} has 1 entry owned by uid ${OTHER_UID}, not root, e.g. ${q(path.join(i.qwen, 'chunks'))}; fix: chown -R root '${i.qwen}'`,
+    ],
+  ],
+  [
+    'the pinned Qwen is an unsupported version',
+    (i) =>
+      fs.writeFileSync(
+        path.join(i.qwen, 'package.json'),
+        JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.25.0', type: 'commonjs' }),
+      ),
+    (i) => [
+      `Qwen 0.25.0 at ${q(i.qwen)} is not a version this toolkit supports (0.24.0, 0.24.2, 0.24.3, 0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+    ],
+  ],
+];
+
+describe('one set of host checks: verify on the real install and the launcher report the same problems', () => {
+  it('control: the untouched install passes verify and the launcher starts Qwen', async () => {
+    const i = renderInstall();
+    const v = verify(i);
+    expect([v.code, v.ok, v.problems], v.failed('host.install').join('\n')).toEqual([0, true, []]);
+    expect(v.report.checks.filter((c) => c.id === 'host.install').map((c) => c.ok)).toEqual([true]);
+    const l = await launch(i);
+    expect([l.code, l.problems, l.started]).toEqual([0, [], true]);
+  });
+
+  it.each(ROWS)('%s', async (_name, mutate, problems) => {
+    const i = renderInstall();
+    mutate(i);
+    const expected = problems(i);
+    const v = verify(i);
+    expect([v.code, v.ok, v.problems]).toEqual([1, false, expected]);
+    const l = await launch(i);
+    expect([l.code, l.problems, l.started], l.output).toEqual([1, expected, false]);
+  });
+});
+
+describe('verify on the real install: what the launcher does not refuse', () => {
+  it('a vendored ripgrep without its execute bit (Qwen 0.24.4 from the registry) is a warning with the fix', async () => {
+    const i = renderInstall();
+    const rg = path.join(i.qwen, 'vendor', 'ripgrep', `${process.arch}-${process.platform}`, 'rg');
+    fs.mkdirSync(path.dirname(rg), { recursive: true, mode: 0o755 });
+    fs.writeFileSync(rg, '', { mode: 0o644 });
+    const v = verify(i);
+    expect(v.ok).toBe(true);
+    expect(v.report.checks.filter((c) => c.id === 'host.ripgrep')).toEqual([
+      {
+        id: 'host.ripgrep',
+        severity: 'warning',
+        ok: false,
+        profile: null,
+        file: null,
+        message: `Qwen's vendored ripgrep ${q(rg)} is not executable by everyone (mode 644), so every Qwen start prints "Ripgrep not available" and searches with its slower built-in grep (a packaging defect of Qwen 0.24.4 from the registry); fix: chmod a+x '${rg}'`,
+      },
+    ]);
+    // Negative control: after the fix, the check passes.
+    fs.chmodSync(rg, 0o755);
+    expect(
+      verify(i)
+        .report.checks.filter((c) => c.id === 'host.ripgrep')
+        .map((c) => c.ok),
+    ).toEqual([true]);
+    // And the launcher starts Qwen either way.
+    expect((await launch(i)).started).toBe(true);
+  });
+
+  it('a staged tree (render --out) keeps warnings for what does not exist yet, and runs no launcher check', () => {
+    const i = renderInstall();
+    const staged = path.join(i.root, 'staged');
+    fs.cpSync(i.install, staged, { recursive: true });
+    fs.rmSync(i.node);
+    fs.rmSync(i.token);
+    const v = verify({ ...i, install: staged });
+    expect(v.ok).toBe(true);
+    expect(v.report.checks.filter((c) => c.id === 'host.install')).toEqual([]);
+    expect(
+      v.report.checks.filter((c) => c.id === 'host.pins' && !c.ok).map((c) => [c.severity, c.message]),
+    ).toEqual([
+      [
+        'warning',
+        `credential file of CONTEXT_API_TOKEN ${q(i.token)} does not exist on this machine (fine for a staged tree; the launcher refuses to start until it does)`,
+      ],
+      [
+        'warning',
+        `node ${q(i.node)} does not exist on this machine (fine for a staged tree; the launcher refuses to start until it does)`,
+      ],
+    ]);
+  });
+});

@@ -1,0 +1,126 @@
+// verify on the real install (the tree at its plans' installDir) against the same tree staged
+// elsewhere: the launcher's host checks (host.install) judge the real one, so a missing pin is an
+// error there and a warning on the staged copy; and host.ripgrep's rule as a table.
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
+import { checkRipgrep } from '../../../src/deploy/verify/checks/qwen-tree.js';
+import { Checks } from '../../../src/deploy/verify/report.js';
+import { allProfilesRaw, renderToDir, tempDir, verifyInstall } from './fixtures.js';
+
+/** An all-profiles install rendered into its own installDir, with node, Qwen and the credentials here. */
+async function realInstall() {
+  const root = await tempDir('qm-host-install-');
+  await fs.chmod(root, 0o755);
+  const node = path.join(root, 'node');
+  // This Node, answering --version as the Node 22 a deployment pins.
+  await fs.writeFile(
+    node,
+    `#!/bin/sh\nif [ "$1" = "--version" ]; then echo v22.23.3; exit 0; fi\nexec '${process.execPath}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  const qwen = path.join(root, 'qwen');
+  await fs.mkdir(qwen, { mode: 0o755 });
+  const cli = path.join(qwen, 'cli.js');
+  await fs.writeFile(cli, '', { mode: 0o644 });
+  await fs.writeFile(
+    path.join(qwen, 'package.json'),
+    JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.24.3' }),
+    { mode: 0o644 },
+  );
+  const repo = path.join(root, 'repo');
+  await fs.mkdir(repo, { mode: 0o755 });
+  const token = path.join(root, 'context.token');
+  await fs.writeFile(token, 'x\n', { mode: 0o640 });
+  const install = path.join(root, 'install');
+  const raw = await allProfilesRaw();
+  Object.assign(raw, { installDir: install, node, qwenCli: cli, repositoryRoot: repo });
+  for (const source of Object.values(raw.credentials as Record<string, { file?: string }>))
+    if (source.file !== undefined) source.file = token;
+  await renderToDir(parseDeploymentValue(raw), install);
+  return { root, install, node, cli, token };
+}
+
+const failing = (checks: Awaited<ReturnType<typeof verifyInstall>>['checks'], ids: string[]) =>
+  checks.filter((c) => ids.includes(c.id) && !c.ok).map((c) => [c.id, c.severity, c.message]);
+
+describe('verify: the real install runs the launcher checks, a staged tree keeps its warnings', () => {
+  it('a clean real install: host.install passes for every profile, host.pins adds no line', async () => {
+    const { install } = await realInstall();
+    const report = await verifyInstall(install);
+    expect(failing(report.checks, ['host.install', 'host.pins', 'host.qwen'])).toEqual([]);
+    expect(report.checks.filter((c) => c.id === 'host.install').map((c) => c.ok)).toEqual([true]);
+    expect(report.checks.filter((c) => c.id === 'host.pins' || c.id === 'host.qwen')).toEqual([]);
+  });
+
+  it.each<
+    [
+      string,
+      (i: Awaited<ReturnType<typeof realInstall>>) => Promise<void>,
+      (i: Awaited<ReturnType<typeof realInstall>>) => string[],
+    ]
+  >([
+    ['a missing node', (i) => fs.rm(i.node), (i) => [`node ${JSON.stringify(i.node)} does not exist`]],
+    ['a missing Qwen', (i) => fs.rm(i.cli), (i) => [`Qwen cli ${JSON.stringify(i.cli)} does not exist`]],
+    [
+      // One line per credential name routed from it (every profile judged, lines deduplicated).
+      'a missing credential file',
+      (i) => fs.rm(i.token),
+      (i) =>
+        ['CONTEXT_API_TOKEN', 'MEM0_API_KEY'].map(
+          (name) => `credential file of ${name} ${JSON.stringify(i.token)} does not exist`,
+        ),
+    ],
+    [
+      'an unsupported Qwen',
+      (i) =>
+        fs.writeFile(
+          path.join(path.dirname(i.cli), 'package.json'),
+          JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.24.1' }),
+        ),
+      (i) => [
+        `Qwen 0.24.1 at ${JSON.stringify(path.dirname(i.cli))} is not a version this toolkit supports (0.24.0, 0.24.2, 0.24.3, 0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+      ],
+    ],
+  ])('%s: an error on the real install (host.install), not a warning', async (_name, mutate, expected) => {
+    const i = await realInstall();
+    await mutate(i);
+    const report = await verifyInstall(i.install);
+    expect(report.ok).toBe(false);
+    expect(failing(report.checks, ['host.install', 'host.pins', 'host.qwen'])).toEqual(
+      expected(i).map((message) => ['host.install', 'error', message]),
+    );
+  });
+
+  it('the same tree staged elsewhere: a missing node is a warning, and no launcher check runs', async () => {
+    const i = await realInstall();
+    const staged = path.join(i.root, 'staged');
+    await fs.cp(i.install, staged, { recursive: true });
+    await fs.rm(i.node);
+    const report = await verifyInstall(staged);
+    expect(report.ok).toBe(true);
+    expect(failing(report.checks, ['host.install', 'host.pins'])).toEqual([
+      [
+        'host.pins',
+        'warning',
+        `node ${JSON.stringify(i.node)} does not exist on this machine (fine for a staged tree; the launcher refuses to start until it does)`,
+      ],
+    ]);
+  });
+});
+
+describe('host.ripgrep', () => {
+  const RG = '/opt/qwen/lib/node_modules/@qwen-code/qwen-code/vendor/ripgrep/x64-linux/rg';
+  it.each<[string, number | null, Array<[boolean, string]>]>([
+    ['executable by everyone', 0o755, [[true, 'error']]],
+    ['absent (a platform without a vendored rg): nothing to say', null, []],
+    ['as Qwen 0.24.4 ships it', 0o644, [[false, 'warning']]],
+    ['executable by its owner only: developers still cannot run it', 0o744, [[false, 'warning']]],
+  ])('%s', (_name, mode, expected) => {
+    const checks = new Checks();
+    checkRipgrep({ path: RG, mode }, checks);
+    expect(checks.list.map((c) => [c.ok, c.severity])).toEqual(expected);
+    for (const c of checks.list.filter((c) => !c.ok)) expect(c.message).toContain(`fix: chmod a+x '${RG}'`);
+  });
+});

@@ -1,0 +1,87 @@
+// policies/qwen/versions.json as the code reads it: every supported version has every fact, in the
+// shape the types promise (JSON imports widen them), and the facts render depends on are applied.
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import versions from '../../../policies/qwen/versions.json' with { type: 'json' };
+import { qwenSettingsFacts, SETTINGS_TABLES } from '../../../src/qwen/settings-facts.js';
+import {
+  DEFAULT_QWEN_VERSION,
+  hookTimeoutValue,
+  qwenVersionFacts,
+  ripgrepRel,
+  SUPPORTED_QWEN_VERSIONS,
+} from '../../../src/qwen/versions.js';
+
+describe('supported Qwen versions', () => {
+  it('are every 0.24.x release on the registry, and the default is one of them', () => {
+    expect(SUPPORTED_QWEN_VERSIONS).toEqual(['0.24.0', '0.24.2', '0.24.3', '0.24.4']);
+    expect(SUPPORTED_QWEN_VERSIONS).toContain(DEFAULT_QWEN_VERSION);
+  });
+
+  it.each(SUPPORTED_QWEN_VERSIONS)('%s: every fact is present and of its type', (version) => {
+    const entry = (versions.versions as Record<string, Record<string, unknown>>)[version]!;
+    expect(Object.keys(entry).sort()).toEqual(
+      ['defaultExcludedEnvVars', 'hookTimeoutUnit', 'packagingDefects', 'ripgrep', 'settings'].sort(),
+    );
+    expect(['seconds', 'milliseconds']).toContain(entry.hookTimeoutUnit);
+    for (const defect of entry.packagingDefects as unknown[])
+      expect(['ripgrep-not-executable']).toContain(defect);
+    // The settings table it names is extracted (policies/qwen/<dir>/) and bundled.
+    expect(
+      readdirSync(new URL(`../../../policies/qwen/${String(entry.settings)}/`, import.meta.url)).sort(),
+    ).toEqual(['settings-descriptions.json', 'settings.json']);
+    expect(Object.keys(SETTINGS_TABLES)).toContain(entry.settings);
+    expect(Object.keys(qwenSettingsFacts(version)!).length).toBeGreaterThan(300);
+  });
+
+  it.each<[string, ReturnType<typeof qwenVersionFacts>]>([
+    [
+      '0.24.3',
+      expect.objectContaining({ version: '0.24.3', hookTimeoutUnit: 'seconds', packagingDefects: [] }),
+    ],
+    [
+      '0.24.4',
+      expect.objectContaining({
+        version: '0.24.4',
+        settingsFile: '0.24.4',
+        hookTimeoutUnit: 'seconds',
+        packagingDefects: ['ripgrep-not-executable'],
+        defaultExcludedEnvVars: ['DEBUG', 'DEBUG_MODE'],
+      }),
+    ],
+    ['0.24.1', undefined],
+    ['0.25.0', undefined],
+    ['0.23.9', undefined],
+    ['0.24.4-nightly', undefined],
+    ['constructor', undefined],
+    ['__proto__', undefined],
+  ])('qwenVersionFacts(%j)', (version, expected) => {
+    expect(qwenVersionFacts(version)).toEqual(expected);
+    if (expected === undefined) expect(qwenSettingsFacts(version)).toBeUndefined();
+  });
+
+  it('the settings keys differ where Qwen added some (0.24.4 over 0.24.0)', () => {
+    const added = Object.keys(qwenSettingsFacts('0.24.4')!).filter(
+      (k) => !(k in qwenSettingsFacts('0.24.0')!),
+    );
+    expect(added.sort()).toEqual(['serve.tokenQr', 'tools.executionSandbox', 'tools.workflowNameOnly']);
+  });
+});
+
+describe('per-version facts render and verify apply', () => {
+  it.each<[string, number, number]>([
+    ['seconds', 8000, 8],
+    ['seconds', 6500, 7],
+    ['milliseconds', 8000, 8000],
+  ])('a %s hook timeout for a %d ms budget is %d', (unit, ms, expected) => {
+    expect(hookTimeoutValue({ hookTimeoutUnit: unit as 'seconds' | 'milliseconds' }, ms)).toBe(expected);
+  });
+
+  it.each<[string, string, string]>([
+    ['linux', 'x64', 'vendor/ripgrep/x64-linux/rg'],
+    ['darwin', 'arm64', 'vendor/ripgrep/arm64-darwin/rg'],
+    ['win32', 'x64', 'vendor/ripgrep/x64-win32/rg.exe'],
+  ])('the vendored ripgrep on %s %s is %s', (platform, arch, expected) => {
+    expect(ripgrepRel(qwenVersionFacts('0.24.4')!, platform, arch)).toBe(expected);
+  });
+});
