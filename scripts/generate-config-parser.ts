@@ -6,6 +6,9 @@
 import * as rules from '../src/config/rules.js';
 import { runtimeConfigSchema } from '../src/config/schema.js';
 
+/** zod checks that only annotate the schema (z.describe, z.meta): they accept every value. */
+const METADATA_CHECKS: ReadonlySet<string> = new Set(['describe', 'meta']);
+
 export const CONFIG_PARSER_FILE = 'src/config/compiled-parser.ts';
 
 /** The slice of zod's definition objects this generator reads. */
@@ -199,9 +202,9 @@ function arrayConst(name: string, values: unknown[]): string {
   return `  const ${name} = [\n${values.map((value) => `    ${lit(value)},\n`).join('')}  ];`;
 }
 
-/** The checks that decide something: `z.describe` only annotates the published JSON Schema. */
+/** The checks that decide something: metadata feeds the published JSON Schema only. */
 const checksOf = (def: Def): CheckDef[] =>
-  (def.checks ?? []).map((check) => check._zod.def).filter((c) => c.check !== 'describe');
+  (def.checks ?? []).map((check) => check._zod.def).filter((c) => !METADATA_CHECKS.has(c.check));
 
 const inner = (def: Def): Schema => {
   if (def.innerType === undefined) throw new Error(`${def.type} without an inner type`);

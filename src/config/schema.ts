@@ -74,12 +74,7 @@ export const mem0EndpointSchema = z
         ),
       ),
   })
-  .check(
-    z.refine(isEndpointOrigin, {
-      path: ['origin'],
-    }),
-    z.describe('Where the Mem0 service listens'),
-  );
+  .check(z.refine(isEndpointOrigin, { path: ['origin'] }), z.describe('Where the Mem0 service listens'));
 
 export const mem0ScopeSchema = z
   .strictObject({
