@@ -6,6 +6,9 @@
 import * as rules from '../src/config/rules.js';
 import { runtimeConfigSchema } from '../src/config/schema.js';
 
+/** zod checks that only annotate the schema (z.describe, z.meta): they accept every value. */
+const METADATA_CHECKS: ReadonlySet<string> = new Set(['describe', 'meta']);
+
 export const CONFIG_PARSER_FILE = 'src/config/compiled-parser.ts';
 
 /** The slice of zod's definition objects this generator reads. */
@@ -125,6 +128,7 @@ class Generator {
     );
     for (const check of def.checks ?? []) {
       const c = check._zod.def;
+      if (METADATA_CHECKS.has(c.check)) continue;
       if (c.check !== 'custom') throw new Error(`object check ${c.check} is not supported`);
       const at = c.path === undefined ? 'p' : `[...p, ${c.path.map(lit).join(', ')}]`;
       lines.push(`  if (!${this.use(rule(c.fn))}(out as never)) throw new Invalid(${at});`);
@@ -168,6 +172,8 @@ class Generator {
         value = `t${lines.length - 1}`;
       } else if (c.check === 'custom') {
         lines.push(`  if (!${this.use(rule(c.fn))}(${value})) throw new Invalid(p);`);
+      } else if (METADATA_CHECKS.has(c.check)) {
+        // Descriptions feed the published JSON Schema only: nothing to check.
       } else {
         throw new Error(`check ${c.check} is not supported by scripts/generate-config-parser.ts`);
       }

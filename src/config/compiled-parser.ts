@@ -69,6 +69,12 @@ function p11(v: unknown, p: Path): unknown {
 
 function p12(v: unknown, p: Path): unknown {
   if (typeof v !== 'string') throw new Invalid(p);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) throw new Invalid(p);
+  return v;
+}
+
+function p13(v: unknown, p: Path): unknown {
+  if (typeof v !== 'string') throw new Invalid(p);
   const t1 = trimmed(v);
   if (!isScopeLength(t1)) throw new Invalid(p);
   return t1;
@@ -80,21 +86,21 @@ function p10(v: unknown, p: Path): unknown {
   const out: Json = {};
   const f_type = p11(o['type'], [...p, 'type']);
   if (f_type !== undefined) out['type'] = f_type;
-  const f_apiKeyEnv = p9(o['apiKeyEnv'], [...p, 'apiKeyEnv']);
+  const f_apiKeyEnv = p12(o['apiKeyEnv'], [...p, 'apiKeyEnv']);
   if (f_apiKeyEnv !== undefined) out['apiKeyEnv'] = f_apiKeyEnv;
-  const f_appId = p12(o['appId'], [...p, 'appId']);
+  const f_appId = p13(o['appId'], [...p, 'appId']);
   if (f_appId !== undefined) out['appId'] = f_appId;
   const keys = ['type', 'apiKeyEnv', 'appId'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
   return out;
 }
 
-function p14(v: unknown, p: Path): unknown {
+function p15(v: unknown, p: Path): unknown {
   if (v !== 'mem0') throw new Invalid(p);
   return v;
 }
 
-function p15(v: unknown, p: Path): unknown {
+function p16(v: unknown, p: Path): unknown {
   const values = [
     'mem0-platform-v3',
     'mem0-v3',
@@ -107,39 +113,39 @@ function p15(v: unknown, p: Path): unknown {
   return v;
 }
 
-function p17(v: unknown, p: Path): unknown {
+function p18(v: unknown, p: Path): unknown {
   if (typeof v !== 'string') throw new Invalid(p);
   return v;
 }
 
-function p19(v: unknown, p: Path): unknown {
+function p20(v: unknown, p: Path): unknown {
   if (typeof v !== 'string') throw new Invalid(p);
   if (!isValidBasePath(v)) throw new Invalid(p);
   return v;
 }
 
-function p18(v: unknown, p: Path): unknown {
-  return v === undefined ? '' : p19(v, p);
+function p19(v: unknown, p: Path): unknown {
+  return v === undefined ? '' : p20(v, p);
 }
 
-function p21(v: unknown, p: Path): unknown {
+function p22(v: unknown, p: Path): unknown {
   if (typeof v !== 'boolean') throw new Invalid(p);
   return v;
 }
 
-function p20(v: unknown, p: Path): unknown {
-  return v === undefined ? undefined : p21(v, p);
+function p21(v: unknown, p: Path): unknown {
+  return v === undefined ? undefined : p22(v, p);
 }
 
-function p16(v: unknown, p: Path): unknown {
+function p17(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_origin = p17(o['origin'], [...p, 'origin']);
+  const f_origin = p18(o['origin'], [...p, 'origin']);
   if (f_origin !== undefined) out['origin'] = f_origin;
-  const f_basePath = p18(o['basePath'], [...p, 'basePath']);
+  const f_basePath = p19(o['basePath'], [...p, 'basePath']);
   if (f_basePath !== undefined) out['basePath'] = f_basePath;
-  const f_allowInsecureHttp = p20(o['allowInsecureHttp'], [...p, 'allowInsecureHttp']);
+  const f_allowInsecureHttp = p21(o['allowInsecureHttp'], [...p, 'allowInsecureHttp']);
   if (f_allowInsecureHttp !== undefined) out['allowInsecureHttp'] = f_allowInsecureHttp;
   const keys = ['origin', 'basePath', 'allowInsecureHttp'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
@@ -148,45 +154,58 @@ function p16(v: unknown, p: Path): unknown {
 }
 
 function p23(v: unknown, p: Path): unknown {
-  return v === undefined ? undefined : p12(v, p);
+  if (typeof v !== 'string') throw new Invalid(p);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) throw new Invalid(p);
+  return v;
 }
 
-function p24(v: unknown, p: Path): unknown {
-  return v === undefined ? undefined : p12(v, p);
+function p26(v: unknown, p: Path): unknown {
+  if (typeof v !== 'string') throw new Invalid(p);
+  const t1 = trimmed(v);
+  if (!isScopeLength(t1)) throw new Invalid(p);
+  return t1;
 }
 
 function p25(v: unknown, p: Path): unknown {
-  return v === undefined ? undefined : p12(v, p);
+  return v === undefined ? undefined : p26(v, p);
 }
 
-function p22(v: unknown, p: Path): unknown {
+function p27(v: unknown, p: Path): unknown {
+  return v === undefined ? undefined : p26(v, p);
+}
+
+function p28(v: unknown, p: Path): unknown {
+  return v === undefined ? undefined : p26(v, p);
+}
+
+function p24(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_userId = p23(o['userId'], [...p, 'userId']);
+  const f_userId = p25(o['userId'], [...p, 'userId']);
   if (f_userId !== undefined) out['userId'] = f_userId;
-  const f_agentId = p24(o['agentId'], [...p, 'agentId']);
+  const f_agentId = p27(o['agentId'], [...p, 'agentId']);
   if (f_agentId !== undefined) out['agentId'] = f_agentId;
-  const f_appId = p25(o['appId'], [...p, 'appId']);
+  const f_appId = p28(o['appId'], [...p, 'appId']);
   if (f_appId !== undefined) out['appId'] = f_appId;
   const keys = ['userId', 'agentId', 'appId'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
   return out;
 }
 
-function p13(v: unknown, p: Path): unknown {
+function p14(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_type = p14(o['type'], [...p, 'type']);
+  const f_type = p15(o['type'], [...p, 'type']);
   if (f_type !== undefined) out['type'] = f_type;
-  const f_preset = p15(o['preset'], [...p, 'preset']);
+  const f_preset = p16(o['preset'], [...p, 'preset']);
   if (f_preset !== undefined) out['preset'] = f_preset;
-  const f_endpoint = p16(o['endpoint'], [...p, 'endpoint']);
+  const f_endpoint = p17(o['endpoint'], [...p, 'endpoint']);
   if (f_endpoint !== undefined) out['endpoint'] = f_endpoint;
-  const f_credentialEnv = p9(o['credentialEnv'], [...p, 'credentialEnv']);
+  const f_credentialEnv = p23(o['credentialEnv'], [...p, 'credentialEnv']);
   if (f_credentialEnv !== undefined) out['credentialEnv'] = f_credentialEnv;
-  const f_scope = p22(o['scope'], [...p, 'scope']);
+  const f_scope = p24(o['scope'], [...p, 'scope']);
   if (f_scope !== undefined) out['scope'] = f_scope;
   const keys = ['type', 'preset', 'endpoint', 'credentialEnv', 'scope'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
@@ -201,30 +220,30 @@ function p5(v: unknown, p: Path): unknown {
     case 'mem0-platform-v3':
       return p10(v, p);
     case 'mem0':
-      return p13(v, p);
+      return p14(v, p);
     default:
       throw new Invalid([...p, 'type']);
   }
 }
 
-function p28(v: unknown, p: Path): unknown {
+function p31(v: unknown, p: Path): unknown {
   if (v !== true) throw new Invalid(p);
   return v;
 }
 
-function p27(v: unknown, p: Path): unknown {
+function p30(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_enabled = p28(o['enabled'], [...p, 'enabled']);
+  const f_enabled = p31(o['enabled'], [...p, 'enabled']);
   if (f_enabled !== undefined) out['enabled'] = f_enabled;
   const keys = ['enabled'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
   return out;
 }
 
-function p26(v: unknown, p: Path): unknown {
-  return v === undefined ? undefined : p27(v, p);
+function p29(v: unknown, p: Path): unknown {
+  return v === undefined ? undefined : p30(v, p);
 }
 
 function p1(v: unknown, p: Path): unknown {
@@ -237,67 +256,67 @@ function p1(v: unknown, p: Path): unknown {
   if (f_timeoutMs !== undefined) out['timeoutMs'] = f_timeoutMs;
   const f_provider = p5(o['provider'], [...p, 'provider']);
   if (f_provider !== undefined) out['provider'] = f_provider;
-  const f_write = p26(o['write'], [...p, 'write']);
+  const f_write = p29(o['write'], [...p, 'write']);
   if (f_write !== undefined) out['write'] = f_write;
   const keys = ['version', 'timeoutMs', 'provider', 'write'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
   return out;
 }
 
-function p30(v: unknown, p: Path): unknown {
+function p33(v: unknown, p: Path): unknown {
   if (v !== 2) throw new Invalid(p);
   return v;
 }
 
-function p32(v: unknown, p: Path): unknown {
+function p35(v: unknown, p: Path): unknown {
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Invalid(p);
   if (!(v >= 1)) throw new Invalid(p);
   if (!(v <= 30000)) throw new Invalid(p);
   return v;
 }
 
-function p31(v: unknown, p: Path): unknown {
-  return v === undefined ? 5000 : p32(v, p);
+function p34(v: unknown, p: Path): unknown {
+  return v === undefined ? 5000 : p35(v, p);
 }
 
-function p34(v: unknown, p: Path): unknown {
+function p37(v: unknown, p: Path): unknown {
   if (typeof v !== 'string') throw new Invalid(p);
   return v;
 }
 
-function p36(v: unknown, p: Path): unknown {
+function p39(v: unknown, p: Path): unknown {
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Invalid(p);
   if (!(v >= 1)) throw new Invalid(p);
   if (!(v <= 5000)) throw new Invalid(p);
   return v;
 }
 
-function p35(v: unknown, p: Path): unknown {
-  return v === undefined ? 1500 : p36(v, p);
+function p38(v: unknown, p: Path): unknown {
+  return v === undefined ? 1500 : p39(v, p);
 }
 
-function p33(v: unknown, p: Path): unknown {
+function p36(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_repositoryRoot = p34(o['repositoryRoot'], [...p, 'repositoryRoot']);
+  const f_repositoryRoot = p37(o['repositoryRoot'], [...p, 'repositoryRoot']);
   if (f_repositoryRoot !== undefined) out['repositoryRoot'] = f_repositoryRoot;
-  const f_timeoutMs = p35(o['timeoutMs'], [...p, 'timeoutMs']);
+  const f_timeoutMs = p38(o['timeoutMs'], [...p, 'timeoutMs']);
   if (f_timeoutMs !== undefined) out['timeoutMs'] = f_timeoutMs;
   const keys = ['repositoryRoot', 'timeoutMs'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
   return out;
 }
 
-function p29(v: unknown, p: Path): unknown {
+function p32(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_version = p30(o['version'], [...p, 'version']);
+  const f_version = p33(o['version'], [...p, 'version']);
   if (f_version !== undefined) out['version'] = f_version;
-  const f_timeoutMs = p31(o['timeoutMs'], [...p, 'timeoutMs']);
+  const f_timeoutMs = p34(o['timeoutMs'], [...p, 'timeoutMs']);
   if (f_timeoutMs !== undefined) out['timeoutMs'] = f_timeoutMs;
-  const f_autoRecall = p33(o['autoRecall'], [...p, 'autoRecall']);
+  const f_autoRecall = p36(o['autoRecall'], [...p, 'autoRecall']);
   if (f_autoRecall !== undefined) out['autoRecall'] = f_autoRecall;
   const f_provider = p5(o['provider'], [...p, 'provider']);
   if (f_provider !== undefined) out['provider'] = f_provider;
@@ -312,7 +331,7 @@ function p0(v: unknown, p: Path): unknown {
     case 1:
       return p1(v, p);
     case 2:
-      return p29(v, p);
+      return p32(v, p);
     default:
       throw new Invalid([...p, 'version']);
   }
