@@ -73,6 +73,11 @@ class Generator {
   }
 
   private body(def: Def): string {
+    const own = checksOf(def);
+    // Only strings, numbers and objects carry checks this generator emits.
+    if (own.length > 0 && !['string', 'number', 'object'].includes(def.type)) {
+      throw new Error(`checks on a zod ${def.type} are not supported: ${own.map((c) => c.check).join(', ')}`);
+    }
     switch (def.type) {
       case 'object':
         return this.object(def);
@@ -126,9 +131,7 @@ class Generator {
       arrayConst('keys', keys),
       '  for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);',
     );
-    for (const check of def.checks ?? []) {
-      const c = check._zod.def;
-      if (METADATA_CHECKS.has(c.check)) continue;
+    for (const c of checksOf(def)) {
       if (c.check !== 'custom') throw new Error(`object check ${c.check} is not supported`);
       const at = c.path === undefined ? 'p' : `[...p, ${c.path.map(lit).join(', ')}]`;
       lines.push(`  if (!${this.use(rule(c.fn))}(out as never)) throw new Invalid(${at});`);
@@ -159,8 +162,7 @@ class Generator {
   private checked(def: Def, typeCheck: string): string {
     const lines = [typeCheck];
     let value = 'v';
-    for (const check of def.checks ?? []) {
-      const c = check._zod.def;
+    for (const c of checksOf(def)) {
       if (c.check === 'string_format' && c.format === 'regex' && c.pattern !== undefined) {
         lines.push(`  if (!${String(c.pattern)}.test(${value})) throw new Invalid(p);`);
       } else if (c.check === 'greater_than') {
@@ -172,8 +174,6 @@ class Generator {
         value = `t${lines.length - 1}`;
       } else if (c.check === 'custom') {
         lines.push(`  if (!${this.use(rule(c.fn))}(${value})) throw new Invalid(p);`);
-      } else if (METADATA_CHECKS.has(c.check)) {
-        // Descriptions feed the published JSON Schema only: nothing to check.
       } else {
         throw new Error(`check ${c.check} is not supported by scripts/generate-config-parser.ts`);
       }
@@ -201,6 +201,10 @@ function arrayConst(name: string, values: unknown[]): string {
   if (line.length <= 110) return line;
   return `  const ${name} = [\n${values.map((value) => `    ${lit(value)},\n`).join('')}  ];`;
 }
+
+/** The checks that decide something: metadata feeds the published JSON Schema only. */
+const checksOf = (def: Def): CheckDef[] =>
+  (def.checks ?? []).map((check) => check._zod.def).filter((c) => !METADATA_CHECKS.has(c.check));
 
 const inner = (def: Def): Schema => {
   if (def.innerType === undefined) throw new Error(`${def.type} without an inner type`);

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   await buildRuntimes(runtime, [budget.plugin]);
   if (!budget.rewritten())
     throw new Error('no HOOK_BUDGET_MS definition found: update scripts/bench/instructions.ts');
-  const referenceHook = await buildReferenceHook(work, VALGRIND_BUDGET_MS);
+  const referenceHook = await buildReferenceHook(work, 100);
   const set = await scenarios(work, { runtime, referenceHook });
   try {
     const only = process.env['BENCH_ONLY']?.split(',');

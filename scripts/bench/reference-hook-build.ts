@@ -6,8 +6,8 @@ import { build } from 'esbuild';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 
-/** Writes `<work>/reference-hook.js` and returns its path; `budgetMs` replaces the 6500 ms budget. */
-export async function buildReferenceHook(work: string, budgetMs = 6500): Promise<string> {
+/** Writes `<work>/reference-hook.js` and returns its path; `slowdown` stretches its timeouts. */
+export async function buildReferenceHook(work: string, slowdown = 1): Promise<string> {
   const outfile = path.join(work, 'reference-hook.js');
   await build({
     entryPoints: [path.join(ROOT, 'scripts/bench/reference-hook.ts')],
@@ -19,7 +19,7 @@ export async function buildReferenceHook(work: string, budgetMs = 6500): Promise
     minify: true,
     legalComments: 'none',
     logLevel: 'warning',
-    define: { REFERENCE_BUDGET_MS: String(budgetMs) },
+    define: { REFERENCE_SLOWDOWN: String(slowdown) },
   });
   return outfile;
 }

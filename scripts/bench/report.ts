@@ -8,6 +8,8 @@ export interface Row {
   value: number;
   /** NaN when the issue sets no target for this figure. */
   target: number;
+  /** The target is a floor (≥), not a ceiling (≤). */
+  atLeast?: boolean;
   stats?: PairStats;
   note?: string;
 }
@@ -30,8 +32,9 @@ export function formatTable(results: Results): string {
     '|---|---|---|---|---|',
   ];
   for (const row of results.rows) {
-    const target = Number.isNaN(row.target) ? '—' : `≤ ${fmt(row, row.target)}`;
-    const met = Number.isNaN(row.target) ? '—' : row.value <= row.target ? 'yes' : 'no';
+    const target = Number.isNaN(row.target) ? '—' : `${row.atLeast ? '≥' : '≤'} ${fmt(row, row.target)}`;
+    const within = row.atLeast ? row.value >= row.target : row.value <= row.target;
+    const met = Number.isNaN(row.target) ? '—' : within ? 'yes' : 'no';
     const detail = [
       row.stats
         ? `p10–p90 ${row.stats.p10Ratio.toFixed(2)}–${row.stats.p90Ratio.toFixed(2)}×; ${row.stats.subjectMedianMs.toFixed(0)} ms vs ${row.stats.baselineMedianMs.toFixed(0)} ms`

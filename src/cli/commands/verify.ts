@@ -14,8 +14,10 @@ Checks an install tree (or a staged one): manifest.json and every file's sha256 
 unlisted file, the schema of every rendered file, profile exclusivity, provider config versions,
 pinned paths (absolute, no \`$\` or control characters), hook commands (\`exec\` + the pinned node and
 runtime, exactly quoted), nested timeouts, the managed settings baseline, the argument and
-environment policies, the pinned files on this machine (absent: warning), a smoke run of each
-bundled runtime, and with --deployment: drift against a fresh in-memory render, byte for byte.
+environment policies, the pinned files on this machine — on the real install (DIR is the installDir
+its plans name) the launcher's own host checks, a missing node, Qwen or credential file included;
+on a staged tree absent is a warning —, the Qwen version, a smoke run of each bundled runtime, and
+with --deployment: drift against a fresh in-memory render, byte for byte.
 
 Options:
   --dir DIR          the install directory or staged tree (required)

@@ -37,7 +37,12 @@ describe('supported Qwen versions', () => {
   it.each<[string, ReturnType<typeof qwenVersionFacts>]>([
     [
       '0.24.3',
-      expect.objectContaining({ version: '0.24.3', hookTimeoutUnit: 'seconds', packagingDefects: [] }),
+      expect.objectContaining({
+        version: '0.24.3',
+        settingsFile: '0.24.2',
+        hookTimeoutUnit: 'seconds',
+        packagingDefects: [],
+      }),
     ],
     [
       '0.24.4',
@@ -59,6 +64,16 @@ describe('supported Qwen versions', () => {
     expect(qwenVersionFacts(version)).toEqual(expected);
     if (expected === undefined) expect(qwenSettingsFacts(version)).toBeUndefined();
   });
+
+  it.each(SUPPORTED_QWEN_VERSIONS)(
+    '%s: the bundled table is exactly the one extracted from it (a shared table must be identical)',
+    async (version) => {
+      const own = (
+        await import(`../../../policies/qwen/${version}/settings.json`, { with: { type: 'json' } })
+      ).default as { settings: unknown };
+      expect(qwenSettingsFacts(version)).toEqual(own.settings);
+    },
+  );
 
   it('the settings keys differ where Qwen added some (0.24.4 over 0.24.0)', () => {
     const added = Object.keys(qwenSettingsFacts('0.24.4')!).filter(
