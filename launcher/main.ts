@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tty from 'node:tty';
 import packageJson from '../package.json' with { type: 'json' };
+import { ManagedError } from '../src/base/errors.js';
 import { platformOfHost } from '../src/base/platform.js';
 import { PROFILE_KINDS } from '../src/contracts/launch-plan.js';
 import type { PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
@@ -155,8 +156,14 @@ async function main(): Promise<void> {
   try {
     await launch(args.profile);
   } catch (error) {
+    // The launcher's one mapping: an expected error carries its exit code and its lines.
     if (error instanceof LaunchError) {
       for (const problem of error.problems) writeErr(`${PROGRAM}: ${problem}\n`);
+      process.exitCode = error.exitCode;
+      return;
+    }
+    if (error instanceof ManagedError) {
+      writeErr(`${PROGRAM}: ${error.message}\n`);
       process.exitCode = error.exitCode;
       return;
     }

@@ -1,5 +1,6 @@
 // Everything the launcher says, and the error type that carries its exit code to main.ts.
 
+import { EXIT, type ExitCode, ManagedError } from '../src/base/errors.js';
 import { show } from '../src/policy/quote.js';
 
 export { errorCode } from '../src/base/errors.js';
@@ -8,16 +9,17 @@ export { octalMode, PATH_PROBLEM_TEXT, show } from '../src/policy/quote.js';
 
 export const PROGRAM = 'launch-qwen';
 
-/** Exit codes of the launcher itself (Qwen's own status is passed through unchanged). */
-export const LAUNCH_EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+/** Exit codes of the launcher itself (Qwen's own status is passed through unchanged); no 70: see main.ts. */
+export const LAUNCH_EXIT = { ok: EXIT.ok, failure: EXIT.failure, usage: EXIT.usage } as const;
 
 /** A refusal: every problem is one line naming what is wrong and, where possible, the fix. */
-export class LaunchError extends Error {
+export class LaunchError extends ManagedError {
   override readonly name = 'LaunchError';
   readonly problems: readonly string[];
-  readonly exitCode: number;
+  readonly exitCode: ExitCode;
+  readonly fixedMessage = false;
 
-  constructor(exitCode: number, problems: readonly string[]) {
+  constructor(exitCode: ExitCode, problems: readonly string[]) {
     super(problems.join('\n'));
     this.exitCode = exitCode;
     this.problems = problems;

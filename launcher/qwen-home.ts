@@ -2,6 +2,7 @@
 // writable one mixes every user's sessions and prompt logs, so each user gets their own, under the
 // data directory of env-paths' layout rooted at the passwd home (the caller's HOME and XDG_* are
 // ignored: they would let anyone point Qwen's state, and its `output-language.md`, elsewhere).
+import { pathSeparator, platformOfHost } from '../src/base/platform.js';
 import { posixQuote } from '../src/policy/quote.js';
 import { errorCode, failure, octalMode, show } from './messages.js';
 
@@ -12,7 +13,7 @@ export const QWEN_HOME_SETTINGS = '{"$version":4}\n';
 export type HomePlatform = 'linux' | 'darwin' | 'win32';
 
 function joiner(platform: HomePlatform): (...parts: string[]) => string {
-  const sep = platform === 'win32' ? '\\' : '/';
+  const sep = pathSeparator(platformOfHost(platform));
   return (...parts) =>
     parts.map((p, i) => (i === 0 ? p.replace(/[\\/]+$/, '') : p.replace(/^[\\/]+|[\\/]+$/g, ''))).join(sep);
 }
@@ -44,7 +45,7 @@ export function qwenHomePath(platform: HomePlatform, home: string, installId: st
  * the launcher writes at each start (it carries this launch's `advanced.excludedEnvVars`).
  */
 export function launchDefaultsPath(platform: HomePlatform, qwenHome: string): string {
-  const sep = platform === 'win32' ? '\\' : '/';
+  const sep = pathSeparator(platformOfHost(platform));
   return `${qwenHome.slice(0, qwenHome.lastIndexOf(sep))}${sep}system-defaults.json`;
 }
 
@@ -92,7 +93,7 @@ function tryLstat(fs: QwenHomeFs, path: string): QwenHomeStat | undefined {
  */
 export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions): void {
   const { fs, platform } = options;
-  const sep = platform === 'win32' ? '\\' : '/';
+  const sep = pathSeparator(platformOfHost(platform));
   const home = options.home.replace(/[\\/]+$/, '');
   if (!qwenHome.startsWith(home + sep)) {
     throw failure(`the Qwen home ${show(qwenHome)} is not under your home directory ${show(home)}`);

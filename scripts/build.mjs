@@ -76,7 +76,7 @@ export async function buildRuntimes(dir, plugins = []) {
         ...common,
         entryPoints: [entry],
         outfile: join(dir, file),
-        // CommonJS: a bare CommonJS start is measurably cheaper than ESM (runtimes.md).
+        // CommonJS: a bare CommonJS start is measurably cheaper than ESM (docs/performance.md).
         format: 'cjs',
         minify: true,
         plugins: [splitPlugin, ...plugins],

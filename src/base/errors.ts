@@ -1,3 +1,32 @@
+// The errors every layer may throw. Each expected error carries its exit code and says whether its
+// message is fixed text; an entry point maps an error with one rule (exitCodeOf), and anything that
+// is not a ManagedError is a bug: exit 70, "internal error".
+
+/** The exit codes of every entry point (docs/admin.md, "Exit codes"). */
+export const EXIT = { ok: 0, failure: 1, usage: 2, internal: 70 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/**
+ * An error the program expects. `fixedMessage`: true when the message is fixed text chosen by code
+ * (never a key, variable name, path, URL or value: safe for a runtime's stderr, which Qwen may show or
+ * log); false when it names keys and paths for the administrator (the admin CLI and the launcher).
+ */
+export abstract class ManagedError extends Error {
+  abstract readonly exitCode: ExitCode;
+  abstract readonly fixedMessage: boolean;
+}
+
+/** The one error → exit code rule: the error's own code, or 70 for anything unforeseen (a bug). */
+export function exitCodeOf(error: unknown): ExitCode {
+  return error instanceof ManagedError ? error.exitCode : EXIT.internal;
+}
+
+/** A refusal of the administrator's input (exit 1) whose message names the key, path and fix. */
+export abstract class AdminInputError extends ManagedError {
+  readonly exitCode: ExitCode = EXIT.failure;
+  readonly fixedMessage = false;
+}
+
 // One error class for every runtime configuration failure. Messages are fixed text chosen by code:
 // they never contain a credential value, a credential's variable name, a URL or any config value.
 
@@ -21,8 +50,10 @@ export const CONFIGURATION_MESSAGES = {
 
 export type ConfigurationErrorCode = keyof typeof CONFIGURATION_MESSAGES;
 
-export class ConfigurationError extends Error {
+export class ConfigurationError extends ManagedError {
   override readonly name = 'ConfigurationError';
+  readonly exitCode = EXIT.failure;
+  readonly fixedMessage = true;
   readonly code: ConfigurationErrorCode;
   /** Key path of a schema failure (keys only, never values) for the admin CLI; never printed by runtimes. */
   readonly keyPath: readonly (string | number)[] | undefined;

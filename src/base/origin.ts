@@ -1,4 +1,4 @@
-// Origin rules shared by the config schema and the HTTP client (providers.md, "HTTP client rules").
+// Origin rules shared by the config schema and the HTTP client (docs/contracts.md, "HTTP client rules").
 
 /** Hosts plain http: may name without allowInsecureHttp (the traffic never leaves the machine). */
 export const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

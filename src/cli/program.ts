@@ -1,7 +1,9 @@
 // Dispatch for the admin CLI: `<program> <command> [args]`, `--help`, `--version`, and the mapping of
 // errors to exit codes (errors.ts). No process access here: the entries pass the I/O in.
+
+import { exitCodeOf } from '../base/errors.js';
 import type { CliIO, Command } from './command.js';
-import { EXIT, exitCodeFor, UsageError } from './errors.js';
+import { EXIT, UsageError } from './errors.js';
 
 export interface ProgramInfo {
   name: string;
@@ -39,7 +41,8 @@ async function guarded(
   try {
     return await body();
   } catch (error) {
-    const code = exitCodeFor(error);
+    // The one mapping: an expected error carries its exit code; anything else is a bug (70).
+    const code = exitCodeOf(error);
     const message = error instanceof Error ? error.message : String(error);
     if (code === EXIT.internal) io.stderr.write(`${info.name}: internal error: ${message}\n`);
     else io.stderr.write(`${info.name}: ${message}\n`);

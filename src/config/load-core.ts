@@ -1,4 +1,4 @@
-// Loads QWEN_EXTERNAL_CONTEXT_CONFIG. Order (provider-config.md): path → file → schema → version →
+// Loads QWEN_EXTERNAL_CONTEXT_CONFIG. Order (docs/contracts.md, "Runtime provider config"): path → file → schema → version →
 // Mem0 scope → write compatibility → credential → (v2) repository root. Every failure is a
 // ConfigurationError with a fixed message; nothing else escapes. The schema step is a parameter:
 // load.ts passes the zod schema, the auto-recall hook the compiled parser (compiled-parser.ts).

@@ -5,7 +5,7 @@ import { checkOrigin, isValidBasePath } from '../base/origin.js';
 
 export { isValidBasePath };
 
-/** An origin (https, or loopback http): providers.md's base URL rules. */
+/** An origin (https, or loopback http): docs/contracts.md, "HTTP client rules". */
 export const isOrigin = (value: string): boolean => checkOrigin(value).ok;
 
 /** What a scope string carries: the trimmed text. */

@@ -27,7 +27,7 @@ export const genericHttpProviderSchema = z
     type: z
       .literal('generic-http-search-v1')
       .check(z.describe('A knowledge base speaking Generic HTTP Search v1')),
-    // Origin only, https (or loopback http): see providers.md.
+    // Origin only, https (or loopback http): see docs/contracts.md, "HTTP client rules".
     baseUrl: z
       .string()
       .check(

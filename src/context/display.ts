@@ -1,4 +1,4 @@
-// Renders memory content for the PreToolUse confirmation line (runtimes.md, "Write-confirmation hook").
+// Renders memory content for the PreToolUse confirmation line (docs/contracts.md, "Memory content").
 // The user approves exactly what is stored, so nothing may hide, reorder or break the displayed text.
 
 // DEL and C1 controls, line/paragraph separators, and every format character (bidi controls,

@@ -1,4 +1,4 @@
-// Memory content validity, shared by the write-confirmation hook and the MCP server (runtimes.md).
+// Memory content validity, shared by the write-confirmation hook and the MCP server (docs/contracts.md, "Memory content").
 // Valid content is stored byte-for-byte, so these rules are the only gate: no trimming, no normalising.
 import { MAX_MEMORY_CODE_POINTS } from '../base/limits.js';
 import { takeCodePoints } from '../text/codepoints.js';

@@ -1,4 +1,4 @@
-// Context renderer shared by the auto-recall hook and the MCP server (runtimes.md, "Context renderer").
+// Context renderer shared by the auto-recall hook and the MCP server (docs/contracts.md, "Context renderer").
 // Lengths are computed from per-field escaped lengths; the envelope is stringified exactly once.
 import { CONTEXT_BUDGET_UNITS, FIELD_CAPS, MAX_ITEMS } from '../base/limits.js';
 import { CONTEXT_NOTICE } from '../contracts/names.js';

@@ -1,4 +1,4 @@
-// The rendered install layout (deployment.md, "Rendered install directory"): relative paths inside
+// The rendered install layout (docs/contracts.md, "Rendered install directory"): relative paths inside
 // the tree (always `/`-separated, as listed in manifest.json) and the absolute pinned paths the
 // rendered files refer to (joined for the deployment's platform, never the renderer's).
 

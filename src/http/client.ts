@@ -1,4 +1,4 @@
-// postJson: the one way providers talk HTTP (providers.md, "HTTP client rules"). One request, no
+// postJson: the one way providers talk HTTP (docs/contracts.md, "HTTP client rules"). One request, no
 // retry, no redirect following; every failure is a ProviderRequestError with a fixed message.
 import { ProviderRequestError } from './errors.js';
 import { decodeJson, readBoundedBody } from './read-body.js';

@@ -1,10 +1,14 @@
 // The one error the HTTP client throws. Messages are fixed text: never a URL, a credential, a header
 // or any byte of the response. No `cause` is attached, because causes can embed host names.
 
+import { EXIT, ManagedError } from '../base/errors.js';
+
 export type ProviderRequestErrorKind = 'invalid-response' | 'http-status' | 'incomplete';
 
-export class ProviderRequestError extends Error {
+export class ProviderRequestError extends ManagedError {
   override readonly name = 'ProviderRequestError';
+  readonly exitCode = EXIT.failure;
+  readonly fixedMessage = true;
   readonly kind: ProviderRequestErrorKind;
   /** The HTTP status, only for `http-status` (write outcomes distinguish 400/401/403/404). */
   readonly status: number | undefined;

@@ -2,6 +2,7 @@
 // launcher use this one check, so a hand-edited (and re-hashed) launch.json still cannot turn on
 // YOLO, a headless prompt or another input path.
 import type { Platform } from '../base/platform.js';
+import type { LaunchPlan } from '../contracts/launch-plan.js';
 import type { ArgumentPolicy } from './policies.js';
 import { PATH_PROBLEM_TEXT, pinnedPathProblem, show } from './quote.js';
 
@@ -118,4 +119,20 @@ export function pinnedArgvPaths(argv: readonly string[], policy: ArgumentPolicy)
     () => {},
   );
   return paths;
+}
+
+/**
+ * `[qwenCli, ...plan.argv, ...externalContext.argv]` (the external-context part only while the profile
+ * is active) and every way it breaks the argument policy, one line each, for the launcher and verify.
+ */
+export function planArgv(
+  plan: LaunchPlan,
+  externalContextActive: boolean,
+  policy: ArgumentPolicy,
+): { argv: string[]; problems: string[] } {
+  const qwenArgv = externalContextActive ? [...plan.argv, ...plan.externalContext.argv] : [...plan.argv];
+  const problems = qwenArgvProblems(qwenArgv, policy, plan.platform).map(
+    (p) => `launch plan for ${show(plan.profile)}: ${p}; re-render the deployment`,
+  );
+  return { argv: [plan.qwenCli, ...qwenArgv], problems };
 }

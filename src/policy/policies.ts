@@ -8,6 +8,8 @@ export interface EnvironmentPolicy {
   forbidden: { names: readonly string[]; prefixes: readonly string[]; why: Readonly<Record<string, string>> };
   forced: Readonly<Record<string, string>>;
   pinned: readonly string[];
+  /** Cleared by the bin/ shims before the pinned node starts (node and the loader read them first). */
+  prestart: readonly string[];
 }
 
 export interface ArgumentPolicy {

@@ -1,6 +1,7 @@
 // A small JSONC parser that keeps source positions, so rollback can edit a settings file surgically
 // (Qwen settings may be JSONC: comments and trailing commas). Values follow JSON.parse semantics
 // (a duplicate key: the last one wins).
+import { AdminInputError } from '../base/errors.js';
 import type { JsonObject } from './json.js';
 
 export interface ScalarNode {
@@ -33,7 +34,7 @@ export interface ObjectNode {
 }
 export type JsoncNode = ScalarNode | ArrayNode | ObjectNode;
 
-export class JsoncError extends Error {
+export class JsoncError extends AdminInputError {
   override readonly name = 'JsoncError';
   constructor(
     message: string,

@@ -2,23 +2,19 @@
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { ManagedError } from '../../base/errors.js';
 import { platformOfHost } from '../../base/platform.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
-import { acquireInstallLock, type InstallLock, LockedError } from '../../deploy/render/lock.js';
-import {
-  type PreviousInstall,
-  RenderError,
-  type RenderedInstall,
-  renderInstall,
-} from '../../deploy/render/render.js';
+import { acquireInstallLock, type InstallLock } from '../../deploy/render/lock.js';
+import { type PreviousInstall, type RenderedInstall, renderInstall } from '../../deploy/render/render.js';
 import { loadRuntimeFiles } from '../../deploy/render/runtime-files.js';
-import { type WriteResult, WriterError, writeInstall } from '../../deploy/render/writer.js';
+import { type WriteResult, writeInstall } from '../../deploy/render/writer.js';
 import { isDirectory, loadInstallTree, previousInstallOf } from '../../deploy/tree.js';
 import type { Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError, UsageError } from '../errors.js';
+import { commandError, InputError, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
 import { quietSteps } from '../progress.js';
 
@@ -240,10 +236,10 @@ export function createRenderCommand(deps: AdminDeps): Command {
           },
         ]);
       } catch (error) {
-        if (error instanceof RenderError || error instanceof WriterError || error instanceof LockedError) {
-          throw new InputError(`render: ${error.message}`);
-        }
-        throw writeRefusal(error, target, flags.out !== undefined) ?? error;
+        // An expected error names itself; an errno from the file system is explained by writeRefusal.
+        throw error instanceof ManagedError
+          ? commandError('render', error)
+          : (writeRefusal(error, target, flags.out !== undefined) ?? error);
       } finally {
         await lock?.release();
         stopWatching?.();

@@ -3,14 +3,13 @@
 import * as path from 'node:path';
 import { isProfileKind, PROFILE_KINDS } from '../../contracts/launch-plan.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
-import { WriterError } from '../../deploy/render/writer.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
 import { rollbackInstall } from '../../deploy/rollback/install.js';
 import { MANAGED_HOOK_NAMES } from '../../deploy/rollback/record.js';
 import { rollbackSettingsFile } from '../../deploy/rollback/settings-file.js';
-import { RESTART_MESSAGE, RollbackError, type RollbackOutcome } from '../../deploy/rollback/types.js';
+import { RESTART_MESSAGE, type RollbackOutcome } from '../../deploy/rollback/types.js';
 import type { CliIO, Command } from '../command.js';
-import { InputError, UsageError } from '../errors.js';
+import { commandError, UsageError } from '../errors.js';
 import { parseFlags } from '../flags.js';
 
 export const ROLLBACK_HELP = `Usage:
@@ -144,9 +143,7 @@ export function createRollbackCommand(deps: { now(): string }): Command {
         report(io, outcome, dryRun);
         return 0;
       } catch (error) {
-        if (error instanceof RollbackError || error instanceof WriterError)
-          throw new InputError(`rollback: ${error.message}`);
-        throw error;
+        throw commandError('rollback', error);
       }
     },
   };

@@ -1,10 +1,11 @@
 // `qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]`
 import * as path from 'node:path';
+import { exitCodeOf } from '../../base/errors.js';
 import { reportJson, reportText } from '../../deploy/verify/report.js';
-import { runVerify, VerifyInputError } from '../../deploy/verify/run.js';
+import { runVerify } from '../../deploy/verify/run.js';
 import type { CliIO, Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
-import { EXIT, exitCodeFor, InputError, UsageError } from '../errors.js';
+import { commandError, EXIT, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
 
 export const VERIFY_HELP = `Usage: qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]
@@ -38,7 +39,7 @@ Exit codes: 0 every check holds (warnings allowed), 1 violations found (or unrea
 
 /** `verify --json` when verify cannot run: still JSON on stdout, so a CI parser never sees nothing. */
 export function verifyErrorJson(error: unknown): string {
-  const code = exitCodeFor(error);
+  const code = exitCodeOf(error);
   const kind = error instanceof UsageError ? 'usage' : code === EXIT.internal ? 'internal' : 'input';
   const message = error instanceof Error ? error.message : String(error);
   return `${JSON.stringify({ ok: false, error: { kind, message }, exitCode: code }, null, 2)}\n`;
@@ -53,10 +54,11 @@ export function createVerifyCommand(deps: AdminDeps): Command {
       try {
         return await runVerifyCommand(args, io, deps);
       } catch (error) {
+        const refusal = commandError('verify', error);
         // Any spelling parseArgs accepts for the flag (`--json`, `--json=`) counts.
         if (args.some((a) => a === '--json' || a.startsWith('--json=')))
-          io.stdout.write(verifyErrorJson(error));
-        throw error;
+          io.stdout.write(verifyErrorJson(refusal));
+        throw refusal;
       }
     },
   };
@@ -94,7 +96,6 @@ async function runVerifyCommand(args: readonly string[], io: CliIO, deps: AdminD
     io.stdout.write(flags.json === true ? reportJson(report) : reportText(report));
     return report.ok ? 0 : 1;
   } catch (error) {
-    if (error instanceof VerifyInputError) throw new InputError(`verify: ${error.message}`);
-    throw error;
+    throw commandError('verify', error);
   }
 }

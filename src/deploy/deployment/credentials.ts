@@ -1,4 +1,4 @@
-// Credential routing (deployment.md, `credentials`): each profile receives only the credentials
+// Credential routing (docs/admin.md, "deployment.json": `credentials`): each profile receives only the credentials
 // routed to it. By default a credential goes to the profiles whose provider names it; any other
 // credential (a model key) must list its `profiles`, otherwise it is refused as unused.
 import { credentialVariable } from '../../config/schema.js';

@@ -1,6 +1,6 @@
 // Pinned-path rules for deployment.json. Every pinned path is absolute for the deployment's platform
 // and passes pinnedPathProblem: Qwen substitutes `$VAR` in every settings string, so `$` and control
-// characters are refused rather than quoted (deployment.md, "Quoting is security-critical").
+// characters are refused rather than quoted (a `$` would be expanded by Qwen's settings substitution; see src/policy/quote.ts).
 import * as path from 'node:path';
 import type { Platform } from '../../base/platform.js';
 import { type PathProblem, pinnedPathProblem } from '../../policy/quote.js';

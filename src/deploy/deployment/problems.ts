@@ -3,6 +3,7 @@
 // what to fix is its job); deployment.json holds no secret values, only names and file paths.
 
 import type * as z from 'zod';
+import { AdminInputError } from '../../base/errors.js';
 import { MCP_TIMEOUT_MS } from '../../base/limits.js';
 import { checkOrigin, type OriginProblem } from '../../base/origin.js';
 import type { Platform } from '../../base/platform.js';
@@ -44,7 +45,7 @@ export function forbiddenVariableFix(name: string, platform: Platform, removal: 
     : removal;
 }
 
-export class DeploymentInvalid extends Error {
+export class DeploymentInvalid extends AdminInputError {
   override readonly name = 'DeploymentInvalid';
   constructor(
     readonly source: string,

@@ -1,5 +1,5 @@
 // The deployment's optional `settings` block and the managed baseline (policies/settings-baseline.json).
-// Rules (deployment.md): the block may repeat a baseline value and add entries to the union lists;
+// Rules (docs/admin.md, "deployment.json"): the block may repeat a baseline value and add entries to the union lists;
 // it may not change or remove any other baseline key, nor set a reserved key (hooks, MCP, the
 // profile permissions, disableAllHooks): render refuses and names the key.
 

@@ -2,6 +2,7 @@
 // the formatting: the text is edited in place (only the removed entries and their separators go).
 // A matcher group left without hooks is removed, then an event left without groups.
 
+import { AdminInputError } from '../../base/errors.js';
 import { type ArrayNode, type JsoncNode, type ObjectNode, parseJsonc } from '../../text/jsonc.js';
 import { deepEqual, isPlainObject, type JsonObject } from '../json.js';
 
@@ -121,7 +122,7 @@ function editsFor(root: JsoncNode, names: readonly string[]): Edit[] {
   return edits;
 }
 
-export class SurgicalEditError extends Error {
+export class SurgicalEditError extends AdminInputError {
   override readonly name = 'SurgicalEditError';
 }
 

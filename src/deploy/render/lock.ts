@@ -3,14 +3,16 @@
 // interleave their writes. A second writer refuses (exit 1) instead of waiting. A lock left by a
 // killed process on this machine (its pid no longer runs) is taken over. While held (or left stale)
 // the lock is an unlisted file: verify reports it, the next render or rollback removes it.
+
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { AdminInputError } from '../../base/errors.js';
 
 export const LOCK_FILE = '.qwen-managed.lock';
 
-export class LockedError extends Error {
+export class LockedError extends AdminInputError {
   override readonly name = 'LockedError';
 }
 

@@ -1,6 +1,6 @@
 // The files of one profile, rendered from the templates with JSON-aware substitution.
 import * as path from 'node:path';
-import { HOOK_TIMEOUT_MS } from '../../base/limits.js';
+import { HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../base/limits.js';
 import type { Platform } from '../../base/platform.js';
 import type { ProfileKind, RepositoryTrust } from '../../contracts/launch-plan.js';
 import {
@@ -18,9 +18,9 @@ import type { ProfileCredentials } from '../deployment/credentials.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
 import { isPlainObject, type JsonObject, renderJson } from '../json.js';
-import { hookCommand } from './commands.js';
+import { HOOK_SHELL, hookCommand } from './commands.js';
 import { providerConfigFor } from './provider-config.js';
-import { substitute, type TemplateValues } from './substitute.js';
+import { OMIT, substitute, type TemplateValues } from './substitute.js';
 import { TEMPLATES } from './templates.js';
 
 /** The guard's matcher: every tool, except context_remember in the write profile (it already asks). */
@@ -58,8 +58,11 @@ export function pinnedValues(pins: {
   const values: Record<string, unknown> = {
     node: pins.node,
     runtimeDir: layout.runtimeDir,
+    // The platform-specific part of the one template per profile: the hook entries' shell.
+    hookShell: HOOK_SHELL[pins.platform] ?? OMIT,
     // The unit is a per-version fact: 0.24.x reads seconds and warns about the legacy ms form.
     hookTimeout: hookTimeoutValue(qwenVersionFacts(DEFAULT_QWEN_VERSION)!, HOOK_TIMEOUT_MS),
+    mcpTimeoutMs: MCP_TIMEOUT_MS,
   };
   for (const file of Object.values(RUNTIME_FILES)) {
     values[`runtime:${file}`] = layout.runtime(file);
@@ -112,15 +115,14 @@ export function systemSettingsFor(
   deployment: Deployment,
   values: TemplateValues,
 ): JsonObject {
-  const { platform } = deployment;
   const extra =
     deployment.settings === undefined ? undefined : (sortedKeys(deployment.settings) as JsonObject);
   let settings = mergeSettings(
     managedBaseSettings(extra),
-    substitute(TEMPLATES.systemSettings[platform][kind], values) as JsonObject,
+    substitute(TEMPLATES.systemSettings[kind], values) as JsonObject,
   );
   if (deployment.approvalGuard !== false) {
-    const guard = substitute(TEMPLATES.approvalGuard[platform], values);
+    const guard = substitute(TEMPLATES.approvalGuard, values);
     settings = mergeSettings(settings, { hooks: { PreToolUse: [guard] } });
   }
   return settings;

@@ -2,6 +2,7 @@
 // and mode) plus manifest.json. Pure: the caller supplies the runtime bytes, the previous manifest and
 // tree (for rolled-back profiles), the clock and the admin uid; writer.ts applies the result.
 
+import { AdminInputError } from '../../base/errors.js';
 import type { Platform } from '../../base/platform.js';
 import type { InstallManifest } from '../../contracts/install-manifest.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
@@ -47,7 +48,7 @@ export interface RenderedInstall {
   notices: string[];
 }
 
-export class RenderError extends Error {
+export class RenderError extends AdminInputError {
   override readonly name = 'RenderError';
 }
 

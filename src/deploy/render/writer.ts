@@ -5,8 +5,10 @@
 // 3. manifest.json is written LAST, so a killed render never leaves a manifest describing files that
 //    do not exist yet; files no longer rendered are retired to backups/ only after it.
 // Stale temp files of a killed render are swept by the next one.
+
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { AdminInputError } from '../../base/errors.js';
 import { BACKUPS_DIR, MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import { fsyncDir, stageFile, TEMP_MARKER } from '../atomic-file.js';
 import { type InstallLock, LOCK_FILE, withInstallLock } from './lock.js';
@@ -38,7 +40,7 @@ export interface WriteResult {
   backupDir?: string;
 }
 
-export class WriterError extends Error {
+export class WriterError extends AdminInputError {
   override readonly name = 'WriterError';
 }
 

@@ -1,4 +1,5 @@
 // What a rollback changes, for the report and `--dry-run`.
+import { AdminInputError } from '../../base/errors.js';
 import type { RemovedHook } from '../jsonc/remove-hooks.js';
 
 export interface FileChange {
@@ -17,7 +18,7 @@ export interface RollbackOutcome {
   backups: string[];
 }
 
-export class RollbackError extends Error {
+export class RollbackError extends AdminInputError {
   override readonly name = 'RollbackError';
 }
 

@@ -1,12 +1,13 @@
 // verify, I/O layer: loads the tree and (optionally) the deployment, renders it afresh in memory,
 // stats the pinned files on this machine, smoke-runs the bundled runtimes, then hands everything to
 // the pure checks.
+
 import { execFile } from 'node:child_process';
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { buildArgv } from '../../../launcher/argv.js';
-import { LaunchError } from '../../../launcher/messages.js';
+import { AdminInputError } from '../../base/errors.js';
+import { type Platform, platformOfHost } from '../../base/platform.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/schema.js';
 import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
@@ -15,6 +16,7 @@ import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
 import { type HostFs, installHostProblems } from '../../host/install-checks.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
+import { planArgv } from '../../policy/arguments.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
@@ -46,7 +48,7 @@ export interface VerifyRunOptions {
 /** What render always writes at the top of a tree: a directory with none of them is not an install. */
 const INSTALL_MARKS = [MANIFEST_FILE, 'bin', 'runtime', 'profiles'] as const;
 
-export class VerifyInputError extends Error {
+export class VerifyInputError extends AdminInputError {
   override readonly name = 'VerifyInputError';
 }
 
@@ -99,7 +101,7 @@ function isRealInstall(dir: string, plans: readonly LaunchPlan[], samePlatform: 
 }
 
 /** The launcher's host checks (src/host/install-checks.ts) for every deployed profile, deduplicated. */
-function launcherHostProblems(view: TreeView, dir: string, platform: 'posix' | 'windows'): string[] {
+function launcherHostProblems(view: TreeView, dir: string, platform: Platform): string[] {
   const manifest = view.tree.manifest!;
   const found = new Set<string>();
   for (const profile of view.profiles) {
@@ -107,12 +109,9 @@ function launcherHostProblems(view: TreeView, dir: string, platform: 'posix' | '
     const bytes = view.tree.files.get(profileRel(profile.kind, PROFILE_FILES.launchPlan))?.bytes;
     if (plan === undefined || bytes === undefined) continue;
     const externalContextActive = profile.state === 'active';
-    let argv: string[];
-    try {
-      argv = buildArgv(plan, { externalContextActive }, ARGUMENT_POLICY);
-    } catch (error) {
-      if (!(error instanceof LaunchError)) throw error;
-      for (const problem of error.problems) found.add(problem);
+    const { argv, problems: argvProblems } = planArgv(plan, externalContextActive, ARGUMENT_POLICY);
+    if (argvProblems.length > 0) {
+      for (const problem of argvProblems) found.add(problem);
       continue;
     }
     const { problems } = installHostProblems({
@@ -217,8 +216,9 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
 
   const view = buildView(tree);
   const plans = view.profiles.flatMap((p) => (p.plan === undefined ? [] : [p.plan])) as LaunchPlan[];
-  const onWindows = options.hostPlatform === 'win32';
-  const samePlatform = plans.length > 0 && plans[0]!.platform === (onWindows ? 'windows' : 'posix');
+  const hostPlatform = platformOfHost(options.hostPlatform);
+  const onWindows = hostPlatform === 'windows';
+  const samePlatform = plans.length > 0 && plans[0]!.platform === hostPlatform;
   let host: HostFacts | undefined;
   let qwenTree: QwenTreeFact | undefined;
   let ripgrep: RipgrepFact | undefined;
@@ -245,7 +245,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     }
   }
   if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform))
-    installHost = launcherHostProblems(view, dir, onWindows ? 'windows' : 'posix');
+    installHost = launcherHostProblems(view, dir, hostPlatform);
 
   let smoke: SmokeResult[] | undefined;
   if (options.smoke && tree.manifest !== undefined) {

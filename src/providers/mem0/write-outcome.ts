@@ -1,4 +1,4 @@
-// Maps one write attempt to a RememberResult (providers.md, "Outcome mapping"). The bias is
+// Maps one write attempt to a RememberResult (docs/contracts.md, "Outcome mapping"). The bias is
 // deliberate: anything short of a definitive rejection is `unknown`, because the provider may have
 // stored the memory and the model must not retry it blindly.
 

@@ -1,4 +1,4 @@
-// The write-confirmation decision table (runtimes.md), as a pure function of the hook's input.
+// The write-confirmation decision table (docs/contracts.md, "Hook I/O"), as a pure function of the hook's input.
 import { renderContentForDisplay } from '../../context/display.js';
 import { isValidMemoryContent } from '../../context/memory-content.js';
 import { PERMISSION_REMEMBER } from '../../contracts/names.js';

@@ -43,7 +43,7 @@ export function makeQwenHome(options: QwenHomeOptions): string {
 }
 
 /**
- * The managed system-settings baseline of deployment.md ("Settings per profile"), copied here so
+ * The managed system-settings baseline of policies/settings-baseline.json (docs/contracts.md, "Settings per profile"), copied here so
  * the e2e suite does not depend on the renderer. Returns a fresh object each call.
  */
 export function managedBaseline(): Record<string, unknown> {

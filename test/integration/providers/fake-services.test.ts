@@ -1,5 +1,5 @@
-// The fakes reproduce the documented behaviour of the real services (providers.md, "Facts about
-// the real services"), shown through our own HTTP client.
+// The fakes reproduce the documented behaviour of the real services (docs/contracts.md,
+// "Mem0 presets"), shown through our own HTTP client.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CredentialHeader, postJson } from '../../../src/http/client.js';
 import { createNodeTransport } from '../../../src/http/transport-node.js';

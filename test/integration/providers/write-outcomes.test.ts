@@ -1,4 +1,4 @@
-// Every write-outcome row of providers.md against the loopback fakes: one scripted answer per row,
+// Every write-outcome row of docs/contracts.md, "Outcome mapping", against the loopback fakes: one scripted answer per row,
 // exactly one request per write, failed vs unknown exactly.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../../src/config/schema.js';

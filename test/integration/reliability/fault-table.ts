@@ -1,7 +1,7 @@
 // The one table of provider faults that drives every surface: the auto-recall hook, MCP
 // context_search and MCP context_remember. What each surface must do is fixed per surface
 // (hook: `{}`; search: one fixed error text); only the memory write outcome depends on the fault,
-// per providers.md: a thrown 400/401/403/404 is `failed`, anything else (other statuses, timeouts,
+// per docs/contracts.md, "Outcome mapping": a thrown 400/401/403/404 is `failed`, anything else (other statuses, timeouts,
 // transport errors, redirects, oversize, undecodable or unexpected bodies) is `unknown`.
 import type { Fault } from '../../fixtures/fault-server.js';
 import type { ProxyFault } from '../../fixtures/proxy.js';

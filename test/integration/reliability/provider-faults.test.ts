@@ -80,7 +80,7 @@ const searchSection = new ReliabilitySection(
 const rememberSection = new ReliabilitySection(
   'faults-mcp-remember',
   `The same server, second call: \`context_remember\` through the preset's write path. Outcome table ` +
-    `(providers.md): a thrown 400/401/403/404 is \`failed\`; every other failure is \`unknown\`. Each answer is ` +
+    `(docs/contracts.md, "Outcome mapping"): a thrown 400/401/403/404 is \`failed\`; every other failure is \`unknown\`. Each answer is ` +
     `\`isError\` with its fixed text; the server must still answer \`tools/list\` afterwards.`,
   FAULT_LABELS,
 );

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderContext } from '../../../src/context/renderer.js';
-import { CONTEXT_NOTICE, contextSearchOutputSchema } from '../../../src/contracts/context-search.js';
+import { contextSearchOutputSchema } from '../../../src/contracts/context-search.js';
+import { CONTEXT_NOTICE } from '../../../src/contracts/names.js';
 import type { ContextItem } from '../../../src/providers/types.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.

@@ -11,7 +11,7 @@ const CREDENTIAL = 'cfg-Cred-7f3a';
 const JWT =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
 
-describe('sanitizeQuery: pinned examples (runtimes.md)', () => {
+describe('sanitizeQuery: pinned examples (docs/upstream-differences.md)', () => {
   it('reduces the mixed secret prompt to exactly the question', () => {
     const prompt = [
       'How should deployment work?',

@@ -73,7 +73,7 @@ describe('context_search vector file', () => {
         'extra key inside the envelope',
       ],
     ],
-  ] as const)('covers every %s %s vector listed in providers.md', (kind, validity, names) => {
+  ] as const)('covers every %s %s vector the contract names', (kind, validity, names) => {
     expect(vectors[kind][validity].map((vector) => vector.name)).toEqual(expect.arrayContaining([...names]));
   });
 

@@ -10,8 +10,8 @@ import {
 } from '../../../src/contracts/names.js';
 import { mergeSettings } from '../../../src/deploy/deployment/settings.js';
 import { deepEqual, isPlainObject } from '../../../src/deploy/json.js';
-import { guardMatcher, templateValues } from '../../../src/deploy/render/profile.js';
-import { placeholders, substitute, TemplateError } from '../../../src/deploy/render/substitute.js';
+import { guardMatcher, pinnedValues, templateValues } from '../../../src/deploy/render/profile.js';
+import { OMIT, placeholders, substitute, TemplateError } from '../../../src/deploy/render/substitute.js';
 import { TEMPLATES } from '../../../src/deploy/render/templates.js';
 import { allProfiles } from './fixtures.js';
 
@@ -45,6 +45,20 @@ describe('substitute: JSON-aware, never string templating', () => {
     expect(() => substitute(template, { node: '/n' })).toThrow(error);
   });
 
+  it('leaves out a key whose value is OMIT, keeping the order of the others', () => {
+    const out = substitute(
+      { type: 'command', command: '{{c}}', shell: '{{s}}', timeout: 1 },
+      { c: 'x', s: OMIT },
+    );
+    expect(out).toEqual({ type: 'command', command: 'x', timeout: 1 });
+    const kept = substitute(
+      { type: 'command', command: '{{c}}', shell: '{{s}}', timeout: 1 },
+      { c: 'x', s: 'pwsh' },
+    );
+    expect(Object.keys(kept as object)).toEqual(['type', 'command', 'shell', 'timeout']);
+    expect(() => substitute({ a: ['{{s}}', 1] }, { s: OMIT })).toThrow(/template list at a omits an element/);
+  });
+
   it('does not reuse value objects between substitutions', () => {
     const shared = { list: [1] };
     const out = substitute(['{{s}}', '{{s}}'], { s: shared }) as { list: number[] }[];
@@ -65,12 +79,21 @@ function allTemplates(): [string, unknown][] {
     ['on-demand/mcp.json', TEMPLATES.mcpConfig['on-demand']],
     ['write/mcp.json', TEMPLATES.mcpConfig.write],
   );
-  for (const platform of ['posix', 'windows'] as const) {
-    for (const kind of PROFILE_KINDS)
-      out.push([`${platform}/${kind}/system-settings.json`, TEMPLATES.systemSettings[platform][kind]]);
-    out.push([`${platform}/approval-guard.json`, TEMPLATES.approvalGuard[platform]]);
-  }
+  for (const kind of PROFILE_KINDS)
+    out.push([`${kind}/system-settings.json`, TEMPLATES.systemSettings[kind]]);
+  out.push(['shared/approval-guard.json', TEMPLATES.approvalGuard]);
   return out;
+}
+
+/** A template with the values render supplies for `platform` (pins and guard values of a sample install). */
+function rendered(platform: 'posix' | 'windows', template: unknown): unknown {
+  const installDir = platform === 'windows' ? 'C:\\qm' : '/opt/qm';
+  const node = platform === 'windows' ? 'C:\\node\\node.exe' : '/usr/bin/node';
+  return substitute(template, {
+    ...pinnedValues({ platform, installDir, node }),
+    'guard.matcher': '.*',
+    'guard.modes': 'yolo',
+  });
 }
 
 function hookEntries(value: unknown): Record<string, unknown>[] {
@@ -95,24 +118,40 @@ describe('templates/', () => {
       expect([...Object.keys(values), ...extra], name).toContain(name);
   });
 
-  it('posix and windows templates differ only by shell: "powershell" on command hooks', () => {
+  it('one template per profile: rendered for posix and windows they differ only by shell: "powershell" on command hooks', () => {
+    // The hook commands are each platform's quoting of the same pinned paths (commands.test.ts pins them).
     const strip = (v: unknown): unknown =>
       JSON.parse(JSON.stringify(v), (key, value) =>
-        key === 'shell' && value === 'powershell' ? undefined : value,
+        key === 'shell' && value === 'powershell' ? undefined : key === 'command' ? '<hook command>' : value,
       );
     for (const kind of PROFILE_KINDS) {
-      expect(strip(TEMPLATES.systemSettings.windows[kind])).toEqual(TEMPLATES.systemSettings.posix[kind]);
+      expect(strip(rendered('windows', TEMPLATES.systemSettings[kind]))).toEqual(
+        strip(rendered('posix', TEMPLATES.systemSettings[kind])),
+      );
     }
-    expect(strip(TEMPLATES.approvalGuard.windows)).toEqual(TEMPLATES.approvalGuard.posix);
-    const windowsHooks = PROFILE_KINDS.flatMap((k) => hookEntries(TEMPLATES.systemSettings.windows[k]));
+    expect(strip(rendered('windows', TEMPLATES.approvalGuard))).toEqual(
+      strip(rendered('posix', TEMPLATES.approvalGuard)),
+    );
+    const windowsHooks = PROFILE_KINDS.flatMap((k) =>
+      hookEntries(rendered('windows', TEMPLATES.systemSettings[k])),
+    );
     expect(windowsHooks.length).toBe(2);
-    for (const entry of [...windowsHooks, ...hookEntries(TEMPLATES.approvalGuard.windows)])
+    for (const entry of [...windowsHooks, ...hookEntries(rendered('windows', TEMPLATES.approvalGuard))]) {
       expect(entry.shell).toBe('powershell');
+      // Right after the command, where Qwen's own settings put it.
+      expect(Object.keys(entry).slice(0, 3)).toEqual(['type', 'command', 'shell']);
+    }
+    // POSIX hook entries carry no shell key at all (Qwen's default, bash).
+    const posixHooks = PROFILE_KINDS.flatMap((k) =>
+      hookEntries(rendered('posix', TEMPLATES.systemSettings[k])),
+    );
+    for (const entry of [...posixHooks, ...hookEntries(rendered('posix', TEMPLATES.approvalGuard))])
+      expect(Object.hasOwn(entry, 'shell')).toBe(false);
   });
 
   it('hook entries carry the managed names, the per-version hook timeout and a status message', () => {
-    const entries = PROFILE_KINDS.flatMap((k) => hookEntries(TEMPLATES.systemSettings.posix[k]));
-    entries.push(...hookEntries(TEMPLATES.approvalGuard.posix));
+    const entries = PROFILE_KINDS.flatMap((k) => hookEntries(TEMPLATES.systemSettings[k]));
+    entries.push(...hookEntries(TEMPLATES.approvalGuard));
     expect(entries.map((e) => e.name).sort()).toEqual(
       [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION, HOOK_APPROVAL_GUARD].sort(),
     );
@@ -125,19 +164,21 @@ describe('templates/', () => {
 
   it('pins the permissions, the MCP exclusion and the MCP entries of each profile', () => {
     // mcp.allowed names only the managed server: Qwen then starts none from a repository's settings or .mcp.json.
-    expect(TEMPLATES.systemSettings.posix['on-demand']).toEqual({
+    expect(rendered('posix', TEMPLATES.systemSettings['on-demand'])).toEqual({
       mcp: { allowed: ['external-context'] },
       permissions: { allow: [PERMISSION_SEARCH] },
     });
-    expect(TEMPLATES.systemSettings.posix['auto-recall']).toMatchObject({
+    expect(rendered('posix', TEMPLATES.systemSettings['auto-recall'])).toMatchObject({
       mcp: { excluded: ['external-context'], allowed: [] },
     });
-    expect(TEMPLATES.systemSettings.posix.write).toMatchObject({
+    expect(rendered('posix', TEMPLATES.systemSettings.write)).toMatchObject({
       mcp: { allowed: ['external-context'] },
       permissions: { allow: [PERMISSION_SEARCH], ask: [PERMISSION_REMEMBER] },
     });
-    const onDemand = (TEMPLATES.mcpConfig['on-demand'] as any).mcpServers['external-context'];
-    const write = (TEMPLATES.mcpConfig.write as any).mcpServers['external-context'];
+    const onDemand = (rendered('posix', TEMPLATES.mcpConfig['on-demand']) as any).mcpServers[
+      'external-context'
+    ];
+    const write = (rendered('posix', TEMPLATES.mcpConfig.write) as any).mcpServers['external-context'];
     expect(onDemand).toMatchObject({
       includeTools: ['context_search'],
       alwaysLoadTools: true,

@@ -49,9 +49,11 @@ describe('this repository', () => {
       expect(targets(folder), folder).not.toEqual(expect.arrayContaining(['src/deploy']));
       expect(targets(folder), folder).not.toEqual(expect.arrayContaining(['src/cli']));
     }
-    // The leaves every layer may use import nothing of this repository but each other's data.
+    // Render and verify take the launcher's contract from src/contracts and src/policy, never from launcher/.
+    expect(targets('src/deploy')).not.toEqual(expect.arrayContaining(['launcher']));
+    // The leaves every layer may use: src/base imports nothing, src/text only src/base.
     expect(targets('src/base')).toEqual([]);
-    expect(targets('src/text')).toEqual([]);
+    expect(targets('src/text')).toEqual(['src/base']);
     expect(targets('src/contracts')).toEqual(['src/base', 'src/text']);
   });
 });

@@ -1,4 +1,4 @@
-// Fuzzing the runtime config loader (provider-config.md): whatever the file, the bytes or the
+// Fuzzing the runtime config loader (docs/contracts.md, "Runtime provider config"): whatever the file, the bytes or the
 // environment, the only failure is a ConfigurationError with one of the fixed messages, and neither
 // its message nor its JSON form carries the credential, the credential's variable name, a config
 // value or a stack frame. loadRuntimeConfig must also agree with its steps run one by one, so its
@@ -325,7 +325,7 @@ describe('loadRuntimeConfig over real files and hostile environments', () => {
       'agree',
       fc.property(fileContent, credentialKind, fc.constantFrom<1 | 2>(1, 2), (content, c, version) => {
         const { env } = scenario(content, 'file', c);
-        // The steps one by one (provider-config.md, "Order of checks").
+        // The steps one by one (docs/contracts.md, "Runtime provider config": order of checks).
         let expected: string;
         if (content.length > 65_536) expected = 'file-too-large';
         else {

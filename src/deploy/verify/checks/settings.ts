@@ -48,8 +48,8 @@ interface ManagedHook {
 /** The hook commands and guard values the templates expect for these pins. */
 function expectations(kind: ProfileKind, pins: Pins, guardModes: string) {
   const values = { ...pinnedValues(pins), 'guard.matcher': guardMatcher(kind), 'guard.modes': guardModes };
-  const profile = substitute(TEMPLATES.systemSettings[pins.platform][kind], values) as JsonObject;
-  const guard = substitute(TEMPLATES.approvalGuard[pins.platform], values) as JsonObject;
+  const profile = substitute(TEMPLATES.systemSettings[kind], values) as JsonObject;
+  const guard = substitute(TEMPLATES.approvalGuard, values) as JsonObject;
   const managed = new Map<string, ManagedHook>();
   const collect = (event: string, group: JsonObject) => {
     for (const entry of group.hooks as JsonObject[])
