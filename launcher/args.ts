@@ -4,7 +4,7 @@
 import { isProfileKind, PROFILE_KINDS, type ProfileKind } from '../src/contracts/launch-plan.js';
 import { refusedReason } from '../src/policy/arguments.js';
 import type { ArgumentPolicy } from '../src/policy/policies.js';
-import { show } from './messages.js';
+import { show } from '../src/policy/quote.js';
 
 export type ParsedArgs =
   | { kind: 'launch'; profile: ProfileKind }

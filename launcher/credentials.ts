@@ -1,14 +1,15 @@
 // The profile's credential values, read at launch. Messages name the variable and the file, never
 // the value — not even a length or a prefix.
 
+import { errorCode } from '../src/base/errors.js';
 import type { Platform } from '../src/base/platform.js';
 import type { LaunchPlan } from '../src/contracts/launch-plan.js';
 import { routedCredentials } from '../src/policy/credentials.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
-import { errorCode, failure, show } from './messages.js';
+import { show } from '../src/policy/quote.js';
+import { failure } from './messages.js';
 
 // Which credentials a launch routes is shared with verify's host checks (src/host/install-checks.ts).
-export { routedCredentials, withheldCredential } from '../src/policy/credentials.js';
 
 export interface CredentialOptions {
   externalContextActive: boolean;

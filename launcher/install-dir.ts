@@ -1,7 +1,8 @@
 // Step 2a: the install directory comes from the launcher's own real path — never from an
 // environment variable or the current directory, which the caller controls.
 import { RUNTIME_FILES } from '../src/contracts/names.js';
-import { failure, show } from './messages.js';
+import { show } from '../src/policy/quote.js';
+import { failure } from './messages.js';
 
 export interface RealpathFs {
   realpathSync(path: string): string;

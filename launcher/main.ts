@@ -12,6 +12,7 @@ import { platformOfHost } from '../src/base/platform.js';
 import { PROFILE_KINDS } from '../src/contracts/launch-plan.js';
 import type { PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
 import { ARGUMENT_POLICY, ENVIRONMENT_POLICY } from '../src/policy/policies.js';
+import { show } from '../src/policy/quote.js';
 import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
@@ -19,7 +20,7 @@ import { parseArgs } from './args.js';
 import { readCredentials } from './credentials.js';
 import { buildEnv } from './env.js';
 import { installDirFromLauncher } from './install-dir.js';
-import { failure, helpText, LAUNCH_EXIT, LaunchError, PROGRAM, rolledBackNotice, show } from './messages.js';
+import { failure, helpText, LAUNCH_EXIT, LaunchError, PROGRAM, rolledBackNotice } from './messages.js';
 import { loadPins } from './pins.js';
 import {
   ensureQwenHome,

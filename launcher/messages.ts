@@ -3,9 +3,7 @@
 import { EXIT, type ExitCode, ManagedError } from '../src/base/errors.js';
 import { show } from '../src/policy/quote.js';
 
-export { errorCode } from '../src/base/errors.js';
 // Terminal-safe quoting and the pinned-path words live with the path rules; the launcher's modules take them from here.
-export { octalMode, PATH_PROBLEM_TEXT, show } from '../src/policy/quote.js';
 
 export const PROGRAM = 'launch-qwen';
 

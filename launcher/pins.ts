@@ -3,16 +3,18 @@
 // (src/host/install-checks.ts) and reports every failure at once, one line each.
 import installManifestJsonSchema from '../schema/install-manifest.schema.json' with { type: 'json' };
 import launchPlanJsonSchema from '../schema/launch-plan.schema.json' with { type: 'json' };
+import { errorCode } from '../src/base/errors.js';
 import type { Platform } from '../src/base/platform.js';
 import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-manifest.js';
 import type { LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
 import { type HostFs, type HostStat, installHostProblems, installPath } from '../src/host/install-checks.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
+import { show } from '../src/policy/quote.js';
 import { type JsonSchema, type SchemaIssue, schemaIssues } from '../src/text/json-schema-check.js';
 import { buildArgv } from './argv.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
-import { errorCode, failure, show, usage } from './messages.js';
+import { failure, usage } from './messages.js';
 
 export type PinsStat = HostStat;
 

@@ -2,9 +2,11 @@
 // writable one mixes every user's sessions and prompt logs, so each user gets their own, under the
 // data directory of env-paths' layout rooted at the passwd home (the caller's HOME and XDG_* are
 // ignored: they would let anyone point Qwen's state, and its `output-language.md`, elsewhere).
+
+import { errorCode } from '../src/base/errors.js';
 import { pathSeparator, platformOfHost } from '../src/base/platform.js';
-import { posixQuote } from '../src/policy/quote.js';
-import { errorCode, failure, octalMode, show } from './messages.js';
+import { octalMode, posixQuote, show } from '../src/policy/quote.js';
+import { failure } from './messages.js';
 
 export const APP_NAME = 'qwen-managed';
 /** Written when missing: `$version: 4` stops Qwen from rewriting the file on start. */

@@ -1,7 +1,9 @@
 // Steps 5 and 6: enter the repository root and run `<node> <qwen cli.js> <managed argv>` — the pinned
 // node, never Qwen's shebang (which resolves `node` on PATH) nor cli-entry.js (which self-updates).
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { errorCode, failure, PROGRAM, show } from './messages.js';
+import { errorCode } from '../src/base/errors.js';
+import { show } from '../src/policy/quote.js';
+import { failure, PROGRAM } from './messages.js';
 
 export interface QwenCommand {
   node: string;

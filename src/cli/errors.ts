@@ -2,8 +2,6 @@
 // CLI maps errors with one rule, in program.ts; only `main` sets the process exit code.
 import { AdminInputError, EXIT, type ExitCode, ManagedError } from '../base/errors.js';
 
-export { EXIT } from '../base/errors.js';
-
 /** Bad command line: unknown flag, missing value, wrong command. */
 export class UsageError extends ManagedError {
   override readonly name = 'UsageError';

@@ -1,9 +1,9 @@
 // Dispatch for the admin CLI: `<program> <command> [args]`, `--help`, `--version`, and the mapping of
 // errors to exit codes (errors.ts). No process access here: the entries pass the I/O in.
 
-import { exitCodeOf } from '../base/errors.js';
+import { EXIT, exitCodeOf } from '../base/errors.js';
 import type { CliIO, Command } from './command.js';
-import { EXIT, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
 
 export interface ProgramInfo {
   name: string;

@@ -11,14 +11,6 @@ import {
 } from './load-core.js';
 import { type RuntimeConfigV1, type RuntimeConfigV2, runtimeConfigSchema } from './schema.js';
 
-export {
-  type ConfigFs,
-  type LoadedConfig,
-  providerCanWrite,
-  resolveCredential,
-  resolveRepositoryRoot,
-} from './load-core.js';
-
 export const zodConfigParser: ConfigParser = (json) => {
   const parsed = runtimeConfigSchema.safeParse(json);
   return parsed.success

@@ -8,8 +8,6 @@ import { MEM0_PRESET_NAMES } from '../contracts/mem0-presets.js';
 import { CREDENTIAL_NAME } from './names.js';
 import { isEndpointOrigin, isOrigin, isScopeLength, isValidBasePath, trimmed } from './rules.js';
 
-export { CREDENTIAL_NAME, credentialVariable } from './names.js';
-
 const credentialName = z.string().check(z.regex(CREDENTIAL_NAME));
 
 /**

@@ -8,8 +8,6 @@ import { FIELD_CAPS, MAX_ITEMS, MAX_QUERY_CODE_POINTS } from '../base/limits.js'
 import { codePointLength } from '../text/codepoints.js';
 import { CONTEXT_NOTICE } from './names.js';
 
-export { CONTEXT_NOTICE };
-
 export const QUERY_TOO_LONG = `The query is longer than ${MAX_QUERY_CODE_POINTS} characters.`;
 
 const atMost = <T extends z.ZodString>(schema: T, max: number, message?: string) =>

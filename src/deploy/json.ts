@@ -1,9 +1,6 @@
 // Small JSON helpers shared by render, verify and rollback. Pure functions, no I/O.
 import { isPlainObject } from '../text/json.js';
 
-export { sha256Hex } from '../base/hash.js';
-export { isPlainObject, type JsonObject } from '../text/json.js';
-
 /** Structural equality of JSON values (object key order ignored, array order significant). */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

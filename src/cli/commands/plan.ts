@@ -8,7 +8,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { resolve } from 'node:path';
 import { buildArgv } from '../../../launcher/argv.js';
-import { routedCredentials } from '../../../launcher/credentials.js';
 import { computeEnv, type DroppedName, type EnvEntry, type InheritedName } from '../../../launcher/env.js';
 import { LaunchError, rolledBackNotice } from '../../../launcher/messages.js';
 import { type PinsFs, readLaunchPlan, readManifest } from '../../../launcher/pins.js';
@@ -27,6 +26,7 @@ import {
   PROFILE_KINDS,
   type ProfileKind,
 } from '../../contracts/launch-plan.js';
+import { routedCredentials } from '../../policy/credentials.js';
 import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';

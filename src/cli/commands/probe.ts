@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { credentialFileValue } from '../../../launcher/credentials.js';
 import { parseRuntimeConfig } from '../../config/load.js';
-import { credentialVariable } from '../../config/schema.js';
+import { credentialVariable } from '../../config/names.js';
 import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import { type LaunchPlan, PROFILE_KINDS, type ProfileKind } from '../../contracts/launch-plan.js';
 import { launchPlanSchema } from '../../contracts/launch-plan-schema.js';

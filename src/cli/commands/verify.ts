@@ -1,11 +1,11 @@
 // `qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]`
 import * as path from 'node:path';
-import { exitCodeOf } from '../../base/errors.js';
+import { EXIT, exitCodeOf } from '../../base/errors.js';
 import { reportJson, reportText } from '../../deploy/verify/report.js';
 import { runVerify } from '../../deploy/verify/run.js';
 import type { CliIO, Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
-import { commandError, EXIT, UsageError } from '../errors.js';
+import { commandError, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
 
 export const VERIFY_HELP = `Usage: qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]

@@ -1,7 +1,7 @@
 // Credential routing (docs/admin.md, "deployment.json": `credentials`): each profile receives only the credentials
 // routed to it. By default a credential goes to the profiles whose provider names it; any other
 // credential (a model key) must list its `profiles`, otherwise it is refused as unused.
-import { credentialVariable } from '../../config/schema.js';
+import { credentialVariable } from '../../config/names.js';
 import type { CredentialSource, ProfileKind } from '../../contracts/launch-plan.js';
 import { deployedKinds } from './kinds.js';
 import type { Problem } from './problems.js';

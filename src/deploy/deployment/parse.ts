@@ -1,7 +1,9 @@
 // deployment.json text → a validated Deployment, or DeploymentInvalid listing every problem.
 
+import { sha256Hex } from '../../base/hash.js';
+import { isPlainObject } from '../../text/json.js';
 import { type JsoncNode, parseJsonc } from '../../text/jsonc.js';
-import { canonicalJson, isPlainObject, sha256Hex } from '../json.js';
+import { canonicalJson } from '../json.js';
 import { DeploymentInvalid, type Problem, problem, problemsFromIssues } from './problems.js';
 import { type Deployment, deploymentSchema } from './schema.js';
 import { settingsFactsProblems } from './settings.js';

@@ -9,7 +9,8 @@ import { forbiddenReason } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY, SETTINGS_BASELINE, type SettingsBaselinePolicy } from '../../policy/policies.js';
 import { qwenSettingsFacts } from '../../qwen/settings-facts.js';
 import { DEFAULT_QWEN_VERSION, type SettingFact } from '../../qwen/versions.js';
-import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../json.js';
+import { isPlainObject, type JsonObject } from '../../text/json.js';
+import { deepEqual, getPath, showValue } from '../json.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 
 /** Keys that would let JSON reach an object's prototype when merged. */

@@ -3,8 +3,9 @@
 // key, the bad value and the fix. Pure: nothing here touches the file system.
 import * as path from 'node:path';
 import { ConfigurationError } from '../../base/errors.js';
-import { parseRuntimeConfig, providerCanWrite } from '../../config/load.js';
-import { CREDENTIAL_NAME } from '../../config/schema.js';
+import { parseRuntimeConfig } from '../../config/load.js';
+import { providerCanWrite } from '../../config/load-core.js';
+import { CREDENTIAL_NAME } from '../../config/names.js';
 import { PinnedLayout, usesMcp } from '../../contracts/layout.js';
 import { MEM0_PRESETS, SCOPE_KEYS } from '../../contracts/mem0-presets.js';
 import { RUNTIME_FILES } from '../../contracts/names.js';

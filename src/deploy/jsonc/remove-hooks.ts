@@ -3,8 +3,9 @@
 // A matcher group left without hooks is removed, then an event left without groups.
 
 import { AdminInputError } from '../../base/errors.js';
+import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { type ArrayNode, type JsoncNode, type ObjectNode, parseJsonc } from '../../text/jsonc.js';
-import { deepEqual, isPlainObject, type JsonObject } from '../json.js';
+import { deepEqual } from '../json.js';
 
 export interface RemovedHook {
   event: string;

@@ -1,9 +1,11 @@
 // manifest.json in the pinned shape. `changedAt` changes only when a profile's state changes, so a
 // re-render of the same input over the same tree is byte-identical.
+
+import { sha256Hex } from '../../base/hash.js';
 import type { InstallManifest } from '../../contracts/install-manifest.js';
 import { installManifestSchema } from '../../contracts/install-manifest-schema.js';
 import { PROFILE_KINDS, type ProfileKind } from '../../contracts/launch-plan.js';
-import { renderJson, sha256Hex } from '../json.js';
+import { renderJson } from '../json.js';
 import type { RenderedFile } from './types.js';
 
 export type ProfileState = 'active' | 'rolled-back';

@@ -14,10 +14,11 @@ import {
 import { PERMISSION_REMEMBER, RUNTIME_FILES } from '../../contracts/names.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { DEFAULT_QWEN_VERSION, hookTimeoutValue, qwenVersionFacts } from '../../qwen/versions.js';
+import { isPlainObject, type JsonObject } from '../../text/json.js';
 import type { ProfileCredentials } from '../deployment/credentials.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
-import { isPlainObject, type JsonObject, renderJson } from '../json.js';
+import { renderJson } from '../json.js';
 import { HOOK_SHELL, hookCommand } from './commands.js';
 import { providerConfigFor } from './provider-config.js';
 import { OMIT, substitute, type TemplateValues } from './substitute.js';

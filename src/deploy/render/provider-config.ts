@@ -2,8 +2,8 @@
 // `write: {"enabled": true}`). Holds only credential variable NAMES, never secrets.
 
 import type { ProfileKind } from '../../contracts/launch-plan.js';
+import type { JsonObject } from '../../text/json.js';
 import type { Deployment } from '../deployment/schema.js';
-import type { JsonObject } from '../json.js';
 import { substitute } from './substitute.js';
 import { TEMPLATES } from './templates.js';
 

@@ -3,6 +3,7 @@
 // tree (for rolled-back profiles), the clock and the admin uid; writer.ts applies the result.
 
 import { AdminInputError } from '../../base/errors.js';
+import { sha256Hex } from '../../base/hash.js';
 import type { Platform } from '../../base/platform.js';
 import type { InstallManifest } from '../../contracts/install-manifest.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
@@ -11,7 +12,6 @@ import { EXTERNAL_CONTEXT_HOOKS, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '..
 import { routeCredentials } from '../deployment/credentials.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
-import { sha256Hex } from '../json.js';
 import { removeHooksFromText } from '../jsonc/remove-hooks.js';
 import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from '../rollback/record.js';
 import { buildManifest, manifestText, type ProfileState } from './manifest.js';

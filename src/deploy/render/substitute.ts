@@ -2,7 +2,8 @@
 // are exactly one placeholder (`"{{name}}"`) with a JSON value. Never string-level templating of JSON:
 // a value cannot break out of its string, and a placeholder inside a longer string is a template bug.
 import { EXIT, ManagedError } from '../../base/errors.js';
-import { formatPath, isPlainObject, type JsonObject } from '../json.js';
+import { isPlainObject, type JsonObject } from '../../text/json.js';
+import { formatPath } from '../json.js';
 
 export type TemplateValues = Readonly<Record<string, unknown>>;
 

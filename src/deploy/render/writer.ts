@@ -16,7 +16,6 @@ import type { RenderedInstall } from './render.js';
 import { DIRECTORY_MODE, FILE_MODE } from './types.js';
 
 /** The marker of staged temp files (atomic-file.ts), which this writer sweeps. */
-export { TEMP_MARKER };
 
 export type WriteEvent =
   | { step: 'stage'; path: string }

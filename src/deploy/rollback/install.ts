@@ -5,13 +5,13 @@
 // same atomic writer as render (backups under backups/, manifest last). Idempotent.
 
 import * as path from 'node:path';
+import { sha256Hex } from '../../base/hash.js';
 import { type InstallManifest, MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../../contracts/names.js';
 import { JsoncError } from '../../text/jsonc.js';
 import { TEMP_MARKER } from '../atomic-file.js';
-import { sha256Hex } from '../json.js';
 import { type RemovedHook, removeHooksFromText } from '../jsonc/remove-hooks.js';
 import {
   assertNotLocked,

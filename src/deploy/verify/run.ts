@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { AdminInputError } from '../../base/errors.js';
 import { type Platform, platformOfHost } from '../../base/platform.js';
 import { parseRuntimeConfig } from '../../config/load.js';
-import { credentialVariable } from '../../config/schema.js';
+import { credentialVariable } from '../../config/names.js';
 import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import type { LaunchPlan } from '../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TEMP_MARKER } from '../../../src/deploy/render/writer.js';
+import { TEMP_MARKER } from '../../../src/deploy/atomic-file.js';
 import { CREDENTIAL_NAMES, CREDENTIALS, filesUnder, scanTexts } from '../../fixtures/canaries.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';
 import { spawnTsChild } from '../../fixtures/run-child.js';

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { sha256Hex } from '../../../src/base/hash.js';
 import type { InstallManifest } from '../../../src/contracts/install-manifest.js';
 import { RUNTIME_FILES } from '../../../src/contracts/names.js';
 import {
@@ -13,7 +14,6 @@ import {
   parseDeploymentText,
   parseDeploymentValue,
 } from '../../../src/deploy/deployment/parse.js';
-import { sha256Hex } from '../../../src/deploy/json.js';
 import { fileMode, manifestText } from '../../../src/deploy/render/manifest.js';
 import {
   type RenderedInstall,

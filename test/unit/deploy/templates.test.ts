@@ -9,10 +9,11 @@ import {
   PERMISSION_SEARCH,
 } from '../../../src/contracts/names.js';
 import { mergeSettings } from '../../../src/deploy/deployment/settings.js';
-import { deepEqual, isPlainObject } from '../../../src/deploy/json.js';
+import { deepEqual } from '../../../src/deploy/json.js';
 import { guardMatcher, pinnedValues, templateValues } from '../../../src/deploy/render/profile.js';
 import { OMIT, placeholders, substitute, TemplateError } from '../../../src/deploy/render/substitute.js';
 import { TEMPLATES } from '../../../src/deploy/render/templates.js';
+import { isPlainObject } from '../../../src/text/json.js';
 import { allProfiles } from './fixtures.js';
 
 describe('substitute: JSON-aware, never string templating', () => {

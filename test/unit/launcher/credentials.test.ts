@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { credentialFileValue, readCredentials, routedCredentials } from '../../../launcher/credentials.js';
+import { credentialFileValue, readCredentials } from '../../../launcher/credentials.js';
+import { routedCredentials } from '../../../src/policy/credentials.js';
 import { samplePlan } from './plan-fixture.js';
 import { problems } from './problems.js';
 

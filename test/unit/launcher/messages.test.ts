@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { failure, helpText, LaunchError, rolledBackNotice, show, usage } from '../../../launcher/messages.js';
+import { failure, helpText, LaunchError, rolledBackNotice, usage } from '../../../launcher/messages.js';
+import { show } from '../../../src/policy/quote.js';
 
 describe('show', () => {
   it.each([

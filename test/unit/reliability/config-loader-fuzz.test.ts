@@ -9,12 +9,8 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONFIGURATION_MESSAGES, ConfigurationError } from '../../../src/base/errors.js';
-import {
-  loadRuntimeConfig,
-  parseRuntimeConfig,
-  resolveCredential,
-  resolveRepositoryRoot,
-} from '../../../src/config/load.js';
+import { loadRuntimeConfig, parseRuntimeConfig } from '../../../src/config/load.js';
+import { resolveCredential, resolveRepositoryRoot } from '../../../src/config/load-core.js';
 import { MEM0_PRESET_NAMES } from '../../../src/contracts/mem0-presets.js';
 import { PROVIDER_CONFIG_VARIABLE } from '../../../src/contracts/names.js';
 import { CREDENTIALS } from '../../fixtures/canaries.js';

@@ -1,6 +1,7 @@
 // Integrity of the tree: manifest.json in the pinned shape, every listed file present with its
 // sha256 and mode, nothing unlisted (backups/ excepted), and the layout each profile needs.
 
+import { sha256Hex } from '../../../base/hash.js';
 import type { Platform } from '../../../base/platform.js';
 import { MANIFEST_FILE } from '../../../contracts/install-manifest.js';
 import {
@@ -12,7 +13,6 @@ import {
   runtimeRel,
   usesMcp,
 } from '../../../contracts/layout.js';
-import { sha256Hex } from '../../json.js';
 import { fileMode } from '../../render/manifest.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';

@@ -2,7 +2,7 @@
 // repository root everywhere), pinned paths, the pinned-file variables, the argument policy (via the
 // launcher's own checker) and the environment policy.
 
-import { CREDENTIAL_NAME } from '../../../config/schema.js';
+import { CREDENTIAL_NAME } from '../../../config/names.js';
 import type { LaunchPlan } from '../../../contracts/launch-plan.js';
 import { launchPlanSchema } from '../../../contracts/launch-plan-schema.js';
 import {

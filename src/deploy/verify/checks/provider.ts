@@ -1,14 +1,17 @@
 // external-context.json (version and schema per profile, loaded with the runtimes' own parser),
 // mcp.json (exact server entry), the nested timeouts, and rollback.json of rolled-back profiles.
 import { ConfigurationError } from '../../../base/errors.js';
+import { sha256Hex } from '../../../base/hash.js';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../../base/limits.js';
 import { LOOPBACK_HOSTS } from '../../../base/origin.js';
 import { parseRuntimeConfig } from '../../../config/load.js';
-import { credentialVariable, type RuntimeConfig } from '../../../config/schema.js';
+import { credentialVariable } from '../../../config/names.js';
+import type { RuntimeConfig } from '../../../config/schema.js';
 import type { ProfileKind } from '../../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel, usesMcp } from '../../../contracts/layout.js';
 import { EXTERNAL_CONTEXT_HOOKS, MCP_SERVER_NAME } from '../../../contracts/names.js';
-import { deepEqual, isPlainObject, type JsonObject, sha256Hex, showValue } from '../../json.js';
+import { isPlainObject, type JsonObject } from '../../../text/json.js';
+import { deepEqual, showValue } from '../../json.js';
 import { pinnedValues } from '../../render/profile.js';
 import { providerConfigVersion } from '../../render/provider-config.js';
 import { substitute } from '../../render/substitute.js';

@@ -13,7 +13,6 @@ import { posixQuote } from '../../../policy/quote.js';
 import { showValue } from '../../json.js';
 import type { Checks } from '../report.js';
 
-export { QWEN_PACKAGE_NAME, QWEN_TREE_MAX_ENTRIES };
 export type QwenTreeFact = QwenPackageFact;
 
 /** The vendored ripgrep Qwen runs (`mode` null: absent), from policies/qwen/versions.json `ripgrep`. */

@@ -15,8 +15,9 @@ import {
 } from '../../../contracts/names.js';
 import { SETTINGS_BASELINE } from '../../../policy/policies.js';
 import { DEFAULT_QWEN_VERSION } from '../../../qwen/versions.js';
+import { isPlainObject, type JsonObject } from '../../../text/json.js';
 import { GUARD_MODES } from '../../deployment/schema.js';
-import { deepEqual, getPath, isPlainObject, type JsonObject, showValue } from '../../json.js';
+import { deepEqual, getPath, showValue } from '../../json.js';
 import { guardMatcher, pinnedValues, trustedFoldersFor } from '../../render/profile.js';
 import { substitute } from '../../render/substitute.js';
 import { TEMPLATES } from '../../render/templates.js';
