@@ -18,6 +18,7 @@ import { RollbackError } from '../../../src/deploy/rollback/types.js';
 import { VerifyInputError } from '../../../src/deploy/verify/run.js';
 import { ProviderRequestError } from '../../../src/http/errors.js';
 import { JsoncError } from '../../../src/text/jsonc.js';
+import { FAILING_PROGRAM, failingCommand } from '../../fixtures/failing-command.js';
 
 describe('each expected error carries its exit code and message kind', () => {
   it.each<[string, ManagedError, number, boolean]>([
@@ -79,18 +80,13 @@ describe('the CLI mapping (program.ts) has no list of classes', () => {
     let err = '';
     stderr.on('data', (c) => (err += c));
     const io: CliIO = { env: {}, cwd: '/', stdin: new PassThrough(), stdout: new PassThrough(), stderr };
-    const failing = (error: unknown) => ({
-      name: 'x',
-      summary: '',
-      help: '',
-      run: async () => {
-        throw error;
-      },
-    });
-    const info = { name: 'qm', version: '1', description: '' };
-    expect(await runProgram(info, [failing(new SurgicalEditError('not an object'))], ['x'], io)).toBe(1);
-    expect(await runProgram(info, [failing(new ConfigurationError('file-not-json'))], ['x'], io)).toBe(1);
-    expect(await runProgram(info, [failing(new RangeError('bug'))], ['x'], io)).toBe(70);
+    expect(
+      await runProgram(FAILING_PROGRAM, [failingCommand(new SurgicalEditError('not an object'))], ['x'], io),
+    ).toBe(1);
+    expect(
+      await runProgram(FAILING_PROGRAM, [failingCommand(new ConfigurationError('file-not-json'))], ['x'], io),
+    ).toBe(1);
+    expect(await runProgram(FAILING_PROGRAM, [failingCommand(new RangeError('bug'))], ['x'], io)).toBe(70);
     expect(err).toBe(
       'qm: not an object\nqm: The external context configuration file is not valid JSON.\nqm: internal error: bug\n',
     );

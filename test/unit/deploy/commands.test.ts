@@ -10,6 +10,7 @@ import type { AdminDeps } from '../../../src/cli/deps.js';
 import { InputError, UsageError } from '../../../src/cli/errors.js';
 import { runProgram } from '../../../src/cli/program.js';
 import { plainSteps } from '../../../src/cli/progress.js';
+import { FAILING_PROGRAM, failingCommand } from '../../fixtures/failing-command.js';
 import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from './fixtures.js';
 
 async function setup() {
@@ -86,17 +87,10 @@ describe('admin commands in-process (injected clock, uid, runtimes, streams)', (
     let printed = '';
     io.stderr.on('data', (c) => (err += c));
     io.stdout.on('data', (c) => (printed += c));
-    const failing = (error: Error) => ({
-      name: 'x',
-      summary: '',
-      help: '',
-      run: async () => {
-        throw error;
-      },
-    });
-    const info = { name: 'qm', version: '1', description: '' };
-    expect(await runProgram(info, [failing(new UsageError('bad flag'))], ['x'], io)).toBe(2);
-    expect(await runProgram(info, [failing(new TypeError('oops'))], ['x'], io)).toBe(70);
+    expect(await runProgram(FAILING_PROGRAM, [failingCommand(new UsageError('bad flag'))], ['x'], io)).toBe(
+      2,
+    );
+    expect(await runProgram(FAILING_PROGRAM, [failingCommand(new TypeError('oops'))], ['x'], io)).toBe(70);
     expect(err).toBe('qm: bad flag\n(see `qm x --help`)\nqm: internal error: oops\n');
     // Errors go to stderr only.
     expect(printed).toBe('');
