@@ -8,15 +8,13 @@ import type { Platform } from '../src/base/platform.js';
 import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-manifest.js';
 import type { LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
-import { type HostFs, type HostStat, installHostProblems, installPath } from '../src/host/install-checks.js';
+import { type HostFs, installHostProblems, installPath } from '../src/host/install-checks.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
 import { type JsonSchema, type SchemaIssue, schemaIssues } from '../src/text/json-schema-check.js';
 import { buildArgv } from './argv.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
 import { failure, usage } from './messages.js';
-
-export type PinsStat = HostStat;
 
 export interface PinsFs extends HostFs, RealpathFs {}
 
