@@ -9,6 +9,7 @@ import { installManifestSchema } from '../src/contracts/install-manifest-schema.
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
 import { CONFIG_PARSER_FILE, generateConfigParser } from './generate-config-parser.js';
+import { generateSettingsTables, SETTINGS_TABLES_FILE } from './qwen-facts/generate-tables.js';
 
 export interface SchemaFile {
   /** Path relative to the repository root. */
@@ -43,9 +44,12 @@ export function generateSchemaFiles(): Map<string, string> {
   return files;
 }
 
-/** The JSON Schemas and the hook's config parser generated from the same zod schemas. */
+/** The JSON Schemas and the hook's config parser generated from the same zod schemas, and the
+ * Qwen settings-table imports generated from the versions policy. */
 export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
-  const files = generateSchemaFiles().set(CONFIG_PARSER_FILE, generateConfigParser());
+  const files = generateSchemaFiles()
+    .set(CONFIG_PARSER_FILE, generateConfigParser())
+    .set(SETTINGS_TABLES_FILE, generateSettingsTables());
   for (const [file, text] of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);

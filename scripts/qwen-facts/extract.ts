@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateSettingsTables, SETTINGS_TABLES_FILE } from './generate-tables.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -91,6 +92,8 @@ function main(): void {
     `${JSON.stringify({ $comment: header, descriptions }, null, 1)}\n`,
   );
   process.stdout.write(`${Object.keys(settings).length} settings of Qwen ${version} → ${out}\n`);
+  // The bundled table imports follow versions.json (a version not listed there yet is not imported).
+  writeFileSync(join(root, SETTINGS_TABLES_FILE), generateSettingsTables(root));
 }
 
 main();

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import { repoRoot } from '../../e2e/harness/paths.js';
 import {
   finished,
@@ -16,6 +17,9 @@ import {
   type Stub,
   writeStubQwen,
 } from './harness.js';
+
+/** The supported list as the refusal names it (policies/qwen/versions.json is its one home). */
+const SUPPORTED = SUPPORTED_QWEN_VERSIONS.join(', ');
 
 const CLI = path.join(repoRoot, 'dist', 'cli', 'qwen-managed.js');
 const CALLER_ENV = { TERM: 'xterm-256color', LANG: 'C.UTF-8', PATH: '/usr/bin:/bin' };
@@ -206,7 +210,7 @@ const ROWS: Row[] = [
         JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.25.0', type: 'commonjs' }),
       ),
     (i) => [
-      `Qwen 0.25.0 at ${q(i.qwen)} is not a version this toolkit supports (0.24.0, 0.24.2, 0.24.3, 0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+      `Qwen 0.25.0 at ${q(i.qwen)} is not a version this toolkit supports (${SUPPORTED}); pin a supported Qwen or upgrade qwen-managed`,
     ],
   ],
 ];

@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { checkRipgrep } from '../../../src/deploy/verify/checks/qwen-tree.js';
 import { Checks } from '../../../src/deploy/verify/report.js';
+import { SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import { allProfilesRaw, renderToDir, tempDir, verifyInstall } from './fixtures.js';
+
+/** The supported list as the refusal names it (policies/qwen/versions.json is its one home). */
+const SUPPORTED = SUPPORTED_QWEN_VERSIONS.join(', ');
 
 /** An all-profiles install rendered into its own installDir, with node, Qwen and the credentials here. */
 async function realInstall() {
@@ -80,7 +84,7 @@ describe('verify: the real install runs the launcher checks, a staged tree keeps
           JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.24.1' }),
         ),
       (i) => [
-        `Qwen 0.24.1 at ${JSON.stringify(path.dirname(i.cli))} is not a version this toolkit supports (0.24.0, 0.24.2, 0.24.3, 0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+        `Qwen 0.24.1 at ${JSON.stringify(path.dirname(i.cli))} is not a version this toolkit supports (${SUPPORTED}); pin a supported Qwen or upgrade qwen-managed`,
       ],
     ],
   ])('%s: an error on the real install (host.install), not a warning', async (_name, mutate, expected) => {

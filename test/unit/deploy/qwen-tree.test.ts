@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { checkQwenTree, type QwenTreeFact } from '../../../src/deploy/verify/checks/qwen-tree.js';
 import { Checks } from '../../../src/deploy/verify/report.js';
+import { SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import { allProfilesRaw, renderToDir, tempDir, verifyInstall } from './fixtures.js';
+
+/** The supported list as the refusal names it (policies/qwen/versions.json is its one home). */
+const SUPPORTED = SUPPORTED_QWEN_VERSIONS.join(', ');
 
 const ROOT = '/opt/qwen/node_modules/@qwen-code/qwen-code';
 const walked = (over: Partial<Extract<QwenTreeFact, { kind: 'walked' }>> = {}): QwenTreeFact => ({
@@ -113,7 +117,7 @@ describe('checkQwenTree', () => {
           [
             false,
             'error',
-            `Qwen ${version ?? '(no version)'} at "${ROOT}" is not a version this toolkit supports (0.24.0, 0.24.2, 0.24.3, 0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+            `Qwen ${version ?? '(no version)'} at "${ROOT}" is not a version this toolkit supports (${SUPPORTED}); pin a supported Qwen or upgrade qwen-managed`,
           ],
         ],
       ],

@@ -5,11 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LaunchError } from '../../../launcher/messages.js';
 import { loadPins, type PinsFs } from '../../../launcher/pins.js';
 import type { LaunchPlan, ProfileKind } from '../../../src/contracts/launch-plan.js';
+import { SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import {
   buildInstallDir,
   type InstallFixture,
   type InstallFixtureOptions,
 } from '../../fixtures/install-dir.js';
+
+/** The supported list as the refusal names it (policies/qwen/versions.json is its one home). */
+const SUPPORTED = SUPPORTED_QWEN_VERSIONS.join(', ');
 
 let base: string;
 let counter = 0;
@@ -278,7 +282,7 @@ describe('loadPins', () => {
       expect(load(f).plan.qwenCli).toBe(path.join(f.root, 'qwen', 'cli.js'));
     });
 
-    it.each([['0.24.0'], ['0.24.2'], ['0.24.3'], ['0.24.4']])(
+    it.each(SUPPORTED_QWEN_VERSIONS.map((v) => [v]))(
       'accepts Qwen %s (policies/qwen/versions.json) and returns its version for the per-version facts',
       (version) => {
         const f = fixture();
@@ -331,7 +335,7 @@ describe('loadPins', () => {
         expect(refusal(() => load(f))).toEqual({
           exitCode: 1,
           problems: [
-            `Qwen ${version} at ${q(dir)} is not a version this toolkit supports (0.24.0, 0.24.2, 0.24.3, 0.24.4); pin a supported Qwen or upgrade qwen-managed`,
+            `Qwen ${version} at ${q(dir)} is not a version this toolkit supports (${SUPPORTED}); pin a supported Qwen or upgrade qwen-managed`,
           ],
         });
       },

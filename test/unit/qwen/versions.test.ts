@@ -1,9 +1,14 @@
 // policies/qwen/versions.json as the code reads it: every supported version has every fact, in the
 // shape the types promise (JSON imports widen them), and the facts render depends on are applied.
-import { readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import versions from '../../../policies/qwen/versions.json' with { type: 'json' };
-import { qwenSettingsFacts, SETTINGS_TABLES } from '../../../src/qwen/settings-facts.js';
+import e2ePackage from '../../../scripts/e2e/package.json' with { type: 'json' };
+import { generateSettingsTables, SETTINGS_TABLES_FILE } from '../../../scripts/qwen-facts/generate-tables.js';
+import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
+import { SETTINGS_TABLES } from '../../../src/qwen/settings-tables.js';
 import {
   DEFAULT_QWEN_VERSION,
   hookTimeoutValue,
@@ -13,10 +18,46 @@ import {
 } from '../../../src/qwen/versions.js';
 
 describe('supported Qwen versions', () => {
-  it('are every 0.24.x release on the registry, and the default is one of them', () => {
-    expect(SUPPORTED_QWEN_VERSIONS).toEqual(['0.24.0', '0.24.2', '0.24.3', '0.24.4']);
+  // The list lives once, in versions.json; what must agree with it is pinned here instead of a copy.
+  it('are the versions the e2e toolchain pins, in ascending order, and the default is one of them', () => {
+    const pinned = [
+      e2ePackage.dependencies['@qwen-code/qwen-code'],
+      ...readdirSync(new URL('../../../scripts/e2e/qwen-versions/', import.meta.url)),
+    ];
+    expect([...SUPPORTED_QWEN_VERSIONS].sort()).toEqual(pinned.sort());
+    const ascending = [...SUPPORTED_QWEN_VERSIONS].sort((a, b) =>
+      a.localeCompare(b, 'en', { numeric: true }),
+    );
+    expect(SUPPORTED_QWEN_VERSIONS).toEqual(ascending);
     expect(SUPPORTED_QWEN_VERSIONS).toContain(DEFAULT_QWEN_VERSION);
+    expect(SUPPORTED_QWEN_VERSIONS).toEqual(expect.arrayContaining(['0.24.0', '0.24.2', '0.24.3', '0.24.4']));
   });
+
+  it('the bundled tables are generated from versions.json (`npm run schemas` after editing it)', () => {
+    const committed = readFileSync(new URL(`../../../${SETTINGS_TABLES_FILE}`, import.meta.url), 'utf8');
+    expect(committed).toBe(generateSettingsTables());
+    const named = new Set(Object.values(versions.versions).map((v) => v.settings));
+    expect(Object.keys(SETTINGS_TABLES).sort()).toEqual([...named].sort());
+  });
+
+  it.each(['../0.24.4', "0.24.4'", 'latest'])(
+    'the generator refuses a settings name %j that is not a plain version (it becomes a path and an identifier)',
+    (bad) => {
+      const root = mkdtempSync(join(tmpdir(), 'qm-tables-'));
+      mkdirSync(join(root, 'policies/qwen'), { recursive: true });
+      writeFileSync(
+        join(root, 'policies/qwen/versions.json'),
+        JSON.stringify({ versions: { '0.24.4': { settings: bad } } }),
+      );
+      try {
+        expect(() => generateSettingsTables(root)).toThrow(
+          `versions.json: settings ${JSON.stringify(bad)} is not a version`,
+        );
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.each(SUPPORTED_QWEN_VERSIONS)('%s: every fact is present and of its type', (version) => {
     const entry = (versions.versions as Record<string, Record<string, unknown>>)[version]!;
