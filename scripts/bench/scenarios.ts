@@ -3,6 +3,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RUNTIME_CODE_CACHE } from '../../src/contracts/names.js';
+import { withCodeCache } from '../../src/deploy/render/runtime-files.js';
 import { hookEvent, rememberEvent, startProvider, TOKEN, writeJson } from './fixtures.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
@@ -37,6 +39,25 @@ export interface Scenarios {
   close(): Promise<void>;
 }
 
+/**
+ * The runtimes as a deployment has them: copied to `<installDir>/runtime` with the search bundle's
+ * code cache made by the bench's node, the way render makes it with the pinned one.
+ */
+function installRuntime(built: string, installDir: string): string {
+  const dir = path.join(installDir, 'runtime');
+  fs.cpSync(built, dir, { recursive: true });
+  const bundle = RUNTIME_CODE_CACHE.of;
+  const files = withCodeCache(
+    new Map([[bundle, fs.readFileSync(path.join(dir, bundle))]]),
+    { platform: 'posix', installDir, node: BENCH_NODE },
+    process.getuid?.() ?? 0,
+  );
+  const cache = files.get(RUNTIME_CODE_CACHE.file);
+  if (cache === undefined) throw new Error(`${BENCH_NODE} made no code cache for ${bundle}`);
+  fs.writeFileSync(path.join(dir, RUNTIME_CODE_CACHE.file), cache);
+  return dir;
+}
+
 /** `runtime`: the folder of built runtimes (dist/runtime, or the instruction bench's own build). */
 export async function scenarios(
   work: string,
@@ -59,7 +80,8 @@ export async function scenarios(
   const named = v2(provider.url.replace('127.0.0.1', 'localhost'), 'v2-named.json');
   const hookEnv = (config: string) => ({ QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN });
   const searched = (o: string) => o.includes('additionalContext');
-  const runtime = (file: string) => [path.join(bundles.runtime, file)];
+  const installed = installRuntime(bundles.runtime, path.join(work, 'install'));
+  const runtime = (file: string) => [path.join(installed, file)];
   const base = { stdin: '', env: {}, cwd: repo };
   const list: Scenario[] = [
     {

@@ -5,7 +5,7 @@
 import { sha256Hex } from '../base/hash.js';
 import { type Platform, pathFunctions, pathSeparator } from '../base/platform.js';
 import type { ProfileKind } from './launch-plan.js';
-import { RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './names.js';
+import { RUNTIME_CODE_CACHE, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './names.js';
 
 export const PROFILE_FILES = {
   systemSettings: 'system-settings.json',
@@ -78,9 +78,9 @@ export function runtimeRel(file: string): string {
   return `runtime/${file}`;
 }
 
-/** Every runtime file of the install, module marker included. */
+/** Every runtime file of the install, module marker and code cache included. */
 export function runtimeFileNames(): string[] {
-  return [...Object.values(RUNTIME_FILES), RUNTIME_MODULE_MARKER.file].sort();
+  return [...Object.values(RUNTIME_FILES), RUNTIME_MODULE_MARKER.file, RUNTIME_CODE_CACHE.file].sort();
 }
 
 /** Absolute pinned paths inside `installDir`, joined with the deployment platform's separator. */

@@ -35,6 +35,15 @@ export const RUNTIME_FILES = {
   /** The workspace-settings and agent checks, loaded by the launcher only for a repository with `.qwen/` settings or agents. */
   launchRepository: 'launch-repository.js',
 } as const;
+/**
+ * V8's code cache of auto-recall-search.js, made at render time by the deployment's pinned node
+ * (docs/performance.md): empty when render could not run that node. Pinned in the manifest with
+ * its bundle — V8 checks only the source length, so the two are only ever written together.
+ */
+export const RUNTIME_CODE_CACHE = {
+  file: 'auto-recall-search.v8cache',
+  of: RUNTIME_FILES.autoRecallSearch,
+} as const;
 /** The bundles are CommonJS (a cheaper start than ESM); this marker makes `.js` mean CommonJS there. */
 export const RUNTIME_MODULE_MARKER = { file: 'package.json', content: '{"type":"commonjs"}\n' } as const;
 

@@ -8,7 +8,12 @@ import type { Platform } from '../../base/platform.js';
 import type { InstallManifest } from '../../contracts/install-manifest.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { BIN_FILES, PinnedLayout, PROFILE_FILES, profileRel, runtimeRel } from '../../contracts/layout.js';
-import { EXTERNAL_CONTEXT_HOOKS, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '../../contracts/names.js';
+import {
+  EXTERNAL_CONTEXT_HOOKS,
+  RUNTIME_CODE_CACHE,
+  RUNTIME_FILES,
+  RUNTIME_MODULE_MARKER,
+} from '../../contracts/names.js';
 import { routeCredentials } from '../deployment/credentials.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
@@ -131,6 +136,11 @@ export function renderInstall(
   }
   for (const name of requiredRuntimeFiles())
     out.set(runtimeRel(name), { bytes: runtimeFiles.get(name)!, mode: FILE_MODE });
+  // Made by the caller with the pinned node (runtime-files.ts withCodeCache); empty means none.
+  out.set(runtimeRel(RUNTIME_CODE_CACHE.file), {
+    bytes: runtimeFiles.get(RUNTIME_CODE_CACHE.file) ?? new Uint8Array(),
+    mode: FILE_MODE,
+  });
   out.set(runtimeRel(RUNTIME_MODULE_MARKER.file), {
     bytes: utf8(RUNTIME_MODULE_MARKER.content),
     mode: FILE_MODE,

@@ -1,7 +1,15 @@
-// Loads the bundled runtimes (dist/runtime after `npm run build`) as bytes for renderInstall.
+// Loads the bundled runtimes (dist/runtime after `npm run build`) as bytes for renderInstall, and
+// makes the search bundle's V8 code cache with the deployment's pinned node.
+import { spawnSync } from 'node:child_process';
+import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { codeCacheMakerArgs } from '../../contracts/code-cache.js';
+import { PinnedLayout } from '../../contracts/layout.js';
+import { RUNTIME_CODE_CACHE } from '../../contracts/names.js';
+import { StrictModes } from '../../host/strict-modes.js';
+import type { Deployment } from '../deployment/schema.js';
 import { RenderError, requiredRuntimeFiles } from './render.js';
 
 export async function loadRuntimeFiles(dir: string): Promise<Map<string, Uint8Array>> {
@@ -35,4 +43,39 @@ export async function defaultRuntimeDir(moduleUrl: string): Promise<string> {
       return candidate;
   }
   return candidates[0]!;
+}
+
+/** What the cache maker needs of the deployment (the pinned node runs where the hooks will run it). */
+export type CodeCacheDeployment = Pick<Deployment, 'platform' | 'installDir' | 'node'>;
+
+/**
+ * `runtimeFiles` plus runtime/auto-recall-search.v8cache, made by the deployment's pinned node on
+ * this machine; without it (another platform, no such node, a node whose path others may write, a
+ * failed run) render writes the cache empty and the hook compiles as before. The node runs only
+ * after the launcher's own StrictModes check of its path, as this user, with an empty environment
+ * (the cache must be made under the flags the hooks run with: none).
+ */
+export function withCodeCache(
+  runtimeFiles: ReadonlyMap<string, Uint8Array>,
+  deployment: CodeCacheDeployment,
+  adminUid: number,
+): Map<string, Uint8Array> {
+  const files = new Map(runtimeFiles);
+  const bundle = runtimeFiles.get(RUNTIME_CODE_CACHE.of);
+  if (bundle === undefined || deployment.platform !== 'posix' || process.platform === 'win32') return files;
+  const strict = new StrictModes(adminUid, fsSync);
+  const chain = strict.checkChain(deployment.node);
+  if (chain.kind !== 'ok' || strict.problems().length > 0) return files;
+  const bundlePath = new PinnedLayout(deployment.platform, deployment.installDir).runtime(
+    RUNTIME_CODE_CACHE.of,
+  );
+  const run = spawnSync(chain.realPath, codeCacheMakerArgs(bundlePath), {
+    input: bundle,
+    env: {},
+    stdio: ['pipe', 'pipe', 'ignore'],
+    timeout: 60_000,
+    maxBuffer: 64 << 20,
+  });
+  if (run.status === 0 && run.stdout.length > 0) files.set(RUNTIME_CODE_CACHE.file, run.stdout);
+  return files;
 }

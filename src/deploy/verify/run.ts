@@ -22,7 +22,7 @@ import { DEFAULT_QWEN_VERSION, qwenVersionFacts, ripgrepRel } from '../../qwen/v
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid, type Problem } from '../deployment/problems.js';
 import { type RenderedInstall, renderInstall } from '../render/render.js';
-import { loadRuntimeFiles } from '../render/runtime-files.js';
+import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
 import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
 import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks/host.js';
@@ -156,7 +156,12 @@ async function deploymentInputs(
     throw error;
   }
   try {
-    const runtimeFiles = await loadRuntimeFiles(options.runtimeDir);
+    // The code cache is made as render made it, so a tree rendered on this machine shows no drift.
+    const runtimeFiles = withCodeCache(
+      await loadRuntimeFiles(options.runtimeDir),
+      parsed.deployment,
+      tree.manifest?.adminUid ?? 0,
+    );
     const previous = previousInstallOf(tree);
     const rendered = renderInstall(parsed, runtimeFiles, {
       toolkitVersion: options.toolkitVersion,

@@ -4,6 +4,7 @@
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
 import { readAutoRecallEvent } from './event.js';
+import { loadSearchWithCodeCache } from './load-search.js';
 
 const EMPTY = '{}';
 
@@ -14,7 +15,9 @@ export function main(): void {
       const event = readAutoRecallEvent(input);
       // Continuation events and junk end here, before config, credentials, proxy or provider.
       if (event === undefined) return EMPTY;
-      const { searchAndRender } = await import('./search.js');
+      // As a bundle, the search code comes with its render-time code cache when there is one.
+      const cached = typeof __filename === 'string' ? await loadSearchWithCodeCache(__filename) : undefined;
+      const { searchAndRender } = cached ?? (await import('./search.js'));
       return searchAndRender(event, { env: process.env });
     },
   });

@@ -92,9 +92,9 @@ describe('render → verify → rollback with the real bundles', () => {
     const first = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('Validate write.json … ok (posix, profiles: write)');
-    expect(first.stdout).toContain('Write the install tree … ok (18 written, 0 unchanged)');
+    expect(first.stdout).toContain('Write the install tree … ok (19 written, 0 unchanged)');
     const second = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
-    expect(second.stdout).toContain('Write the install tree … ok (0 written, 18 unchanged)');
+    expect(second.stdout).toContain('Write the install tree … ok (0 written, 19 unchanged)');
     expect(second.stdout).toContain(`render: ${out} is up to date`);
 
     const verify = run(['verify', '--dir', out, '--deployment', path.join(EXAMPLES, 'write.json'), '--json']);

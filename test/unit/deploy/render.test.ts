@@ -74,6 +74,7 @@ describe('renderInstall', () => {
       'profiles/write/trusted-folders.json',
       'runtime/approval-guard.js',
       'runtime/auto-recall-search.js',
+      'runtime/auto-recall-search.v8cache',
       'runtime/auto-recall.js',
       'runtime/launch-qwen.js',
       'runtime/launch-repository.js',
