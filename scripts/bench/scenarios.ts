@@ -80,7 +80,7 @@ export async function scenarios(
   const named = v2(provider.url.replace('127.0.0.1', 'localhost'), 'v2-named.json');
   const hookEnv = (config: string) => ({ QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN });
   const searched = (o: string) => o.includes('additionalContext');
-  const installed = installRuntime(bundles.runtime, path.join(work, 'install'));
+  const installed = installRuntime(bundles.runtime, path.join(work, 'hooks-install'));
   const runtime = (file: string) => [path.join(installed, file)];
   const base = { stdin: '', env: {}, cwd: repo };
   const list: Scenario[] = [
