@@ -1,7 +1,7 @@
 // auto-recall-search.js compiled with the V8 code cache render made for it with the pinned node
 // (runtime/auto-recall-search.v8cache, pinned in the manifest with the bundle): V8 then skips
 // parsing and compiling the functions a search runs, about 12 M instructions per prompt
-// (docs/performance.md, "The code cache"). node:vm and node:module load only when there is a cache.
+// (docs/performance.md, "The code cache"). node:vm loads only when there is a cache.
 // POSIX only: render makes no cache for a Windows deployment, so `/` is the separator here.
 import { readFileSync } from 'node:fs';
 import { codeCacheSource } from '../../contracts/code-cache.js';
@@ -12,9 +12,13 @@ type SearchModule = typeof import('./search.js');
 /**
  * The search bundle beside `ownFile` (the running auto-recall.js), compiled with its cache; undefined
  * when there is no cache (an empty file: render could not run the pinned node) or it cannot be read,
- * and the caller then `require`s the bundle as usual.
+ * and the caller then `require`s the bundle as usual. `ownRequire` is auto-recall.js's own: the two
+ * bundles share a directory, so it resolves `./proxy-transport.js` exactly as the bundle's would.
  */
-export async function loadSearchWithCodeCache(ownFile: string): Promise<SearchModule | undefined> {
+export async function loadSearchWithCodeCache(
+  ownFile: string,
+  ownRequire: NodeJS.Require,
+): Promise<SearchModule | undefined> {
   const dir = ownFile.slice(0, ownFile.lastIndexOf('/'));
   const bundle = `${dir}/${RUNTIME_CODE_CACHE.of}`;
   let cachedData: Buffer;
@@ -26,7 +30,7 @@ export async function loadSearchWithCodeCache(ownFile: string): Promise<SearchMo
   } catch {
     return undefined;
   }
-  const [{ Script }, { createRequire }] = await Promise.all([import('node:vm'), import('node:module')]);
+  const { Script } = await import('node:vm');
   // A cache from another node or flag set is rejected here by V8 and the bundle compiles as usual.
   const script = new Script(codeCacheSource(source), { filename: bundle, cachedData });
   const wrapper = script.runInThisContext() as (
@@ -37,6 +41,6 @@ export async function loadSearchWithCodeCache(ownFile: string): Promise<SearchMo
     dirname: string,
   ) => void;
   const module = { exports: {} as SearchModule };
-  wrapper.call(module.exports, module.exports, createRequire(bundle), module, bundle, dir);
+  wrapper.call(module.exports, module.exports, ownRequire, module, bundle, dir);
   return module.exports;
 }

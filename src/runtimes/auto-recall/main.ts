@@ -16,7 +16,8 @@ export function main(): void {
       // Continuation events and junk end here, before config, credentials, proxy or provider.
       if (event === undefined) return EMPTY;
       // As a bundle, the search code comes with its render-time code cache when there is one.
-      const cached = typeof __filename === 'string' ? await loadSearchWithCodeCache(__filename) : undefined;
+      const cached =
+        typeof __filename === 'string' ? await loadSearchWithCodeCache(__filename, require) : undefined;
       const { searchAndRender } = cached ?? (await import('./search.js'));
       return searchAndRender(event, { env: process.env });
     },
@@ -24,4 +25,6 @@ export function main(): void {
 }
 
 declare const __filename: string;
+// The bundle's own CommonJS require (the loader hands it to the search bundle beside it).
+declare const require: NodeJS.Require;
 if (typeof __filename === 'string' && isEntryPoint(process.argv[1], __filename)) main();
