@@ -1,6 +1,6 @@
 // Step 2a: the install directory comes from the launcher's own real path — never from an
 // environment variable or the current directory, which the caller controls.
-import { RUNTIME_FILES } from '../src/contracts/names.js';
+import { RUNTIME_FILES } from '../src/contracts/runtime-files.js';
 import { show } from '../src/policy/quote.js';
 import { failure } from './messages.js';
 

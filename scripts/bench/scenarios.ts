@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RUNTIME_CODE_CACHE } from '../../src/contracts/names.js';
+import { RUNTIME_CODE_CACHE } from '../../src/contracts/runtime-files.js';
 import { withCodeCache } from '../../src/deploy/render/runtime-files.js';
 import { hookEvent, rememberEvent, startProvider, TOKEN, writeJson } from './fixtures.js';
 

@@ -12,25 +12,23 @@ export function codeCacheSource(bundleSource: string): string {
 }
 
 /**
- * The program the pinned node runs (bundle on stdin, the bundle's installed path as argv[1]) to
- * print the cache on stdout. V8 compiles functions lazily, so a cache made right after compiling
- * holds almost nothing: the maker compiles eagerly, then restores the default before serializing,
- * because V8 refuses a cache made under other flags.
- */
-const MAKER = [
-  "const v8 = require('node:v8');",
-  "const { Script } = require('node:vm');",
-  "const source = require('node:fs').readFileSync(0, 'utf8');",
-  "v8.setFlagsFromString('--no-lazy');",
-  `const script = new Script(${JSON.stringify(HEAD)} + source + ${JSON.stringify(TAIL)}, { filename: process.argv[1] });`,
-  "v8.setFlagsFromString('--lazy');",
-  'process.stdout.write(script.createCachedData());',
-].join('\n');
-
-/**
- * `node <these> <bundle path>`: a fixed random seed makes the bytes reproducible, so a fresh render
- * (verify's drift check) makes the same file; V8's flag check ignores the seed, so the hook needs none.
+ * `node <these> <bundle path>`: the program the pinned node runs (bundle on stdin, the bundle's
+ * installed path as argv[1]) to print the cache on stdout. V8 compiles functions lazily, so a cache
+ * made right after compiling holds almost nothing: the maker compiles eagerly, then restores the
+ * default before serializing, because V8 refuses a cache made under other flags. A fixed random
+ * seed makes the bytes reproducible, so a fresh render (verify's drift check) makes the same file;
+ * V8's flag check ignores the seed, so the hook needs none. Built inside the function: the hook
+ * bundles this module for the wrapper and must not carry the maker's text.
  */
 export function codeCacheMakerArgs(bundlePath: string): string[] {
-  return ['--random-seed=1', '-e', MAKER, bundlePath];
+  const maker = [
+    "const v8 = require('node:v8');",
+    "const { Script } = require('node:vm');",
+    "const source = require('node:fs').readFileSync(0, 'utf8');",
+    "v8.setFlagsFromString('--no-lazy');",
+    `const script = new Script(${JSON.stringify(HEAD)} + source + ${JSON.stringify(TAIL)}, { filename: process.argv[1] });`,
+    "v8.setFlagsFromString('--lazy');",
+    'process.stdout.write(script.createCachedData());',
+  ].join('\n');
+  return ['--random-seed=1', '-e', maker, bundlePath];
 }

@@ -5,7 +5,7 @@
 import { sha256Hex } from '../base/hash.js';
 import { type Platform, pathFunctions, pathSeparator } from '../base/platform.js';
 import type { ProfileKind } from './launch-plan.js';
-import { RUNTIME_CODE_CACHE, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './names.js';
+import { RUNTIME_CODE_CACHE, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './runtime-files.js';
 
 export const PROFILE_FILES = {
   systemSettings: 'system-settings.json',

@@ -15,7 +15,7 @@ import {
   profileRel,
   runtimeRel,
 } from '../contracts/layout.js';
-import { RUNTIME_FILES } from '../contracts/names.js';
+import { RUNTIME_FILES } from '../contracts/runtime-files.js';
 import { pinnedArgvPaths } from '../policy/arguments.js';
 import { routedCredentials } from '../policy/credentials.js';
 import { lookupEnv } from '../policy/environment-names.js';

@@ -8,7 +8,7 @@ import { providerCanWrite } from '../../config/load-core.js';
 import { CREDENTIAL_NAME } from '../../config/names.js';
 import { PinnedLayout, usesMcp } from '../../contracts/layout.js';
 import { MEM0_PRESETS, SCOPE_KEYS } from '../../contracts/mem0-presets.js';
-import { RUNTIME_FILES } from '../../contracts/names.js';
+import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';

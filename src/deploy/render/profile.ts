@@ -11,7 +11,8 @@ import {
   renderedProfileFiles,
   usesMcp,
 } from '../../contracts/layout.js';
-import { PERMISSION_REMEMBER, RUNTIME_FILES } from '../../contracts/names.js';
+import { PERMISSION_REMEMBER } from '../../contracts/names.js';
+import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { DEFAULT_QWEN_VERSION, hookTimeoutValue, qwenVersionFacts } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';

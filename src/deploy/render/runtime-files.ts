@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeCacheMakerArgs } from '../../contracts/code-cache.js';
 import { PinnedLayout } from '../../contracts/layout.js';
-import { RUNTIME_CODE_CACHE } from '../../contracts/names.js';
+import { RUNTIME_CODE_CACHE } from '../../contracts/runtime-files.js';
 import { StrictModes } from '../../host/strict-modes.js';
 import type { Deployment } from '../deployment/schema.js';
 import { RenderError, requiredRuntimeFiles } from './render.js';

@@ -4,7 +4,8 @@
 // fixed error line); the launcher prints its version; the rollback tool prints its help.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { PROVIDER_CONFIG_VARIABLE, RUNTIME_FILES } from '../../contracts/names.js';
+import { PROVIDER_CONFIG_VARIABLE } from '../../contracts/names.js';
+import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import type { SmokeResult } from './verify.js';
 
 // An MCP stdio session spoken by hand: newline-delimited JSON-RPC, no SDK on the client side.

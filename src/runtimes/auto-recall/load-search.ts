@@ -5,7 +5,7 @@
 // POSIX only: render makes no cache for a Windows deployment, so `/` is the separator here.
 import { readFileSync } from 'node:fs';
 import { codeCacheSource } from '../../contracts/code-cache.js';
-import { RUNTIME_CODE_CACHE } from '../../contracts/names.js';
+import { RUNTIME_CODE_CACHE } from '../../contracts/runtime-files.js';
 
 type SearchModule = typeof import('./search.js');
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { sha256Hex } from '../../../src/base/hash.js';
 import type { InstallManifest } from '../../../src/contracts/install-manifest.js';
-import { RUNTIME_FILES } from '../../../src/contracts/names.js';
+import { RUNTIME_FILES } from '../../../src/contracts/runtime-files.js';
 import {
   type ParsedDeployment,
   parseDeploymentText,
