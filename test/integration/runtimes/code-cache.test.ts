@@ -84,12 +84,23 @@ function runtimeWith(cache: Uint8Array | undefined): string {
   return runtime;
 }
 
-const searchIn = (runtime: string) =>
+const MODULE_PROBE = path.join(ROOT, 'test/fixtures/module-probe.cjs');
+
+/** One search through the hooks of `runtime`, with `nodeArgs` before the script and `env` added. */
+const searchIn = (runtime: string, nodeArgs: string[] = [], env: Record<string, string> = {}) =>
   runRuntime('auto-recall.js', {
     via: path.join(runtime, 'auto-recall.js'),
+    nodeArgs,
     stdin: promptSubmitEvent(path.join(dir, 'repo'), { submitted_prompt: 'When do releases ship?' }),
-    env: { PATH: '/usr/bin:/bin', QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN },
+    env: { PATH: '/usr/bin:/bin', QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN, ...env },
   });
+
+/** The same search with the module probe preloaded: its answer and the built-in modules it loaded. */
+async function probedSearch(runtime: string): Promise<{ stdout: string; modules: string[] }> {
+  const out = path.join(dir, `modules-${++installs}.json`);
+  const run = await searchIn(runtime, ['--require', MODULE_PROBE], { MODULE_PROBE_OUT: out });
+  return { stdout: run.stdout, modules: JSON.parse(fs.readFileSync(out, 'utf8')).modules };
+}
 
 describe('the render-time code cache', () => {
   it('is made by the pinned node, the same bytes every time, and V8 takes it without flags', () => {
@@ -105,6 +116,11 @@ describe('the render-time code cache', () => {
     fs.chmodSync(open, 0o777);
     fs.symlinkSync(process.execPath, path.join(open, 'node'));
     expect(made(path.join(open, 'node'))).toBeUndefined();
+    // Negative control: the same node through a link in a directory only its owner writes is run.
+    const closed = path.join(dir, 'closed');
+    fs.mkdirSync(closed, { mode: 0o755 });
+    fs.symlinkSync(process.execPath, path.join(closed, 'node'));
+    expect(made(path.join(closed, 'node'))?.length).toBeGreaterThan(10_000);
     expect(made(path.join(dir, 'no-such-node'))).toBeUndefined();
   });
 
@@ -138,48 +154,22 @@ describe('the render-time code cache', () => {
 
   it('the hook compiles through node:vm with a cache, and answers the same under the permission model', async () => {
     const runtime = runtimeWith(made());
-    const probe = path.join(dir, 'modules.json');
-    const run = await runRuntime('auto-recall.js', {
-      via: path.join(runtime, 'auto-recall.js'),
-      nodeArgs: ['--require', path.join(ROOT, 'test/fixtures/module-probe.cjs')],
-      stdin: promptSubmitEvent(path.join(dir, 'repo'), { submitted_prompt: 'When do releases ship?' }),
-      env: {
-        PATH: '/usr/bin:/bin',
-        QWEN_EXTERNAL_CONTEXT_CONFIG: config,
-        CONTEXT_API_TOKEN: TOKEN,
-        MODULE_PROBE_OUT: probe,
-      },
-    });
-    expect(run.stdout).toContain('Releases ship on Tuesdays.');
-    expect(JSON.parse(fs.readFileSync(probe, 'utf8')).modules).toContain('NativeModule vm');
+    const cached = await probedSearch(runtime);
+    expect(cached.stdout).toContain('Releases ship on Tuesdays.');
+    expect(cached.modules).toContain('NativeModule vm');
     // Negative control: with the empty cache render writes when it cannot run the pinned node, the
     // hook requires the bundle as before and loads nothing more.
-    const plain = await runRuntime('auto-recall.js', {
-      via: path.join(runtimeWith(new Uint8Array()), 'auto-recall.js'),
-      nodeArgs: ['--require', path.join(ROOT, 'test/fixtures/module-probe.cjs')],
-      stdin: promptSubmitEvent(path.join(dir, 'repo'), { submitted_prompt: 'When do releases ship?' }),
-      env: {
-        PATH: '/usr/bin:/bin',
-        QWEN_EXTERNAL_CONTEXT_CONFIG: config,
-        CONTEXT_API_TOKEN: TOKEN,
-        MODULE_PROBE_OUT: probe,
-      },
-    });
-    expect(plain.stdout).toBe(run.stdout);
-    expect(JSON.parse(fs.readFileSync(probe, 'utf8')).modules).not.toContain('NativeModule vm');
+    const plain = await probedSearch(runtimeWith(new Uint8Array()));
+    expect(plain.stdout).toBe(cached.stdout);
+    expect(plain.modules).not.toContain('NativeModule vm');
     const permission =
       spawnSync(process.execPath, ['--permission', '-e', '0']).status === 0
         ? '--permission'
         : '--experimental-permission';
-    const restricted = await runRuntime('auto-recall.js', {
-      via: path.join(runtime, 'auto-recall.js'),
-      nodeArgs: [permission, '--allow-fs-read=*'],
-      stdin: promptSubmitEvent(path.join(dir, 'repo'), { submitted_prompt: 'When do releases ship?' }),
-      env: { PATH: '/usr/bin:/bin', QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN },
-    });
+    const restricted = await searchIn(runtime, [permission, '--allow-fs-read=*']);
     expect({ code: restricted.code, stdout: restricted.stdout, stderr: restricted.stderr }).toEqual({
       code: 0,
-      stdout: run.stdout,
+      stdout: cached.stdout,
       stderr: '',
     });
   });
