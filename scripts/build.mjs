@@ -64,27 +64,34 @@ const common = {
   absWorkingDir: root,
 };
 
+/** esbuild options of every runtime bundle (and of the bench's reference hook, built the same way). */
+export const RUNTIME_BUNDLE_OPTIONS = {
+  ...common,
+  // CommonJS: a bare CommonJS start is measurably cheaper than ESM (docs/performance.md).
+  format: 'cjs',
+  minify: true,
+  // A dynamic import() in CommonJS would start Node's ESM loader (tens of ms); require() does not.
+  supported: { 'dynamic-import': false },
+};
+
 /**
- * Bundles every runtime into `dir`. `plugins` are added after the split plugin: the instruction
- * bench (scripts/bench/instructions.ts) builds the same bundles with a longer hook budget.
+ * Bundles the runtime `file` (a key of RUNTIMES) into `dir`, lazily loaded pieces split off as in
+ * the install. `plugins` are added after the split plugin: the instruction bench
+ * (scripts/bench/instructions.ts) builds the same bundles with a longer hook budget.
  */
+async function bundleRuntime(dir, file, plugins = []) {
+  await build({
+    ...RUNTIME_BUNDLE_OPTIONS,
+    entryPoints: [RUNTIMES[file]],
+    outfile: join(dir, file),
+    plugins: [splitPlugin, ...plugins],
+  });
+}
+
+/** Bundles every runtime into `dir`, with the marker that makes its `.js` files CommonJS. */
 export async function buildRuntimes(dir, plugins = []) {
   await mkdir(dir, { recursive: true });
-  await Promise.all(
-    Object.entries(RUNTIMES).map(([file, entry]) =>
-      build({
-        ...common,
-        entryPoints: [entry],
-        outfile: join(dir, file),
-        // CommonJS: a bare CommonJS start is measurably cheaper than ESM (docs/performance.md).
-        format: 'cjs',
-        minify: true,
-        plugins: [splitPlugin, ...plugins],
-        // A dynamic import() in CommonJS would start Node's ESM loader (tens of ms); require() does not.
-        supported: { 'dynamic-import': false },
-      }),
-    ),
-  );
+  await Promise.all(Object.keys(RUNTIMES).map((file) => bundleRuntime(dir, file, plugins)));
   // The package is ESM; this marker makes the runtime folder's .js files CommonJS.
   await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}\n');
 }

@@ -7,7 +7,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
-// @ts-expect-error: a plain .mjs build script without type declarations.
 import { buildRuntimes } from '../build.mjs';
 import { buildReferenceHook } from './reference-hook-build.js';
 import { BENCH_NODE, type Scenario, scenarios } from './scenarios.js';

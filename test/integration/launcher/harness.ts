@@ -1,5 +1,5 @@
-// Shared pieces of the launcher integration tests: the launcher bundle (built like scripts/build.mjs
-// builds it), a throwaway non-root user (the launcher writes QWEN_HOME under the passwd home, which
+// Shared pieces of the launcher integration tests: the launcher bundle (one file, with scripts/build.mjs's
+// runtime options), a throwaway non-root user (the launcher writes QWEN_HOME under the passwd home, which
 // must not be /root), a stub "Qwen" that records what it was given, and process bookkeeping.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { RUNTIME_BUNDLE_OPTIONS } from '../../../scripts/build.mjs';
 import { ensureE2eToolchain, node22, repoRoot } from '../../e2e/harness/paths.js';
 import { TerminalSession } from '../../e2e/harness/terminal.js';
 import { requireThrowawayUsers } from '../../e2e/harness/users.js';
@@ -18,19 +19,16 @@ export interface TestUser {
   home: string;
 }
 
-/** Bundles launcher/main.ts exactly as scripts/build.mjs does (CommonJS, self-contained, minified). */
+/**
+ * launcher/main.ts as one self-contained file, with the options scripts/build.mjs bundles the runtimes
+ * with. Unlike the install, the repository checks (launch-repository.js there) are inlined: the
+ * install fixtures copy this one file.
+ */
 export async function bundleLauncher(outFile: string): Promise<void> {
   await build({
+    ...RUNTIME_BUNDLE_OPTIONS,
     entryPoints: [path.join(repoRoot, 'launcher', 'main.ts')],
     outfile: outFile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20.18',
-    format: 'cjs',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'warning',
-    absWorkingDir: repoRoot,
   });
 }
 
