@@ -101,13 +101,19 @@ export function folderEdges(graph: ImportGraph): Map<string, Map<string, number>
   return counts;
 }
 
-/** The folder cycles (strongly connected components of more than one folder), each sorted. */
-export function folderCycles(edges: Map<string, Map<string, number>>): string[][] {
+/** Every folder that imports or is imported. */
+function folders(edges: Map<string, Map<string, number>>): Set<string> {
   const nodes = new Set<string>();
   for (const [a, row] of edges) {
     nodes.add(a);
     for (const b of row.keys()) nodes.add(b);
   }
+  return nodes;
+}
+
+/** The folder cycles (strongly connected components of more than one folder), each sorted. */
+export function folderCycles(edges: Map<string, Map<string, number>>): string[][] {
+  const nodes = folders(edges);
   // Tarjan's algorithm: the graph has a few dozen nodes, recursion depth is no concern.
   let index = 0;
   const indexOf = new Map<string, number>();
@@ -175,11 +181,7 @@ export function runtimeViolations(graph: ImportGraph): string[][] {
 
 /** Folders in layer order: each imports only folders listed before it (leaves first). */
 export function layers(edges: Map<string, Map<string, number>>): string[][] {
-  const nodes = new Set<string>();
-  for (const [a, row] of edges) {
-    nodes.add(a);
-    for (const b of row.keys()) nodes.add(b);
-  }
+  const nodes = folders(edges);
   const placed = new Set<string>();
   const out: string[][] = [];
   while (placed.size < nodes.size) {
