@@ -21,6 +21,8 @@ const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 41);
 const WARMUP = 3;
 const NODE = BENCH_NODE;
+/** scripts/bench/floor-launcher.cjs, run as it is. */
+const FLOOR_LAUNCHER = path.join(ROOT, 'scripts/bench/floor-launcher.cjs');
 
 async function main(): Promise<void> {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-bench-')));
@@ -127,30 +129,49 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
     fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
   ).qwenCli;
   const env = { TERM: 'xterm-256color', CONTEXT_API_TOKEN: TOKEN, PATH: '/usr/bin:/bin' };
-  const launcher = async () => {
-    const run = await timedPtyRun(
-      node,
-      [path.join(installDir, 'runtime/launch-qwen.js'), '--profile', 'on-demand'],
-      { env, cwd: work },
-    );
-    if (run.code !== 0) throw new Error(`launch-qwen failed: ${run.stdout}`);
+  const underPty = (args: string[], what: string) => async () => {
+    const run = await timedPtyRun(node, args, { env, cwd: work });
+    if (run.code !== 0) throw new Error(`${what} failed: ${run.stdout}`);
     return run.ms;
   };
+  const launcher = underPty(
+    [path.join(installDir, 'runtime/launch-qwen.js'), '--profile', 'on-demand'],
+    'launch-qwen',
+  );
+  // The floor: only what the launcher's contract makes every start pay (floor-launcher.cjs).
+  const floor = underPty([FLOOR_LAUNCHER, installDir, stub], 'floor-launcher.cjs');
   const direct = async () => (await timedPtyRun(node, [stub], { env, cwd: work })).ms;
   const bareStart = async () => (await timedRun(node, [path.join(work, 'empty.cjs')])).ms;
-  const { subject, baseline } = await alternate(PAIRS, WARMUP, direct, launcher);
+  const subjects = [
+    {
+      name: `launcher overhead beyond one extra Node start (${nodeVersion(node)})`,
+      target: 15,
+      what: 'launch-qwen',
+      run: launcher,
+    },
+    {
+      name: 'floor: the launcher contract alone (checksums, Qwen package walk, terminal check, execve)',
+      target: Number.NaN,
+      what: 'floor',
+      run: floor,
+    },
+  ];
+  const measured = [];
+  for (const subject of subjects)
+    measured.push({ ...subject, pairs: await alternate(PAIRS, WARMUP, direct, subject.run) });
   const { subject: bares } = await alternate(PAIRS, WARMUP, direct, bareStart);
-  const stats = pairStats(subject, baseline);
-  // "One extra Node start + ≤ 15 ms": what the launcher adds beyond starting one more Node.
-  const extraMs = stats.subjectMedianMs - stats.baselineMedianMs - median(bares);
-  rows.push({
-    name: `launcher overhead beyond one extra Node start (${nodeVersion(node)})`,
-    unit: 'ms',
-    value: extraMs,
-    target: 15,
-    stats,
-    note: `launch-qwen→stub ${stats.subjectMedianMs.toFixed(0)} ms vs node stub ${stats.baselineMedianMs.toFixed(0)} ms`,
-  });
+  for (const { name, target, what, pairs } of measured) {
+    const stats = pairStats(pairs.subject, pairs.baseline);
+    // "One extra Node start + ≤ 15 ms": what the launcher adds beyond starting one more Node.
+    rows.push({
+      name,
+      unit: 'ms',
+      value: stats.subjectMedianMs - stats.baselineMedianMs - median(bares),
+      target,
+      stats,
+      note: `${what}→stub ${stats.subjectMedianMs.toFixed(0)} ms vs node stub ${stats.baselineMedianMs.toFixed(0)} ms`,
+    });
+  }
   // The per-user QWEN_HOME the launcher created for this throwaway install.
   const id = JSON.parse(
     fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
