@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RUNTIME_CODE_CACHE } from '../../src/contracts/runtime-files.js';
-import { withCodeCache } from '../../src/deploy/render/runtime-files.js';
+import { codeCacheSummary, withCodeCache } from '../../src/deploy/render/runtime-files.js';
 import { hookEvent, rememberEvent, startProvider, TOKEN, writeJson } from './fixtures.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
@@ -47,13 +47,13 @@ function installRuntime(built: string, installDir: string): string {
   const dir = path.join(installDir, 'runtime');
   fs.cpSync(built, dir, { recursive: true });
   const bundle = RUNTIME_CODE_CACHE.of;
-  const files = withCodeCache(
+  const { files, cache: outcome } = withCodeCache(
     new Map([[bundle, fs.readFileSync(path.join(dir, bundle))]]),
     { platform: 'posix', installDir, node: BENCH_NODE },
     process.getuid?.() ?? 0,
   );
   const cache = files.get(RUNTIME_CODE_CACHE.file);
-  if (cache === undefined) throw new Error(`${BENCH_NODE} made no code cache for ${bundle}`);
+  if (!outcome.made || cache === undefined) throw new Error(`${bundle}: ${codeCacheSummary(outcome)}`);
   fs.writeFileSync(path.join(dir, RUNTIME_CODE_CACHE.file), cache);
   return dir;
 }

@@ -9,7 +9,7 @@ import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deploym
 import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
 import { acquireInstallLock, type InstallLock } from '../../deploy/render/lock.js';
 import { type PreviousInstall, type RenderedInstall, renderInstall } from '../../deploy/render/render.js';
-import { loadRuntimeFiles, withCodeCache } from '../../deploy/render/runtime-files.js';
+import { codeCacheSummary, loadRuntimeFiles, withCodeCache } from '../../deploy/render/runtime-files.js';
 import { type WriteResult, writeInstall } from '../../deploy/render/writer.js';
 import { isDirectory, loadInstallTree, previousInstallOf } from '../../deploy/tree.js';
 import type { Command } from '../command.js';
@@ -202,8 +202,9 @@ export function createRenderCommand(deps: AdminDeps): Command {
                 flags['runtime-dir'] === undefined
                   ? await deps.runtimeDir()
                   : path.resolve(io.cwd, flags['runtime-dir']);
-              runtimeFiles = withCodeCache(await loadRuntimeFiles(dir), parsed.deployment, deps.adminUid());
-              return dir;
+              const loaded = withCodeCache(await loadRuntimeFiles(dir), parsed.deployment, deps.adminUid());
+              runtimeFiles = loaded.files;
+              return `${dir}; ${codeCacheSummary(loaded.cache)}`;
             },
           },
           {

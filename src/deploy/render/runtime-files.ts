@@ -5,6 +5,7 @@ import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorCode } from '../../base/errors.js';
 import { codeCacheMakerArgs } from '../../contracts/code-cache.js';
 import { PinnedLayout } from '../../contracts/layout.js';
 import { RUNTIME_CODE_CACHE } from '../../contracts/runtime-files.js';
@@ -48,6 +49,9 @@ export async function defaultRuntimeDir(moduleUrl: string): Promise<string> {
 /** What the cache maker needs of the deployment (the pinned node runs where the hooks will run it). */
 export type CodeCacheDeployment = Pick<Deployment, 'platform' | 'installDir' | 'node'>;
 
+/** Whether render made the code cache, and if not, why (render's progress line says it). */
+export type CodeCacheOutcome = { made: true; node: string } | { made: false; why: string };
+
 /**
  * `runtimeFiles` plus runtime/auto-recall-search.v8cache, made by the deployment's pinned node on
  * this machine; without it (another platform, no such node, a node whose path others may write, a
@@ -59,13 +63,20 @@ export function withCodeCache(
   runtimeFiles: ReadonlyMap<string, Uint8Array>,
   deployment: CodeCacheDeployment,
   adminUid: number,
-): Map<string, Uint8Array> {
+): { files: Map<string, Uint8Array>; cache: CodeCacheOutcome } {
   const files = new Map(runtimeFiles);
+  const skipped = (why: string) => ({ files, cache: { made: false, why } as const });
   const bundle = runtimeFiles.get(RUNTIME_CODE_CACHE.of);
-  if (bundle === undefined || deployment.platform !== 'posix' || process.platform === 'win32') return files;
+  if (bundle === undefined) return skipped(`the runtimes have no ${RUNTIME_CODE_CACHE.of}`);
+  if (deployment.platform !== 'posix') return skipped(`a ${deployment.platform} deployment gets none`);
+  if (process.platform === 'win32') return skipped('render runs on Windows here');
   const strict = new StrictModes(adminUid, fsSync);
   const chain = strict.checkChain(deployment.node);
-  if (chain.kind !== 'ok' || strict.problems().length > 0) return files;
+  if (chain.kind === 'missing') return skipped(`the pinned node ${deployment.node} is not on this machine`);
+  // A node others may write is never run by render (it may run as root): the launcher would refuse it too.
+  if (chain.kind !== 'ok' || strict.problems().length > 0) {
+    return skipped(`the pinned node ${deployment.node} fails the launcher's StrictModes check here`);
+  }
   const bundlePath = new PinnedLayout(deployment.platform, deployment.installDir).runtime(
     RUNTIME_CODE_CACHE.of,
   );
@@ -76,6 +87,21 @@ export function withCodeCache(
     timeout: 60_000,
     maxBuffer: 64 << 20,
   });
-  if (run.status === 0 && run.stdout.length > 0) files.set(RUNTIME_CODE_CACHE.file, run.stdout);
-  return files;
+  if (run.status !== 0 || run.stdout.length === 0) {
+    // The exit first: a node that dies before reading its stdin also leaves an EPIPE behind.
+    const how =
+      run.status !== null && run.status !== 0
+        ? `exit ${run.status}`
+        : (run.signal ?? (run.error === undefined ? 'no output' : errorCode(run.error)));
+    return skipped(`the pinned node ${deployment.node} made none (${how})`);
+  }
+  files.set(RUNTIME_CODE_CACHE.file, run.stdout);
+  return { files, cache: { made: true, node: deployment.node } };
+}
+
+/** Render's progress detail for the code cache. */
+export function codeCacheSummary(cache: CodeCacheOutcome): string {
+  return cache.made
+    ? `search code cache made with ${cache.node}`
+    : `no search code cache: ${cache.why}; the hook then compiles the search code at every prompt (render where the pinned node runs to make it)`;
 }

@@ -20,8 +20,8 @@ import { planArgv } from '../../policy/arguments.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
-import { DeploymentInvalid, type Problem } from '../deployment/problems.js';
-import { type RenderedInstall, renderInstall } from '../render/render.js';
+import { DeploymentInvalid } from '../deployment/problems.js';
+import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
 import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
@@ -29,7 +29,7 @@ import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks
 import type { QwenTreeFact, RipgrepFact } from './checks/qwen-tree.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { type McpSmokeProfile, smokeRuntimes } from './smoke.js';
-import { type SmokeResult, verifyTree } from './verify.js';
+import { type SmokeResult, type VerifyInputs, verifyTree } from './verify.js';
 import { buildView, type TreeView } from './view.js';
 
 export interface VerifyRunOptions {
@@ -145,7 +145,7 @@ async function deploymentInputs(
   file: string,
   tree: InstallTree,
   options: VerifyRunOptions,
-): Promise<{ problems?: readonly Problem[]; renderError?: string; rendered?: RenderedInstall }> {
+): Promise<NonNullable<VerifyInputs['deployment']>> {
   const text = await fs.readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) throw new VerifyInputError(`cannot read --deployment ${file}`);
   let parsed: ReturnType<typeof parseDeploymentText>;
@@ -157,7 +157,7 @@ async function deploymentInputs(
   }
   try {
     // The code cache is made as render made it, so a tree rendered on this machine shows no drift.
-    const runtimeFiles = withCodeCache(
+    const { files: runtimeFiles, cache: codeCache } = withCodeCache(
       await loadRuntimeFiles(options.runtimeDir),
       parsed.deployment,
       tree.manifest?.adminUid ?? 0,
@@ -174,7 +174,7 @@ async function deploymentInputs(
       now: options.now,
       ...(previous === undefined ? {} : { previous }),
     });
-    return { rendered };
+    return { rendered, codeCache };
   } catch (error) {
     return { renderError: (error as Error).message };
   }

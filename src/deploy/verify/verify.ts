@@ -2,6 +2,7 @@
 // a fresh render, facts about this machine, smoke runs). Returns the checks; report.ts orders them.
 import { formatProblem, type Problem } from '../deployment/problems.js';
 import type { RenderedInstall } from '../render/render.js';
+import type { CodeCacheOutcome } from '../render/runtime-files.js';
 import type { InstallTree } from '../tree.js';
 import { type CaFileFact, checkCaFiles } from './checks/ca-file.js';
 import { checkDrift } from './checks/drift.js';
@@ -23,7 +24,13 @@ export interface SmokeResult {
 export interface VerifyInputs {
   tree: InstallTree;
   /** With --deployment: its problems (refusals), or a fresh render to compare with. */
-  deployment?: { problems?: readonly Problem[]; renderError?: string; rendered?: RenderedInstall };
+  deployment?: {
+    problems?: readonly Problem[];
+    renderError?: string;
+    rendered?: RenderedInstall;
+    /** How the fresh render's code cache came out on this machine (it explains that file's drift). */
+    codeCache?: CodeCacheOutcome;
+  };
   host?: HostFacts;
   /** The CA files of deployment.json `tls` that exist here as regular files, read; `now` judges expiry. */
   caFiles?: { facts: ReadonlyMap<string, CaFileFact>; now: string };
@@ -71,7 +78,8 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
     checks.expect('deployment', {}, problems.map(formatProblem), 'deployment.json is valid');
     if (deployment.renderError !== undefined)
       checks.add('drift', {}, false, `cannot render deployment.json: ${deployment.renderError}`);
-    if (deployment.rendered !== undefined) checkDrift(view, deployment.rendered, checks);
+    if (deployment.rendered !== undefined)
+      checkDrift(view, deployment.rendered, checks, deployment.codeCache);
   }
   for (const result of inputs.smoke ?? []) {
     checks.add('smoke', { file: `runtime/${result.runtime}` }, result.ok, result.message);

@@ -92,6 +92,10 @@ describe('render → verify → rollback with the real bundles', () => {
     const first = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('Validate write.json … ok (posix, profiles: write)');
+    // The example pins a node this machine does not have: render says the hook goes without a cache.
+    expect(first.stdout).toContain(
+      'no search code cache: the pinned node /opt/node-22/bin/node is not on this machine;',
+    );
     expect(first.stdout).toContain('Write the install tree … ok (19 written, 0 unchanged)');
     const second = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
     expect(second.stdout).toContain('Write the install tree … ok (0 written, 19 unchanged)');

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeCacheMakerArgs, codeCacheSource } from '../../../src/contracts/code-cache.js';
 import { RUNTIME_CODE_CACHE } from '../../../src/contracts/runtime-files.js';
-import { withCodeCache } from '../../../src/deploy/render/runtime-files.js';
+import { codeCacheSummary, withCodeCache } from '../../../src/deploy/render/runtime-files.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { ROOT, RUNTIME_DIR, runRuntime } from '../../fixtures/run-runtime.js';
@@ -43,10 +43,10 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const made = (node = process.execPath) =>
-  withCodeCache(new Map([[BUNDLE, source]]), { platform: 'posix', installDir, node }, UID).get(
-    RUNTIME_CODE_CACHE.file,
-  );
+/** What render does for a deployment pinning `node`: the cache file (if made), and the outcome it reports. */
+const outcome = (node = process.execPath, platform: 'posix' | 'windows' = 'posix') =>
+  withCodeCache(new Map([[BUNDLE, source]]), { platform, installDir, node }, UID);
+const made = (node = process.execPath) => outcome(node).files.get(RUNTIME_CODE_CACHE.file);
 
 /** The maker's cache of a source one byte longer than the bundle. */
 const foreignCache = () =>
@@ -122,6 +122,37 @@ describe('the render-time code cache', () => {
     fs.symlinkSync(process.execPath, path.join(closed, 'node'));
     expect(made(path.join(closed, 'node'))?.length).toBeGreaterThan(10_000);
     expect(made(path.join(dir, 'no-such-node'))).toBeUndefined();
+  });
+
+  it.each<[string, () => [string, 'posix' | 'windows'], string]>([
+    ['a node that is not there', () => [path.join(dir, 'no-such-node'), 'posix'], 'is not on this machine'],
+    [
+      'a node in a directory others may write',
+      () => {
+        const open = fs.mkdtempSync(path.join(dir, 'open-'));
+        fs.chmodSync(open, 0o777);
+        fs.symlinkSync(process.execPath, path.join(open, 'node'));
+        return [path.join(open, 'node'), 'posix'];
+      },
+      "fails the launcher's StrictModes check here",
+    ],
+    ['a node that makes no cache', () => ['/bin/false', 'posix'], 'made none (exit 1)'],
+    ['a Windows deployment', () => ['C:\\node\\node.exe', 'windows'], 'a windows deployment gets none'],
+  ])('without a cache (%s) render says why, and the file stays out of the map', (_name, pin, why) => {
+    const [node, platform] = pin();
+    const { files, cache } = outcome(node, platform);
+    expect(files.has(RUNTIME_CODE_CACHE.file)).toBe(false);
+    expect(cache).toEqual({ made: false, why: expect.stringContaining(why) });
+    expect(codeCacheSummary(cache)).toMatch(
+      /^no search code cache: .*compiles the search code at every prompt/,
+    );
+  });
+
+  it('reports the node it made the cache with', () => {
+    const { files, cache } = outcome();
+    expect(files.get(RUNTIME_CODE_CACHE.file)?.length).toBeGreaterThan(10_000);
+    expect(cache).toEqual({ made: true, node: process.execPath });
+    expect(codeCacheSummary(cache)).toBe(`search code cache made with ${process.execPath}`);
   });
 
   it('negative control: V8 checks only the source length, so a cache must never outlive its bundle', () => {

@@ -1,10 +1,18 @@
 // Drift: a fresh in-memory render of deployment.json must equal the tree byte for byte.
 import { MANIFEST_FILE } from '../../../contracts/install-manifest.js';
+import { runtimeRel } from '../../../contracts/layout.js';
+import { RUNTIME_CODE_CACHE } from '../../../contracts/runtime-files.js';
 import type { RenderedInstall } from '../../render/render.js';
+import type { CodeCacheOutcome } from '../../render/runtime-files.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';
 
-export function checkDrift(view: TreeView, rendered: RenderedInstall, checks: Checks): void {
+export function checkDrift(
+  view: TreeView,
+  rendered: RenderedInstall,
+  checks: Checks,
+  codeCache?: CodeCacheOutcome,
+): void {
   const { tree } = view;
   const problems: { file: string; message: string }[] = [];
   const expected = new Map<string, Uint8Array>([...rendered.files].map(([rel, f]) => [rel, f.bytes]));
@@ -21,6 +29,12 @@ export function checkDrift(view: TreeView, rendered: RenderedInstall, checks: Ch
         } else if (tree.manifest.toolkitVersion !== rendered.manifest.toolkitVersion) {
           message += ` (rendered by toolkit ${tree.manifest.toolkitVersion}, this is ${rendered.manifest.toolkitVersion})`;
         }
+      }
+      // The cache is the pinned node's output on the machine that renders: say what this one made.
+      if (rel === runtimeRel(RUNTIME_CODE_CACHE.file) && codeCache !== undefined) {
+        message += codeCache.made
+          ? ` (made here with ${codeCache.node}; the tree's was made by another node, or none could run where it was rendered: render it again here)`
+          : ` (none was made here: ${codeCache.why}; the tree's was made where it was rendered)`;
       }
       problems.push({ file: rel, message });
     }
