@@ -47,6 +47,29 @@ function dirname(file: string): string {
   return cut <= 0 ? '/' : file.slice(0, cut);
 }
 
+/** What package.json in `root` says: whether it is the Qwen package, and then its version string. */
+function packageIdentity(
+  root: string,
+  fs: Pick<QwenPackageFs, 'readFileSync'>,
+): { qwenPackage: boolean; version?: string | undefined } {
+  let parsed: { name?: unknown; version?: unknown } = {};
+  try {
+    parsed = JSON.parse(fs.readFileSync(`${root}/package.json`, 'utf8')) as typeof parsed;
+  } catch {
+    // no package manifest we know
+  }
+  if (parsed.name !== QWEN_PACKAGE_NAME) return { qwenPackage: false };
+  return { qwenPackage: true, version: typeof parsed.version === 'string' ? parsed.version : undefined };
+}
+
+/** The version of the Qwen package the pinned `qwenCli` sits in, without walking it (render's use). */
+export function qwenPackageVersion(
+  qwenCli: string,
+  fs: Pick<QwenPackageFs, 'readFileSync'>,
+): string | undefined {
+  return packageIdentity(dirname(qwenCli), fs).version;
+}
+
 /**
  * Walks the package around `qwenCli` (lstat; a symlink is judged by its target, not followed). A
  * directory that is not the Qwen package is reported as such — or, with `walkAnyDirectory` (the
@@ -66,13 +89,7 @@ export function walkQwenPackage(
   } catch {
     return { kind: 'absent', root };
   }
-  let parsed: { name?: unknown; version?: unknown } = {};
-  try {
-    parsed = JSON.parse(fs.readFileSync(`${root}/package.json`, 'utf8')) as typeof parsed;
-  } catch {
-    // no package manifest we know
-  }
-  const qwenPackage = parsed.name === QWEN_PACKAGE_NAME;
+  const { qwenPackage, version } = packageIdentity(root, fs);
   if (!qwenPackage && options.walkAnyDirectory !== true) return { kind: 'not-a-package', root };
   const owners = new Map<number, { count: number; first: string }>();
   const writable: { count: number; first?: { path: string; mode: number } } = { count: 0 };
@@ -109,7 +126,6 @@ export function walkQwenPackage(
       for (const child of names.sort().reverse()) stack.push(`${entry}/${child}`);
     }
   }
-  const version = qwenPackage && typeof parsed.version === 'string' ? parsed.version : undefined;
   return {
     kind: 'walked',
     root,

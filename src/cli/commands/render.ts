@@ -1,5 +1,6 @@
 // `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]`
 
+import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { ManagedError } from '../../base/errors.js';
@@ -7,11 +8,14 @@ import { platformOfHost } from '../../base/platform.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
+import { pinnedQwenSettingsProblems } from '../../deploy/deployment/settings.js';
 import { acquireInstallLock, type InstallLock } from '../../deploy/render/lock.js';
 import { type PreviousInstall, type RenderedInstall, renderInstall } from '../../deploy/render/render.js';
 import { codeCacheSummary, loadRuntimeFiles, withCodeCache } from '../../deploy/render/runtime-files.js';
 import { type WriteResult, writeInstall } from '../../deploy/render/writer.js';
 import { isDirectory, loadInstallTree, previousInstallOf } from '../../deploy/tree.js';
+import { qwenPackageVersion } from '../../host/qwen-package.js';
+import { SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
 import type { Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
 import { commandError, InputError, UsageError } from '../errors.js';
@@ -185,6 +189,20 @@ export function createRenderCommand(deps: AdminDeps): Command {
                   `render: a ${deployment.platform} deployment must be staged with --out on this machine`,
                 );
               }
+              // Rendering where the pinned Qwen is (the target machine), its own version judges the settings.
+              const pinnedQwen =
+                deployment.platform === 'posix' && local === 'posix'
+                  ? qwenPackageVersion(deployment.qwenCli, { readFileSync: (f) => readFileSync(f, 'utf8') })
+                  : undefined;
+              const problems =
+                deployment.settings === undefined
+                  ? []
+                  : pinnedQwenSettingsProblems(deployment.settings, pinnedQwen);
+              if (problems.length > 0) {
+                throw new InputError(
+                  `render: refused: ${new DeploymentInvalid(deploymentFile, problems).message}`,
+                );
+              }
               target = flags.out === undefined ? deployment.installDir : path.resolve(io.cwd, flags.out);
               const existing = await fs.stat(target).catch(() => undefined);
               if (existing !== undefined && !existing.isDirectory()) {
@@ -192,7 +210,13 @@ export function createRenderCommand(deps: AdminDeps): Command {
                   `render: ${flags.out === undefined ? 'installDir' : '--out'} ${target} is an existing file, not a directory; nothing was written. Fix: name a directory (new or an existing install tree), or remove the file`,
                 );
               }
-              return `${deployment.platform}, profiles: ${Object.keys(deployment.profiles).join(', ')}`;
+              const checked =
+                pinnedQwen === undefined
+                  ? ''
+                  : SUPPORTED_QWEN_VERSIONS.includes(pinnedQwen)
+                    ? `; settings checked against the pinned Qwen ${pinnedQwen}`
+                    : `; the pinned Qwen ${pinnedQwen} is not supported (verify and the launcher refuse it)`;
+              return `${deployment.platform}, profiles: ${Object.keys(deployment.profiles).join(', ')}${checked}`;
             },
           },
           {

@@ -8,7 +8,7 @@ import { MCP_SERVER_NAME } from '../../contracts/names.js';
 import { forbiddenReason } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY, SETTINGS_BASELINE, type SettingsBaselinePolicy } from '../../policy/policies.js';
 import { qwenSettingsFacts } from '../../qwen/settings-facts.js';
-import { DEFAULT_QWEN_VERSION, type SettingFact } from '../../qwen/versions.js';
+import { DEFAULT_QWEN_VERSION, type SettingFact, SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { deepEqual, getPath, showValue } from '../json.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
@@ -249,6 +249,17 @@ export function settingsFactsProblems(
   };
   walk(settings, []);
   return problems;
+}
+
+/**
+ * What only the Qwen pinned on this machine refuses of `settings`: parsing judged them by the default
+ * version's table, and Qwen silently ignores a key its own version lacks (0.24.4's
+ * `tools.workflowNameOnly` under a pinned 0.24.0), leaving that part of the session unmanaged.
+ * `version` is the pinned package's; an unknown or unsupported one is the host checks' to refuse.
+ */
+export function pinnedQwenSettingsProblems(settings: JsonObject, version: string | undefined): Problem[] {
+  if (version === undefined || version === DEFAULT_QWEN_VERSION) return [];
+  return SUPPORTED_QWEN_VERSIONS.includes(version) ? settingsFactsProblems(settings, version) : [];
 }
 
 /**

@@ -10,6 +10,7 @@ import { checkFiles } from './checks/files.js';
 import { checkHost, type HostFacts } from './checks/host.js';
 import { checkLaunchPlans } from './checks/launch.js';
 import { checkProviders } from './checks/provider.js';
+import { checkQwenSettings } from './checks/qwen-settings.js';
 import { checkQwenTree, checkRipgrep, type QwenTreeFact, type RipgrepFact } from './checks/qwen-tree.js';
 import { checkSettings } from './checks/settings.js';
 import { type Check, Checks } from './report.js';
@@ -68,8 +69,10 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
     if (inputs.host !== undefined) checkHost(view, inputs.host, checks, { real });
     if (inputs.caFiles !== undefined)
       checkCaFiles(inputs.caFiles.facts, new Date(inputs.caFiles.now), checks);
-    if (inputs.qwenTree !== undefined)
+    if (inputs.qwenTree !== undefined) {
       checkQwenTree(inputs.qwenTree, inputs.tree.manifest.adminUid, checks, { real });
+      checkQwenSettings(view, inputs.qwenTree, checks);
+    }
     if (inputs.ripgrep !== undefined) checkRipgrep(inputs.ripgrep, checks);
   }
   const deployment = inputs.deployment;

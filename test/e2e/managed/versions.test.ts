@@ -68,6 +68,10 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
     const failed = report.checks.filter((c) => c.ok === false && c.severity === 'error');
     expect([ok, failed]).toEqual([true, []]);
     expect(report.checks.filter((c) => c.id === 'host.install').map((c) => c.ok)).toEqual([true]);
+    // The managed settings judged by this package's own settings table, which knows every one of them.
+    expect(report.checks.filter((c) => c.id === 'settings.qwen').map((c) => [c.ok, c.message])).toEqual([
+      [true, `every setting is one the Qwen ${version} pinned here knows`],
+    ]);
     // The hook timeout is rendered in the unit this Qwen reads (seconds), not the legacy ms form.
     const hooks = (recall!.systemSettings('auto-recall')['hooks'] ?? {}) as Record<
       string,

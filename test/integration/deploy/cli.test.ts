@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 import { REPO, tempDir } from '../../unit/deploy/fixtures.js';
 
 const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
@@ -130,6 +131,26 @@ describe('render → verify → rollback with the real bundles', () => {
       'FAIL [files.unlisted] profiles/write/notes.txt is not listed in manifest.json',
     );
   });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['0.24.4', { tools: { workflowNameOnly: true } }],
+    ['0.24.0', { general: { vimMode: true } }],
+  ])(
+    'with Qwen %s pinned on this machine, settings it has render, and the Validate line says so',
+    async (version, settings) => {
+      // The control of the mistakes suite's row: a setting the pinned package lacks is refused.
+      const dir = await tempDir();
+      const pkg = await writeQwenPackage(dir, version);
+      const raw = JSON.parse(await fs.readFile(path.join(EXAMPLES, 'on-demand.json'), 'utf8'));
+      Object.assign(raw, { qwenCli: path.join(pkg, 'cli.js'), settings });
+      await fs.writeFile(path.join(dir, 'd.json'), JSON.stringify(raw));
+      const { code, stdout } = run(['render', '--deployment', 'd.json', '--out', 'out'], { cwd: dir });
+      expect(code).toBe(0);
+      expect(stdout).toContain(
+        `Validate d.json … ok (posix, profiles: on-demand; settings checked against the pinned Qwen ${version})`,
+      );
+    },
+  );
 
   it('scripts/rollback works from an install directory without node_modules', async () => {
     const dir = await tempDir();

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 import { REPO } from '../../unit/deploy/fixtures.js';
 import { ensureTestUser, removeTestUser, type TestUser } from '../launcher/harness.js';
 
@@ -157,6 +158,21 @@ const MISTAKES: Mistake[] = [
     },
     stderr: [
       /settings\.security\.auth\.selectedTyp = "openai": is not a Qwen Code 0\.24\.4 setting\. Fix: did you mean "security\.auth\.selectedType"\?/,
+    ],
+  },
+  {
+    mistake: 'a setting the Qwen pinned on this machine (0.24.0) does not have',
+    async setUp(dir) {
+      const pkg = await writeQwenPackage(path.join(dir, 'qwen'), '0.24.0');
+      const raw = await example('on-demand');
+      raw.qwenCli = path.join(pkg, 'cli.js');
+      // 0.24.4 added it: parsing (by the default version's table) accepts it, Qwen 0.24.0 would ignore it.
+      raw.settings = { tools: { workflowNameOnly: true } };
+      await writeJson(path.join(dir, 'd.json'), raw);
+      return { dir, args: ['render', '--deployment', 'd.json', '--out', 'out'] };
+    },
+    stderr: [
+      /settings\.tools\.workflowNameOnly = true: is not a Qwen Code 0\.24\.0 setting\. Fix: remove "workflowNameOnly"/,
     ],
   },
   {

@@ -7,6 +7,7 @@ import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { checkQwenTree, type QwenTreeFact } from '../../../src/deploy/verify/checks/qwen-tree.js';
 import { Checks } from '../../../src/deploy/verify/report.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
+import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 import { allProfilesRaw, renderToDir, tempDir, verifyInstall } from './fixtures.js';
 
 /** The supported list as the refusal names it (policies/qwen/versions.json is its one home). */
@@ -143,13 +144,8 @@ describe('checkQwenTree', () => {
 async function verifyWithQwenTree(make: (pkg: string, outside: string) => Promise<void>) {
   const root = await tempDir('qm-qwen-tree-');
   await fs.chmod(root, 0o755);
-  const pkg = path.join(root, 'node_modules', '@qwen-code', 'qwen-code');
-  await fs.mkdir(path.join(pkg, 'chunks'), { recursive: true });
-  await fs.writeFile(
-    path.join(pkg, 'package.json'),
-    JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.24.4' }),
-  );
-  await fs.writeFile(path.join(pkg, 'cli.js'), '');
+  const pkg = await writeQwenPackage(root, '0.24.4');
+  await fs.mkdir(path.join(pkg, 'chunks'));
   await fs.writeFile(path.join(pkg, 'chunks', 'a.js'), '');
   const outside = path.join(root, 'outside');
   await fs.mkdir(outside);
