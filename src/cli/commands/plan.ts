@@ -26,6 +26,7 @@ import {
   PROFILE_KINDS,
   type ProfileKind,
 } from '../../contracts/launch-plan.js';
+import { qwenPackageVersion } from '../../host/qwen-package.js';
 import { routedCredentials } from '../../policy/credentials.js';
 import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
@@ -115,7 +116,14 @@ export async function planRepository(
   const env: Record<string, string> = Object.create(null);
   for (const entry of report.environment) env[entry.name] = entry.value;
   const qwenHome = env['QWEN_HOME'] ?? '';
-  const facts = qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+  // The facts of the Qwen the launcher would start (its package's version), as the launcher takes them.
+  const pinned =
+    plan.platform === 'posix'
+      ? qwenPackageVersion(plan.qwenCli, {
+          readFileSync: (file) => new TextDecoder().decode(deps.fs.readFileSync(file)),
+        })
+      : undefined;
+  const facts = qwenVersionFacts(pinned ?? DEFAULT_QWEN_VERSION) ?? qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
   const found = await inspectRepository({
     plan,
     env,

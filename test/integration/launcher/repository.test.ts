@@ -38,6 +38,8 @@ interface Setup {
   qwenHome?: Record<string, string>;
   fromFiles?: string[];
   trust?: 'trusted' | 'untrusted';
+  /** Makes the stub's directory the Qwen package at this version (its settings table decides). */
+  qwenVersion?: string;
 }
 
 function owned(file: string, content: string): void {
@@ -60,6 +62,10 @@ function fixture(setup: Setup): Case {
   const root = path.join(suite.base, `f${counter++}`);
   fs.mkdirSync(root, { mode: 0o755 });
   const stub = writeStubQwen(root, {}, suite.user);
+  if (setup.qwenVersion !== undefined) {
+    const manifest = { name: '@qwen-code/qwen-code', version: setup.qwenVersion, type: 'commonjs' };
+    fs.writeFileSync(path.join(path.dirname(stub.cli), 'package.json'), JSON.stringify(manifest));
+  }
   const cwd = path.join(root, 'repo');
   fs.mkdirSync(cwd, { mode: 0o755 });
   fs.chownSync(cwd, suite.user.uid, suite.user.gid);
@@ -278,6 +284,21 @@ describe('launch-qwen: the repository and home env files Qwen would load', () =>
       ...lines,
       `${lines.length} thing(s) in the repository or your home would change the managed on-demand session; nothing was started`,
     ]);
+  });
+
+  it.each<[string, number, string]>([
+    // 0.24.4 has the setting, and a trusted repository's value would change the managed session.
+    ['0.24.4', 1, '.qwen/settings.json: tools.workflowNameOnly: it can change the managed session'],
+    // 0.24.0 does not know it: Qwen ignores the key, so it cannot change anything and nothing refuses.
+    ['0.24.0', 0, 'STUB DONE'],
+  ])('judges workspace settings by the pinned Qwen package (%s)', async (qwenVersion, exit, shown) => {
+    const c = fixture({
+      qwenVersion,
+      repo: { '.qwen/settings.json': '{"tools":{"workflowNameOnly":true}}' },
+    });
+    const { code, output } = await launch(c);
+    expect(code).toBe(exit);
+    expect(output).toContain(shown);
   });
 
   it('refuses a .env that is not a regular file (a FIFO would hang Qwen; it cannot be checked)', async () => {

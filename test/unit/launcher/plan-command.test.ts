@@ -13,6 +13,7 @@ import {
   type InstallFixture,
   type InstallFixtureOptions,
 } from '../../fixtures/install-dir.js';
+import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 
 const HOME = '/home/admin';
 const SECRET = 'sk-secret-Zx81Qm';
@@ -206,6 +207,36 @@ describe('qwen-managed plan', () => {
       '',
     ]);
   });
+
+  it.each<[string, string[]]>([
+    // 0.24.4 has the setting: in a trusted repository it would change the session, so it refuses.
+    [
+      '0.24.4',
+      [
+        '  the launcher would refuse to start:',
+        expect.stringContaining(
+          '/.qwen/settings.json: tools.workflowNameOnly: it can change the managed session',
+        ),
+      ],
+    ],
+    // 0.24.0 does not know it and ignores it: nothing to refuse.
+    ['0.24.0', []],
+  ])(
+    'judges the repository by the pinned Qwen package (%s), as the launcher does',
+    async (version, expected) => {
+      const root = path.join(base, `qwen-${counter++}`);
+      const pkg = await writeQwenPackage(root, version);
+      const f = fixture({ qwenCli: path.join(pkg, 'cli.js') });
+      fs.mkdirSync(path.join(f.cwd, '.qwen'));
+      fs.writeFileSync(path.join(f.cwd, '.qwen', 'settings.json'), '{"tools":{"workflowNameOnly":true}}');
+      const { code, out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand']);
+      expect(code).toBe(0);
+      const section = out.slice(out.indexOf('Repository (trusted)')).split('\n\n')[0]!.split('\n');
+      expect(
+        section.filter((line) => line.includes('refuse') || line.includes('.qwen/settings.json')),
+      ).toEqual(expected);
+    },
+  );
 
   it('shows a rolled-back profile without external context and with the launcher notice', async () => {
     const f = fixture({ states: { 'on-demand': 'rolled-back' } });
