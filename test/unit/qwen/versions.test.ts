@@ -125,6 +125,15 @@ describe('supported Qwen versions', () => {
 });
 
 describe('per-version facts render and verify apply', () => {
+  // Render may stage where the pinned package is not, so it writes hook timeouts in the default
+  // version's unit (and verify expects them so): a version that reads another unit needs render to
+  // learn the pinned version before it can be supported.
+  it.each(SUPPORTED_QWEN_VERSIONS)('%s reads hook timeouts in the default version’s unit', (version) => {
+    expect(qwenVersionFacts(version)!.hookTimeoutUnit).toBe(
+      qwenVersionFacts(DEFAULT_QWEN_VERSION)!.hookTimeoutUnit,
+    );
+  });
+
   it.each<[string, number, number]>([
     ['seconds', 8000, 8],
     ['seconds', 6500, 7],
