@@ -62,7 +62,7 @@ function packageIdentity(
   return { qwenPackage: true, version: typeof parsed.version === 'string' ? parsed.version : undefined };
 }
 
-/** The version of the Qwen package the pinned `qwenCli` sits in, without walking it (render's use). */
+/** The version of the Qwen package the pinned `qwenCli` sits in, without walking it (render and plan). */
 export function qwenPackageVersion(
   qwenCli: string,
   fs: Pick<QwenPackageFs, 'readFileSync'>,

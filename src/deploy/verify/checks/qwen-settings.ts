@@ -5,7 +5,7 @@ import { PROFILE_FILES, profileRel } from '../../../contracts/layout.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../../qwen/versions.js';
 import { isPlainObject } from '../../../text/json.js';
 import { formatProblem } from '../../deployment/problems.js';
-import { pinnedQwenSettingsProblems } from '../../deployment/settings.js';
+import { settingsFactsProblems } from '../../deployment/settings.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';
 import type { QwenTreeFact } from './qwen-tree.js';
@@ -19,7 +19,8 @@ export function checkQwenSettings(view: TreeView, fact: QwenTreeFact, checks: Ch
     const parsed = profile.json(PROFILE_FILES.systemSettings);
     // A missing or malformed file is the layout and settings.json checks' to report.
     if (parsed?.ok !== true || !isPlainObject(parsed.value)) continue;
-    const problems = pinnedQwenSettingsProblems(parsed.value, version);
+    // Every key, by this version's own table (render judged them by the default version's).
+    const problems = settingsFactsProblems(parsed.value, version);
     checks.expect(
       'settings.qwen',
       { profile: profile.kind, file: profileRel(profile.kind, PROFILE_FILES.systemSettings) },
