@@ -18,6 +18,12 @@ export const launchPlanSchema = z.strictObject({
   installId: z.string().check(z.regex(/^[0-9a-f]{16}$/)),
   node: z.string(),
   qwenCli: z.string(),
+  /**
+   * The supported Qwen versions whose settings tables lack a key of this profile's system settings
+   * (render computes it; usually none): Qwen ignores a key it does not know, so the launcher refuses
+   * to start them. Absent in a plan rendered before the field existed: not checked.
+   */
+  qwenVersionsMissingSettings: z.optional(z.array(z.string())),
   /** Qwen argv without external context (`--extensions none`); never contains a caller argument. */
   argv: z.array(z.string()),
   cwd: z.string(),

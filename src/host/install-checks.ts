@@ -269,6 +269,12 @@ export function installHostProblems(input: InstallHostInput): InstallHostResult 
       const qwen = qwenPackageCheck(plan.qwenCli, manifest.adminUid, fs);
       problems.push(...qwen.problems);
       qwenVersion = qwen.qwenVersion;
+      // Qwen ignores settings its version does not know: render listed the versions that lack one.
+      if (qwenVersion !== undefined && plan.qwenVersionsMissingSettings?.includes(qwenVersion) === true) {
+        problems.push(
+          `Qwen ${qwenVersion} at ${show(plan.qwenCli.slice(0, plan.qwenCli.lastIndexOf('/')))} would ignore managed settings it does not know (rendered into this profile's system settings); pin a Qwen that has them, or remove them from deployment.json and re-render (qwen-managed verify names them: settings.qwen)`,
+        );
+      }
     }
   }
   return { problems, ...(qwenVersion === undefined ? {} : { qwenVersion }) };

@@ -18,7 +18,7 @@ import { DEFAULT_QWEN_VERSION, hookTimeoutValue, qwenVersionFacts } from '../../
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import type { ProfileCredentials } from '../deployment/credentials.js';
 import type { Deployment } from '../deployment/schema.js';
-import { managedBaseSettings, mergeSettings } from '../deployment/settings.js';
+import { managedBaseSettings, mergeSettings, qwenVersionsMissing } from '../deployment/settings.js';
 import { renderJson } from '../json.js';
 import { HOOK_SHELL, hookCommand } from './commands.js';
 import { providerConfigFor } from './provider-config.js';
@@ -152,8 +152,9 @@ export function renderProfile(
   credentials: ProfileCredentials,
 ): Map<string, string> {
   const values = templateValues(kind, deployment, credentials);
+  const settings = systemSettingsFor(kind, deployment, values);
   const documents: Record<string, unknown> = {
-    [PROFILE_FILES.systemSettings]: systemSettingsFor(kind, deployment, values),
+    [PROFILE_FILES.systemSettings]: settings,
     [PROFILE_FILES.systemDefaults]: substitute(TEMPLATES.systemDefaults, values),
     [PROFILE_FILES.trustedFolders]: trustedFoldersFor(
       deployment.platform,
@@ -161,7 +162,10 @@ export function renderProfile(
       deployment.profiles[kind]!.repositoryTrust,
     ),
     [PROFILE_FILES.providerConfig]: providerConfigFor(kind, deployment),
-    [PROFILE_FILES.launchPlan]: substitute(TEMPLATES.launchPlan, values),
+    [PROFILE_FILES.launchPlan]: substitute(TEMPLATES.launchPlan, {
+      ...values,
+      qwenVersionsMissingSettings: qwenVersionsMissing(settings),
+    }),
   };
   if (usesMcp(kind)) {
     documents[PROFILE_FILES.mcpConfig] = substitute(

@@ -166,7 +166,7 @@ const MISTAKES: Mistake[] = [
       const pkg = await writeQwenPackage(path.join(dir, 'qwen'), '0.24.0');
       const raw = await example('on-demand');
       raw.qwenCli = path.join(pkg, 'cli.js');
-      // 0.24.4 added it: parsing (by the default version's table) accepts it, Qwen 0.24.0 would ignore it.
+      // Added after 0.24.0: parsing (by the default version's table) accepts it, Qwen 0.24.0 would ignore it.
       raw.settings = { tools: { workflowNameOnly: true } };
       await writeJson(path.join(dir, 'd.json'), raw);
       return { dir, args: ['render', '--deployment', 'd.json', '--out', 'out'] };

@@ -47,8 +47,11 @@ beforeAll(() => {
   runner = pinNode(node22Binary(), path.join(suite.base, 'runner', 'node'));
 });
 
-/** Renders a fresh on-demand install with the built CLI: its own node, Qwen package and credential. */
-function renderInstall(): Install {
+/**
+ * Renders a fresh on-demand install with the built CLI: its own node, Qwen package (0.24.4) and
+ * credential, and `settings` as deployment.json's settings block when given.
+ */
+function renderInstall(settings?: Record<string, unknown>): Install {
   const root = path.join(suite.base, `i${counter++}`);
   fs.mkdirSync(root, { mode: 0o755 });
   const node = pinNode(runner, path.join(root, 'node', 'bin', 'node'));
@@ -80,6 +83,7 @@ function renderInstall(): Install {
       repositoryRoot: repo,
       environment: { PATH: '/usr/bin:/bin', inherit: ['TERM', 'LANG'] },
       credentials: { CONTEXT_API_TOKEN: { file: token } },
+      ...(settings === undefined ? {} : { settings }),
       profiles: {
         'on-demand': {
           provider: {
@@ -231,6 +235,40 @@ describe('one set of host checks: verify on the real install and the launcher re
     const expected = problems(i);
     const v = verify(i);
     expect([v.code, v.ok, v.problems]).toEqual([1, false, expected]);
+    const l = await launch(i);
+    expect([l.code, l.problems, l.started], l.output).toEqual([1, expected, false]);
+  });
+});
+
+describe('a Qwen downgraded in place below a managed setting', () => {
+  // Added after 0.24.0: render (with 0.24.4 here) takes it and lists 0.24.0 as missing it.
+  const LATER_ONLY = { tools: { workflowNameOnly: true } };
+  const downgrade = (i: Install) =>
+    fs.writeFileSync(
+      path.join(i.qwen, 'package.json'),
+      JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.24.0', type: 'commonjs' }),
+    );
+
+  it('control: with the 0.24.4 it was rendered for, verify passes and the launcher starts Qwen', async () => {
+    const i = renderInstall(LATER_ONLY);
+    expect(verify(i).ok).toBe(true);
+    const l = await launch(i);
+    expect([l.code, l.problems, l.started]).toEqual([0, [], true]);
+  });
+
+  it('verify and the launcher refuse it with the same line; verify names the setting', async () => {
+    const i = renderInstall(LATER_ONLY);
+    downgrade(i);
+    const expected = [
+      `Qwen 0.24.0 at ${q(i.qwen)} would ignore managed settings it does not know (rendered into this profile's system settings); pin a Qwen that has them, or remove them from deployment.json and re-render (qwen-managed verify names them: settings.qwen)`,
+    ];
+    const v = verify(i);
+    expect([v.code, v.ok, v.problems]).toEqual([1, false, expected]);
+    expect(v.failed('settings.qwen')).toEqual([
+      expect.stringMatching(
+        /^settings\.tools\.workflowNameOnly = true: is not a Qwen Code 0\.24\.0 setting\./,
+      ),
+    ]);
     const l = await launch(i);
     expect([l.code, l.problems, l.started], l.output).toEqual([1, expected, false]);
   });

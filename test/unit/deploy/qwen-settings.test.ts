@@ -10,7 +10,7 @@ import { DEFAULT_QWEN_VERSION } from '../../../src/qwen/versions.js';
 import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 import { allProfilesRaw, renderToDir, tempDir, verifyInstall } from './fixtures.js';
 
-/** 0.24.4 added it; 0.24.0 does not know it (policies/qwen/<version>/settings.json). */
+/** Added after 0.24.0 (0.24.2 and 0.24.4 have it); 0.24.0 does not know it (policies/qwen/<version>/settings.json). */
 const LATER_ONLY = { tools: { workflowNameOnly: true } };
 
 describe('pinnedQwenSettingsProblems', () => {

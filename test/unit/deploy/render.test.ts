@@ -12,6 +12,8 @@ import { RenderError, type RenderedInstall, renderInstall } from '../../../src/d
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
 import { loadInstallTree, previousInstallOf } from '../../../src/deploy/tree.js';
+import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
+import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import {
   allProfiles,
   allProfilesRaw,
@@ -51,6 +53,30 @@ describe('golden renders (every profile × platform)', () => {
 });
 
 describe('renderInstall', () => {
+  it.each<[string, Record<string, unknown> | undefined, string[]]>([
+    ['no settings of its own', undefined, []],
+    ['settings every supported Qwen has', { general: { vimMode: true } }, []],
+    // The launcher refuses to start these under the listed versions (they would ignore the key).
+    [
+      'a setting added after 0.24.0',
+      { tools: { workflowNameOnly: true } },
+      SUPPORTED_QWEN_VERSIONS.filter((v) => qwenSettingsFacts(v)!['tools.workflowNameOnly'] === undefined),
+    ],
+  ])(
+    'each launch plan lists the Qwen versions missing a managed setting: %s',
+    async (_name, settings, missing) => {
+      expect(missing).not.toContain(DEFAULT_QWEN_VERSION);
+      const raw = await allProfilesRaw();
+      if (settings === undefined) delete raw.settings;
+      else raw.settings = settings;
+      const rendered = render(parseDeploymentValue(raw));
+      for (const kind of ['on-demand', 'auto-recall', 'write']) {
+        const plan = JSON.parse(text(rendered.files.get(`profiles/${kind}/launch.json`)!.bytes));
+        expect(plan.qwenVersionsMissingSettings, kind).toEqual(missing);
+      }
+    },
+  );
+
   it('renders the layout of the spec: bin/, runtime/, profiles/<kind>/…', async () => {
     const rendered = render(await allProfiles());
     expect([...rendered.files.keys()]).toEqual([

@@ -114,7 +114,8 @@ describe('templates/', () => {
   it.each(allTemplates())('%s uses only placeholders render provides', async (_file, template) => {
     const parsed = await allProfiles();
     const values = templateValues('write', parsed.deployment, { all: {}, external: [] });
-    const extra = ['timeoutMs', 'provider'];
+    // Supplied beside templateValues: the provider config's, and renderProfile's from the rendered settings.
+    const extra = ['timeoutMs', 'provider', 'qwenVersionsMissingSettings'];
     for (const name of placeholders(template))
       expect([...Object.keys(values), ...extra], name).toContain(name);
   });

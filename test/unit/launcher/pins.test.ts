@@ -291,6 +291,22 @@ describe('loadPins', () => {
       },
     );
 
+    it.each<[string, string[] | undefined, boolean]>([
+      ['render listed the pinned version as missing a managed setting', ['0.24.0'], true],
+      ['negative control: render listed only other versions', ['0.24.2'], false],
+      ['negative control: none listed', [], false],
+      ['negative control: a plan from before the field (not checked)', undefined, false],
+    ])('Qwen 0.24.0 pinned: %s', (_name, missing, refused) => {
+      const f = fixture({
+        editPlan: (plan) =>
+          missing === undefined ? plan : { ...plan, qwenVersionsMissingSettings: missing },
+      });
+      const dir = qwenPackage(f, '0.24.0');
+      const expected = `Qwen 0.24.0 at ${q(dir)} would ignore managed settings it does not know (rendered into this profile's system settings); pin a Qwen that has them, or remove them from deployment.json and re-render (qwen-managed verify names them: settings.qwen)`;
+      if (refused) expect(refusal(() => load(f))).toEqual({ exitCode: 1, problems: [expected] });
+      else expect(load(f).qwenVersion).toBe('0.24.0');
+    });
+
     it('a cli.js outside the Qwen package has no version (the stand-in of the launcher suites)', () => {
       expect(load(fixture()).qwenVersion).toBeUndefined();
     });
