@@ -14,7 +14,7 @@ import type { PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
 import { ARGUMENT_POLICY, ENVIRONMENT_POLICY } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
 import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js';
-import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../src/qwen/versions.js';
+import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
 import { parseArgs } from './args.js';
 import { readCredentials } from './credentials.js';
@@ -85,7 +85,7 @@ async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
   });
   // Step 4b: what the repository and the user's home would carry into Qwen.
   // The pinned package's own version (checked supported by loadPins); a stand-in cli.js has none.
-  const facts = qwenVersionFacts(pins.qwenVersion ?? DEFAULT_QWEN_VERSION)!;
+  const facts = pinnedQwenFacts(pins.qwenVersion);
   const adminFile = (variable: keyof typeof PINNED_FILE_VARIABLES) => plan.environment.files[variable]!;
   const repository = await inspectRepository({
     plan,

@@ -49,6 +49,14 @@ export function qwenVersionFacts(version: string): QwenVersionFacts | undefined 
 /** The version every deployment is rendered for until a version is pinned per deployment. */
 export const DEFAULT_QWEN_VERSION = '0.24.4';
 
+/**
+ * The facts of the pinned Qwen `version` (the package's own, when known), or of the default version
+ * for none or one this toolkit does not support (the host checks refuse that one).
+ */
+export function pinnedQwenFacts(version: string | undefined): QwenVersionFacts {
+  return qwenVersionFacts(version ?? DEFAULT_QWEN_VERSION) ?? qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+}
+
 /** A command hook's `timeout` value, in the unit this Qwen version reads, for a budget in ms. */
 export function hookTimeoutValue(facts: Pick<QwenVersionFacts, 'hookTimeoutUnit'>, ms: number): number {
   return facts.hookTimeoutUnit === 'seconds' ? Math.ceil(ms / 1000) : ms;

@@ -32,7 +32,7 @@ import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import { refusalLine } from '../../policy/repository.js';
-import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../qwen/versions.js';
+import { pinnedQwenFacts } from '../../qwen/versions.js';
 import { isPlainObject } from '../../text/json.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
@@ -123,7 +123,7 @@ export async function planRepository(
           readFileSync: (file) => new TextDecoder().decode(deps.fs.readFileSync(file)),
         })
       : undefined;
-  const facts = qwenVersionFacts(pinned ?? DEFAULT_QWEN_VERSION) ?? qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+  const facts = pinnedQwenFacts(pinned);
   const found = await inspectRepository({
     plan,
     env,

@@ -18,7 +18,7 @@ import { type HostFs, installHostProblems } from '../../host/install-checks.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
 import { planArgv } from '../../policy/arguments.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
-import { DEFAULT_QWEN_VERSION, qwenVersionFacts, ripgrepRel } from '../../qwen/versions.js';
+import { pinnedQwenFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid } from '../deployment/problems.js';
 import { renderInstall } from '../render/render.js';
@@ -134,8 +134,7 @@ function launcherHostProblems(view: TreeView, dir: string, platform: Platform): 
 /** The vendored ripgrep of the walked Qwen package, for this host (its path is a per-version fact). */
 function ripgrepFact(fact: QwenTreeFact): RipgrepFact | undefined {
   if (fact.kind !== 'walked' || !fact.qwenPackage) return undefined;
-  const facts =
-    qwenVersionFacts(fact.version ?? DEFAULT_QWEN_VERSION) ?? qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+  const facts = pinnedQwenFacts(fact.version);
   const file = `${fact.root}/${ripgrepRel(facts, process.platform, process.arch)}`;
   const stat = fsSync.statSync(file, { throwIfNoEntry: false });
   return stat === undefined ? { path: file, mode: null } : { path: file, mode: stat.mode & 0o7777 };

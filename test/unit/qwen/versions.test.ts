@@ -12,6 +12,7 @@ import { SETTINGS_TABLES } from '../../../src/qwen/settings-tables.js';
 import {
   DEFAULT_QWEN_VERSION,
   hookTimeoutValue,
+  pinnedQwenFacts,
   qwenVersionFacts,
   ripgrepRel,
   SUPPORTED_QWEN_VERSIONS,
@@ -125,6 +126,14 @@ describe('supported Qwen versions', () => {
 });
 
 describe('per-version facts render and verify apply', () => {
+  it.each<[string | undefined, string]>([
+    ['0.24.0', '0.24.0'],
+    [undefined, DEFAULT_QWEN_VERSION],
+    ['0.25.0', DEFAULT_QWEN_VERSION],
+  ])('pinnedQwenFacts(%j) are the facts of %s', (version, expected) => {
+    expect(pinnedQwenFacts(version)).toEqual(qwenVersionFacts(expected));
+  });
+
   // Render may stage where the pinned package is not, so it writes hook timeouts in the default
   // version's unit (and verify expects them so): a version that reads another unit needs render to
   // learn the pinned version before it can be supported.
