@@ -124,9 +124,15 @@ function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, poli
 
 /**
  * Everything beside the pinned cli.js that Qwen loads: the whole directory, checked like the pins,
- * and — when it is the Qwen package — its version against policies/qwen/versions.json.
+ * and — when it is the Qwen package — its version against policies/qwen/versions.json and against
+ * the versions render found missing one of the profile's settings (`missingSettings`).
  */
-function qwenPackageCheck(qwenCli: string, adminUid: number, fs: HostFs): InstallHostResult {
+function qwenPackageCheck(
+  qwenCli: string,
+  adminUid: number,
+  missingSettings: readonly string[] | undefined,
+  fs: HostFs,
+): InstallHostResult {
   const decoder = new TextDecoder();
   const fact = walkQwenPackage(
     qwenCli,
@@ -144,6 +150,12 @@ function qwenPackageCheck(qwenCli: string, adminUid: number, fs: HostFs): Instal
   const problems = qwenPackageProblems(fact, adminUid, show);
   const problem = qwenVersionProblem(fact, show);
   if (problem !== undefined) problems.push(problem);
+  // Qwen ignores settings its version does not know: render listed the versions that lack one.
+  if (fact.version !== undefined && missingSettings?.includes(fact.version) === true) {
+    problems.push(
+      `Qwen ${fact.version} at ${show(fact.root)} would ignore managed settings it does not know (rendered into this profile's system settings); pin a Qwen that has them, or remove them from deployment.json and re-render (qwen-managed verify names them: settings.qwen)`,
+    );
+  }
   return { problems, ...(fact.version === undefined ? {} : { qwenVersion: fact.version }) };
 }
 
@@ -266,15 +278,9 @@ export function installHostProblems(input: InstallHostInput): InstallHostResult 
     }
     problems.push(...strict.problems());
     if (pinnedPathProblem(plan.qwenCli, platform) === undefined) {
-      const qwen = qwenPackageCheck(plan.qwenCli, manifest.adminUid, fs);
+      const qwen = qwenPackageCheck(plan.qwenCli, manifest.adminUid, plan.qwenVersionsMissingSettings, fs);
       problems.push(...qwen.problems);
       qwenVersion = qwen.qwenVersion;
-      // Qwen ignores settings its version does not know: render listed the versions that lack one.
-      if (qwenVersion !== undefined && plan.qwenVersionsMissingSettings?.includes(qwenVersion) === true) {
-        problems.push(
-          `Qwen ${qwenVersion} at ${show(plan.qwenCli.slice(0, plan.qwenCli.lastIndexOf('/')))} would ignore managed settings it does not know (rendered into this profile's system settings); pin a Qwen that has them, or remove them from deployment.json and re-render (qwen-managed verify names them: settings.qwen)`,
-        );
-      }
     }
   }
   return { problems, ...(qwenVersion === undefined ? {} : { qwenVersion }) };

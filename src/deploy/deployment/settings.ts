@@ -253,9 +253,9 @@ export function settingsFactsProblems(
 
 /**
  * What only the Qwen pinned on this machine refuses of `settings`: parsing judged them by the default
- * version's table, and Qwen silently ignores a key its own version lacks (
- * `tools.workflowNameOnly`, added after 0.24.0, under a pinned 0.24.0), leaving that part of the session unmanaged.
- * `version` is the pinned package's; an unknown or unsupported one is the host checks' to refuse.
+ * version's table, and Qwen silently ignores a key its own version lacks (`tools.workflowNameOnly`,
+ * added after 0.24.0, under a pinned 0.24.0), leaving that part of the session unmanaged. `version`
+ * is the pinned package's; an unknown or unsupported one is the host checks' to refuse.
  */
 export function pinnedQwenSettingsProblems(settings: JsonObject, version: string | undefined): Problem[] {
   if (version === undefined || version === DEFAULT_QWEN_VERSION) return [];
