@@ -232,6 +232,8 @@ describe('qwen-managed plan', () => {
       const { code, out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand']);
       expect(code).toBe(0);
       const section = out.slice(out.indexOf('Repository (trusted)')).split('\n\n')[0]!.split('\n');
+      // The section is there (an empty filter below would otherwise pass on any output).
+      expect(section[0]).toBe('Repository (trusted), as it is now for you:');
       expect(
         section.filter((line) => line.includes('refuse') || line.includes('.qwen/settings.json')),
       ).toEqual(expected);
