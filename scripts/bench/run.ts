@@ -142,27 +142,11 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
   const floor = underPty([FLOOR_LAUNCHER, installDir, stub], 'floor-launcher.cjs');
   const direct = async () => (await timedPtyRun(node, [stub], { env, cwd: work })).ms;
   const bareStart = async () => (await timedRun(node, [path.join(work, 'empty.cjs')])).ms;
-  const subjects = [
-    {
-      name: `launcher overhead beyond one extra Node start (${nodeVersion(node)})`,
-      target: 15,
-      what: 'launch-qwen',
-      run: launcher,
-    },
-    {
-      name: 'floor: the launcher contract alone (checksums, Qwen package walk, terminal check, execve)',
-      target: Number.NaN,
-      what: 'floor',
-      run: floor,
-    },
-  ];
-  const measured = [];
-  for (const subject of subjects)
-    measured.push({ ...subject, pairs: await alternate(PAIRS, WARMUP, direct, subject.run) });
   const { subject: bares } = await alternate(PAIRS, WARMUP, direct, bareStart);
-  for (const { name, target, what, pairs } of measured) {
+  // "One extra Node start + ≤ 15 ms": what each adds beyond starting one more Node.
+  const overhead = async (name: string, target: number, what: string, run: () => Promise<number>) => {
+    const pairs = await alternate(PAIRS, WARMUP, direct, run);
     const stats = pairStats(pairs.subject, pairs.baseline);
-    // "One extra Node start + ≤ 15 ms": what the launcher adds beyond starting one more Node.
     rows.push({
       name,
       unit: 'ms',
@@ -171,7 +155,19 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
       stats,
       note: `${what}→stub ${stats.subjectMedianMs.toFixed(0)} ms vs node stub ${stats.baselineMedianMs.toFixed(0)} ms`,
     });
-  }
+  };
+  await overhead(
+    `launcher overhead beyond one extra Node start (${nodeVersion(node)})`,
+    15,
+    'launch-qwen',
+    launcher,
+  );
+  await overhead(
+    'floor: the launcher contract alone (checksums, Qwen package walk, terminal check, execve)',
+    Number.NaN,
+    'floor',
+    floor,
+  );
   // The per-user QWEN_HOME the launcher created for this throwaway install.
   const id = JSON.parse(
     fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
