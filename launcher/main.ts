@@ -17,7 +17,6 @@ import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js
 import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
 import { parseArgs } from './args.js';
-import { readCredentials } from './credentials.js';
 import { buildEnv } from './env.js';
 import { installDirFromLauncher } from './install-dir.js';
 import { failure, helpText, LAUNCH_EXIT, LaunchError, PROGRAM, rolledBackNotice } from './messages.js';
@@ -29,6 +28,7 @@ import {
   qwenHomePath,
   writeLaunchDefaults,
 } from './qwen-home.js';
+import { readCredentials } from './read-credentials.js';
 import { inspectRepository } from './repository.js';
 import { type Execve, runQwen } from './run.js';
 import { checkTerminal } from './terminal.js';

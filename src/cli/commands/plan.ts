@@ -27,11 +27,11 @@ import {
   type ProfileKind,
 } from '../../contracts/launch-plan.js';
 import { qwenPackageVersion } from '../../host/qwen-package.js';
-import { routedCredentials } from '../../policy/credentials.js';
 import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import { refusalLine } from '../../policy/repository.js';
+import { routedCredentials } from '../../policy/routed-credentials.js';
 import { pinnedQwenFacts } from '../../qwen/versions.js';
 import { isPlainObject } from '../../text/json.js';
 import type { Command } from '../command.js';
