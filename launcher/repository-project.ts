@@ -3,11 +3,9 @@
 // settings table cost tens of milliseconds to load, so an ordinary repository never pays for them.
 import { parse } from 'yaml';
 import { decideAgent, decideWorkspaceSettings, type Refusal } from '../src/policy/repository.js';
-import { QWEN_DIR } from '../src/qwen/env-files.js';
 import { qwenSettingsFacts } from '../src/qwen/settings-facts.js';
-import type { JsonObject } from '../src/text/json.js';
 import { parseJsonc } from '../src/text/jsonc.js';
-import { type ProjectInput, readJudged } from './repository.js';
+import type { ProjectInput } from './repository.js';
 
 /** CRLF and a byte-order mark are normalised away first, as Qwen does. */
 function frontMatter(text: string): string | undefined {
@@ -38,18 +36,17 @@ export function frontMatterKeys(text: string): string[] {
   return [...keys];
 }
 
-/** The workspace settings and the project agents of a trusted repository, judged. */
+/** The workspace settings, project agents and project commands of a trusted repository, judged. */
 export function inspectProject(input: ProjectInput): Refusal[] {
-  const { fs, path, plan } = input;
+  const { paths } = input;
   const refused: Refusal[] = [];
   if (input.settingsFile !== undefined) {
-    const file = input.settingsFile;
-    const read = readJudged(fs, file);
-    if ('refusal' in read) refused.push(read.refusal);
-    else {
+    const file = input.settingsFile.file;
+    const text = paths.read(input.settingsFile);
+    if (text !== undefined) {
       let parsed: unknown;
       try {
-        parsed = parseJsonc(read.text.replace(/^\uFEFF/, '')).value;
+        parsed = parseJsonc(text.replace(/^\uFEFF/, '')).value;
       } catch {
         refused.push({
           file,
@@ -64,36 +61,16 @@ export function inspectProject(input: ProjectInput): Refusal[] {
           ...decideWorkspaceSettings(parsed, {
             ...input.rules,
             file,
-            system: input.systemSettings() as JsonObject,
+            system: input.systemSettings(),
             facts,
           }),
         );
       }
     }
   }
-  const agentsDir = path.join(plan.cwd, QWEN_DIR, 'agents');
-  if (input.agents) {
-    let names: string[] = [];
-    try {
-      names = fs
-        .readdirSync(agentsDir)
-        .filter((name) => name.endsWith('.md'))
-        .sort();
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      refused.push({
-        file: agentsDir,
-        key: '(the directory)',
-        why: `it cannot be listed (${code})`,
-        fix: 'make it readable or remove it',
-      });
-    }
-    for (const name of names) {
-      const file = path.join(agentsDir, name);
-      const read = readJudged(fs, file);
-      if ('refusal' in read) refused.push(read.refusal);
-      else refused.push(...decideAgent(file, frontMatterKeys(read.text)));
-    }
+  for (const agent of input.agents) {
+    const text = paths.read(agent);
+    if (text !== undefined) refused.push(...decideAgent(agent.file, frontMatterKeys(text)));
   }
   return refused;
 }

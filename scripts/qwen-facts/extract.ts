@@ -23,6 +23,8 @@ interface Flat {
   minimum?: number;
   maximum?: number;
   description?: string;
+  /** Qwen's own JSON Schema for the key where its declared `type` is not the whole truth. */
+  jsonSchemaOverride?: { anyOf?: Array<{ type?: unknown }>; oneOf?: Array<{ type?: unknown }> };
 }
 
 export interface SettingFact {
@@ -32,6 +34,8 @@ export interface SettingFact {
   enum?: unknown[];
   min?: number;
   max?: number;
+  /** The JSON types Qwen accepts when its schema declares a union (`context.fileName`: string or array). */
+  anyOf?: string[];
 }
 
 function args(): { pkg: string; node: string } {
@@ -80,6 +84,11 @@ function main(): void {
     if (Array.isArray(f.options)) fact.enum = f.options.map((o) => o.value);
     if (typeof f.minimum === 'number') fact.min = f.minimum;
     if (typeof f.maximum === 'number') fact.max = f.maximum;
+    // A union Qwen declares only in its JSON Schema override (its `type` names one of the members).
+    const union = f.jsonSchemaOverride?.anyOf ?? f.jsonSchemaOverride?.oneOf;
+    if (Array.isArray(union) && union.every((u) => typeof u.type === 'string')) {
+      fact.anyOf = union.map((u) => u.type as string);
+    }
     settings[key] = fact;
     if (f.description) descriptions[key] = f.description;
   }
