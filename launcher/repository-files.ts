@@ -165,25 +165,20 @@ export class RepositoryPaths {
   }
 }
 
-/** What Qwen opens from `<repository>/.qwen/`, every entry judged. */
-export interface QwenDirFiles {
-  /** Regular files below `.qwen/` as Qwen names them (links inside the repository followed). */
-  files: JudgedFile[];
-}
-
 /**
- * Walks `<root>/.qwen` as Qwen's loaders do (they follow links: settings, agents, commands with
- * `glob({follow: true})`, rules, output styles, workflows): every entry must lead inside the
- * repository; a FIFO, socket or device refuses (Qwen would block on it or read another process's
- * data). Directories reached through links are walked once (by their real path).
+ * Every regular file below `top` (a directory of the repository), as Qwen's loaders reach them: they
+ * follow links (settings, agents, commands with `glob({follow: true})`, rules, output styles,
+ * workflows, an `@{dir}` injection), so every entry must lead inside the repository; a FIFO, socket
+ * or device refuses (Qwen would block on it or read another process's data). Directories reached
+ * through links are walked once (by their real path). Files are named as Qwen names them.
  */
-export function walkQwenDir(paths: RepositoryPaths, qwenDir: string): QwenDirFiles {
+export function walkJudged(paths: RepositoryPaths, top: string): JudgedFile[] {
   const files: JudgedFile[] = [];
-  const top = paths.check(qwenDir);
-  if (top.kind !== 'inside' || top.type !== 'directory') return { files };
-  const limit = REPOSITORY_POLICY.paths.maxQwenDirEntries;
-  const seen = new Set<string>([top.real]);
-  const queue: Array<{ dir: string; real: string }> = [{ dir: qwenDir, real: top.real }];
+  const start = paths.check(top);
+  if (start.kind !== 'inside' || start.type !== 'directory') return files;
+  const limit = REPOSITORY_POLICY.paths.maxWalkEntries;
+  const seen = new Set<string>([start.real]);
+  const queue: Array<{ dir: string; real: string }> = [{ dir: top, real: start.real }];
   let entries = 0;
   while (queue.length > 0) {
     const { dir, real } = queue.shift()!;
@@ -202,12 +197,12 @@ export function walkQwenDir(paths: RepositoryPaths, qwenDir: string): QwenDirFil
     for (const name of names) {
       if (++entries > limit) {
         paths.refuse({
-          file: qwenDir,
+          file: top,
           key: '(the directory)',
           why: `it holds more than ${limit} entries, so it is not checked`,
           fix: 'remove what Qwen does not need from it',
         });
-        return { files };
+        return files;
       }
       const file = paths.path.join(dir, name);
       const verdict = paths.check(file);
@@ -229,7 +224,7 @@ export function walkQwenDir(paths: RepositoryPaths, qwenDir: string): QwenDirFil
       }
     }
   }
-  return { files };
+  return files;
 }
 
 export interface ContextInput {

@@ -23,7 +23,7 @@ import {
   type JudgedFile,
   judgeContextFiles,
   RepositoryPaths,
-  walkQwenDir,
+  walkJudged,
 } from './repository-files.js';
 
 export interface RepositoryFs extends FilesFs {
@@ -123,7 +123,7 @@ export async function inspectRepository(input: RepositoryInput): Promise<Reposit
   // Whatever the folder's trust, Qwen opens what is under .qwen/ (it reads settings, agents, commands
   // and skills before deciding trust, and the output-language rule regardless of it).
   const qwenDir = path.join(root, QWEN_DIR);
-  const { files } = walkQwenDir(paths, qwenDir);
+  const files = walkJudged(paths, qwenDir);
   for (const name of IGNORE_FILES) paths.check(path.join(root, name));
   judgeContextFiles({
     paths,
