@@ -62,7 +62,7 @@ function report(io: CliIO, outcome: RollbackOutcome, dryRun: boolean): void {
   io.stdout.write(`rollback: ${RESTART_MESSAGE}\n`);
 }
 
-export function createRollbackCommand(deps: { now(): string }): Command {
+export function createRollbackCommand(deps: { now(): string; hostPlatform: NodeJS.Platform }): Command {
   return {
     name: 'rollback',
     summary:
@@ -108,6 +108,7 @@ export function createRollbackCommand(deps: { now(): string }): Command {
             removeGuard: flags['remove-guard'] === true,
             dryRun,
             now: deps.now(),
+            checkModes: deps.hostPlatform !== 'win32',
           });
         } else {
           if (flags.profile !== undefined || flags['remove-guard'] === true) {

@@ -6,9 +6,10 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDeploymentText } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../../src/deploy/deployment/problems.js';
-import { closest, editDistance, settingsFactsProblems } from '../../../src/deploy/deployment/settings.js';
+import { settingsFactsProblems } from '../../../src/deploy/deployment/settings.js';
 import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
 import { type JsonSchemaNode, qwenSettingsJsonSchema } from '../../../src/qwen/settings-json-schema.js';
+import { closest, editDistance } from '../../../src/text/closest.js';
 import { REPO } from './fixtures.js';
 
 describe('settings keys and values are Qwen 0.24.4 settings', () => {
