@@ -344,7 +344,13 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
     'expected one of',
     '"auto"',
   ],
-  ['unknown top-level key', (d) => (d.hooks = {}), 'hooks', 'is not a key at the top level', 'remove "hooks"'],
+  [
+    'unknown top-level key',
+    (d) => (d.hooks = {}),
+    'hooks',
+    'is not a key at the top level',
+    'remove "hooks"',
+  ],
   [
     'a misspelt top-level key: did you mean',
     (d) => {
@@ -366,7 +372,7 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
     'did you mean "auto-recall"?',
   ],
   [
-    'a misspelt provider field: did you mean, among that type\'s fields',
+    "a misspelt provider field: did you mean, among that type's fields",
     (d) => {
       d.profiles['on-demand'].provider.tokenenv = 'CONTEXT_API_TOKEN';
       delete d.profiles['on-demand'].provider.tokenEnv;
