@@ -137,13 +137,21 @@ function typeProblem(fact: SettingFact, value: unknown): { message: string; fix:
       return Array.isArray(value) ? undefined : want('list', 'write a JSON array');
     case 'object':
       return isPlainObject(value) ? undefined : want('object');
-    case 'enum':
-      return fact.enum?.some((allowed) => deepEqual(allowed, value)) === false
-        ? {
-            message: 'is not one of the values Qwen accepts',
-            fix: `use one of ${fact.enum.map((v) => showValue(v)).join(', ')}`,
-          }
-        : undefined;
+    case 'enum': {
+      if (fact.enum?.some((allowed) => deepEqual(allowed, value)) !== false) return undefined;
+      const list = `one of ${fact.enum.map((v) => showValue(v)).join(', ')}`;
+      const near =
+        typeof value === 'string'
+          ? closest(
+              value,
+              fact.enum.filter((v): v is string => typeof v === 'string'),
+            )
+          : undefined;
+      return {
+        message: 'is not one of the values Qwen accepts',
+        fix: near === undefined ? `use ${list}` : `did you mean ${showValue(near)}? (${list})`,
+      };
+    }
     case 'number':
     case 'integer': {
       const kind = fact.type === 'integer' ? 'whole number' : 'number';
