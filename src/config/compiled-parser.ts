@@ -212,6 +212,38 @@ function p14(v: unknown, p: Path): unknown {
   return out;
 }
 
+function p30(v: unknown, p: Path): unknown {
+  if (v !== 'dataworks-bff-memory-v1') throw new Invalid(p);
+  return v;
+}
+
+function p31(v: unknown, p: Path): unknown {
+  if (typeof v !== 'string') throw new Invalid(p);
+  if (!isOrigin(v)) throw new Invalid(p);
+  return v;
+}
+
+function p32(v: unknown, p: Path): unknown {
+  if (typeof v !== 'string') throw new Invalid(p);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(v)) throw new Invalid(p);
+  return v;
+}
+
+function p29(v: unknown, p: Path): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
+  const o = v as Json;
+  const out: Json = {};
+  const f_type = p30(o['type'], [...p, 'type']);
+  if (f_type !== undefined) out['type'] = f_type;
+  const f_baseUrl = p31(o['baseUrl'], [...p, 'baseUrl']);
+  if (f_baseUrl !== undefined) out['baseUrl'] = f_baseUrl;
+  const f_tokenEnv = p32(o['tokenEnv'], [...p, 'tokenEnv']);
+  if (f_tokenEnv !== undefined) out['tokenEnv'] = f_tokenEnv;
+  const keys = ['type', 'baseUrl', 'tokenEnv'];
+  for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
+  return out;
+}
+
 function p5(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   switch ((v as Json)['type']) {
@@ -221,29 +253,31 @@ function p5(v: unknown, p: Path): unknown {
       return p10(v, p);
     case 'mem0':
       return p14(v, p);
+    case 'dataworks-bff-memory-v1':
+      return p29(v, p);
     default:
       throw new Invalid([...p, 'type']);
   }
 }
 
-function p31(v: unknown, p: Path): unknown {
+function p35(v: unknown, p: Path): unknown {
   if (v !== true) throw new Invalid(p);
   return v;
 }
 
-function p30(v: unknown, p: Path): unknown {
+function p34(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_enabled = p31(o['enabled'], [...p, 'enabled']);
+  const f_enabled = p35(o['enabled'], [...p, 'enabled']);
   if (f_enabled !== undefined) out['enabled'] = f_enabled;
   const keys = ['enabled'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
   return out;
 }
 
-function p29(v: unknown, p: Path): unknown {
-  return v === undefined ? undefined : p30(v, p);
+function p33(v: unknown, p: Path): unknown {
+  return v === undefined ? undefined : p34(v, p);
 }
 
 function p1(v: unknown, p: Path): unknown {
@@ -256,67 +290,67 @@ function p1(v: unknown, p: Path): unknown {
   if (f_timeoutMs !== undefined) out['timeoutMs'] = f_timeoutMs;
   const f_provider = p5(o['provider'], [...p, 'provider']);
   if (f_provider !== undefined) out['provider'] = f_provider;
-  const f_write = p29(o['write'], [...p, 'write']);
+  const f_write = p33(o['write'], [...p, 'write']);
   if (f_write !== undefined) out['write'] = f_write;
   const keys = ['version', 'timeoutMs', 'provider', 'write'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
   return out;
 }
 
-function p33(v: unknown, p: Path): unknown {
-  if (v !== 2) throw new Invalid(p);
-  return v;
-}
-
-function p35(v: unknown, p: Path): unknown {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Invalid(p);
-  if (!(v >= 1)) throw new Invalid(p);
-  if (!(v <= 30000)) throw new Invalid(p);
-  return v;
-}
-
-function p34(v: unknown, p: Path): unknown {
-  return v === undefined ? 5000 : p35(v, p);
-}
-
 function p37(v: unknown, p: Path): unknown {
-  if (typeof v !== 'string') throw new Invalid(p);
+  if (v !== 2) throw new Invalid(p);
   return v;
 }
 
 function p39(v: unknown, p: Path): unknown {
   if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Invalid(p);
   if (!(v >= 1)) throw new Invalid(p);
-  if (!(v <= 5000)) throw new Invalid(p);
+  if (!(v <= 30000)) throw new Invalid(p);
   return v;
 }
 
 function p38(v: unknown, p: Path): unknown {
-  return v === undefined ? 1500 : p39(v, p);
+  return v === undefined ? 5000 : p39(v, p);
 }
 
-function p36(v: unknown, p: Path): unknown {
+function p41(v: unknown, p: Path): unknown {
+  if (typeof v !== 'string') throw new Invalid(p);
+  return v;
+}
+
+function p43(v: unknown, p: Path): unknown {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Invalid(p);
+  if (!(v >= 1)) throw new Invalid(p);
+  if (!(v <= 5000)) throw new Invalid(p);
+  return v;
+}
+
+function p42(v: unknown, p: Path): unknown {
+  return v === undefined ? 1500 : p43(v, p);
+}
+
+function p40(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_repositoryRoot = p37(o['repositoryRoot'], [...p, 'repositoryRoot']);
+  const f_repositoryRoot = p41(o['repositoryRoot'], [...p, 'repositoryRoot']);
   if (f_repositoryRoot !== undefined) out['repositoryRoot'] = f_repositoryRoot;
-  const f_timeoutMs = p38(o['timeoutMs'], [...p, 'timeoutMs']);
+  const f_timeoutMs = p42(o['timeoutMs'], [...p, 'timeoutMs']);
   if (f_timeoutMs !== undefined) out['timeoutMs'] = f_timeoutMs;
   const keys = ['repositoryRoot', 'timeoutMs'];
   for (const key of Object.keys(o)) if (!keys.includes(key)) throw new Invalid(p);
   return out;
 }
 
-function p32(v: unknown, p: Path): unknown {
+function p36(v: unknown, p: Path): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Invalid(p);
   const o = v as Json;
   const out: Json = {};
-  const f_version = p33(o['version'], [...p, 'version']);
+  const f_version = p37(o['version'], [...p, 'version']);
   if (f_version !== undefined) out['version'] = f_version;
-  const f_timeoutMs = p34(o['timeoutMs'], [...p, 'timeoutMs']);
+  const f_timeoutMs = p38(o['timeoutMs'], [...p, 'timeoutMs']);
   if (f_timeoutMs !== undefined) out['timeoutMs'] = f_timeoutMs;
-  const f_autoRecall = p36(o['autoRecall'], [...p, 'autoRecall']);
+  const f_autoRecall = p40(o['autoRecall'], [...p, 'autoRecall']);
   if (f_autoRecall !== undefined) out['autoRecall'] = f_autoRecall;
   const f_provider = p5(o['provider'], [...p, 'provider']);
   if (f_provider !== undefined) out['provider'] = f_provider;
@@ -331,7 +365,7 @@ function p0(v: unknown, p: Path): unknown {
     case 1:
       return p1(v, p);
     case 2:
-      return p32(v, p);
+      return p36(v, p);
     default:
       throw new Invalid([...p, 'version']);
   }

@@ -120,7 +120,7 @@ function issueFix(issue: z.core.$ZodIssue, value: unknown, root: unknown): strin
       if (issue.path.includes('credentials'))
         return 'use {"file": "<absolute path>"} or {"inherit": true}, optionally with "profiles": [...]';
       if (last === 'provider' || issue.path.includes('provider'))
-        return 'use a provider block of type "generic-http-search-v1", "mem0-platform-v3" or "mem0" (see provider-config docs)';
+        return 'use a provider block of type "generic-http-search-v1", "mem0-platform-v3", "mem0" or "dataworks-bff-memory-v1" (docs/admin.md, "Provider fields")';
       if (last === 'approvalGuard') return 'use false or {"modes": ["yolo", "auto"]}';
       return 'see schema/deployment.schema.json';
     case 'custom':

@@ -207,7 +207,7 @@ function pathProblems(deployment: Deployment): Problem[] {
 const CONFIG_FIXES: Partial<Record<ConfigurationError['code'], string>> = {
   'scope-invalid':
     'give exactly the scope keys the preset requires and none it does not use (provider-config docs)',
-  'write-unsupported': 'use "mem0-platform-v3" or a "mem0" preset that defines a write',
+  'write-unsupported': 'use "mem0-platform-v3", "dataworks-bff-memory-v1" or a "mem0" preset that defines a write',
   'schema-invalid': 'fix the provider block (see schema/deployment.schema.json)',
 };
 
@@ -266,8 +266,8 @@ function profileProblems(deployment: Deployment): Problem[] {
         problem(
           ['profiles', 'write', 'provider', 'type'],
           profile.provider.type,
-          'cannot store memories: the write profile needs a Mem0 provider whose preset defines a write',
-          'use "mem0-platform-v3" or a "mem0" preset with writes',
+          'cannot store memories: the write profile needs a provider that writes (a Mem0 preset with a write, or the DataWorks BFF)',
+          'use "mem0-platform-v3", "dataworks-bff-memory-v1" or a "mem0" preset with writes',
         ),
       );
       continue;

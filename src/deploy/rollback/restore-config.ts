@@ -48,8 +48,8 @@ function configProblems(error: ConfigurationError, text: string): Problem[] {
         problem(
           ['write'],
           { enabled: true },
-          'needs a Mem0 provider whose preset defines a write',
-          'remove "write", or use "mem0-platform-v3" or a "mem0" preset with writes',
+          'needs a provider that writes (a Mem0 preset with a write, or the DataWorks BFF)',
+          'remove "write", or use "mem0-platform-v3", "dataworks-bff-memory-v1" or a "mem0" preset with writes',
         ),
       ];
   }
