@@ -23,6 +23,26 @@ function writeErr(text: string): void {
   fs.writeSync(2, text);
 }
 
+/**
+ * The pinned node's version. The bin/ shim starts this launcher on the pinned node, so it is ours at
+ * no cost; only a launcher started some other way asks the pinned node itself.
+ */
+function nodeVersionOf(node: string): string | undefined {
+  try {
+    if (fs.realpathSync(node) === fs.realpathSync(process.execPath)) return process.version;
+    const out = process.getBuiltinModule('node:child_process').execFileSync(node, ['--version'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: {},
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return /^v\d+\.\d+\.\d+/.test(out.trim()) ? out.trim() : undefined;
+  } catch {
+    // A missing or unusable node is the pins' to report.
+    return undefined;
+  }
+}
+
 /** Executes the decision of prepareLaunch(): nothing is written or started before it is complete. */
 async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
   const platform = platformOfHost(process.platform);
@@ -38,6 +58,7 @@ async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
     callerEnv: process.env,
     home: user.homedir,
     terminal: { stdinIsTTY: tty.isatty(0), stdoutIsTTY: tty.isatty(1) },
+    nodeVersionOf,
     loadProject: () => import('./repository-project.js'),
   });
   const refusal = repositoryRefusal(decision);

@@ -57,6 +57,8 @@ export interface LaunchInput {
   home: string;
   /** Checked when given (the launcher always gives it). */
   terminal?: TerminalState;
+  /** `<node> --version` of the pinned node (launch only: judged against Qwen's engines). */
+  nodeVersionOf?: (node: string) => string | undefined;
   /** The lazily loaded project checks (runtime/launch-repository.js). */
   loadProject: RepositoryInput['loadProject'];
   argumentPolicy?: ArgumentPolicy;
@@ -106,6 +108,7 @@ export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision>
     fs,
     argumentPolicy: input.argumentPolicy ?? ARGUMENT_POLICY,
     checkHost: purpose === 'launch',
+    ...(input.nodeVersionOf === undefined ? {} : { nodeVersionOf: input.nodeVersionOf }),
   });
   const { plan, externalContextActive } = pins;
   const platform = plan.platform;

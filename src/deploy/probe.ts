@@ -42,11 +42,15 @@ export interface ProbeOptions {
 }
 
 /** Every result an object with a string id and a non-empty content field: the runtimes' item shape. */
-function malformedAt(raw: readonly unknown[], contentFields: readonly string[]): number | undefined {
+function malformedAt(
+  raw: readonly unknown[],
+  contentFields: readonly string[],
+  idFields: readonly string[] = ['id'],
+): number | undefined {
   const index = raw.findIndex(
     (item) =>
       !isPlainObject(item) ||
-      (typeof item.id !== 'string' && typeof item.id !== 'number') ||
+      !idFields.some((field) => typeof item[field] === 'string' || typeof item[field] === 'number') ||
       !contentFields.some((field) => typeof item[field] === 'string' && item[field] !== ''),
   );
   return index === -1 ? undefined : index;
@@ -122,6 +126,17 @@ export async function probeProvider(
     };
   }
   const latencyMs = Math.round(options.now() - started);
+  const refusal = contract.search.rejection?.(answer);
+  if (refusal !== undefined)
+    return {
+      ...base,
+      ok: false,
+      shape: 'no-answer',
+      scope: 'not-confirmed',
+      results: null,
+      latencyMs,
+      message: refusal,
+    };
   let raw: unknown[];
   try {
     raw = contract.search.results(answer);
@@ -136,7 +151,7 @@ export async function probeProvider(
       message: `the answer is JSON but not ${contract.search.answerShape}: this endpoint does not speak ${contract.name}`,
     };
   }
-  const bad = malformedAt(raw, contract.search.contentFields);
+  const bad = malformedAt(raw, contract.search.contentFields, contract.search.idFields);
   if (bad !== undefined) {
     return {
       ...base,

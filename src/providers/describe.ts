@@ -15,6 +15,7 @@ import {
   type ScopeKey,
   scopeViolation,
 } from '../contracts/mem0-presets.js';
+import { dataworksBffContract } from './dataworks-bff.js';
 import { genericHttpContract } from './generic-http.js';
 import { type Mem0ScopeValues, mem0Contract } from './mem0/preset-contract.js';
 import type { ProviderContract, ProviderRequest, ProviderRoute } from './types.js';
@@ -31,6 +32,7 @@ const CONTRACTS: {
   [T in ProviderConfig['type']]: (config: ConfigOf<T>, options: DescribeOptions) => ProviderContract;
 } = {
   'generic-http-search-v1': (config) => genericHttpContract(validOrigin(config.baseUrl, false)),
+  'dataworks-bff-memory-v1': (config) => dataworksBffContract(validOrigin(config.baseUrl, false)),
   // The legacy block is exactly the `mem0-platform-v3` preset at Mem0's fixed origin.
   'mem0-platform-v3': (config, options) => {
     const preset = MEM0_PRESETS['mem0-platform-v3'];

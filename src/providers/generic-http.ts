@@ -38,6 +38,7 @@ export function genericHttpContract(origin: string): ProviderContract {
       results: genericResults,
       content: genericContent,
       contentFields: ['content'],
+      idFields: ['id'],
       scope: {},
     },
   };

@@ -87,12 +87,19 @@ export interface ProviderContract {
     request(query: string, limit: number): ProviderRequest;
     /** The answer's shape in words, for a report: `{"items": [...]}`. */
     answerShape: string;
-    /** The answer's raw result list; throws ProviderRequestError('invalid-response') on another shape. */
+    /**
+     * The answer's own refusal in fixed words (a 2xx answer that says no, like the DataWorks BFF's
+     * envelope code), for a report; undefined when it is not one. `results` throws on it too.
+     */
+    rejection?(answer: unknown): string | undefined;
+    /** The answer's result list; throws ProviderRequestError('invalid-response') on another shape. */
     results(answer: unknown): unknown[];
     /** A raw result's text, or undefined (the result is skipped). */
     content(result: JsonObject): string | undefined;
     /** The fields a result's text may come from, in preference order. */
     contentFields: readonly string[];
+    /** The fields a result's id may come from, in preference order (`results` puts it in `id`). */
+    idFields: readonly string[];
     /** The scope every result must belong to: wire field name → configured value. */
     scope: Readonly<Record<string, string>>;
   };

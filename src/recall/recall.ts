@@ -6,7 +6,6 @@
 
 import type { Environment } from '../base/environment.js';
 import { MAX_ITEMS } from '../base/limits.js';
-import { compiledConfigParser } from '../config/compiled-parser.js';
 import { type LoadedConfig, loadRuntimeConfigWith } from '../config/load-core.js';
 import type { RuntimeConfigV2 } from '../config/schema.js';
 import { renderContext } from '../context/renderer.js';
@@ -15,6 +14,7 @@ import { createTransport } from '../http/create-transport.js';
 import { deadline } from '../http/deadline.js';
 import type { CancelSignal, Transport, TransportHandle } from '../http/transport.js';
 import { createProvider } from '../providers/factory.js';
+import { validateRuntimeConfig } from '../startup/validators/runtime-config.js';
 import { isInsideRoot } from './inside-root.js';
 
 export interface RecallInput {
@@ -46,8 +46,9 @@ export async function recallContext(input: RecallInput): Promise<Recalled | unde
   let query: string | undefined;
   try {
     // Version 1 files (MCP configs) are not ours: the loader refuses them before reading credentials.
-    // The compiled parser, not zod: loading zod would cost more than the rest of a hook's start.
-    loaded = input.loaded ?? loadRuntimeConfigWith(compiledConfigParser, input.env, 2);
+    // The validator generated from the zod schema, not zod: loading zod would cost more than the rest
+    // of a hook's start.
+    loaded = input.loaded ?? loadRuntimeConfigWith(validateRuntimeConfig, input.env, 2);
     if (!isInsideRoot(input.cwd, loaded.config.autoRecall.repositoryRoot)) return undefined;
     query = sanitizeQuery(input.message, loaded.credential);
   } catch {

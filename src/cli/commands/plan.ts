@@ -22,7 +22,9 @@ import {
   type LaunchPlan,
   PROFILE_KINDS,
   type ProfileKind,
+  unknownProfileKind,
 } from '../../contracts/launch-plan.js';
+import { notAnInstallTree } from '../../deploy/tree.js';
 import { looksSecret } from '../../policy/environment-names.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import type { Command } from '../command.js';
@@ -254,12 +256,12 @@ export function createPlanCommand(deps: PlanDeps): Command {
       if (flags === undefined) return 0;
       if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
       if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
-      if (!isProfileKind(flags.profile)) {
-        throw new UsageError(
-          `plan: unknown profile kind ${flags.profile} (kinds: ${PROFILE_KINDS.join(', ')})`,
-        );
-      }
-      const report = await planReport(resolve(io.cwd, flags.dir), flags.profile, io.env, deps);
+      if (!isProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
+      const dir = resolve(io.cwd, flags.dir);
+      // A directory that is not an install is a wrong --dir, not a tree to re-render.
+      const notInstall = await notAnInstallTree(dir);
+      if (notInstall !== undefined) throw new InputError(`plan: ${notInstall}`);
+      const report = await planReport(dir, flags.profile, io.env, deps);
       if (flags.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else io.stdout.write(formatPlan(report));
       return 0;

@@ -125,6 +125,7 @@ export function mem0Contract(options: Mem0ContractOptions): ProviderContract {
       results: mem0Results,
       content: mem0Content(preset),
       contentFields: preset.contentFields,
+      idFields: ['id'],
       scope: wantedScope,
     },
   };

@@ -14,6 +14,11 @@ const generic: ProviderConfig = {
   baseUrl: 'https://context.example.com/',
   tokenEnv: 'T',
 };
+const dataworks: ProviderConfig = {
+  type: 'dataworks-bff-memory-v1',
+  baseUrl: 'https://bff.example.com',
+  tokenEnv: 'T',
+};
 const legacy: ProviderConfig = { type: 'mem0-platform-v3', apiKeyEnv: 'K', appId: 'app' };
 const mem0 = (preset: string, scope: Record<string, string>, basePath = ''): ProviderConfig =>
   ({
@@ -40,6 +45,14 @@ describe('providerRoutes: the pinned (method, origin, path) and credential heade
       'generic-http-search-v1 (search only)',
       generic,
       [route('search', 'https://context.example.com', '/v1/context/search', BEARER)],
+    ],
+    [
+      'dataworks-bff-memory-v1',
+      dataworks,
+      [
+        route('search', 'https://bff.example.com', '/dmai/mem0MemoriesSearch', BEARER),
+        route('remember', 'https://bff.example.com', '/dmai/mem0MemoriesAdd', BEARER),
+      ],
     ],
     [
       'legacy mem0-platform-v3 block',
@@ -125,6 +138,7 @@ function recordingTransport(answer: string): { transport: Transport; sent: Trans
 describe('the engine sends exactly the described request', () => {
   it.each<[string, ProviderConfig]>([
     ['generic', generic],
+    ['dataworks', dataworks],
     ['legacy', legacy],
     ['mem0-oss-rest-2026-08', mem0('mem0-oss-rest-2026-08', { userId: 'u', agentId: 'g' })],
     [
@@ -132,7 +146,7 @@ describe('the engine sends exactly the described request', () => {
       mem0('aliyun-polardb-mysql-2026-08', { userId: 'u', agentId: 'g' }, '/p'),
     ],
   ])('%s: search and remember', async (_label, config) => {
-    const { transport, sent } = recordingTransport('{"items":[],"results":[]}');
+    const { transport, sent } = recordingTransport('{"code":0,"data":[],"items":[],"results":[]}');
     const provider = createProvider(config, CANARY, { transport });
     await provider.search({ query: 'q', limit: 3, signal: AbortSignal.timeout(5_000) });
     await provider.writer?.remember({ content: 'c', signal: AbortSignal.timeout(5_000) });
