@@ -29,6 +29,8 @@ export interface RenderTarget {
   dir: string;
   /** One line: the platform, the profiles and what the pinned Qwen was checked against. */
   summary: string;
+  /** The pinned Qwen package's version, when it is on this machine to read. */
+  qwenVersion?: string;
 }
 
 /** deployment.json parsed, or a RenderRefused naming every problem. */
@@ -68,7 +70,14 @@ export async function checkRenderTarget(
       `${options.out === undefined ? 'installDir' : '--out'} ${dir} is an existing file, not a directory; nothing was written. Fix: name a directory (new or an existing install tree), or remove the file`,
     );
   }
-  return { file, parsed, dir, summary: targetSummary(deployment, host.qwen?.version) };
+  const qwenVersion = host.qwen?.version;
+  return {
+    file,
+    parsed,
+    dir,
+    summary: targetSummary(deployment, qwenVersion),
+    ...(qwenVersion === undefined ? {} : { qwenVersion }),
+  };
 }
 
 function targetSummary(deployment: Deployment, pinnedQwen: string | undefined): string {
@@ -123,6 +132,7 @@ export async function renderOverTree(
     reactivate: options.reactivate,
     deploymentFile: target.file,
     takeOver: options.takeOver,
+    ...(target.qwenVersion === undefined ? {} : { qwenVersion: target.qwenVersion }),
   });
   return { rendered, lock };
 }
