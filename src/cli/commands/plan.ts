@@ -21,8 +21,8 @@ import { notAnInstallTree } from '../../deploy/tree.js';
 import { looksSecret } from '../../policy/environment-names.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import { defineCommand } from '../command.js';
+import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError, UsageError } from '../errors.js';
 
 /** What plan needs from the machine: the user, the file system, the platform. */
 export type PlanDeps = Pick<AdminDeps, 'userInfo' | 'fs' | 'hostPlatform'>;
