@@ -38,6 +38,11 @@ export interface RenderOptions {
   deploymentFile?: string;
   /** Render over a tree another deployment.json owns, retiring its profiles (`render --take-over`). */
   takeOver?: boolean;
+  /**
+   * The pinned Qwen package's version where render reads it (on the target machine): its per-version
+   * facts (the hook timeout's unit) are rendered; the default version's without it.
+   */
+  qwenVersion?: string;
 }
 
 export interface RenderedInstall {
@@ -144,7 +149,12 @@ export function renderInstall(
 
   const states = new Map<ProfileKind, ProfileState>();
   for (const kind of deployedKinds(deployment)) {
-    const files: Map<string, string | Uint8Array> = renderProfile(kind, deployment, routes.get(kind)!);
+    const files: Map<string, string | Uint8Array> = renderProfile(
+      kind,
+      deployment,
+      routes.get(kind)!,
+      options.qwenVersion,
+    );
     const before = options.previous?.manifest.profiles[kind]?.state;
     let state: ProfileState = 'active';
     if (before === 'rolled-back' && options.previous !== undefined) {

@@ -21,6 +21,7 @@ import { pinnedQwenFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid } from '../deployment/problems.js';
 import { pathChain, readAccountDb } from '../host-accounts.js';
+import { readPinnedHostFacts } from '../pinned-host-facts.js';
 import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
 import { type InstallTree, loadInstallTree, notAnInstallTree, previousInstallOf } from '../tree.js';
@@ -167,7 +168,14 @@ async function deploymentInputs(
       tree.manifest?.adminUid ?? 0,
     );
     const previous = previousInstallOf(tree);
+    // The pinned Qwen's version read as render reads it, so its per-version facts render the same.
+    const local = platformOfHost(options.hostPlatform);
+    const qwenVersion =
+      parsed.deployment.platform === 'posix' && local === 'posix'
+        ? readPinnedHostFacts(parsed.deployment).qwen?.version
+        : undefined;
     const rendered = renderInstall(parsed, runtimeFiles, {
+      ...(qwenVersion === undefined ? {} : { qwenVersion }),
       toolkitVersion: options.toolkitVersion,
       // Drift is about content: compare with the uid that rendered the tree, not the verifier's.
       adminUid: tree.manifest?.adminUid ?? 0,

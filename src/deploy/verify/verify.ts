@@ -60,7 +60,9 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
   checkFiles(view, checks, { checkModes: inputs.checkModes });
   if (inputs.tree.manifest !== undefined) {
     checkLaunchPlans(view, checks);
-    checkSettings(view, checks);
+    // The pinned package's version where this machine has it (a staged tree: the default version's).
+    const pinned = inputs.qwenTree;
+    checkSettings(view, checks, pinned?.kind === 'walked' && pinned.qwenPackage ? pinned.version : undefined);
     checkProviders(view, checks);
     // The real install: the launcher's own refusals are the violations, judged once for both.
     const real = inputs.installHost !== undefined;
