@@ -1,7 +1,7 @@
 // `qwen-managed rollback` — also the whole of the self-contained rollback bundle (runtime/rollback.js),
 // so it imports nothing beyond the rollback modules and node built-ins.
 import * as path from 'node:path';
-import { isProfileKind, PROFILE_KINDS } from '../../contracts/launch-plan.js';
+import { ALL_PROFILE_KINDS, type AnyProfileKind } from '../../contracts/launch-plan.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
 import { rollbackInstall } from '../../deploy/rollback/install.js';
@@ -97,13 +97,13 @@ export function createRollbackCommand(deps: { now(): string }): Command {
             throw new UsageError('rollback: --hooks and --config belong to --settings mode');
           }
           const kind = flags.profile;
-          if (kind === undefined || !isProfileKind(kind)) {
-            throw new UsageError(`rollback: --profile must be one of ${PROFILE_KINDS.join(', ')}`);
+          if (kind === undefined || !(ALL_PROFILE_KINDS as readonly string[]).includes(kind)) {
+            throw new UsageError(`rollback: --profile must be one of ${ALL_PROFILE_KINDS.join(', ')}`);
           }
           const restore = resolve(flags['restore-config']);
           outcome = await rollbackInstall({
             dir: resolve(flags.dir)!,
-            kind,
+            kind: kind as AnyProfileKind,
             ...(restore === undefined ? {} : { restoreConfig: restore }),
             removeGuard: flags['remove-guard'] === true,
             dryRun,

@@ -12,13 +12,14 @@ import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
+import { openclawDeploymentProblems } from '../render/openclaw.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { posixShimPathProblem, windowsShimPathProblem } from '../render/shims.js';
 import { routeCredentials } from './credentials.js';
-import { deployedKinds } from './kinds.js';
+import { deployedProfileKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
-import type { Deployment } from './schema.js';
+import type { Deployment, ProfileSpec } from './schema.js';
 import { checkSettingsBlock, settingsFactsProblems } from './settings.js';
 
 function nameProblems(keyPath: (string | number)[], name: string, deployment: Deployment): Problem[] {
@@ -215,7 +216,10 @@ const CONFIG_FIXES: Partial<Record<ConfigurationError['code'], string>> = {
  * allows and which keys are missing or extra (a key the preset does not use would be dropped on the
  * wire, so the search would not be scoped as written).
  */
-export function mem0ScopeProblem(kind: string, provider: Deployment['profiles']['write']): Problem[] {
+export function mem0ScopeProblem(
+  kind: string,
+  provider: Pick<ProfileSpec, 'provider'> | undefined,
+): Problem[] {
   const p = provider?.provider;
   if (p?.type !== 'mem0') return [];
   const preset = MEM0_PRESETS[p.preset];
@@ -245,9 +249,14 @@ export function mem0ScopeProblem(kind: string, provider: Deployment['profiles'][
 
 function profileProblems(deployment: Deployment): Problem[] {
   const problems: Problem[] = [];
-  for (const kind of deployedKinds(deployment)) {
+  for (const kind of deployedProfileKinds(deployment)) {
     const profile = deployment.profiles[kind]!;
-    if (usesMcp(kind) && profile.repositoryTrust === 'untrusted') {
+    if (
+      kind !== 'openclaw-recall' &&
+      usesMcp(kind) &&
+      'repositoryTrust' in profile &&
+      profile.repositoryTrust === 'untrusted'
+    ) {
       problems.push(
         problem(
           ['profiles', kind, 'repositoryTrust'],
@@ -316,5 +325,8 @@ export function validateDeployment(deployment: Deployment): Problem[] {
           ...settingsFactsProblems(deployment.settings),
         ]),
     ...guardProblems(deployment),
+    ...openclawDeploymentProblems(deployment, (keyPath, value) =>
+      pinnedPathProblems(keyPath, value, deployment.platform),
+    ),
   ];
 }
