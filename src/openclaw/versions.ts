@@ -6,10 +6,6 @@ import versions from '../../policies/openclaw/versions.json' with { type: 'json'
 interface VersionEntry {
   /** The Node versions OpenClaw's `engines` accepts that we support: >= min and below the major. */
   node: { min: string; belowMajor: number };
-  /** OpenClaw's own per-handler timeout for `before_prompt_build` when the config sets none. */
-  promptBuildHookDefaultTimeoutMs: number;
-  /** The largest `hooks.timeouts.<hook>` OpenClaw's config schema accepts. */
-  hookTimeoutMaxMs: number;
   /** The command after `openclaw.mjs` a managed session runs (one embedded turn, message on stdin). */
   managedArgv: readonly string[];
 }

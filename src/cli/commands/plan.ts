@@ -23,6 +23,7 @@ import {
   type CredentialSource,
   isProfileKind,
   type LaunchPlan,
+  OPENCLAW_PROFILE,
   PROFILE_KINDS,
   type ProfileKind,
 } from '../../contracts/launch-plan.js';
@@ -37,6 +38,7 @@ import { isPlainObject } from '../../text/json.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
 import { parseFlags } from '../flags.js';
+import { formatOpenclawPlan, openclawPlanReport } from './plan-openclaw.js';
 
 export interface PlanDeps {
   /** The current user's passwd entry (HOME and QWEN_HOME come from it, never from $HOME). */
@@ -56,7 +58,7 @@ developer's, and your passwd home for theirs.
 
 Options:
   --dir DIR        the install directory (or a staged render)
-  --profile KIND   ${PROFILE_KINDS.join(', ')}
+  --profile KIND   ${PROFILE_KINDS.join(', ')}, openclaw-recall
   --json           one JSON object instead of text
   -h, --help       show this help
 
@@ -309,6 +311,16 @@ export function createPlanCommand(deps: PlanDeps): Command {
       if (flags === undefined) return 0;
       if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
       if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
+      if (flags.profile === OPENCLAW_PROFILE) {
+        const dir = resolve(io.cwd, flags.dir);
+        const manifest = readManifest(deps.fs, dir, platformOfHost(deps.platform));
+        const state = manifest.profiles[OPENCLAW_PROFILE]?.state;
+        if (state === undefined)
+          throw new InputError(`plan: profile ${OPENCLAW_PROFILE} is not deployed in ${dir}`);
+        const report = openclawPlanReport(dir, state, io.env, (file) => String(deps.fs.readFileSync(file)));
+        io.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatOpenclawPlan(report));
+        return 0;
+      }
       if (!isProfileKind(flags.profile)) {
         throw new UsageError(
           `plan: unknown profile kind ${flags.profile} (kinds: ${PROFILE_KINDS.join(', ')})`,

@@ -1,5 +1,6 @@
 // The openclaw-recall profile in deployment.json, render, verify and rollback: the admin's OpenClaw
 // config with the managed keys merged in, the plugin package, and the checks that judge them.
+import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -341,5 +342,61 @@ describe('rollback', () => {
 describe('openclawConfigProblems (render) accepts what the example holds', () => {
   it('no problems', async () => {
     expect(openclawConfigProblems((await exampleValue()).openclaw.config)).toEqual([]);
+  });
+});
+
+describe('plan --profile openclaw-recall', () => {
+  it('shows the pinned Node and OpenClaw, the managed argv, cwd, the pinned config and credential sources, never a value', async () => {
+    const { openclawPlanReport } = await import('../../../src/cli/commands/plan-openclaw.js');
+    const dir = path.join(await tempDir(), 'install');
+    const parsed = parseDeploymentValue(await exampleValue());
+    await writeInstall(
+      dir,
+      renderInstall(parsed, runtimes(), { toolkitVersion: TOOLKIT, adminUid: 0, now: NOW }),
+      {
+        now: NOW,
+      },
+    );
+    const report = openclawPlanReport(
+      dir,
+      'active',
+      { TERM: 'xterm', OPENCLAW_STATE_DIR: '/tmp/evil', LLM_API_KEY: 'secret-from-caller' },
+      (file) => readFileSync(file, 'utf8'),
+    );
+    expect(report.argv).toEqual([
+      '/opt/node-24/bin/node',
+      '/opt/openclaw/node_modules/openclaw/openclaw.mjs',
+      'agent',
+      '--local',
+      '--agent',
+      'main',
+      '--message-file',
+      '/dev/stdin',
+    ]);
+    expect(report.cwd).toBe('/srv/repos/app');
+    expect(report.environment).toEqual([
+      { name: 'PATH', value: '/usr/local/bin:/usr/bin:/bin', source: 'plan-path' },
+      { name: 'TERM', value: 'xterm', source: 'inherited' },
+      {
+        name: 'CONTEXT_API_TOKEN',
+        value: '<redacted>',
+        source: 'credential',
+        redacted: true,
+        from: 'file /etc/qwen-managed/context.token',
+      },
+      {
+        name: 'LLM_API_KEY',
+        value: '<redacted>',
+        source: 'credential',
+        redacted: true,
+        from: 'file /etc/qwen-managed/llm.key',
+      },
+      {
+        name: 'OPENCLAW_CONFIG_PATH',
+        value: '/opt/qwen-managed/profiles/openclaw-recall/openclaw.json',
+        source: 'pinned-file',
+      },
+    ]);
+    expect(JSON.stringify(report)).not.toContain('secret-from-caller');
   });
 });
