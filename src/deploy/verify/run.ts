@@ -17,6 +17,7 @@ import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
 import { openclawLaunchPlanSchema } from '../../contracts/openclaw-launch.js';
 import { type HostFs, installHostProblems } from '../../host/install-checks.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
+import { StrictModes } from '../../host/strict-modes.js';
 import { planArgv } from '../../policy/arguments.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { pinnedQwenFacts, ripgrepRel } from '../../qwen/versions.js';
@@ -206,6 +207,7 @@ function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | unde
 async function openclawHostFact(
   view: TreeView,
   hostPlatform: Platform,
+  adminUid: number,
 ): Promise<OpenclawHostFact | undefined> {
   const parsed = view.openclaw?.json(OPENCLAW_PROFILE_FILES.launchPlan);
   if (parsed?.ok !== true) return undefined;
@@ -229,9 +231,17 @@ async function openclawHostFact(
   } catch (error) {
     openclawVersion = { ok: false, why: `cannot read the package.json beside it (${errorCode(error)})` };
   }
+  // Like Qwen's pins: each file and every directory above it owned by root or the admin, not writable by others.
+  const strict = new StrictModes(adminUid, fsSync);
+  const missing: string[] = [];
+  for (const pin of [node, cli]) {
+    const chain = strict.checkChain(pin);
+    if (chain.kind === 'missing') missing.push(`${pin} does not exist (${chain.path} is missing)`);
+  }
   return {
     node,
     cli,
+    strictModes: [...strict.problems(), ...missing],
     nodeVersion:
       version === undefined
         ? { ok: false, why: 'cannot be run (missing, not executable, or no version)' }
@@ -299,7 +309,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
   if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform))
     installHost = launcherHostProblems(view, dir, hostPlatform);
 
-  const openclawHost = await openclawHostFact(view, hostPlatform);
+  const openclawHost = await openclawHostFact(view, hostPlatform, tree.manifest?.adminUid ?? 0);
 
   let smoke: SmokeResult[] | undefined;
   if (options.smoke && tree.manifest !== undefined) {

@@ -291,6 +291,7 @@ describe('verify', () => {
         cli: '/c',
         nodeVersion: { ok: true, version: node },
         openclawVersion: { ok: true, version: openclaw },
+        strictModes: [],
       },
       '2026.9.6',
     );

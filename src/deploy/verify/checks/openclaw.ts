@@ -20,6 +20,8 @@ export interface OpenclawHostFact {
   nodeVersion: { ok: true; version: string } | { ok: false; why: string };
   /** The `version` of the package.json beside the cli, or why it could not be read. */
   openclawVersion: { ok: true; version: string } | { ok: false; why: string };
+  /** The launcher's StrictModes check of both pins and every directory above them (owner, modes). */
+  strictModes: readonly string[];
 }
 
 const PROFILE = 'openclaw-recall' as const;
@@ -152,7 +154,7 @@ function pluginPackageProblems(view: OpenclawView): string[] {
 }
 
 export function openclawHostProblems(fact: OpenclawHostFact, renderedFor: string): string[] {
-  const problems: string[] = [];
+  const problems: string[] = [...fact.strictModes];
   if (!fact.openclawVersion.ok) problems.push(`OpenClaw ${fact.cli}: ${fact.openclawVersion.why}`);
   const facts = fact.openclawVersion.ok ? openclawVersionFacts(fact.openclawVersion.version) : undefined;
   if (fact.openclawVersion.ok && facts === undefined)
@@ -247,6 +249,6 @@ export function checkOpenclaw(
       'openclaw.host',
       scope,
       openclawHostProblems(host, plan.data.openclawVersion),
-      `the pinned OpenClaw and Node are supported (${plan.data.openclawVersion})`,
+      `the pinned OpenClaw and Node are supported (${plan.data.openclawVersion}), owned by root or the administrator and not writable by others, up to /`,
     );
 }
