@@ -155,6 +155,17 @@ export function openclawConfigProblems(config: Record<string, unknown>): Problem
       ),
     );
   }
+  const entries = isPlainObject(agents) ? agents['entries'] : undefined;
+  if (isPlainObject(entries) && !Object.hasOwn(entries, 'main')) {
+    problems.push(
+      problem(
+        [...at, 'agents', 'entries'],
+        Object.keys(entries),
+        'lists agents but not "main", the agent the managed session runs (OpenClaw then knows no "main")',
+        'add "main": {} to agents.entries',
+      ),
+    );
+  }
   for (const keyPath of includeKeyPaths(config, [])) {
     problems.push(
       problem(

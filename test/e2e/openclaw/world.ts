@@ -158,7 +158,7 @@ export class OpenclawWorld {
           agents: {
             defaults: { model: { primary: 'fake/fake-model' } },
             // An agent the administrator put outside the repository: its turns get no context.
-            entries: { elsewhere: { workspace: this.elsewhere } },
+            entries: { main: {}, elsewhere: { workspace: this.elsewhere } },
           },
         },
       },

@@ -68,6 +68,11 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
       /openclaw\.config\.models\.\$include: makes OpenClaw read more configuration/,
     ],
     [
+      'agents listed without main',
+      (c: any) => (c.agents.entries = { ops: {} }),
+      /agents\.entries = \["ops"\]: lists agents but not "main"/,
+    ],
+    [
       'shellEnv imports the login shell',
       (c: any) => (c.env = { shellEnv: { enabled: true } }),
       /openclaw\.config\.env\.shellEnv = .*login shell/,
