@@ -14,7 +14,7 @@ export interface AutoRecallOptions {
 
 /** Returns the hook's stdout. Every failure is `{}` (fail-open); nothing is thrown. */
 export async function searchAndRender(event: AutoRecallEvent, options: AutoRecallOptions): Promise<string> {
-  const recalled = await recallContext({ prompt: event.submittedPrompt, cwd: event.cwd }, options);
+  const recalled = await recallContext({ message: event.submittedPrompt, cwd: event.cwd, env: options.env });
   if (recalled === undefined) return EMPTY_OUTPUT;
   return JSON.stringify({
     hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: recalled.envelope },

@@ -57,7 +57,7 @@ export function createHandler(configFile: string | undefined, deps: HandlerDeps)
       const env: Environment = { ...deps.env, [PROVIDER_CONFIG_VARIABLE]: configFile };
       // Our own budget, below OpenClaw's hook timeout: the host passes no abort signal.
       const recalled: Recalled | undefined = await Promise.race([
-        recall({ prompt: turn.prompt, cwd: turn.cwd }, { env }),
+        recall({ message: turn.prompt, cwd: turn.cwd, env }),
         budget(budgetMs),
       ]);
       if (recalled === undefined) return undefined;
