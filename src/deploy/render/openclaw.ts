@@ -166,6 +166,22 @@ export function openclawConfigProblems(config: Record<string, unknown>): Problem
       ),
     );
   }
+  if (
+    isPlainObject(entries) &&
+    Object.keys(entries).length > 1 &&
+    isPlainObject(agents) &&
+    agents['ownership'] !== 'explicit' &&
+    !Object.values(entries).some((entry) => isPlainObject(entry) && entry['default'] === true)
+  ) {
+    problems.push(
+      problem(
+        [...at, 'agents', 'ownership'],
+        agents['ownership'],
+        'is not "explicit" for a roster of several agents: OpenClaw refuses the whole config then (measured on 2026.9.6), and every turn fails',
+        'add "ownership": "explicit" to openclaw.config.agents',
+      ),
+    );
+  }
   for (const keyPath of includeKeyPaths(config, [])) {
     problems.push(
       problem(

@@ -158,6 +158,8 @@ export class OpenclawWorld {
           agents: {
             defaults: { model: { primary: 'fake/fake-model' } },
             // An agent the administrator put outside the repository: its turns get no context.
+            // OpenClaw 2026.9.6 refuses a multi-agent roster without explicit ownership.
+            ownership: 'explicit',
             entries: { main: {}, elsewhere: { workspace: this.elsewhere } },
           },
         },

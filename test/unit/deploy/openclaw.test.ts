@@ -68,6 +68,11 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
       /openclaw\.config\.models\.\$include: makes OpenClaw read more configuration/,
     ],
     [
+      'several agents without explicit ownership',
+      (c: any) => (c.agents.entries = { main: {}, ops: {} }),
+      /agents\.ownership: is not "explicit" for a roster of several agents/,
+    ],
+    [
       'agents listed without main',
       (c: any) => (c.agents.entries = { ops: {} }),
       /agents\.entries = \["ops"\]: lists agents but not "main"/,
