@@ -16,7 +16,7 @@ import { renderJson } from '../json.js';
 import { openclawDeploymentProblems } from '../render/openclaw.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { posixShimPathProblem, windowsShimPathProblem } from '../render/shims.js';
-import { routeCredentials } from './credentials.js';
+import { routeCredentials } from './credential-routes.js';
 import { deployedProfileKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';

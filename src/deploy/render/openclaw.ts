@@ -17,7 +17,7 @@ import {
 } from '../../contracts/openclaw-launch.js';
 import { DEFAULT_OPENCLAW_VERSION, openclawVersionFacts } from '../../openclaw/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
-import type { ProfileCredentials } from '../deployment/credentials.js';
+import type { ProfileCredentials } from '../deployment/credential-routes.js';
 import { type Problem, problem } from '../deployment/problems.js';
 import type { Deployment, OpenclawBlock } from '../deployment/schema.js';
 import { renderJson } from '../json.js';

@@ -23,7 +23,7 @@ import {
   RUNTIME_MODULE_MARKER,
 } from '../../contracts/runtime-files.js';
 import type { JsonObject } from '../../text/json.js';
-import { routeCredentials } from '../deployment/credentials.js';
+import { routeCredentials } from '../deployment/credential-routes.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
 import { renderJson } from '../json.js';

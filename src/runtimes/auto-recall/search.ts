@@ -1,10 +1,10 @@
 // Steps 2–6 of the auto-recall hook, bundled as auto-recall-search.js and loaded by main.ts only
 // after provenance passed, so the no-op path never reads or compiles the providers or the client.
-// The work itself is recallContext, shared with the OpenClaw plugin; this file only shapes Qwen's answer.
+// The search itself is the host-neutral core (src/recall/recall.ts); this file only answers Qwen.
 
 import type { Environment } from '../../base/environment.js';
+import { recallContext } from '../../recall/recall.js';
 import type { AutoRecallEvent } from './event.js';
-import { recallContext } from './recall.js';
 
 export const EMPTY_OUTPUT = '{}';
 

@@ -6,8 +6,8 @@
 import type { Environment } from '../../base/environment.js';
 import { OPENCLAW_HOOK_TIMEOUT_MS, OPENCLAW_RECALL_BUDGET_MS } from '../../base/limits.js';
 import { OPENCLAW_PLUGIN_ID, PROVIDER_CONFIG_VARIABLE } from '../../contracts/names.js';
+import { type Recalled, recallContext } from '../../recall/recall.js';
 import { isPlainObject } from '../../text/json.js';
-import { type Recalled, recallContext } from '../auto-recall/recall.js';
 import { SeenRuns, userTurn } from './turn.js';
 
 /** What the plugin uses of OpenClaw's plugin API. */
