@@ -16,22 +16,12 @@ export interface OpenclawVersionFacts extends VersionEntry {
 
 const VERSIONS = versions.versions as unknown as Readonly<Record<string, VersionEntry>>;
 
-export const SUPPORTED_OPENCLAW_VERSIONS: readonly string[] = Object.keys(VERSIONS);
-
 /** The version every deployment is rendered for until a version is pinned per deployment. */
 export const DEFAULT_OPENCLAW_VERSION = '2026.9.6';
 
 export function openclawVersionFacts(version: string): OpenclawVersionFacts | undefined {
   if (!Object.hasOwn(VERSIONS, version)) return undefined;
   return { version, ...VERSIONS[version]! };
-}
-
-/** The facts of the pinned `version` when supported, else the default's (the host checks refuse it). */
-export function pinnedOpenclawFacts(version: string | undefined): OpenclawVersionFacts {
-  return (
-    openclawVersionFacts(version ?? DEFAULT_OPENCLAW_VERSION) ??
-    openclawVersionFacts(DEFAULT_OPENCLAW_VERSION)!
-  );
 }
 
 function parseVersion(text: string): [number, number, number] | undefined {
