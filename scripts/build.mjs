@@ -96,9 +96,34 @@ export async function buildRuntimes(dir, plugins = []) {
   await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}\n');
 }
 
+/**
+ * The OpenClaw plugin: one ES module with everything inlined (the proxy transport too), because
+ * OpenClaw imports a plugin's entry from its package directory, which render writes as
+ * runtime/openclaw-recall/ (index.mjs beside openclaw.plugin.json and package.json).
+ */
+export const OPENCLAW_PLUGIN = {
+  file: 'openclaw-recall.mjs',
+  entry: 'src/runtimes/openclaw-recall/plugin.ts',
+};
+
+async function buildOpenclawPlugin(dir) {
+  await build({
+    ...common,
+    entryPoints: [OPENCLAW_PLUGIN.entry],
+    outfile: join(dir, OPENCLAW_PLUGIN.file),
+    format: 'esm',
+    minify: true,
+    // Bundled CommonJS dependencies (undici) call require() for Node's built-ins.
+    banner: {
+      js: "import { createRequire as __qmCreateRequire } from 'node:module'; const require = __qmCreateRequire(import.meta.url);",
+    },
+  });
+}
+
 async function main() {
   await rm(out, { recursive: true, force: true });
   await buildRuntimes(join(out, 'runtime'));
+  await buildOpenclawPlugin(join(out, 'runtime'));
   await build({
     ...common,
     entryPoints: ['src/cli/qwen-managed.ts'],

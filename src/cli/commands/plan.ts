@@ -6,13 +6,14 @@
 import { resolve } from 'node:path';
 import type { DroppedName, EnvEntry, InheritedName } from '../../../launcher/env.js';
 import { LaunchError } from '../../../launcher/messages.js';
-import { NotDeployedError } from '../../../launcher/pins.js';
+import { NotDeployedError, readManifest } from '../../../launcher/pins.js';
 import { type LaunchDecision, prepareLaunch, REDACTED } from '../../../launcher/prepare-launch.js';
-import type { Platform } from '../../base/platform.js';
+import { type Platform, platformOfHost } from '../../base/platform.js';
 import {
   type CredentialSource,
   isProfileKind,
   type LaunchPlan,
+  OPENCLAW_PROFILE,
   PROFILE_KINDS,
   type ProfileKind,
   unknownProfileKind,
@@ -23,6 +24,7 @@ import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import { defineCommand } from '../command.js';
 import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
+import { formatOpenclawPlan, openclawPlanReport } from './plan-openclaw.js';
 
 /** What plan needs from the machine: the user, the file system, the platform. */
 export type PlanDeps = Pick<AdminDeps, 'userInfo' | 'fs' | 'hostPlatform'>;
@@ -38,7 +40,7 @@ developer's, and your passwd home for theirs.
 
 Options:
   --dir DIR        the install directory (or a staged render)
-  --profile KIND   ${PROFILE_KINDS.join(', ')}
+  --profile KIND   ${PROFILE_KINDS.join(', ')}, openclaw-recall
   --json           one JSON object instead of text
   -h, --help       show this help
 
@@ -243,6 +245,19 @@ export const planCommand = defineCommand({
   async run(flags, io, deps: PlanDeps) {
     if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
     if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
+    if (flags.profile === OPENCLAW_PROFILE) {
+      // OpenClaw has no launcher of its own yet: plan prints the rendered plan and its config.
+      const dir = resolve(io.cwd, flags.dir);
+      const manifest = readManifest(deps.fs, dir, platformOfHost(deps.hostPlatform));
+      const state = manifest.profiles[OPENCLAW_PROFILE]?.state;
+      if (state === undefined)
+        throw new InputError(`plan: profile ${OPENCLAW_PROFILE} is not deployed in ${dir}`);
+      const report = openclawPlanReport(dir, state, io.env, (file) => String(deps.fs.readFileSync(file)));
+      io.stdout.write(
+        flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatOpenclawPlan(report),
+      );
+      return 0;
+    }
     if (!isProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
     const dir = resolve(io.cwd, flags.dir);
     // A directory that is not an install is a wrong --dir, not a tree to re-render.

@@ -1,7 +1,13 @@
 // `qwen-managed rollback` — also the whole of the self-contained rollback bundle (runtime/rollback.js),
 // so it imports nothing beyond the rollback modules and node built-ins.
 import * as path from 'node:path';
-import { isProfileKind, PROFILE_KINDS, unknownProfileKind } from '../../contracts/launch-plan.js';
+import {
+  ALL_PROFILE_KINDS,
+  type AnyProfileKind,
+  isProfileKind,
+  OPENCLAW_PROFILE,
+  unknownProfileKind,
+} from '../../contracts/launch-plan.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
 import { rollbackInstall } from '../../deploy/rollback/install.js';
@@ -93,13 +99,14 @@ function rollbackProfile(
   }
   const kind = flags.profile;
   if (kind === undefined) {
-    throw new UsageError(`rollback: --profile must be one of ${PROFILE_KINDS.join(', ')}`);
+    throw new UsageError(`rollback: --profile must be one of ${ALL_PROFILE_KINDS.join(', ')}`);
   }
-  if (!isProfileKind(kind)) throw new UsageError(`rollback: --profile: ${unknownProfileKind(kind)}`);
+  if (kind !== OPENCLAW_PROFILE && !isProfileKind(kind))
+    throw new UsageError(`rollback: --profile: ${unknownProfileKind(kind)}`);
   const restore = resolve(flags['restore-config']);
   return rollbackInstall({
     dir: resolve(flags.dir)!,
-    kind,
+    kind: kind as AnyProfileKind,
     ...(restore === undefined ? {} : { restoreConfig: restore }),
     removeGuard: flags['remove-guard'] === true,
     dryRun: flags['dry-run'] === true,
