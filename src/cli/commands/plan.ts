@@ -261,7 +261,7 @@ export const planCommand = defineCommand({
     if (!isProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
     const dir = resolve(io.cwd, flags.dir);
     // A directory that is not an install is a wrong --dir, not a tree to re-render.
-    const notInstall = await notAnInstallTree(dir);
+    const notInstall = notAnInstallTree(dir, deps.fs);
     if (notInstall !== undefined) throw new InputError(`plan: ${notInstall}`);
     const report = await planReport(dir, flags.profile, io.env, deps);
     io.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatPlan(report));
