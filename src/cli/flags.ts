@@ -1,7 +1,7 @@
 // Strict flag parsing shared by the admin commands: unknown flags and stray words are usage errors.
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { UsageError } from './errors.js';
+import { UsageError } from './command-errors.js';
 
 /** A command's flag table, in node:util parseArgs' shape. */
 export type FlagOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
