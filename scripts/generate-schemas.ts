@@ -9,6 +9,7 @@ import { installManifestSchema } from '../src/contracts/install-manifest-schema.
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
 import { CONFIG_PARSER_FILE, generateConfigParser } from './generate-config-parser.js';
+import { generateHiddenCodePoints, HIDDEN_CODE_POINTS_FILE } from './generate-hidden-code-points.js';
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from './qwen-facts/generate-tables.js';
 
 export interface SchemaFile {
@@ -44,12 +45,13 @@ export function generateSchemaFiles(): Map<string, string> {
   return files;
 }
 
-/** The JSON Schemas and the hook's config parser generated from the same zod schemas, and the
- * Qwen settings-table imports generated from the versions policy. */
+/** The JSON Schemas and the hook's config parser generated from the same zod schemas, the
+ * Qwen settings-table imports generated from the versions policy, and the hidden code points' table. */
 export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
   const files = generateSchemaFiles()
     .set(CONFIG_PARSER_FILE, generateConfigParser())
-    .set(SETTINGS_TABLES_FILE, generateSettingsTables());
+    .set(SETTINGS_TABLES_FILE, generateSettingsTables())
+    .set(HIDDEN_CODE_POINTS_FILE, generateHiddenCodePoints());
   for (const [file, text] of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);

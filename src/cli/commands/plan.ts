@@ -26,6 +26,7 @@ import {
   PROFILE_KINDS,
   type ProfileKind,
 } from '../../contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { qwenPackageVersion } from '../../host/qwen-package.js';
 import { routedCredentials } from '../../policy/credentials.js';
 import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
@@ -131,7 +132,8 @@ export async function planRepository(
     qwenHome,
     platform: plan.platform,
     systemSettings: () => {
-      const file = plan.environment.files['QWEN_CODE_SYSTEM_SETTINGS_PATH'] ?? '';
+      // The tree plan was pointed at (also a staged one, not yet at the path launch.json names).
+      const file = path.join(dir, profileRel(report.profile, PROFILE_FILES.systemSettings));
       const value: unknown = JSON.parse(new TextDecoder().decode(deps.fs.readFileSync(file)));
       return isPlainObject(value) ? value : {};
     },
