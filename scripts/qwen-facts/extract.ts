@@ -115,6 +115,49 @@ function bundledSkills(pkg: string): string[] {
   return names.sort();
 }
 
+/**
+ * Settings Qwen's schema types as a plain string although its code reads them as one of an enum it
+ * exports (measured: `security.auth.selectedType: "openai-compatible"` passes the schema and leaves
+ * Qwen without a usable auth type). The extracted fact lists the enum's values, so render refuses
+ * anything else.
+ */
+interface CodeEnum {
+  /** The exported name. */
+  name: string;
+  /** Qwen's source module that defines it (esbuild keeps a `// <module>` line in the chunk). */
+  module: string;
+}
+
+const AUTH_TYPE: CodeEnum = { name: 'AuthType', module: 'packages/core/src/utils/auth-type.ts' };
+
+const STRING_ENUMS: Readonly<Record<string, CodeEnum>> = {
+  'security.auth.selectedType': AUTH_TYPE,
+  'security.auth.enforcedType': AUTH_TYPE,
+};
+
+/** The chunk that defines `code.module` and exports `code.name` (other chunks export other `AuthType`s). */
+function exportingChunk(pkg: string, code: CodeEnum): string {
+  const dir = join(pkg, 'chunks');
+  const exported = new RegExp(`^export \\{[^}]*\\b${code.name}\\b[^}]*\\}`, 'm');
+  for (const file of readdirSync(dir).sort()) {
+    if (!file.endsWith('.js')) continue;
+    const text = readFileSync(join(dir, file), 'utf8');
+    if (text.includes(`// ${code.module}\n`) && exported.test(text)) return join(dir, file);
+  }
+  throw new Error(`no chunk of ${pkg} defines ${code.module} and exports ${code.name}`);
+}
+
+function enumValues(node: string, pkg: string, code: CodeEnum): string[] {
+  const name = code.name;
+  const dump = `const m = await import(${JSON.stringify(exportingChunk(pkg, code))}); process.stdout.write(JSON.stringify(Object.values(m[${JSON.stringify(name)}])));`;
+  const values = JSON.parse(
+    execFileSync(node, ['--input-type=module', '-e', dump], { encoding: 'utf8' }),
+  ) as unknown;
+  if (!Array.isArray(values) || values.length === 0 || !values.every((v) => typeof v === 'string'))
+    throw new Error(`${name} of ${pkg} is not an enum of strings`);
+  return values as string[];
+}
+
 function main(): void {
   const { pkg, node } = args();
   const version = (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string })
@@ -135,6 +178,11 @@ function main(): void {
       fact.merge = f.mergeStrategy as NonNullable<SettingFact['merge']>;
     }
     if (Array.isArray(f.options)) fact.enum = f.options.map((o) => o.value);
+    const fromCode = STRING_ENUMS[key];
+    if (fromCode !== undefined && fact.type === 'string') {
+      fact.type = 'enum';
+      fact.enum = enumValues(node, pkg, fromCode);
+    }
     if (typeof f.minimum === 'number') fact.min = f.minimum;
     if (typeof f.maximum === 'number') fact.max = f.maximum;
     // A union Qwen declares only in its JSON Schema override (its `type` names one of the members).
