@@ -550,3 +550,78 @@ describe('negative controls: the same repository, Qwen started without the launc
       await s.term.press('Escape');
     }));
 });
+
+describe('an untrusted repository (auto-recall): Qwen still reads .qwen/output-language.md', () => {
+  let untrusted: ManagedWorld;
+  beforeAll(async () => {
+    untrusted = await ManagedWorld.create({
+      label: 'untrusted',
+      profiles: {
+        'auto-recall': {
+          provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
+          repositoryTrust: 'untrusted',
+        },
+      },
+      credentials: { CONTEXT_API_TOKEN: TOKEN },
+      services: { 'generic-search': search },
+    });
+    const link = join(untrusted.repo, '.qwen', 'output-language.md');
+    untrusted.plant(join(untrusted.repo, '.qwen', '.keep'), '');
+    symlinkSync('/proc/self/environ', link);
+    lchownSync(link, untrusted.user.uid, untrusted.user.gid);
+  }, 300_000);
+  afterAll(async () => {
+    await untrusted?.close();
+  });
+
+  it('a link to /proc/self/environ refuses the launch from the repository and from home', () =>
+    withReport(
+      () => ({ world: untrusted, session }),
+      async () => {
+        for (const cwd of [untrusted.repo, untrusted.user.home]) {
+          const before = untrusted.model.requests.length;
+          session = ManagedSession.launch(untrusted, 'auto-recall', { cwd });
+          const exit = await session.term.waitForExit(30_000);
+          await session.term.flush();
+          const shown = session.term
+            .rawOutput()
+            .replaceAll('\r\n', '\n')
+            .split('\n')
+            .filter((l) => l.startsWith('launch-qwen: '))
+            .map((l) => l.slice('launch-qwen: '.length).replaceAll(untrusted.repo, '<repo>'));
+          expect({ cwd, exit: exit.exitCode, shown }).toEqual({
+            cwd,
+            exit: 1,
+            shown: [
+              `<repo>/.qwen/output-language.md: (where it leads): it leads to /proc/self/environ (<repo>/.qwen/output-language.md -> /proc/self/environ), ${ENVIRON}; ${FIX_LINK}`,
+              '1 thing(s) in the repository or your home would change the managed auto-recall session; nothing was started',
+            ],
+          });
+          expect(untrusted.model.requests.length).toBe(before);
+          await endSession(untrusted, session);
+          session = undefined;
+        }
+      },
+    ));
+
+  it('negative control: Qwen started without the launcher sends its environment to the model, in an untrusted folder', () =>
+    withReport(
+      () => ({ world: untrusted, session }),
+      async () => {
+        const since = Date.now();
+        session = ManagedSession.direct(untrusted, 'auto-recall', {
+          credentials: { CONTEXT_API_TOKEN: TOKEN, OPENAI_API_KEY: MODEL_KEY },
+        });
+        const s = session;
+        await s.waitForReady();
+        untrusted.model.setResponder(({ kind }) => (kind === 'main' ? text('ANSWER-UNTRUSTED') : undefined));
+        await s.submit('How are releases cut?');
+        await s.term.waitFor('ANSWER-UNTRUSTED', 30_000);
+        const bodies = untrusted.model.requests.filter((r) => r.receivedAt >= since).map((r) => r.rawBody);
+        expect(bodies.some((body) => body.includes(MODEL_KEY) && body.includes(TOKEN))).toBe(true);
+        untrusted.model.setResponder(undefined);
+        await endSession(untrusted, s);
+        session = undefined;
+      },
+    ));
+});
