@@ -108,7 +108,8 @@ async function run<T>(
     log(`!! ${message}`);
     return { error: message };
   } finally {
-    await s.quit(5000);
+    // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+    await s.quit(5000).catch(() => undefined);
     const leftovers = s.term.leftoverProcesses();
     await s.dispose();
     if (leftovers.length > 0) log(`(killed ${leftovers.length} leftover processes)`);

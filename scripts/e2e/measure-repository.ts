@@ -246,7 +246,8 @@ async function runCase(
     result.error = error instanceof Error ? error.message : String(error);
     return result;
   } finally {
-    await s.quit(5000);
+    // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+    await s.quit(5000).catch(() => undefined);
     await s.dispose();
     removeTree(dir);
   }
@@ -568,7 +569,8 @@ async function slashSection(): Promise<void> {
         out[command] = { error: error instanceof Error ? error.message : String(error) };
         log(`/${command}: error ${String(error)}`);
       } finally {
-        await s.quit(3000);
+        // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+        await s.quit(3000).catch(() => undefined);
         await s.dispose();
         removeTree(dir);
       }
@@ -655,7 +657,8 @@ async function filesSection(): Promise<void> {
         await s.term.waitFor('ANSWER-FILES', 30_000);
         await sleep(1000);
       } finally {
-        await s.quit(5000);
+        // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+        await s.quit(5000).catch(() => undefined);
         await s.dispose({ keepDir: true });
       }
       const p = paths!;
