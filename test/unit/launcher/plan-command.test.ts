@@ -148,9 +148,9 @@ describe('qwen-managed plan', () => {
     expect(out).not.toContain(SECRET);
   });
 
-  it('is the launcher computation: with real values it equals buildEnv', () => {
+  it('is the launcher computation: with real values it equals buildEnv', async () => {
     const f = fixture();
-    const report = planReport(f.installDir, 'on-demand', CALLER, deps);
+    const report = await planReport(f.installDir, 'on-demand', CALLER, deps);
     const plan = f.plans['on-demand']!;
     const env = buildEnv(CALLER, plan, ENVIRONMENT_POLICY, {
       home: HOME,
@@ -310,7 +310,7 @@ describe('qwen-managed plan', () => {
     [['--dir', '/x'], 'plan: --profile KIND is required'],
     [
       ['--dir', '/x', '--profile', 'bogus'],
-      'plan: unknown profile kind bogus (kinds: on-demand, auto-recall, write)',
+      'plan: unknown profile kind "bogus" (kinds: on-demand, auto-recall, write)',
     ],
     [['--dir', '/x', '--profile', 'write', '--yolo'], "plan: Unknown option '--yolo'"],
   ])('usage error for %j', async (args, message) => {
