@@ -9,6 +9,7 @@ import { installManifestSchema } from '../src/contracts/install-manifest-schema.
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
 import { ADMIN_DOC, withMem0Presets } from './docs/mem0-presets.js';
+import { generateHiddenCodePoints, HIDDEN_CODE_POINTS_FILE } from './generate-hidden-code-points.js';
 import { generateValidators } from './generate-validators.js';
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from './qwen-facts/generate-tables.js';
 
@@ -46,10 +47,12 @@ export function generateSchemaFiles(): Map<string, string> {
 }
 
 /** The JSON Schemas and the start-up validators generated from the same zod schemas, the Qwen
- * settings-table imports generated from the versions policy, and docs/admin.md's Mem0 preset table. */
+ * settings-table imports generated from the versions policy, the hidden code points' table, and
+ * docs/admin.md's Mem0 preset table. */
 export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
   const files = new Map([...generateSchemaFiles(), ...generateValidators()])
     .set(SETTINGS_TABLES_FILE, generateSettingsTables())
+    .set(HIDDEN_CODE_POINTS_FILE, generateHiddenCodePoints())
     // The admin guide's Mem0 preset table comes from the preset table itself.
     .set(ADMIN_DOC, withMem0Presets(readFileSync(join(root, ADMIN_DOC), 'utf8')));
   for (const [file, text] of files) {
