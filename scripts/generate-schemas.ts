@@ -1,6 +1,6 @@
 // Generates the published JSON Schemas from the zod schemas (`npx tsx scripts/generate-schemas.ts`).
 // A unit test compares the committed files with a fresh generation, so they never drift.
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
@@ -8,6 +8,7 @@ import { contextSearchInputSchema, contextSearchOutputSchema } from '../src/cont
 import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
+import { ADMIN_DOC, withMem0Presets } from './docs/mem0-presets.js';
 import { generateHiddenCodePoints, HIDDEN_CODE_POINTS_FILE } from './generate-hidden-code-points.js';
 import { generateValidators } from './generate-validators.js';
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from './qwen-facts/generate-tables.js';
@@ -46,11 +47,14 @@ export function generateSchemaFiles(): Map<string, string> {
 }
 
 /** The JSON Schemas and the start-up validators generated from the same zod schemas, the Qwen
- * settings-table imports generated from the versions policy, and the hidden code points' table. */
+ * settings-table imports generated from the versions policy, the hidden code points' table, and
+ * docs/admin.md's Mem0 preset table. */
 export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
   const files = new Map([...generateSchemaFiles(), ...generateValidators()])
     .set(SETTINGS_TABLES_FILE, generateSettingsTables())
-    .set(HIDDEN_CODE_POINTS_FILE, generateHiddenCodePoints());
+    .set(HIDDEN_CODE_POINTS_FILE, generateHiddenCodePoints())
+    // The admin guide's Mem0 preset table comes from the preset table itself.
+    .set(ADMIN_DOC, withMem0Presets(readFileSync(join(root, ADMIN_DOC), 'utf8')));
   for (const [file, text] of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);

@@ -2,8 +2,10 @@
 // A folder is a top-level folder under src/ (`src/config`), or `launcher`, or `scripts`; a target outside
 // those (policies/, templates/, test/, package.json) is a leaf named by its first path segment. Every
 // relative import, re-export, dynamic import() and require() counts, type-only imports included (a type
-// is a dependency of the design). Fails when folders import each other (any cycle, not only pairs) and
-// when a file the runtimes reach, directly or through other folders, lives in src/deploy, src/cli or launcher/.
+// is a dependency of the design). Fails when folders import each other (any cycle, not only pairs); when
+// the sub-folders of any folder (src/deploy/render, scripts/bench, …) do, also through the files directly
+// in that folder; when anything outside test/ imports test/; and when a file the runtimes reach, directly
+// or through other folders, lives in src/deploy, src/cli or launcher/.
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,6 +13,8 @@ import ts from 'typescript';
 
 /** The roots scanned for importing files; test/ is not scanned (tests may import any layer). */
 export const SCANNED_ROOTS = ['src', 'launcher', 'scripts'] as const;
+/** Tests may import every layer, so nothing outside them may import them (scripts/ included). */
+export const TEST_FOLDER = 'test';
 /** The bundled runtimes (hooks, MCP server) must stay independent of the admin toolkit. */
 export const RUNTIME_FOLDER = 'src/runtimes';
 export const FORBIDDEN_FOR_RUNTIMES = ['src/deploy', 'src/cli', 'launcher'] as const;
@@ -198,14 +202,21 @@ export function layers(edges: Map<string, Map<string, number>>): string[][] {
 
 const count = (edges: Map<string, Map<string, number>>, a: string, b: string) => edges.get(a)?.get(b) ?? 0;
 
-/** One problem line per cycle: the pairs that import each other, or else one loop through the folders. */
-export function describeCycle(cycle: readonly string[], edges: Map<string, Map<string, number>>): string {
+/**
+ * One problem line per cycle: the pairs that import each other, or else one loop through them;
+ * `what` names the nodes (`folders`, `sub-folders of src/deploy`).
+ */
+export function describeCycle(
+  cycle: readonly string[],
+  edges: Map<string, Map<string, number>>,
+  what = 'folders',
+): string {
   const pairs: string[] = [];
   for (const a of cycle)
     for (const b of cycle)
       if (a < b && count(edges, a, b) > 0 && count(edges, b, a) > 0)
         pairs.push(`${a} ⇄ ${b} (${count(edges, a, b)} and ${count(edges, b, a)} imports)`);
-  if (pairs.length > 0) return `folders import each other: ${pairs.join('; ')}`;
+  if (pairs.length > 0) return `${what} import each other: ${pairs.join('; ')}`;
   // No direct pair: walk inside the cycle until a folder repeats.
   const members = new Set(cycle);
   const path = [cycle[0]!];
@@ -214,8 +225,83 @@ export function describeCycle(cycle: readonly string[], edges: Map<string, Map<s
     path.push(next);
   }
   const loop = path.slice(path.indexOf(path.at(-1)!));
-  return `folders import each other through a loop: ${loop.join(' → ')}`;
+  return `${what} import each other through a loop: ${loop.join(' → ')}`;
 }
+
+/** Every directory of the scanned files but `src` (whose sub-folders are the folders): `scripts`, `src/deploy`, `src/deploy/verify`… */
+function parentFolders(graph: ImportGraph): string[] {
+  const dirs = new Set<string>();
+  for (const file of graph.files) {
+    const parts = file.split('/');
+    for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+  }
+  dirs.delete('src');
+  return [...dirs].sort();
+}
+
+/**
+ * Inside `parent`: sub-folder → sub-folder → number of imports from the first that reach the second,
+ * directly or through files that sit directly in `parent` (they belong to no sub-folder, so a route
+ * through them still joins the two).
+ */
+export function subFolderEdges(graph: ImportGraph, parent: string): Map<string, Map<string, number>> {
+  const prefix = `${parent}/`;
+  /** The sub-folder of `parent` holding `file`; null for a file directly in `parent`; undefined outside. */
+  const subFolderOf = (file: string): string | null | undefined => {
+    if (!file.startsWith(prefix)) return undefined;
+    const rest = file.slice(prefix.length).split('/');
+    return rest.length > 1 ? `${parent}/${rest[0]}` : null;
+  };
+  const next = new Map<string, string[]>();
+  for (const { from, to } of graph.edges) next.set(from, [...(next.get(from) ?? []), to]);
+  /** The sub-folders an import of `target` reaches (through `parent`'s own files). */
+  const reached = (target: string): Set<string> => {
+    const out = new Set<string>();
+    const seen = new Set<string>();
+    const queue = [target];
+    while (queue.length > 0) {
+      const file = queue.shift()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const sub = subFolderOf(file);
+      if (sub === null) queue.push(...(next.get(file) ?? []));
+      else if (sub !== undefined) out.add(sub);
+    }
+    return out;
+  };
+  const counts = new Map<string, Map<string, number>>();
+  for (const { from, to } of graph.edges) {
+    const a = subFolderOf(from);
+    if (a === null || a === undefined) continue;
+    for (const b of reached(to)) {
+      if (b === a) continue;
+      const row = counts.get(a) ?? new Map<string, number>();
+      row.set(b, (row.get(b) ?? 0) + 1);
+      counts.set(a, row);
+    }
+  }
+  return counts;
+}
+
+/** The sub-folder graphs of every folder that has sub-folders importing each other at all. */
+export function subFolderGraphs(graph: ImportGraph): Map<string, Map<string, Map<string, number>>> {
+  const out = new Map<string, Map<string, Map<string, number>>>();
+  for (const parent of parentFolders(graph)) {
+    const edges = subFolderEdges(graph, parent);
+    if (edges.size > 0) out.set(parent, edges);
+  }
+  return out;
+}
+
+/** Imports from outside test/ into test/: `from → to` each. */
+export function testImports(graph: ImportGraph): ImportEdge[] {
+  return graph.edges.filter(({ from, to }) => folderOf(from) !== TEST_FOLDER && folderOf(to) === TEST_FOLDER);
+}
+
+const countRows = (edges: Map<string, Map<string, number>>) => {
+  const rows = [...edges].flatMap(([a, row]) => [...row].map(([b, n]) => [a, b, n] as const));
+  return rows.sort((x, y) => x[0].localeCompare(y[0]) || x[1].localeCompare(y[1]));
+};
 
 export interface ImportReport {
   text: string;
@@ -225,18 +311,43 @@ export interface ImportReport {
 /** The printed report and the problems that fail the check. */
 export function importReport(graph: ImportGraph): ImportReport {
   const edges = folderEdges(graph);
+  const subGraphs = subFolderGraphs(graph);
   const lines: string[] = [];
-  const rows = [...edges].flatMap(([a, row]) => [...row].map(([b, n]) => [a, b, n] as const));
-  rows.sort((x, y) => x[0].localeCompare(y[0]) || x[1].localeCompare(y[1]));
-  const width = Math.max(0, ...rows.map(([a, b]) => `${a} → ${b}`.length));
+  const rows = countRows(edges);
+  const subRows = [...subGraphs.values()].flatMap(countRows);
+  const width = Math.max(0, ...[...rows, ...subRows].map(([a, b]) => `${a} → ${b}`.length));
+  const table = ([a, b, n]: readonly [string, string, number]) =>
+    `  ${`${a} → ${b}`.padEnd(width)}  ${String(n).padStart(3)}`;
   lines.push(`folder → folder import counts (${graph.files.length} files, ${rows.length} folder edges):`);
-  for (const [a, b, n] of rows) lines.push(`  ${`${a} → ${b}`.padEnd(width)}  ${String(n).padStart(3)}`);
+  lines.push(...rows.map(table));
   lines.push('layers, leaves first (a folder imports only folders of earlier layers):');
   layers(edges).forEach((layer, i) => {
     lines.push(`  ${i + 1}. ${layer.join(', ')}`);
   });
+  lines.push(
+    `sub-folder → sub-folder import counts inside a folder (through its own files too; ${subRows.length} edges):`,
+  );
+  lines.push(...subRows.map(table));
+  lines.push('sub-folder layers, leaves first:');
+  for (const [parent, subEdges] of subGraphs) {
+    const named = layers(subEdges).map((layer) =>
+      layer.map((sub) => sub.slice(parent.length + 1)).join(', '),
+    );
+    lines.push(`  ${parent}: ${named.map((layer, i) => `${i + 1}. ${layer}`).join('  ')}`);
+  }
+  const tests = testImports(graph);
+  lines.push(`imports of test/ from outside it: ${tests.length}`);
   const problems: string[] = [];
   for (const cycle of folderCycles(edges)) problems.push(describeCycle(cycle, edges));
+  for (const [parent, subEdges] of subGraphs) {
+    for (const cycle of folderCycles(subEdges)) {
+      problems.push(describeCycle(cycle, subEdges, `sub-folders of ${parent}`));
+    }
+  }
+  for (const { from, to } of tests) {
+    const problem = `${from} imports ${to}: nothing outside test/ may import test/ (move what both need out of it, docs/layout.md)`;
+    if (!problems.includes(problem)) problems.push(problem);
+  }
   for (const chain of runtimeViolations(graph)) {
     problems.push(
       `a runtime reaches ${folderOf(chain.at(-1)!)}: ${chain.join(' → ')} (runtimes may not depend on ${FORBIDDEN_FOR_RUNTIMES.join(', ')})`,
@@ -262,7 +373,7 @@ function main(argv: readonly string[]): number {
   process.stdout.write(`${report.text}\n`);
   if (report.problems.length === 0) {
     process.stdout.write(
-      `ok: no folder imports a folder that imports it back; ${RUNTIME_FOLDER} reaches nothing in ${FORBIDDEN_FOR_RUNTIMES.join(', ')}\n`,
+      `ok: no folder imports a folder that imports it back, nor a sub-folder a sibling; nothing outside test/ imports it; ${RUNTIME_FOLDER} reaches nothing in ${FORBIDDEN_FOR_RUNTIMES.join(', ')}\n`,
     );
     return 0;
   }

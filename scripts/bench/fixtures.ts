@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import http from 'node:http';
 import * as path from 'node:path';
-import { preToolUseEvent, promptSubmitEvent } from '../../test/fixtures/hook-events.js';
-import { type Loopback, listenOnLoopback } from '../../test/fixtures/loopback.js';
+import { preToolUseEvent, promptSubmitEvent } from '../shared/hook-events.js';
+import { type Loopback, listenOnLoopback } from '../shared/loopback.js';
 
 export const TOKEN = 'bench-token-not-a-secret';
 

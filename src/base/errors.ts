@@ -1,6 +1,7 @@
 // The errors every layer may throw. Each expected error carries its exit code and says whether its
 // message is fixed text; an entry point maps an error with one rule (exitCodeOf), and anything that
 // is not a ManagedError is a bug: exit 70, "internal error".
+import { MAX_CONFIG_BYTES } from './limits.js';
 
 /** The exit codes of every entry point (docs/admin.md, "Exit codes"). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, internal: 70 } as const;
@@ -35,7 +36,8 @@ export const CONFIGURATION_MESSAGES = {
   'path-not-absolute': 'The external context configuration path must be absolute.',
   'file-unreadable': 'The external context configuration file cannot be read.',
   'file-not-regular': 'The external context configuration path is not a regular file.',
-  'file-too-large': 'The external context configuration file is larger than 64 KiB.',
+  // Fixed text all the same: the cap is a constant of this toolkit, never a value of the config.
+  'file-too-large': `The external context configuration file is larger than ${MAX_CONFIG_BYTES / 1024} KiB.`,
   'file-not-utf8': 'The external context configuration file is not valid UTF-8.',
   'file-not-json': 'The external context configuration file is not valid JSON.',
   'schema-invalid': 'The external context configuration does not match the schema.',

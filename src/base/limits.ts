@@ -16,7 +16,7 @@ export const RECALL_QUERY_CODE_POINTS = 512;
 /** Longest memory a write may store, in code points. */
 export const MAX_MEMORY_CODE_POINTS = 4000;
 
-/** Largest runtime provider config file the loader reads (the `file-too-large` message says 64 KiB). */
+/** Largest runtime provider config file the loader reads (the `file-too-large` message names it in KiB). */
 export const MAX_CONFIG_BYTES = 65_536;
 /** Largest hook event a hook reads from stdin. */
 export const HOOK_STDIN_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
 // Project slash commands as Qwen Code 0.24 loads them — measured on the real CLI
-// (scripts/e2e/measure-hostile.ts, section commands; docs/repository.md, "Project slash commands"):
+// (test/e2e/measure/hostile.ts, section commands; docs/repository.md, "Project slash commands"):
 //
 // - every `**/*.md` and `**/*.toml` below `<repository>/.qwen/commands` (links followed) is a command
 //   named by its path without the extension, directories joined by `:` (a `:` in a name becomes `_`);

@@ -1,5 +1,5 @@
 // The files Qwen Code 0.24 reads as model context at start-up, and the `@` imports it follows in
-// them — measured on the real CLI (docs/repository.md, "Context files"; scripts/e2e/measure-hostile.ts)
+// them — measured on the real CLI (docs/repository.md, "Context files"; test/e2e/measure/hostile.ts)
 // and read from its source. The launcher replays the same search to judge every file Qwen will put
 // into the system prompt before Qwen starts.
 //

@@ -9,9 +9,9 @@ import {
   unknownProfileKind,
 } from '../../contracts/launch-plan.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
+import { MANAGED_HOOK_NAMES } from '../../deploy/render/rollback-record.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
 import { rollbackInstall } from '../../deploy/rollback/install.js';
-import { MANAGED_HOOK_NAMES } from '../../deploy/rollback/record.js';
 import { rollbackSettingsFile } from '../../deploy/rollback/settings-file.js';
 import { RESTART_MESSAGE, type RollbackOutcome } from '../../deploy/rollback/types.js';
 import { type CliIO, defineCommand } from '../command.js';

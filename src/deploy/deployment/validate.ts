@@ -13,15 +13,15 @@ import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
-import { openclawDeploymentProblems } from '../render/openclaw.js';
-import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
-import { posixShimPathProblem, windowsShimPathProblem } from '../render/shims.js';
 import { routeCredentials } from './credential-routes.js';
 import { deployedProfileKinds } from './kinds.js';
+import { openclawDeploymentProblems } from './openclaw.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
+import { providerConfigFor, providerConfigVersion } from './provider-config.js';
 import type { Deployment } from './schema.js';
 import { checkSettingsBlock, settingsFactsProblems } from './settings.js';
+import { posixShimPathProblem, windowsShimPathProblem } from './shim-paths.js';
 
 function nameProblems(keyPath: (string | number)[], name: string, deployment: Deployment): Problem[] {
   if (!CREDENTIAL_NAME.test(name)) {

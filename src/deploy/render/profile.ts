@@ -17,13 +17,13 @@ import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { hookTimeoutValue, pinnedQwenFacts } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import type { ProfileCredentials } from '../deployment/credential-routes.js';
+import { providerConfigFor } from '../deployment/provider-config.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings, qwenVersionsMissing } from '../deployment/settings.js';
 import { renderJson } from '../json.js';
+import { OMIT, substitute, type TemplateValues } from '../templates/substitute.js';
+import { TEMPLATES } from '../templates/templates.js';
 import { HOOK_SHELL, hookCommand } from './commands.js';
-import { providerConfigFor } from './provider-config.js';
-import { OMIT, substitute, type TemplateValues } from './substitute.js';
-import { TEMPLATES } from './templates.js';
 
 /** The guard's matcher: every tool, except context_remember in the write profile (it already asks). */
 export function guardMatcher(kind: ProfileKind): string {

@@ -28,10 +28,10 @@ import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
 import { renderJson } from '../json.js';
 import { removeHooksFromText } from '../jsonc/remove-hooks.js';
-import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from '../rollback/record.js';
 import { buildManifest, manifestText, type ProfileState } from './manifest.js';
 import { openclawProfileFiles, pluginPackageFiles, withoutPlugin } from './openclaw.js';
 import { renderProfile } from './profile.js';
+import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from './rollback-record.js';
 import { posixShim, windowsShims } from './shims.js';
 import { EXECUTABLE_MODE, FILE_MODE, type RenderedFile } from './types.js';
 

@@ -1,10 +1,12 @@
 // Pure generators of the shims render installs as `bin/launch-qwen` (POSIX `sh`) and
 // `bin/launch-qwen.ps1` / `bin/launch-qwen.cmd` (Windows). Each one runs the bundled launcher with
 // the pinned node — never `node` from PATH — and passes the caller's arguments on for the launcher
-// to refuse. A path that cannot be quoted safely for a shim is refused, never approximated.
+// to refuse. A path that cannot be quoted safely for a shim (deployment/shim-paths.ts) is refused,
+// never approximated.
 import { AdminInputError } from '../../base/errors.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
-import { CONTROL_CHARACTER, posixQuote, powershellQuote } from '../../policy/quote.js';
+import { posixQuote, powershellQuote } from '../../policy/quote.js';
+import { posixShimPathProblem, windowsShimPathProblem } from '../deployment/shim-paths.js';
 
 export interface ShimInput {
   /** The pinned node executable (absolute). */
@@ -27,32 +29,6 @@ const HEADER =
 
 /** policies/environment.json `prestart`: the variables the shims clear before starting the pinned node. */
 export const PRESTART_VARIABLES: readonly string[] = ENVIRONMENT_POLICY.prestart;
-
-/** Why `p` cannot go into a POSIX shim, or undefined when it can (single quotes keep everything else literal). */
-export function posixShimPathProblem(p: string): string | undefined {
-  if (!p.startsWith('/')) return 'is not an absolute POSIX path';
-  if (CONTROL_CHARACTER.test(p)) return 'contains a control character';
-  return undefined;
-}
-
-/**
- * Why `p` cannot go into the Windows shims, or undefined when it can. In the .cmd file a path sits in
- * double quotes, where `&|<>^` are literal, `%` is escaped as `%%` and `!` is literal because the
- * shim disables delayed expansion; a `"` cannot be escaped inside double quotes (and is not a valid
- * Windows file-name character anyway), and a non-ASCII character depends on code pages. In the .ps1
- * file single quotes keep everything literal.
- */
-export function windowsShimPathProblem(p: string): string | undefined {
-  if (!/^[A-Za-z]:\\/.test(p) && !/^\\\\[^\\]+\\[^\\]+/.test(p)) return 'is not an absolute Windows path';
-  if (CONTROL_CHARACTER.test(p)) return 'contains a control character';
-  if (p.includes('"')) return 'contains a double quote, which cmd cannot quote';
-  // cmd reads a batch file in the console's code page and Windows PowerShell 5.1 reads a BOM-less
-  // script in the ANSI code page: a non-ASCII path would arrive as a different path.
-  if (/[^\u0020-\u007e]/u.test(p)) {
-    return 'contains a non-ASCII character, which the shims cannot carry reliably';
-  }
-  return undefined;
-}
 
 function refuseProblems(input: ShimInput, problemOf: (p: string) => string | undefined): void {
   for (const [what, p] of [

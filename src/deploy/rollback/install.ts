@@ -29,11 +29,11 @@ import {
 } from '../render/lock.js';
 import { fileMode, manifestText } from '../render/manifest.js';
 import { withoutPlugin } from '../render/openclaw.js';
+import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from '../render/rollback-record.js';
 import type { RenderedFile } from '../render/types.js';
 import { FILE_MODE } from '../render/types.js';
 import { writeInstall } from '../render/writer.js';
 import { isDirectory, loadInstallTree } from '../tree.js';
-import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from './record.js';
 import { readSavedV1Config } from './restore-config.js';
 import { type FileChange, RollbackError, type RollbackOutcome } from './types.js';
 

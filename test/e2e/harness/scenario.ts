@@ -22,6 +22,32 @@ import type { TestUser } from './users.js';
 /** The input box's placeholder: Qwen is ready for a prompt when it is on screen. */
 export const INPUT_READY = 'Type your message or @path/to/file';
 
+/** The input box once Qwen has drawn the typed `/quit` (`> /quit`; the prompt mark varies by mode). */
+const QUIT_TYPED = /^.{0,3}\/quit\s*$/m;
+
+/**
+ * A hang bound, never a speed limit: how long Qwen may take to draw the typed `/quit` and then to
+ * exit. A loaded 2-core machine took over 15 s; a healthy quit takes about a second.
+ */
+export const QUIT_HANG_MS = 90_000;
+
+/**
+ * Quits Qwen as a person does: types `/quit`, waits until the input box shows it (a loaded Qwen may
+ * draw keys seconds late; Enter before then lands in a half-read command), presses Enter, waits for
+ * the exit. Resolves with Qwen's exit code; throws with the screen when a step outlasts `hangMs` or
+ * Qwen ended by a signal — a kill is not a quit.
+ */
+export async function quitQwen(term: TerminalSession, hangMs = QUIT_HANG_MS): Promise<number> {
+  if (!term.exited) {
+    await term.type('/quit');
+    await term.waitFor(QUIT_TYPED, hangMs);
+    await term.press('Enter');
+  }
+  const exit = await term.waitForExit(hangMs);
+  if (exit.signal) throw term.failure(`Qwen ended by signal ${exit.signal}, not by /quit`);
+  return exit.exitCode;
+}
+
 export interface QwenScenarioOptions {
   /** System settings (QWEN_CODE_SYSTEM_SETTINGS_PATH). Default: the managed baseline. */
   systemSettings?: Record<string, unknown>;
@@ -151,19 +177,9 @@ export class QwenScenario {
     await this.term.press('Enter');
   }
 
-  /** Quits through `/quit` and waits for the exit; falls back to kill(). Resolves with the exit code. */
-  async quit(timeoutMs = 15_000): Promise<number | undefined> {
-    if (this.term.exited) return this.term.exited.exitCode;
-    try {
-      await this.term.type('/quit');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await this.term.press('Enter');
-      const exit = await this.term.waitForExit(timeoutMs);
-      return exit.exitCode;
-    } catch {
-      await this.term.kill();
-      return undefined;
-    }
+  /** `/quit` (quitQwen): resolves with the exit code, throws when Qwen hangs past `hangMs` or is killed. */
+  quit(hangMs = QUIT_HANG_MS): Promise<number> {
+    return quitQwen(this.term, hangMs);
   }
 
   /** Kills everything the session started, closes the fake model (if owned), removes the temp dir. */

@@ -5,15 +5,14 @@
 // guard is what asks.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isToolContinuation, promptText, toolResults } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { INPUT_READY } from '../harness/scenario.js';
 import { recordTiming } from './measure.js';
-import { withReport } from './report.js';
-import { endSession, ManagedSession } from './session.js';
+import type { ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
 import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-guard-19fe';
@@ -45,37 +44,20 @@ function guardHooks(settings: Record<string, unknown>): unknown[] {
 }
 
 describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool runs', () => {
-  let guarded: ManagedWorld | undefined;
-  let unguarded: ManagedWorld | undefined;
-  let current: ManagedWorld | undefined;
-  let session: ManagedSession | undefined;
-  let search: FakeService | undefined;
-  const ctx = () => ({ world: current, session });
-
-  beforeAll(async () => {
-    search = await startGenericSearch({ token: TOKEN, documents: [] });
-    guarded = await ManagedWorld.create(genericSearchWorld('guard', 'on-demand', search, TOKEN));
-    unguarded = await ManagedWorld.create({
-      ...genericSearchWorld('noguard', 'on-demand', search, TOKEN),
-      approvalGuard: false,
-    });
-  }, 300_000);
-
-  afterEach(async () => {
-    const s = session;
-    session = undefined;
-    await endSession(current, s);
-  });
-
-  afterAll(async () => {
-    await guarded?.close();
-    await unguarded?.close();
-    await search?.close();
+  const suite = managedSuite(async (own) => {
+    const search = own(await startGenericSearch({ token: TOKEN, documents: [] }));
+    const guarded = own(await ManagedWorld.create(genericSearchWorld('guard', 'on-demand', search, TOKEN)));
+    const unguarded = own(
+      await ManagedWorld.create({
+        ...genericSearchWorld('noguard', 'on-demand', search, TOKEN),
+        approvalGuard: false,
+      }),
+    );
+    return { guarded, unguarded };
   });
 
   async function start(world: ManagedWorld): Promise<ManagedSession> {
-    current = world;
-    session = ManagedSession.launch(world, 'on-demand');
+    const session = await suite.launch(world, 'on-demand');
     recordTiming('launch → input box (on-demand, approval-guard suite)', await session.waitForReady());
     return session;
   }
@@ -84,9 +66,9 @@ describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool r
     ['yolo', 'YOLO mode'],
     ['auto', 'Auto mode'],
   ] as const) {
-    it(`${mode}: the shell call the model requests is shown for confirmation, and declining it means the command does not run`, () =>
-      withReport(ctx, async () => {
-        const w = guarded!;
+    it(
+      `${mode}: the shell call the model requests is shown for confirmation, and declining it means the command does not run`,
+      suite.test(async ({ guarded: w }) => {
         expect(guardHooks(w.systemSettings('on-demand'))).toHaveLength(1);
         const s = await start(w);
         const marker = join(w.repo, `guard-${mode}.txt`);
@@ -110,12 +92,13 @@ describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool r
         expect(w.bashLog().filter((line) => line.includes(`touch ${marker}`))).toEqual([]);
         expect(s.term.fullText()).not.toContain(`ANSWER-GUARD-${mode}`);
         expect(await s.quit()).toBe(0);
-      }));
+      }),
+    );
   }
 
-  it('control: with "approvalGuard": false the same YOLO shell call runs without a confirmation', () =>
-    withReport(ctx, async () => {
-      const w = unguarded!;
+  it(
+    'control: with "approvalGuard": false the same YOLO shell call runs without a confirmation',
+    suite.test(async ({ unguarded: w }) => {
       expect(guardHooks(w.systemSettings('on-demand'))).toEqual([]);
       const s = await start(w);
       const marker = join(w.repo, 'guard-off-yolo.txt');
@@ -135,5 +118,6 @@ describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool r
       );
       expect(toolResults(continuation.chat!).map((r) => r.name)).toEqual(['run_shell_command']);
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 });

@@ -5,7 +5,7 @@
 // hanging.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOOK_BUDGET_MS } from '../../../src/base/limits.js';
 import type { ChatRequestBody } from '../../fixtures/fake-model/inspect.js';
 import {
@@ -19,11 +19,10 @@ import {
   toolResults,
 } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { GENERIC_SEARCH_ROUTE, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { recordTiming } from './measure.js';
-import { withReport } from './report.js';
-import { endSession, ManagedSession } from './session.js';
+import type { ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
 import { SwitchableOrigin } from './switchable-origin.js';
 import { genericSearchWorld, ManagedWorld, MODEL_KEY } from './world.js';
 
@@ -60,41 +59,32 @@ function envelope(part: string): {
 }
 
 describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal', () => {
-  let world: ManagedWorld | undefined;
-  let session: ManagedSession | undefined;
-  let search: FakeService | undefined;
-  let origin: SwitchableOrigin | undefined;
-  const ctx = () => ({ world, session });
-
-  beforeAll(async () => {
-    search = await startGenericSearch({ token: TOKEN, documents: DOCUMENTS });
-    origin = await SwitchableOrigin.start(search.url);
-    world = await ManagedWorld.create(
-      genericSearchWorld('auto-recall', 'auto-recall', search, TOKEN, {
-        baseUrl: origin.url,
-        timeoutMs: PROVIDER_TIMEOUT_MS,
-      }),
-    );
-    mkdirSync(join(world.repo, 'notes'), { mode: 0o755 });
-    writeFileSync(join(world.repo, 'notes', 'canary.txt'), `${CANARY}\n`, { mode: 0o644 });
-  }, 300_000);
-
-  afterEach(async () => {
-    const s = session;
-    session = undefined;
-    search?.unscript();
-    await origin?.set('up');
-    await endSession(world, s);
-  });
-
-  afterAll(async () => {
-    await world?.close();
-    await origin?.close();
-    await search?.close();
-  });
+  const suite = managedSuite(
+    async (own) => {
+      const search = own(await startGenericSearch({ token: TOKEN, documents: DOCUMENTS }));
+      const origin = own(await SwitchableOrigin.start(search.url));
+      const world = own(
+        await ManagedWorld.create(
+          genericSearchWorld('auto-recall', 'auto-recall', search, TOKEN, {
+            baseUrl: origin.url,
+            timeoutMs: PROVIDER_TIMEOUT_MS,
+          }),
+        ),
+      );
+      mkdirSync(join(world.repo, 'notes'), { mode: 0o755 });
+      writeFileSync(join(world.repo, 'notes', 'canary.txt'), `${CANARY}\n`, { mode: 0o644 });
+      return { world, search, origin };
+    },
+    {
+      afterEach: async ({ search, origin }) => {
+        search.unscript();
+        await origin.set('up');
+      },
+    },
+  );
 
   async function start(): Promise<ManagedSession> {
-    session = ManagedSession.launch(world!, 'auto-recall');
+    const session = await suite.launch(suite.fixtures.world, 'auto-recall');
     const ready = await session.waitForReady();
     recordTiming('launch → input box (auto-recall)', ready);
     return session;
@@ -102,31 +92,31 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
 
   /** One healthy prompt first, so the measured prompt does not include Qwen's first-turn warm-up. */
   async function warmUp(s: ManagedSession): Promise<void> {
-    world!.model.enqueue(text('ANSWER-WARM-UP-000'));
+    suite.fixtures.world.model.enqueue(text('ANSWER-WARM-UP-000'));
     await s.submit('Warm up question about rollback');
     await s.term.waitFor('ANSWER-WARM-UP-000', 30_000);
   }
 
-  it('sends exactly one provider request per submitted prompt, carrying the sanitized submitted_prompt; an @file canary reaches the model but not the provider', () =>
-    withReport(ctx, async () => {
+  it(
+    'sends exactly one provider request per submitted prompt, carrying the sanitized submitted_prompt; an @file canary reaches the model but not the provider',
+    suite.test(async ({ world: w, search }) => {
       const s = await start();
-      const w = world!;
       w.model.enqueue(text('ANSWER-ONE-3b1'), text('ANSWER-TWO-9c4'));
 
-      const before = search!.requests.length;
+      const before = search.requests.length;
       const enter1 = await s.submit(
         'How does deployment rollout work? API_KEY=sk-live-1234567890 see @notes/canary.txt for details',
       );
       const first = await s.nextMainRequest(enter1);
       await s.term.waitFor('ANSWER-ONE-3b1', 30_000);
-      const queries1 = search!.requests.slice(before).map((r) => r.body);
+      const queries1 = search.requests.slice(before).map((r) => r.body);
       expect(queries1).toEqual([
         { query: 'How does deployment rollout work? see @notes/canary.txt for details', limit: 5 },
       ]);
-      expect(search!.requests[before]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+      expect(search.requests[before]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
       // The @file expansion (and the canary) is in the model request, never in the provider query.
       expect(JSON.stringify(first.chat!.messages)).toContain(CANARY);
-      expect(search!.requests[before]?.rawBody.toString('utf8')).not.toContain(CANARY);
+      expect(search.requests[before]?.rawBody.toString('utf8')).not.toContain(CANARY);
       // The model gets the prompt as typed (the sanitizer only guards the provider query).
       expect(JSON.stringify(first.chat!.messages)).toContain('API_KEY=sk-live-1234567890');
       expect(first.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
@@ -134,7 +124,7 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
       const enter2 = await s.submit('And what about rollback?');
       const second = await s.nextMainRequest(enter2);
       await s.term.waitFor('ANSWER-TWO-9c4', 30_000);
-      const queries = search!.requests.slice(before).map((r) => r.body);
+      const queries = search.requests.slice(before).map((r) => r.body);
       expect(queries).toEqual([
         { query: 'How does deployment rollout work? see @notes/canary.txt for details', limit: 5 },
         { query: 'And what about rollback?', limit: 5 },
@@ -151,12 +141,14 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
         second.receivedAt - enter2,
       );
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 
-  it('puts the rendered envelope into the user message after the typed text, never into the system prompt', () =>
-    withReport(ctx, async () => {
+  it(
+    'puts the rendered envelope into the user message after the typed text, never into the system prompt',
+    suite.test(async ({ world }) => {
       const s = await start();
-      world!.model.enqueue(text('ANSWER-ENVELOPE-51e'));
+      world.model.enqueue(text('ANSWER-ENVELOPE-51e'));
       const enter = await s.submit('Explain the deployment rollout stages');
       const request = await s.nextMainRequest(enter);
       await s.term.waitFor('ANSWER-ENVELOPE-51e', 30_000);
@@ -187,19 +179,20 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
         expect(JSON.stringify(message.content ?? '')).not.toContain('KB-DEPLOY-7731');
       }
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 
-  it('makes no extra provider request for a tool-result continuation', () =>
-    withReport(ctx, async () => {
+  it(
+    'makes no extra provider request for a tool-result continuation',
+    suite.test(async ({ world: w, search }) => {
       const s = await start();
-      const w = world!;
       w.model.setResponder(({ kind, body }) => {
         if (kind !== 'main') return undefined;
         return isToolContinuation(body)
           ? text('ANSWER-AFTER-TOOL-77d')
           : toolCall('read_file', { file_path: join(w.repo, 'notes', 'canary.txt') });
       });
-      const before = search!.requests.length;
+      const before = search.requests.length;
       const runsBefore = w.hookRuns('auto-recall.js').length;
       const enter = await s.submit('Read the deployment notes file please');
       const first = await s.nextMainRequest(enter);
@@ -213,53 +206,58 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
       // Qwen ran the hook for the continuation too (prompt "" and no submitted_prompt)…
       expect(w.hookRuns('auto-recall.js').length - runsBefore).toBe(2);
       // …and the hook answered without a search and without context.
-      expect(search!.requests.slice(before).map((r) => r.body)).toEqual([
+      expect(search.requests.slice(before).map((r) => r.body)).toEqual([
         { query: 'Read the deployment notes file please', limit: 5 },
       ]);
       expect(hookContextParts(first.chat!)).toHaveLength(1);
       expect(hookContextParts(continuation.chat!)).toHaveLength(1);
       expect(continuation.chat!.messages.at(-1)?.role).toBe('tool');
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 
-  it('still answers the prompt when the provider is down, within the hook budget', () =>
-    withReport(ctx, async () => {
+  it(
+    'still answers the prompt when the provider is down, within the hook budget',
+    suite.test(async ({ world, search, origin }) => {
       const s = await start();
       await warmUp(s);
-      await origin!.set('down');
-      world!.model.enqueue(text('ANSWER-PROVIDER-DOWN-0a2'));
-      const before = search!.requests.length;
+      await origin.set('down');
+      world.model.enqueue(text('ANSWER-PROVIDER-DOWN-0a2'));
+      const before = search.requests.length;
       const enter = await s.submit('How does deployment rollout work when the provider is down?');
       const request = await s.nextMainRequest(enter);
       await s.term.waitFor('ANSWER-PROVIDER-DOWN-0a2', 30_000);
       const added = request.receivedAt - enter;
       recordTiming('Enter → model request, auto-recall hook, provider down (connection refused)', added);
       expect(added).toBeLessThan(HOOK_BUDGET_MS);
-      expect(search!.requests.length).toBe(before);
+      expect(search.requests.length).toBe(before);
       expect(lastPromptContexts(request.chat!)).toEqual([]);
-      expect(world!.hookRuns('auto-recall.js')).toHaveLength(2);
+      expect(world.hookRuns('auto-recall.js')).toHaveLength(2);
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 
-  it('still answers the prompt when the provider hangs: the hook gives up at its provider timeout, well inside the 6500 ms budget', () =>
-    withReport(ctx, async () => {
+  it(
+    'still answers the prompt when the provider hangs: the hook gives up at its provider timeout, well inside the 6500 ms budget',
+    suite.test(async ({ world, search }) => {
       const s = await start();
       await warmUp(s);
-      search!.script(GENERIC_SEARCH_ROUTE, { hang: true });
-      world!.model.enqueue(text('ANSWER-PROVIDER-HANG-6f3'));
-      const before = search!.requests.length;
+      search.script(GENERIC_SEARCH_ROUTE, { hang: true });
+      world.model.enqueue(text('ANSWER-PROVIDER-HANG-6f3'));
+      const before = search.requests.length;
       const enter = await s.submit('How does deployment rollout work when the provider hangs?');
       const request = await s.nextMainRequest(enter);
       await s.term.waitFor('ANSWER-PROVIDER-HANG-6f3', 30_000);
       const added = request.receivedAt - enter;
       recordTiming('Enter → model request, auto-recall hook, provider hanging', added);
       // The provider got the search and never answered; the hook waited its provider timeout.
-      expect(search!.requests.slice(before).map((r) => r.body)).toEqual([
+      expect(search.requests.slice(before).map((r) => r.body)).toEqual([
         { query: 'How does deployment rollout work when the provider hangs?', limit: 5 },
       ]);
       expect(added).toBeGreaterThanOrEqual(PROVIDER_TIMEOUT_MS - 100);
       expect(added).toBeLessThan(HOOK_BUDGET_MS);
       expect(lastPromptContexts(request.chat!)).toEqual([]);
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 });

@@ -5,14 +5,12 @@
 // `QWEN_CODE_SAFE_MODE=1`. Qwen still starts interactive, the managed hook still runs.
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hookContextParts } from '../../fixtures/fake-model/inspect.js';
 import { text } from '../../fixtures/fake-model/server.js';
-import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { recordTiming } from './measure.js';
-import { withReport } from './report.js';
-import { endSession, ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
 import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-bypass-0d0d';
@@ -28,33 +26,22 @@ function environOf(pid: number): Record<string, string> {
 }
 
 describe('bypasses closed: launch-qwen --profile auto-recall with hostile project files and caller environment', () => {
-  let world: ManagedWorld | undefined;
-  let session: ManagedSession | undefined;
-  let search: FakeService | undefined;
-  const ctx = () => ({ world, session });
-
-  beforeAll(async () => {
-    search = await startGenericSearch({
-      token: TOKEN,
-      documents: [{ id: 'kb-hooks', content: 'KB-HOOKS-6612: managed hooks always run in this deployment.' }],
-    });
-    world = await ManagedWorld.create(genericSearchWorld('bypass', 'auto-recall', search, TOKEN));
-  }, 300_000);
-
-  afterEach(async () => {
-    const s = session;
-    session = undefined;
-    await endSession(world, s);
+  const suite = managedSuite(async (own) => {
+    const search = own(
+      await startGenericSearch({
+        token: TOKEN,
+        documents: [
+          { id: 'kb-hooks', content: 'KB-HOOKS-6612: managed hooks always run in this deployment.' },
+        ],
+      }),
+    );
+    const world = own(await ManagedWorld.create(genericSearchWorld('bypass', 'auto-recall', search, TOKEN)));
+    return { world, search };
   });
 
-  afterAll(async () => {
-    await world?.close();
-    await search?.close();
-  });
-
-  it('a project .env with QWEN_CODE_SAFE_MODE=1, workspace disableAllHooks: true, QWEN_CODE_RELAUNCH_ARGS and NODE_OPTIONS: the hook still runs and Qwen starts interactive', () =>
-    withReport(ctx, async () => {
-      const w = world!;
+  it(
+    'a project .env with QWEN_CODE_SAFE_MODE=1, workspace disableAllHooks: true, QWEN_CODE_RELAUNCH_ARGS and NODE_OPTIONS: the hook still runs and Qwen starts interactive',
+    suite.test(async ({ world: w, search }) => {
       const owner = (path: string): void => chownSync(path, w.user.uid, w.user.gid);
       // The developer's repository, as a hostile project would ship it.
       writeFileSync(join(w.repo, '.env'), 'QWEN_CODE_SAFE_MODE=1\nQWEN_CODE_SIMPLE=1\n');
@@ -71,14 +58,13 @@ describe('bypasses closed: launch-qwen --profile auto-recall with hostile projec
       );
       owner(preload);
 
-      session = ManagedSession.launch(w, 'auto-recall', {
+      const s = await suite.launch(w, 'auto-recall', {
         env: {
           QWEN_CODE_RELAUNCH_ARGS: JSON.stringify(['--safe-mode', '--prompt', RELAUNCH_PROMPT]),
           NODE_OPTIONS: `--require ${preload}`,
           QWEN_CODE_SAFE_MODE: '1',
         },
       });
-      const s = session;
       recordTiming('launch → input box (auto-recall, bypass attempts)', await s.waitForReady());
       await s.term.waitFor('Ask permissions (shift + tab to cycle)', 5000);
       expect(s.term.fullText()).not.toMatch(/safe mode/i);
@@ -98,7 +84,7 @@ describe('bypasses closed: launch-qwen --profile auto-recall with hostile projec
       const request = await s.nextMainRequest(enter);
       await s.term.waitFor('ANSWER-BYPASS-CLOSED-31c', 30_000);
       expect(w.hookRuns('auto-recall.js')).toHaveLength(1);
-      expect(search!.requests.map((r) => r.body)).toEqual([
+      expect(search.requests.map((r) => r.body)).toEqual([
         { query: 'Do managed hooks always run here?', limit: 5 },
       ]);
       expect(hookContextParts(request.chat!)).toHaveLength(1);
@@ -122,5 +108,6 @@ describe('bypasses closed: launch-qwen --profile auto-recall with hostile projec
       expect(sessionLoads).toEqual([]);
       expect(await s.quit()).toBe(0);
       for (const p of ['.env', '.qwen']) rmSync(join(w.repo, p), { recursive: true, force: true });
-    }));
+    }),
+  );
 });

@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   hookContextParts,
   isToolContinuation,
@@ -27,11 +27,9 @@ import {
   toolResults,
 } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { recordTiming } from './measure.js';
-import { withReport } from './report.js';
-import { endSession, ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
 import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-files-3e3e';
@@ -108,36 +106,23 @@ process.stdout.write(JSON.stringify(out));
 `;
 
 describe("managed files stay the admin's: Qwen as a non-root user through launch-qwen --profile auto-recall", () => {
-  let world: ManagedWorld | undefined;
-  let session: ManagedSession | undefined;
-  let search: FakeService | undefined;
-  const ctx = () => ({ world, session });
-
-  beforeAll(async () => {
-    search = await startGenericSearch({
-      token: TOKEN,
-      documents: [
-        { id: 'kb-files', content: 'KB-FILES-1177: the managed settings belong to the administrator.' },
-      ],
-    });
-    world = await ManagedWorld.create(genericSearchWorld('files', KIND, search, TOKEN));
+  const suite = managedSuite(async (own) => {
+    const search = own(
+      await startGenericSearch({
+        token: TOKEN,
+        documents: [
+          { id: 'kb-files', content: 'KB-FILES-1177: the managed settings belong to the administrator.' },
+        ],
+      }),
+    );
+    const world = own(await ManagedWorld.create(genericSearchWorld('files', KIND, search, TOKEN)));
     mkdirSync(join(world.repo, 'src'));
     writeFileSync(
       join(world.repo, 'src', 'app.txt'),
       'APP-SOURCE: the managed settings belong to the administrator.\n',
     );
     for (const p of ['src', 'src/app.txt']) chownSync(join(world.repo, p), world.user.uid, world.user.gid);
-  }, 300_000);
-
-  afterEach(async () => {
-    const s = session;
-    session = undefined;
-    await endSession(world, s);
-  });
-
-  afterAll(async () => {
-    await world?.close();
-    await search?.close();
+    return { world, search };
   });
 
   /** Removes the launcher's data directory: the next launch starts from a fresh QWEN_HOME. */
@@ -145,9 +130,9 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
     rmSync(join(w.user.home, '.local'), { recursive: true, force: true });
   }
 
-  it('Qwen runs as the user; install dir, system settings, provider config and credentials are root-owned and read-only to it', () =>
-    withReport(ctx, async () => {
-      const w = world!;
+  it(
+    'Qwen runs as the user; install dir, system settings, provider config and credentials are root-owned and read-only to it',
+    suite.test(async ({ world: w }) => {
       const settingsFile = w.profileFile(KIND, 'system-settings.json');
       const providerConfig = w.profileFile(KIND, 'external-context.json');
       const credentialFiles = readdirSync(w.secretsDir).map((name) => join(w.secretsDir, name));
@@ -186,8 +171,7 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       for (const file of [settingsFile, providerConfig, ...credentialFiles])
         expect(probe[file]?.['read']).toBe(true);
 
-      session = ManagedSession.launch(w, KIND);
-      const s = session;
+      const s = await suite.launch(w, KIND);
       recordTiming('launch → input box (auto-recall, managed-files suite)', await s.waitForReady());
       const status = readFileSync(`/proc/${s.term.pid}/status`, 'utf8');
       const ids = (key: string): string[] =>
@@ -221,11 +205,12 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       expect(readFileSync(settingsFile).equals(before)).toBe(true);
       expect(await s.quit()).toBe(0);
       expect(w.verify().ok).toBe(true);
-    }));
+    }),
+  );
 
-  it('a user-level disableAllHooks: true and user hooks (one named like the managed hook) cannot remove the managed hook', () =>
-    withReport(ctx, async () => {
-      const w = world!;
+  it(
+    'a user-level disableAllHooks: true and user hooks (one named like the managed hook) cannot remove the managed hook',
+    suite.test(async ({ world: w, search }) => {
       freshHome(w);
       // The user's own settings in their QWEN_HOME (the launcher keeps an existing settings.json).
       const qwenHome = w.qwenHome(KIND);
@@ -269,18 +254,17 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       writeFileSync(settingsPath, `${JSON.stringify(userSettings, null, 2)}\n`, { mode: 0o600 });
       chownSync(settingsPath, w.user.uid, w.user.gid);
 
-      session = ManagedSession.launch(w, KIND);
-      const s = session;
+      const s = await suite.launch(w, KIND);
       await s.waitForReady();
       w.model.enqueue(text('ANSWER-USER-HOOKS-5f2'));
       const runsBefore = w.hookRuns('auto-recall.js').length;
-      const searchesBefore = search!.requests.length;
+      const searchesBefore = search.requests.length;
       const enter = await s.submit('Who owns the managed settings?');
       const request = await s.nextMainRequest(enter);
       await s.term.waitFor('ANSWER-USER-HOOKS-5f2', 30_000);
       // The managed hook ran and its context arrived…
       expect(w.hookRuns('auto-recall.js').length - runsBefore).toBe(1);
-      expect(search!.requests.slice(searchesBefore).map((r) => r.body)).toEqual([
+      expect(search.requests.slice(searchesBefore).map((r) => r.body)).toEqual([
         { query: 'Who owns the managed settings?', limit: 5 },
       ]);
       const contexts = hookContextParts(request.chat!);
@@ -295,11 +279,12 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       expect(contexts.some((c) => c.includes('USER-HOOK-CONTEXT-71'))).toBe(true);
       expect(await s.quit()).toBe(0);
       freshHome(w);
-    }));
+    }),
+  );
 
-  it('the per-user QWEN_HOME is the only place Qwen writes: the install still verifies and the repository is unchanged', () =>
-    withReport(ctx, async () => {
-      const w = world!;
+  it(
+    'the per-user QWEN_HOME is the only place Qwen writes: the install still verifies and the repository is unchanged',
+    suite.test(async ({ world: w }) => {
       freshHome(w);
       // The recorded bash environments are a directory the world keeps; empty the logs beside it.
       for (const name of readdirSync(w.logDir))
@@ -311,8 +296,7 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       const places = ['/tmp', '/var/tmp', '/dev/shm', '/run', '/var/lock'];
       const ownedBefore = ownedBy(w.user.uid, places);
 
-      session = ManagedSession.launch(w, KIND);
-      const s = session;
+      const s = await suite.launch(w, KIND);
       await s.waitForReady();
       w.model.setResponder(({ kind, body }) => {
         if (kind !== 'main') return undefined;
@@ -370,5 +354,6 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       const verify = w.verify();
       expect(verify.report.summary).toMatchObject({ errors: 0 });
       expect(verify.ok).toBe(true);
-    }));
+    }),
+  );
 });

@@ -2,7 +2,7 @@
 // terminal: the model calls `mcp__external-context__context_search` (loaded eagerly, auto-approved),
 // the provider gets exactly one request with the model's query, the rendered envelope comes back to
 // the model as the tool result, and no external-context hook runs.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   hookContextParts,
   isToolContinuation,
@@ -11,11 +11,9 @@ import {
   toolResults,
 } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { recordTiming } from './measure.js';
-import { withReport } from './report.js';
-import { endSession, ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
 import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-on-demand-41aa';
@@ -28,32 +26,16 @@ const DOCUMENTS = [
 ];
 
 describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () => {
-  let world: ManagedWorld | undefined;
-  let session: ManagedSession | undefined;
-  let search: FakeService | undefined;
-  const ctx = () => ({ world, session });
-
-  beforeAll(async () => {
-    search = await startGenericSearch({ token: TOKEN, documents: DOCUMENTS });
-    world = await ManagedWorld.create(genericSearchWorld('on-demand', 'on-demand', search, TOKEN));
-  }, 300_000);
-
-  afterEach(async () => {
-    const s = session;
-    session = undefined;
-    await endSession(world, s);
+  const suite = managedSuite(async (own) => {
+    const search = own(await startGenericSearch({ token: TOKEN, documents: DOCUMENTS }));
+    const world = own(await ManagedWorld.create(genericSearchWorld('on-demand', 'on-demand', search, TOKEN)));
+    return { world, search };
   });
 
-  afterAll(async () => {
-    await world?.close();
-    await search?.close();
-  });
-
-  it('lets the model call context_search: one provider request, the envelope returns to the model, no external-context hook runs', () =>
-    withReport(ctx, async () => {
-      const w = world!;
-      session = ManagedSession.launch(w, 'on-demand');
-      const s = session;
+  it(
+    'lets the model call context_search: one provider request, the envelope returns to the model, no external-context hook runs',
+    suite.test(async ({ world: w, search }) => {
+      const s = await suite.launch(w, 'on-demand');
       recordTiming('launch → input box (on-demand, MCP server)', await s.waitForReady());
       w.model.setResponder(({ kind, body }) => {
         if (kind !== 'main') return undefined;
@@ -75,10 +57,10 @@ describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () 
       // The tool is in the request's tool list directly (alwaysLoadTools), not behind tool_search.
       expect(toolNames(first.chat!)).toContain(SEARCH_TOOL);
       expect(toolNames(first.chat!)).not.toContain('mcp__external-context__context_remember');
-      expect(search!.requests.map((r) => r.body)).toEqual([
+      expect(search.requests.map((r) => r.body)).toEqual([
         { query: 'blue-green rollout health checks', limit: 5 },
       ]);
-      expect(search!.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+      expect(search.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
       const continuation = await w.model.waitForRequest(
         (r) => r.kind === 'main' && r.seq > first.seq && isToolContinuation(r.chat!),
         10_000,
@@ -111,7 +93,8 @@ describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () 
           request.receivedAt - at,
         );
       }
-      expect(search!.requests).toHaveLength(1);
+      expect(search.requests).toHaveLength(1);
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 });

@@ -4,13 +4,12 @@
 // shown to catch a ~100 ms `cli.js --version` first).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { posixQuote as q } from '../../../src/policy/quote.js';
-import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { TerminalSession } from '../harness/terminal.js';
 import { QwenProcessWatch } from './process-watch.js';
-import { withReport } from './report.js';
+import { managedSuite } from './suite.js';
 import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-refusal-5a5a';
@@ -26,35 +25,32 @@ interface Outcome {
 }
 
 describe('refusal: launch-qwen starts no Qwen process', () => {
-  let world: ManagedWorld | undefined;
-  let search: FakeService | undefined;
   /** The pty of the `inPty` call in progress, if any: killed after a test that failed inside it. */
   let term: TerminalSession | undefined;
-  const ctx = () => ({ world });
-
-  beforeAll(async () => {
-    search = await startGenericSearch({ token: TOKEN, documents: [] });
-    world = await ManagedWorld.create(genericSearchWorld('refusal', 'auto-recall', search, TOKEN));
-  }, 300_000);
-
-  afterEach(async () => {
-    const t = term;
-    term = undefined;
-    if (t) {
-      await t.kill();
-      expect(t.leftoverProcesses()).toEqual([]);
-    }
-    expect(world?.userProcesses()).toEqual([]);
-  });
-
-  afterAll(async () => {
-    await world?.close();
-    await search?.close();
-  });
+  const suite = managedSuite(
+    async (own) => {
+      const search = own(await startGenericSearch({ token: TOKEN, documents: [] }));
+      const world = own(
+        await ManagedWorld.create(genericSearchWorld('refusal', 'auto-recall', search, TOKEN)),
+      );
+      return { world, search };
+    },
+    {
+      // The suite then checks that the user runs no process.
+      afterEach: async () => {
+        const t = term;
+        term = undefined;
+        if (t) {
+          await t.kill();
+          expect(t.leftoverProcesses()).toEqual([]);
+        }
+      },
+    },
+  );
 
   /** Runs `sh -c script` in a pty as the user (stdout is a terminal), with the Qwen watcher on. */
   async function inPty(script: string): Promise<Outcome> {
-    const w = world!;
+    const w = suite.fixtures.world;
     const watch = new QwenProcessWatch(w.toolchain.qwenCli).start();
     const t = TerminalSession.spawn({
       argv: ['/bin/sh', '-c', script],
@@ -74,7 +70,7 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
 
   /** Runs the launcher with plain pipes (no terminal at all) as the user, with the watcher on. */
   async function inPipes(args: string[], input: string): Promise<Outcome> {
-    const w = world!;
+    const w = suite.fixtures.world;
     const watch = new QwenProcessWatch(w.toolchain.qwenCli).start();
     const child = spawn(w.launcher, args, {
       env: w.callerEnv(),
@@ -97,7 +93,7 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
   }
 
   async function watcherControl(): Promise<void> {
-    const w = world!;
+    const w = suite.fixtures.world;
     const control = await inPty(`exec ${q(w.toolchain.node)} ${q(w.toolchain.qwenCli)} --version`);
     expect(control.exitCode).toBe(0);
     expect(control.output).toContain('0.24.4');
@@ -105,18 +101,18 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
   }
 
   function expectNothingStarted(outcome: Outcome): void {
-    const w = world!;
+    const { world: w, search } = suite.fixtures;
     expect(outcome.qwen).toEqual([]);
     expect(w.model.requests).toEqual([]);
-    expect(search!.requests).toEqual([]);
+    expect(search.requests).toEqual([]);
     expect(w.bashLog()).toEqual([]);
     // The launcher stopped before making the user's Qwen home.
     expect(existsSync(w.qwenHome('auto-recall'))).toBe(false);
   }
 
-  it('refuses when stdin is not a terminal (redirected, piped, or no terminal at all)', () =>
-    withReport(ctx, async () => {
-      const w = world!;
+  it(
+    'refuses when stdin is not a terminal (redirected, piped, or no terminal at all)',
+    suite.test(async ({ world: w }) => {
       await watcherControl();
       const launcher = q(w.launcher);
       for (const script of [
@@ -133,11 +129,12 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
       expect(piped.output).toContain('standard input is not a terminal');
       expect(piped.output).toContain('standard output is not a terminal');
       expectNothingStarted(piped);
-    }));
+    }),
+  );
 
-  it('refuses any extra argument, in a real terminal, before anything starts', () =>
-    withReport(ctx, async () => {
-      const w = world!;
+  it(
+    'refuses any extra argument, in a real terminal, before anything starts',
+    suite.test(async ({ world: w }) => {
       await watcherControl();
       const cases: string[][] = [
         ['--yolo'],
@@ -160,5 +157,6 @@ describe('refusal: launch-qwen starts no Qwen process', () => {
         expect(outcome.output, script).toContain('usage: launch-qwen --profile <kind>');
         expectNothingStarted(outcome);
       }
-    }));
+    }),
+  );
 });

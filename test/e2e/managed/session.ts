@@ -3,13 +3,12 @@
 // environment. The launcher execs Qwen in place (same pid), so the pty's process is Qwen.
 import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { expect } from 'vitest';
 import { computeEnv } from '../../../launcher/env.js';
 import type { ProfileKind } from '../../../src/contracts/launch-plan.js';
 import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
 import type { RecordedRequest } from '../../fixtures/fake-model/server.js';
 import type { ProcInfo } from '../harness/processes.js';
-import { INPUT_READY } from '../harness/scenario.js';
+import { INPUT_READY, QUIT_HANG_MS, quitQwen } from '../harness/scenario.js';
 import { TerminalSession } from '../harness/terminal.js';
 import type { ManagedWorld } from './world.js';
 
@@ -19,6 +18,20 @@ export interface LaunchOptions {
   /** Where the developer types `launch-qwen` (default: their home directory). */
   cwd?: string;
 }
+
+export interface DirectOptions {
+  /** The credential values, by variable name, the launcher would have read from their files. */
+  credentials: Record<string, string>;
+  env?: Record<string, string>;
+  /** Replaces pinned-file variables (e.g. settings without a defence, for a negative control). */
+  pinned?: Record<string, string>;
+}
+
+/**
+ * A hang bound, never a speed limit: how long the processes a session started (hooks, the MCP
+ * server) may take to go after Qwen exited. On a healthy machine they are gone at once.
+ */
+export const AFTERLIFE_HANG_MS = 30_000;
 
 /** What the repository guard added to Qwen's environment, left out of a `direct` start. */
 const WITHOUT_THE_GUARD = new Set(['SHELLOPTS', 'PS4', 'QWEN_RUNTIME_DIR']);
@@ -58,16 +71,7 @@ export class ManagedSession {
    * repository guard — but none of the guard: no launch defaults layer (the admin's system defaults,
    * so no advanced.excludedEnvVars), no pinned SHELLOPTS, PS4 or QWEN_RUNTIME_DIR, no refusal.
    */
-  static direct(
-    world: ManagedWorld,
-    kind: ProfileKind,
-    options: {
-      credentials: Record<string, string>;
-      env?: Record<string, string>;
-      /** Replaces pinned-file variables (e.g. settings without a defence, for a negative control). */
-      pinned?: Record<string, string>;
-    },
-  ): ManagedSession {
+  static direct(world: ManagedWorld, kind: ProfileKind, options: DirectOptions): ManagedSession {
     world.resetBashLog();
     const plan = world.launchPlan(kind);
     const qwenHome = world.qwenHome(kind);
@@ -174,19 +178,14 @@ export class ManagedSession {
     }
   }
 
-  /** `/quit` + Enter; resolves with Qwen's exit code (undefined when it had to be killed). */
-  async quit(timeoutMs = 15_000): Promise<number | undefined> {
-    if (this.term.exited) return this.term.exited.exitCode;
-    try {
-      await this.waitForIdle(timeoutMs);
-      await this.term.type('/quit');
-      await sleep(250);
-      await this.term.press('Enter');
-      return (await this.term.waitForExit(timeoutMs)).exitCode;
-    } catch {
-      await this.term.kill();
-      return undefined;
-    }
+  /**
+   * Ends the session as a developer does: waits for the turn to end, then `/quit` (quitQwen).
+   * Resolves with Qwen's exit code; throws (with the screen) when Qwen stays busy or running past
+   * QUIT_HANG_MS, or ends by a signal.
+   */
+  async quit(): Promise<number> {
+    if (!this.term.exited) await this.waitForIdle(QUIT_HANG_MS);
+    return quitQwen(this.term);
   }
 
   /** Processes of this session still alive: by the run marker, and every process of the user. */
@@ -197,10 +196,11 @@ export class ManagedSession {
   }
 
   /**
-   * Ends the session and returns the processes that outlived Qwen: after a clean exit, whatever is
-   * still alive 3 s later (hooks, MCP server, anything they started); then kills everything left.
+   * Ends the session and returns the processes that outlived Qwen: after Qwen exited, whatever is
+   * still alive AFTERLIFE_HANG_MS later (hooks, MCP server, anything they started; the wait ends as
+   * soon as none is); then kills everything left.
    */
-  async close(graceMs = 3000): Promise<Array<ProcInfo | { pid: number; comm: string }>> {
+  async close(graceMs = AFTERLIFE_HANG_MS): Promise<Array<ProcInfo | { pid: number; comm: string }>> {
     let survivors: Array<ProcInfo | { pid: number; comm: string }> = [];
     if (this.term.exited) {
       const deadline = Date.now() + graceMs;
@@ -214,13 +214,4 @@ export class ManagedSession {
     const afterKill = this.leftovers();
     return [...survivors, ...afterKill.filter((p) => !survivors.some((q) => q.pid === p.pid))];
   }
-}
-
-/**
- * The end of a test's session (afterEach): the model's scripted answers are dropped, and no process
- * of the session may outlive it (checked before the harness kills the rest).
- */
-export async function endSession(world: ManagedWorld | undefined, session: ManagedSession | undefined) {
-  world?.model.setResponder(undefined);
-  if (session) expect(await session.close()).toEqual([]);
 }

@@ -4,7 +4,7 @@
 // connections and never answers. The port stays the same, so the rendered config stays valid.
 import { once } from 'node:events';
 import net from 'node:net';
-import { listenOnLoopback } from '../../fixtures/loopback.js';
+import { listenOnLoopback } from '../../../scripts/shared/loopback.js';
 
 export type OriginMode = 'up' | 'down' | 'hang';
 

@@ -4,7 +4,7 @@
 // once per prompt and its context reaches the model, and the approval guard asks in YOLO mode.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { qwenVersionFacts, SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import {
   contentParts,
@@ -15,11 +15,9 @@ import {
   promptText,
 } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { INPUT_READY } from '../harness/scenario.js';
-import { withReport } from './report.js';
-import { endSession, ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
 import { qwenCliOf } from './toolchain.js';
 import { genericSearchWorld, ManagedWorld } from './world.js';
 
@@ -30,37 +28,23 @@ const DOCUMENTS = [
 ];
 
 describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
-  let recall: ManagedWorld | undefined;
-  let guarded: ManagedWorld | undefined;
-  let current: ManagedWorld | undefined;
-  let session: ManagedSession | undefined;
-  let search: FakeService | undefined;
-  const ctx = () => ({ world: current, session });
-
-  beforeAll(async () => {
+  const suite = managedSuite(async (own) => {
     const qwenCli = qwenCliOf(version);
-    search = await startGenericSearch({ token: TOKEN, documents: DOCUMENTS });
+    const search = own(await startGenericSearch({ token: TOKEN, documents: DOCUMENTS }));
     const tag = version.replaceAll('.', '');
-    recall = await ManagedWorld.create({
-      ...genericSearchWorld(`v${tag}-recall`, 'auto-recall', search, TOKEN),
-      qwenCli,
-    });
-    guarded = await ManagedWorld.create({
-      ...genericSearchWorld(`v${tag}-guard`, 'on-demand', search, TOKEN),
-      qwenCli,
-    });
-  }, 300_000);
-
-  afterEach(async () => {
-    const s = session;
-    session = undefined;
-    await endSession(current, s);
-  });
-
-  afterAll(async () => {
-    await recall?.close();
-    await guarded?.close();
-    await search?.close();
+    const recall = own(
+      await ManagedWorld.create({
+        ...genericSearchWorld(`v${tag}-recall`, 'auto-recall', search, TOKEN),
+        qwenCli,
+      }),
+    );
+    const guarded = own(
+      await ManagedWorld.create({
+        ...genericSearchWorld(`v${tag}-guard`, 'on-demand', search, TOKEN),
+        qwenCli,
+      }),
+    );
+    return { recall, guarded, search };
   });
 
   it("the package's engines.node is the nodeEngines fact of policies/qwen/versions.json", () => {
@@ -69,7 +53,8 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
   });
 
   it('verify passes on the real install: the launcher checks hold and the version is supported', () => {
-    const { ok, report } = recall!.verify();
+    const { recall } = suite.fixtures;
+    const { ok, report } = recall.verify();
     const failed = report.checks.filter((c) => c.ok === false && c.severity === 'error');
     expect([ok, failed]).toEqual([true, []]);
     expect(report.checks.filter((c) => c.id === 'host.install').map((c) => c.ok)).toEqual([true]);
@@ -78,7 +63,7 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
       [true, `every setting is one the Qwen ${version} pinned here knows`],
     ]);
     // The hook timeout is rendered in the unit this Qwen reads (seconds), not the legacy ms form.
-    const hooks = (recall!.systemSettings('auto-recall')['hooks'] ?? {}) as Record<
+    const hooks = (recall.systemSettings('auto-recall')['hooks'] ?? {}) as Record<
       string,
       Array<{ hooks: Array<{ timeout?: unknown }> }>
     >;
@@ -88,19 +73,17 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
     expect(new Set(timeouts)).toEqual(new Set([8]));
   });
 
-  it('auto-recall: the hook fires once per prompt and its context reaches the model', () =>
-    withReport(ctx, async () => {
-      const w = recall!;
-      current = w;
-      session = ManagedSession.launch(w, 'auto-recall');
-      const s = session;
+  it(
+    'auto-recall: the hook fires once per prompt and its context reaches the model',
+    suite.test(async ({ recall: w, search }) => {
+      const s = await suite.launch(w, 'auto-recall');
       await s.waitForReady();
       w.model.enqueue(text(`ANSWER-RECALL-${version}`));
-      const before = search!.requests.length;
+      const before = search.requests.length;
       const enter = await s.submit('Which Qwen versions get the context?');
       const request = await s.nextMainRequest(enter);
       await s.term.waitFor(`ANSWER-RECALL-${version}`, 30_000);
-      expect(search!.requests.slice(before).map((r) => r.body)).toEqual([
+      expect(search.requests.slice(before).map((r) => r.body)).toEqual([
         { query: 'Which Qwen versions get the context?', limit: 5 },
       ]);
       expect(w.hookRuns('auto-recall.js')).toHaveLength(1);
@@ -110,12 +93,12 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
       expect(hookContextParts(request.chat!)).toHaveLength(1);
       expect(contexts).toEqual([expect.stringContaining('KB-VERSIONS-5521')]);
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 
-  it('approval guard: in YOLO mode the shell call the model requests is asked for, and declining it means it does not run', () =>
-    withReport(ctx, async () => {
-      const w = guarded!;
-      current = w;
+  it(
+    'approval guard: in YOLO mode the shell call the model requests is asked for, and declining it means it does not run',
+    suite.test(async ({ guarded: w }) => {
       const marker = join(w.repo, 'guard-version.txt');
       w.model.setResponder(({ kind, body }) => {
         if (kind !== 'main') return undefined;
@@ -128,8 +111,7 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
         }
         return text('UNEXPECTED-PROMPT');
       });
-      session = ManagedSession.launch(w, 'on-demand');
-      const s = session;
+      const s = await suite.launch(w, 'on-demand');
       await s.waitForReady();
       await s.cycleApprovalMode('YOLO mode');
       await s.submit('Please create the guard-version marker file');
@@ -146,5 +128,6 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
       expect(w.bashLog().filter((line) => line.includes(`touch ${marker}`))).toEqual([]);
       expect(s.term.fullText()).not.toContain('ANSWER-GUARD-RAN');
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 });

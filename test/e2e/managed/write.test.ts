@@ -4,7 +4,7 @@
 // hook's; rejecting sends no write, approving exactly one, reported to the model as `accepted`;
 // after Shift+Tab into YOLO the hook still asks. Plus the approval-guard check (scenario 7) that one
 // remember never asks three times and the full text is what the user reads.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
 import { isToolContinuation, promptText, toolNames, toolResults } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
@@ -13,8 +13,8 @@ import { PLATFORM_ADD_ROUTE, startMem0Platform } from '../../fixtures/fake-servi
 import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 import { INPUT_READY } from '../harness/scenario.js';
 import { recordTiming } from './measure.js';
-import { withReport } from './report.js';
-import { endSession, ManagedSession } from './session.js';
+import type { ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
 import { ManagedWorld } from './world.js';
 
 const MEM0_KEY = 'm0-e2e-platform-key-77b1';
@@ -27,39 +27,26 @@ function adds(platform: FakeService): FakeService['requests'] {
 }
 
 describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platform, PENDING adds)', () => {
-  let world: ManagedWorld | undefined;
-  let session: ManagedSession | undefined;
-  let platform: FakeService | undefined;
-  const ctx = () => ({ world, session });
-
-  beforeAll(async () => {
-    platform = await startMem0Platform({ apiKey: MEM0_KEY });
-    world = await ManagedWorld.create({
-      label: 'write',
-      profiles: {
-        write: {
-          provider: mem0PlatformProvider(platform.url),
+  const suite = managedSuite(async (own) => {
+    const platform = own(await startMem0Platform({ apiKey: MEM0_KEY }));
+    const world = own(
+      await ManagedWorld.create({
+        label: 'write',
+        profiles: {
+          write: {
+            provider: mem0PlatformProvider(platform.url),
+          },
         },
-      },
-      credentials: { MEM0_API_KEY: MEM0_KEY },
-      services: { 'mem0-platform': platform },
-    });
-  }, 300_000);
-
-  afterEach(async () => {
-    const s = session;
-    session = undefined;
-    await endSession(world, s);
-  });
-
-  afterAll(async () => {
-    await world?.close();
-    await platform?.close();
+        credentials: { MEM0_API_KEY: MEM0_KEY },
+        services: { 'mem0-platform': platform },
+      }),
+    );
+    return { world, platform };
   });
 
   /** The model answers a prompt containing `marker` with context_remember(content), then `answer`. */
   function scriptRemember(marker: string, content: string, answer: string): void {
-    world!.model.setResponder(({ kind, body }) => {
+    suite.fixtures.world.model.setResponder(({ kind, body }) => {
       if (kind !== 'main') return undefined;
       if (isToolContinuation(body)) return text(answer);
       if (promptText(body).includes(marker)) return toolCall(REMEMBER_TOOL, { content });
@@ -68,7 +55,7 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
   }
 
   async function start(): Promise<ManagedSession> {
-    session = ManagedSession.launch(world!, 'write');
+    const session = await suite.launch(suite.fixtures.world, 'write');
     recordTiming('launch → input box (write, MCP server)', await session.waitForReady());
     return session;
   }
@@ -93,13 +80,13 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
   const hookDialog = (s: ManagedSession) =>
     dialog(s, (screen) => screen.includes(ASK_QUESTION), 'full-text hook');
 
-  it("default mode: Qwen's confirmation, then the full-text hook's; rejecting either sends zero writes", () =>
-    withReport(ctx, async () => {
+  it(
+    "default mode: Qwen's confirmation, then the full-text hook's; rejecting either sends zero writes",
+    suite.test(async ({ world: w, platform }) => {
       const s = await start();
-      const w = world!;
       const content = 'Release checklist: run "db migrate" <before> deploy & tag';
       scriptRemember('remember-reject', content, 'ANSWER-NOT-REACHED');
-      const addsBefore = adds(platform!).length;
+      const addsBefore = adds(platform).length;
 
       // 1. Reject Qwen's own confirmation: the hook never runs, nothing is written.
       await s.submit('Please remember-reject-one the release checklist');
@@ -120,18 +107,19 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       await s.term.waitFor(INPUT_READY, 15_000);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       expect(w.hookRuns('write-confirmation.js')).toHaveLength(1);
-      expect(adds(platform!).length).toBe(addsBefore);
+      expect(adds(platform).length).toBe(addsBefore);
       expect(s.term.fullText()).not.toContain('ANSWER-NOT-REACHED');
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 
-  it('default mode: approving both confirmations sends exactly one write, and the PENDING answer reaches the model as accepted', () =>
-    withReport(ctx, async () => {
+  it(
+    'default mode: approving both confirmations sends exactly one write, and the PENDING answer reaches the model as accepted',
+    suite.test(async ({ world: w, platform }) => {
       const s = await start();
-      const w = world!;
       const content = 'Deploys go out on Tuesdays; the on-call owner tags the release.';
       scriptRemember('remember-approve', content, 'ANSWER-REMEMBERED-4e0');
-      const addsBefore = adds(platform!).length;
+      const addsBefore = adds(platform).length;
       const enter = await s.submit('Please remember-approve the deploy day');
       const request = await s.nextMainRequest(enter);
       expect(toolNames(request.chat!)).toEqual(
@@ -143,7 +131,7 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       await s.term.press('Enter');
       // No third confirmation: the turn finishes without another key press.
       await s.term.waitFor('ANSWER-REMEMBERED-4e0', 30_000);
-      const written = adds(platform!).slice(addsBefore);
+      const written = adds(platform).slice(addsBefore);
       expect(written).toHaveLength(1);
       expect(written[0]?.headers.authorization).toBe(`Token ${MEM0_KEY}`);
       expect(written[0]?.body).toMatchObject({
@@ -160,32 +148,35 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       expect(result!.content).not.toContain(content);
       expect(w.bashrcSourced()).toEqual([]);
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 
-  it('after Shift+Tab into YOLO the full-text hook still asks (its one dialog), and only its approval writes', () =>
-    withReport(ctx, async () => {
+  it(
+    'after Shift+Tab into YOLO the full-text hook still asks (its one dialog), and only its approval writes',
+    suite.test(async ({ platform }) => {
       const s = await start();
       const content = 'YOLO-MEMORY: staging uses the blue cluster.';
       scriptRemember('remember-yolo', content, 'ANSWER-YOLO-REMEMBERED-2d9');
       await s.cycleApprovalMode('YOLO mode');
-      const addsBefore = adds(platform!).length;
+      const addsBefore = adds(platform).length;
       await s.submit('Please remember-yolo the staging cluster');
       const screen = await hookDialog(s);
       expect(screen).toContain(JSON.stringify(content));
-      expect(adds(platform!).length).toBe(addsBefore);
+      expect(adds(platform).length).toBe(addsBefore);
       await s.term.press('Enter');
       await s.term.waitFor('ANSWER-YOLO-REMEMBERED-2d9', 30_000);
-      const written = adds(platform!).slice(addsBefore);
+      const written = adds(platform).slice(addsBefore);
       expect(
         written.map((r) => (r.body as { messages: Array<{ content: string }> }).messages[0]?.content),
       ).toEqual([content]);
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 
-  it('approval guard: one context_remember is never asked about three times, and the full-text reason is what is shown (default and auto mode)', () =>
-    withReport(ctx, async () => {
+  it(
+    'approval guard: one context_remember is never asked about three times, and the full-text reason is what is shown (default and auto mode)',
+    suite.test(async ({ world: w, platform }) => {
       const s = await start();
-      const w = world!;
       const content = 'GUARD-MEMORY: rotate the staging keys monthly.';
       for (const mode of ['Ask permissions', 'Auto mode']) {
         // One answer per mode: the first one may still be on screen while the second is on its way.
@@ -193,7 +184,7 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
         scriptRemember('remember-guard', content, answer);
         await s.cycleApprovalMode(mode);
         const guardRunsBefore = w.hookRuns('approval-guard.js').length;
-        const addsBefore = adds(platform!).length;
+        const addsBefore = adds(platform).length;
         await s.submit(`Please remember-guard this (${mode})`);
         await qwenDialog(s);
         await s.term.press('Enter');
@@ -203,10 +194,11 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
         await s.term.press('Enter');
         // Two key presses were enough: the answer arrives without a third dialog.
         await s.term.waitFor(answer, 30_000);
-        expect(adds(platform!).length - addsBefore).toBe(1);
+        expect(adds(platform).length - addsBefore).toBe(1);
         // The guard's matcher leaves context_remember to the full-text hook.
         expect(w.hookRuns('approval-guard.js').length).toBe(guardRunsBefore);
       }
       expect(await s.quit()).toBe(0);
-    }));
+    }),
+  );
 });

@@ -3,7 +3,7 @@
 // placement, basePath joining, and the round trip through the fake's memory store.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../../src/config/schema.js';
-import type { Mem0PresetName } from '../../../src/contracts/mem0-presets.js';
+import { MEM0_PRESET_NAMES, type Mem0PresetName } from '../../../src/contracts/mem0-presets.js';
 import { createNodeTransport } from '../../../src/http/transport-node.js';
 import { createProvider } from '../../../src/providers/factory.js';
 import type { RememberResult } from '../../../src/providers/types.js';
@@ -133,6 +133,15 @@ function build(row: Row, url: string, basePath = '') {
     ? createProvider(row.config(url, basePath), CANARY, { transport, platformOrigin: url })
     : createProvider(row.config(url, basePath), CANARY, { transport });
 }
+
+// A preset added to the table without its row here fails this test: its wire contract is pinned here.
+it('has a row for every preset and alias of src/contracts/mem0-presets.ts', () => {
+  const presets = ROWS.flatMap((row) => {
+    const config = row.config('http://127.0.0.1:1', '');
+    return config.type === 'mem0' ? [config.preset] : [];
+  });
+  expect(presets).toEqual(MEM0_PRESET_NAMES);
+});
 
 describe.each(ROWS)('$name', (row) => {
   it('writes, then finds the memory: exact method, path, headers and body bytes on the wire', async () => {

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { promptSubmitEvent } from '../../../scripts/shared/hook-events.js';
 import { HOOK_BUDGET_MS, MCP_TIMEOUT_MS } from '../../../src/base/limits.js';
 import {
   ALL_CANARIES,
@@ -17,7 +18,6 @@ import {
   PROMPT_CANARY,
 } from '../../fixtures/canaries.js';
 import { type FaultServer, refusedUrl, startFaultServer } from '../../fixtures/fault-server.js';
-import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { budget, ReliabilitySection } from '../../fixtures/reliability-report.js';

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptSubmitEvent } from '../../../scripts/shared/hook-events.js';
 import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
 import {
   type CanaryName,
@@ -29,7 +30,6 @@ import {
   startGenericSearch,
   startMem0Platform,
 } from '../../fixtures/fake-services/index.js';
-import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { connectMcp } from '../../fixtures/mcp-client.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { KeyedSection } from '../../fixtures/reliability-report.js';

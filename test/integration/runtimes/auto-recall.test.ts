@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptSubmitEvent } from '../../../scripts/shared/hook-events.js';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
 import {
   type FakeService,
@@ -10,7 +11,6 @@ import {
   startGenericSearch,
 } from '../../fixtures/fake-services/index.js';
 import { type Fault, type FaultServer, refusedUrl, startFaultServer } from '../../fixtures/fault-server.js';
-import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 import {

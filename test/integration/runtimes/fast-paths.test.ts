@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preToolUseEvent, promptSubmitEvent } from '../../../scripts/shared/hook-events.js';
 import { node22 } from '../../e2e/harness/paths.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { type Fault, refusedUrl, startFaultServer } from '../../fixtures/fault-server.js';
-import { preToolUseEvent, promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { ROOT, type RunOptions, runRuntime } from '../../fixtures/run-runtime.js';
 import { genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-config.js';
 

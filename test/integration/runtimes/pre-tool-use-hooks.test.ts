@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { preToolUseEvent } from '../../../scripts/shared/hook-events.js';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
-import { preToolUseEvent } from '../../fixtures/hook-events.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 
 const event = preToolUseEvent;

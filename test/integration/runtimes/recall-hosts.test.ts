@@ -7,10 +7,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptSubmitEvent } from '../../../scripts/shared/hook-events.js';
 import { OPENCLAW_RECALL_BUDGET_MS } from '../../../src/base/limits.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { type FaultServer, startFaultServer } from '../../fixtures/fault-server.js';
-import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { runRuntime, runtimePath } from '../../fixtures/run-runtime.js';
 import { FAULT_TIMEOUT_MS, genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-config.js';
 

@@ -5,12 +5,12 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OPENCLAW_PLUGIN_BUNDLE } from '../../../src/contracts/runtime-files.js';
+import { openclawConfigProblems } from '../../../src/deploy/deployment/openclaw.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid, formatProblem } from '../../../src/deploy/deployment/problems.js';
 import {
   managedOpenclawKeys,
   openclawConfigFor,
-  openclawConfigProblems,
   withoutPlugin,
 } from '../../../src/deploy/render/openclaw.js';
 import { renderInstall } from '../../../src/deploy/render/render.js';

@@ -4,13 +4,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPTIONAL_PINNED_FILE_VARIABLES } from '../../../src/contracts/layout.js';
+import { posixShimPathProblem, windowsShimPathProblem } from '../../../src/deploy/deployment/shim-paths.js';
 import {
   cmdQuote,
   PRESTART_VARIABLES,
   posixShim,
-  posixShimPathProblem,
   ShimPathError,
-  windowsShimPathProblem,
   windowsShims,
 } from '../../../src/deploy/render/shims.js';
 import { forbiddenReason } from '../../../src/policy/environment-names.js';

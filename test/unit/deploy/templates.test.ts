@@ -11,8 +11,8 @@ import {
 import { mergeSettings } from '../../../src/deploy/deployment/settings.js';
 import { deepEqual } from '../../../src/deploy/json.js';
 import { guardMatcher, pinnedValues, templateValues } from '../../../src/deploy/render/profile.js';
-import { OMIT, placeholders, substitute, TemplateError } from '../../../src/deploy/render/substitute.js';
-import { TEMPLATES } from '../../../src/deploy/render/templates.js';
+import { OMIT, placeholders, substitute, TemplateError } from '../../../src/deploy/templates/substitute.js';
+import { TEMPLATES } from '../../../src/deploy/templates/templates.js';
 import { isPlainObject } from '../../../src/text/json.js';
 import { allProfiles } from './fixtures.js';
 

@@ -6,10 +6,10 @@ import https from 'node:https';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Loopback, listenOnLoopback } from '../../../scripts/shared/loopback.js';
 import { deadline } from '../../../src/http/deadline.js';
 import type { CancelSignal } from '../../../src/http/transport.js';
 import { createNodeTransport } from '../../../src/http/transport-node.js';
-import { type Loopback, listenOnLoopback } from '../../fixtures/loopback.js';
 import { createTestCertificate } from '../../fixtures/tls-cert.js';
 
 const certificate = createTestCertificate();

@@ -10,6 +10,8 @@ import {
   importReport,
   REPOSITORY_ROOT,
   scanImportGraph,
+  subFolderEdges,
+  testImports,
 } from '../../../scripts/import-graph.js';
 import { runTsChild } from '../../fixtures/run-child.js';
 
@@ -37,8 +39,11 @@ describe('this repository', () => {
     expect(result.stdout).toMatch(/^folder → folder import counts \(\d+ files, \d+ folder edges\):\n/);
     expect(result.stdout).toMatch(/^ {2}src\/deploy → src\/contracts +\d+$/m);
     expect(result.stdout).toContain('layers, leaves first');
+    expect(result.stdout).toMatch(/^ {2}src\/deploy\/render → src\/deploy\/deployment +\d+$/m);
+    expect(result.stdout).toMatch(/^ {2}src\/deploy: 1\. /m);
+    expect(result.stdout).toContain('imports of test/ from outside it: 0\n');
     expect(result.stdout).toContain(
-      'ok: no folder imports a folder that imports it back; src/runtimes reaches nothing in src/deploy, src/cli, launcher\n',
+      'ok: no folder imports a folder that imports it back, nor a sub-folder a sibling; nothing outside test/ imports it; src/runtimes reaches nothing in src/deploy, src/cli, launcher\n',
     );
   });
 
@@ -55,6 +60,23 @@ describe('this repository', () => {
     expect(targets('src/base')).toEqual([]);
     expect(targets('src/text')).toEqual(['src/base']);
     expect(targets('src/contracts')).toEqual(['src/base', 'src/text']);
+  });
+
+  it('layers src/deploy inside: the manifest below render, render below rollback and verify', () => {
+    const edges = subFolderEdges(scanImportGraph(REPOSITORY_ROOT), 'src/deploy');
+    const targets = (sub: string) => [...(edges.get(`src/deploy/${sub}`)?.keys() ?? [])].sort();
+    expect(targets('deployment')).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^src\/deploy\/(render|rollback|verify)$/)]),
+    );
+    expect(targets('render')).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^src\/deploy\/(rollback|verify)$/)]),
+    );
+    expect(targets('render')).toContain('src/deploy/deployment');
+    expect(targets('rollback')).toContain('src/deploy/render');
+  });
+
+  it('keeps scripts/ (and everything else scanned) off test/', () => {
+    expect(testImports(scanImportGraph(REPOSITORY_ROOT))).toEqual([]);
   });
 });
 
@@ -99,6 +121,58 @@ describe('negative controls: trees that break a rule', () => {
         'error: a runtime reaches src/deploy: src/runtimes/hook/main.ts → src/deploy/names.ts (runtimes may not depend on src/deploy, src/cli, launcher)',
     },
     {
+      rule: 'two sub-folders of src/deploy importing each other',
+      files: {
+        'src/deploy/render/render.ts': "import { r } from '../rollback/record.js';\nexport const x = r;\n",
+        'src/deploy/rollback/record.ts':
+          "import type { W } from '../render/writer.js';\nexport const r = 1 as W;\n",
+        'src/deploy/render/writer.ts': 'export type W = number;\n',
+      },
+      message:
+        'error: sub-folders of src/deploy import each other: src/deploy/render ⇄ src/deploy/rollback (1 and 1 imports)',
+    },
+    {
+      rule: 'sub-folders joined through a file directly in their folder',
+      files: {
+        'src/deploy/render/render.ts': "import { t } from '../tree.js';\nexport const x = t;\n",
+        'src/deploy/tree.ts': "import { r } from './rollback/install.js';\nexport const t = r;\n",
+        'src/deploy/rollback/install.ts': "import { w } from '../render/writer.js';\nexport const r = w;\n",
+        'src/deploy/render/writer.ts': 'export const w = 1;\n',
+      },
+      message:
+        'error: sub-folders of src/deploy import each other: src/deploy/render ⇄ src/deploy/rollback (1 and 1 imports)',
+    },
+    {
+      rule: 'a loop through three sub-folders, two levels down in scripts/',
+      files: {
+        'scripts/bench/a/x.ts': "export * from '../b/y.js';\n",
+        'scripts/bench/b/y.ts': "export { z as y } from '../c/z.js';\n",
+        'scripts/bench/c/z.ts': "const a = require('../a/x.js');\nexport const z = a;\n",
+      },
+      message:
+        'error: sub-folders of scripts/bench import each other through a loop: scripts/bench/a → scripts/bench/b → scripts/bench/c → scripts/bench/a',
+    },
+    {
+      rule: 'scripts/ importing test/',
+      files: {
+        'scripts/bench/fixtures.ts':
+          "import { listen } from '../../test/fixtures/loopback.js';\nexport const l = listen;\n",
+        'test/fixtures/loopback.ts': 'export const listen = 1;\n',
+      },
+      message:
+        'error: scripts/bench/fixtures.ts imports test/fixtures/loopback.ts: nothing outside test/ may import test/ (move what both need out of it, docs/layout.md)',
+    },
+    {
+      rule: 'src/ importing test/ (a type counts too)',
+      files: {
+        'src/providers/engine.ts':
+          "import type { F } from '../../test/fixtures/fake.js';\nexport const e = 1 as F;\n",
+        'test/fixtures/fake.ts': 'export type F = number;\n',
+      },
+      message:
+        'error: src/providers/engine.ts imports test/fixtures/fake.ts: nothing outside test/ may import test/ (move what both need out of it, docs/layout.md)',
+    },
+    {
       rule: 'a runtime reaching launcher/ through another folder',
       files: {
         'src/runtimes/hook/main.ts': "import { c } from '../../context/c.js';\nexport const h = c;\n",
@@ -120,23 +194,37 @@ describe('negative controls: trees that break a rule', () => {
       'src/a/x.ts': "import { y } from '../b/y.js';\nexport const x = y;\n",
       'src/b/y.ts': 'export const y = 1;\n',
       'src/runtimes/hook/main.ts': "import { x } from '../../a/x.js';\nexport const h = x;\n",
-      'src/deploy/render.ts': "import { h } from '../runtimes/hook/main.js';\nexport const r = h;\n",
-      'launcher/main.ts': "import { r } from '../src/deploy/render.js';\nexport const m = r;\n",
+      'src/deploy/render/render.ts':
+        "import { h } from '../../runtimes/hook/main.js';\nexport const r = h;\n",
+      'src/deploy/rollback/record.ts': "import { r } from '../render/render.js';\nexport const c = r;\n",
+      'src/deploy/tree.ts': "import { c } from './rollback/record.js';\nexport const t = c;\n",
+      'launcher/main.ts': "import { r } from '../src/deploy/render/render.js';\nexport const m = r;\n",
+      'scripts/shared/loopback.ts': 'export const listen = 1;\n',
+      'scripts/bench/run.ts': "import { listen } from '../shared/loopback.js';\nexport const b = listen;\n",
+      'test/fixtures/server.ts':
+        "import { listen } from '../../scripts/shared/loopback.js';\nexport const s = listen;\n",
     });
     const report = importReport(scanImportGraph(root));
     expect(report.problems).toEqual([]);
     expect(report.text.split('\n')).toEqual([
-      'folder → folder import counts (5 files, 4 folder edges):',
-      '  launcher → src/deploy        1',
-      '  src/a → src/b                1',
-      '  src/deploy → src/runtimes    1',
-      '  src/runtimes → src/a         1',
+      'folder → folder import counts (9 files, 4 folder edges):',
+      '  launcher → src/deploy                      1',
+      '  src/a → src/b                              1',
+      '  src/deploy → src/runtimes                  1',
+      '  src/runtimes → src/a                       1',
       'layers, leaves first (a folder imports only folders of earlier layers):',
       '  1. src/b',
       '  2. src/a',
       '  3. src/runtimes',
       '  4. src/deploy',
       '  5. launcher',
+      'sub-folder → sub-folder import counts inside a folder (through its own files too; 2 edges):',
+      '  scripts/bench → scripts/shared             1',
+      '  src/deploy/rollback → src/deploy/render    1',
+      'sub-folder layers, leaves first:',
+      '  scripts: 1. shared  2. bench',
+      '  src/deploy: 1. render  2. rollback',
+      'imports of test/ from outside it: 0',
     ]);
   });
 

@@ -1,5 +1,5 @@
 // Project slash commands: Qwen's naming, its injection parser, TOML escapes, and what the launcher
-// refuses (measured: scripts/e2e/measure-hostile.ts, section commands; docs/repository.md).
+// refuses (measured: test/e2e/measure/hostile.ts, section commands; docs/repository.md).
 import { describe, expect, it } from 'vitest';
 import builtinCommands from '../../../policies/qwen/builtin-commands.json' with { type: 'json' };
 import { decideCommand } from '../../../src/policy/project-commands.js';

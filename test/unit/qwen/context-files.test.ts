@@ -1,5 +1,5 @@
 // Which files Qwen 0.24 reads as context and which @-imports it follows, replayed on an in-memory
-// tree (measured: scripts/e2e/measure-hostile.ts, section context; docs/repository.md).
+// tree (measured: test/e2e/measure/hostile.ts, section context; docs/repository.md).
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {

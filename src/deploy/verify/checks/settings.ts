@@ -19,8 +19,8 @@ import { isPlainObject, type JsonObject } from '../../../text/json.js';
 import { GUARD_MODES } from '../../deployment/schema.js';
 import { deepEqual, getPath, showValue } from '../../json.js';
 import { guardMatcher, pinnedValues, trustedFoldersFor } from '../../render/profile.js';
-import { substitute } from '../../render/substitute.js';
-import { TEMPLATES } from '../../render/templates.js';
+import { substitute } from '../../templates/substitute.js';
+import { TEMPLATES } from '../../templates/templates.js';
 import type { Checks } from '../report.js';
 import type { ProfileView, TreeView } from '../view.js';
 

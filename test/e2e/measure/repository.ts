@@ -2,7 +2,7 @@
 // in a pty against the fake model. Results feed docs/qwen-0.24.4-repository.md.
 //
 //   node scripts/e2e/setup.mjs
-//   npx tsx scripts/e2e/measure-repository.ts [section…]   sections: trust exclude collision slash files (default: all)
+//   npx tsx test/e2e/measure/repository.ts [section…]   sections: trust exclude collision slash files (default: all)
 //   MEASURE_CASES=<label,…> runs only some cases of a section.
 //
 // Each case starts Qwen directly (not through the launcher) with the managed baseline as system
@@ -20,16 +20,16 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { RecorderHook } from '../../test/e2e/harness/hooks.js';
-import { hookEntry, mcpProbeServerScript, recorderHook } from '../../test/e2e/harness/hooks.js';
-import { e2eCacheDir, ensureE2eToolchain, node22 } from '../../test/e2e/harness/paths.js';
-import { managedBaseline, removeTree } from '../../test/e2e/harness/qwen-home.js';
-import type { QwenScenarioOptions } from '../../test/e2e/harness/scenario.js';
-import { QwenScenario } from '../../test/e2e/harness/scenario.js';
-import type { TestUser } from '../../test/e2e/harness/users.js';
-import { ensureTestUser } from '../../test/e2e/harness/users.js';
-import { systemPrompt, toolNames } from '../../test/fixtures/fake-model/inspect.js';
-import { FakeModel, text } from '../../test/fixtures/fake-model/server.js';
+import { systemPrompt, toolNames } from '../../fixtures/fake-model/inspect.js';
+import { FakeModel, text } from '../../fixtures/fake-model/server.js';
+import type { RecorderHook } from '../harness/hooks.js';
+import { hookEntry, mcpProbeServerScript, recorderHook } from '../harness/hooks.js';
+import { e2eCacheDir, ensureE2eToolchain, node22 } from '../harness/paths.js';
+import { managedBaseline, removeTree } from '../harness/qwen-home.js';
+import type { QwenScenarioOptions } from '../harness/scenario.js';
+import { QwenScenario } from '../harness/scenario.js';
+import type { TestUser } from '../harness/users.js';
+import { ensureTestUser } from '../harness/users.js';
 
 const outDir = join(e2eCacheDir, 'measurements');
 /** The CLI's own listings (help, settings schema, slash commands), captured from Qwen 0.24.4. */
@@ -246,7 +246,8 @@ async function runCase(
     result.error = error instanceof Error ? error.message : String(error);
     return result;
   } finally {
-    await s.quit(5000);
+    // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+    await s.quit(5000).catch(() => undefined);
     await s.dispose();
     removeTree(dir);
   }
@@ -568,7 +569,8 @@ async function slashSection(): Promise<void> {
         out[command] = { error: error instanceof Error ? error.message : String(error) };
         log(`/${command}: error ${String(error)}`);
       } finally {
-        await s.quit(3000);
+        // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+        await s.quit(3000).catch(() => undefined);
         await s.dispose();
         removeTree(dir);
       }
@@ -655,7 +657,8 @@ async function filesSection(): Promise<void> {
         await s.term.waitFor('ANSWER-FILES', 30_000);
         await sleep(1000);
       } finally {
-        await s.quit(5000);
+        // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+        await s.quit(5000).catch(() => undefined);
         await s.dispose({ keepDir: true });
       }
       const p = paths!;

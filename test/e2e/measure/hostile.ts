@@ -4,7 +4,7 @@
 // model. Results feed docs/repository.md ("Context files", "Project slash commands", "Links").
 //
 //   npm run build && node scripts/e2e/setup.mjs
-//   npx tsx scripts/e2e/measure-hostile.ts [section…]   sections: context commands links (default: all)
+//   npx tsx test/e2e/measure/hostile.ts [section…]   sections: context commands links (default: all)
 //   MEASURE_CASES=<label,…> runs only some cases.
 //
 // Each case starts Qwen directly (no launcher) with the managed baseline as system settings, folder
@@ -25,16 +25,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { e2eCacheDir, ensureE2eToolchain } from '../../test/e2e/harness/paths.js';
-import { managedBaseline } from '../../test/e2e/harness/qwen-home.js';
-import {
-  type RunLocation,
-  removeRunLocation,
-  stageRunLocation,
-} from '../../test/e2e/harness/run-location.js';
-import { INPUT_READY, QwenScenario } from '../../test/e2e/harness/scenario.js';
-import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../test/e2e/harness/users.js';
-import { FakeModel, type Reply, text, toolCall } from '../../test/fixtures/fake-model/server.js';
+import { FakeModel, type Reply, text, toolCall } from '../../fixtures/fake-model/server.js';
+import { e2eCacheDir, ensureE2eToolchain } from '../harness/paths.js';
+import { managedBaseline } from '../harness/qwen-home.js';
+import { type RunLocation, removeRunLocation, stageRunLocation } from '../harness/run-location.js';
+import { INPUT_READY, QwenScenario } from '../harness/scenario.js';
+import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../harness/users.js';
 
 const outDir = join(e2eCacheDir, 'measurements');
 const WANTED = process.env['MEASURE_CASES']?.split(',');
@@ -209,7 +205,8 @@ async function runCase(
     return result;
   } finally {
     model.setResponder(undefined);
-    await s.quit(5000);
+    // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+    await s.quit(5000).catch(() => undefined);
     await s.dispose();
     rmSync(dir, { recursive: true, force: true });
   }

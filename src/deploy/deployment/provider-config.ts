@@ -3,9 +3,9 @@
 
 import type { AnyProfileKind } from '../../contracts/launch-plan.js';
 import type { JsonObject } from '../../text/json.js';
-import type { Deployment } from '../deployment/schema.js';
-import { substitute } from './substitute.js';
-import { TEMPLATES } from './templates.js';
+import { substitute } from '../templates/substitute.js';
+import { TEMPLATES } from '../templates/templates.js';
+import type { Deployment } from './schema.js';
 
 /** The provider config version a profile's runtime reads: 2 for the auto-recall hook, else 1. */
 export function providerConfigVersion(kind: AnyProfileKind): 1 | 2 {

@@ -2,7 +2,7 @@
 // model. Results feed docs/qwen-0.24.4-measurements.md.
 //
 //   node scripts/e2e/setup.mjs
-//   npx tsx scripts/e2e/measure-qwen.ts [section…]      sections: a b c d e f x (default: all)
+//   npx tsx test/e2e/measure/qwen.ts [section…]      sections: a b c d e f x (default: all)
 //   MEASURE_CASES=<label,…> limits sections b, c and d to some cases (merged into the saved JSON).
 //
 // Each section prints what it saw and writes JSON to .cache/e2e/measurements/<section>.json.
@@ -21,28 +21,24 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { posixQuote } from '../../src/policy/quote.js';
-import type { RecorderHook } from '../../test/e2e/harness/hooks.js';
-import { hookEntry, mcpProbeServerScript, recorderHook } from '../../test/e2e/harness/hooks.js';
-import { e2eCacheDir, ensureE2eToolchain, node22 } from '../../test/e2e/harness/paths.js';
-import { managedBaseline, removeTree } from '../../test/e2e/harness/qwen-home.js';
-import {
-  type RunLocation,
-  removeRunLocation,
-  stageRunLocation,
-} from '../../test/e2e/harness/run-location.js';
-import type { QwenScenarioOptions } from '../../test/e2e/harness/scenario.js';
-import { INPUT_READY as INPUT_READY_TEXT, QwenScenario } from '../../test/e2e/harness/scenario.js';
-import { ensureTestUser, type TestUser } from '../../test/e2e/harness/users.js';
+import { posixQuote } from '../../../src/policy/quote.js';
 import {
   contentParts,
   hookContextParts,
   promptParts,
   toolNames,
   toolResults,
-} from '../../test/fixtures/fake-model/inspect.js';
-import type { RecordedRequest } from '../../test/fixtures/fake-model/server.js';
-import { text, toolCall } from '../../test/fixtures/fake-model/server.js';
+} from '../../fixtures/fake-model/inspect.js';
+import type { RecordedRequest } from '../../fixtures/fake-model/server.js';
+import { text, toolCall } from '../../fixtures/fake-model/server.js';
+import type { RecorderHook } from '../harness/hooks.js';
+import { hookEntry, mcpProbeServerScript, recorderHook } from '../harness/hooks.js';
+import { e2eCacheDir, ensureE2eToolchain, node22 } from '../harness/paths.js';
+import { managedBaseline, removeTree } from '../harness/qwen-home.js';
+import { type RunLocation, removeRunLocation, stageRunLocation } from '../harness/run-location.js';
+import type { QwenScenarioOptions } from '../harness/scenario.js';
+import { INPUT_READY as INPUT_READY_TEXT, QwenScenario } from '../harness/scenario.js';
+import { ensureTestUser, type TestUser } from '../harness/users.js';
 
 const outDir = join(e2eCacheDir, 'measurements');
 /** MEASURE_CASES: the case labels sections b, c and d run (all when unset). */
@@ -108,7 +104,8 @@ async function run<T>(
     log(`!! ${message}`);
     return { error: message };
   } finally {
-    await s.quit(5000);
+    // A case may leave Qwen unable to quit (a dialog open, a hang): dispose() then kills it.
+    await s.quit(5000).catch(() => undefined);
     const leftovers = s.term.leftoverProcesses();
     await s.dispose();
     if (leftovers.length > 0) log(`(killed ${leftovers.length} leftover processes)`);

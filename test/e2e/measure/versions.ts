@@ -5,7 +5,7 @@
 // the vendored ripgrep binaries in the registry tarball. Results feed docs/qwen-versions.md.
 //
 //   npm run e2e:setup
-//   npx tsx scripts/e2e/measure-versions.ts
+//   npx tsx test/e2e/measure/versions.ts
 //
 // Prints a Markdown table and every mismatch with the policy; writes
 // .cache/e2e/measurements/versions.json. Exits 1 when a measured fact differs from the policy.
@@ -13,9 +13,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { qwenSettingsFacts } from '../../src/qwen/settings-facts.js';
-import { DEFAULT_QWEN_VERSION, qwenVersionFacts, SUPPORTED_QWEN_VERSIONS } from '../../src/qwen/versions.js';
-import { e2eCacheDir, node22, qwenPackageDir } from '../../test/e2e/harness/paths.js';
+import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
+import {
+  DEFAULT_QWEN_VERSION,
+  qwenVersionFacts,
+  SUPPORTED_QWEN_VERSIONS,
+} from '../../../src/qwen/versions.js';
+import { e2eCacheDir, node22, qwenPackageDir } from '../harness/paths.js';
 
 interface Measured {
   version: string;

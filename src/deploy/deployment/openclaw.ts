@@ -1,0 +1,169 @@
+// Validation of deployment.json's `openclaw` block and openclaw-recall profile (docs/openclaw.md):
+// what the admin's OpenClaw config may not hold, and the pins the profile needs.
+import { OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
+import { isPlainObject } from '../../text/json.js';
+import { type Problem, problem } from './problems.js';
+import type { Deployment, OpenclawBlock } from './schema.js';
+
+function includeKeyPaths(value: unknown, at: (string | number)[]): (string | number)[][] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => includeKeyPaths(item, [...at, i]));
+  if (!isPlainObject(value)) return [];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    key === '$include' ? [[...at, key]] : includeKeyPaths(inner, [...at, key]),
+  );
+}
+
+/**
+ * What the admin's `openclaw.config` may not hold: the keys render manages, what would make OpenClaw
+ * read configuration or environment from elsewhere at run time, and a model endpoint it does not pin.
+ */
+export function openclawConfigProblems(config: Record<string, unknown>): Problem[] {
+  const at = ['openclaw', 'config'];
+  const problems: Problem[] = [];
+  if (Object.hasOwn(config, 'plugins')) {
+    problems.push(
+      problem(
+        [...at, 'plugins'],
+        config['plugins'],
+        'is managed by render: the profile allows only the qwen-managed plugin, with its hook permissions and timeout',
+        'remove "plugins"',
+      ),
+    );
+  }
+  const agents = config['agents'];
+  const defaults = isPlainObject(agents) ? agents['defaults'] : undefined;
+  if (isPlainObject(defaults) && Object.hasOwn(defaults, 'workspace')) {
+    problems.push(
+      problem(
+        [...at, 'agents', 'defaults', 'workspace'],
+        defaults['workspace'],
+        'is managed by render: the default agent works in repositoryRoot',
+        'remove it (agents.list[].workspace outside repositoryRoot gets no recalled context)',
+      ),
+    );
+  }
+  const entries = isPlainObject(agents) ? agents['entries'] : undefined;
+  if (isPlainObject(entries) && !Object.hasOwn(entries, 'main')) {
+    problems.push(
+      problem(
+        [...at, 'agents', 'entries'],
+        Object.keys(entries),
+        'lists agents but not "main", the agent the managed session runs (OpenClaw then knows no "main")',
+        'add "main": {} to agents.entries',
+      ),
+    );
+  }
+  if (
+    isPlainObject(entries) &&
+    Object.keys(entries).length > 1 &&
+    isPlainObject(agents) &&
+    agents['ownership'] !== 'explicit' &&
+    !Object.values(entries).some((entry) => isPlainObject(entry) && entry['default'] === true)
+  ) {
+    problems.push(
+      problem(
+        [...at, 'agents', 'ownership'],
+        agents['ownership'],
+        'is not "explicit" for a roster of several agents: OpenClaw refuses the whole config then (measured on 2026.9.6), and every turn fails',
+        'add "ownership": "explicit" to openclaw.config.agents',
+      ),
+    );
+  }
+  for (const keyPath of includeKeyPaths(config, [])) {
+    problems.push(
+      problem(
+        [...at, ...keyPath],
+        undefined,
+        'makes OpenClaw read more configuration from other files at run time, outside the pinned file',
+        'write the included content into openclaw.config itself',
+      ),
+    );
+  }
+  const env = config['env'];
+  if (isPlainObject(env) && Object.hasOwn(env, 'shellEnv')) {
+    problems.push(
+      problem(
+        [...at, 'env', 'shellEnv'],
+        env['shellEnv'],
+        "imports variables from the user's login shell, whose startup files the user (or a repository's tooling) controls",
+        'remove "shellEnv"; route secrets through "credentials"',
+      ),
+    );
+  }
+  const models = config['models'];
+  const providers = isPlainObject(models) ? models['providers'] : undefined;
+  if (isPlainObject(providers)) {
+    for (const [id, provider] of Object.entries(providers)) {
+      const baseUrl = isPlainObject(provider) ? provider['baseUrl'] : undefined;
+      if (typeof baseUrl !== 'string' || !/^https?:\/\/[^\s$]+$/.test(baseUrl)) {
+        problems.push(
+          problem(
+            [...at, 'models', 'providers', id, 'baseUrl'],
+            baseUrl,
+            'must be a literal http(s) URL: every model endpoint is what the administrator pinned (OpenClaw would substitute `${VAR}` from the environment)',
+            'write the endpoint URL itself, e.g. "https://llm.example.com/v1"',
+          ),
+        );
+      }
+    }
+  }
+  return problems;
+}
+
+/** Problems of the `openclaw` block and the openclaw-recall profile together. */
+export function openclawDeploymentProblems(
+  deployment: Deployment,
+  pathProblems: (keyPath: (string | number)[], value: string) => Problem[],
+): Problem[] {
+  const profile = deployment.profiles[OPENCLAW_PROFILE];
+  const block: OpenclawBlock | undefined = deployment.openclaw;
+  if (profile === undefined) {
+    return block === undefined
+      ? []
+      : [
+          problem(
+            ['openclaw'],
+            undefined,
+            'is set, but no openclaw-recall profile is deployed',
+            'add "profiles": {"openclaw-recall": {…}}, or remove "openclaw"',
+          ),
+        ];
+  }
+  if (block === undefined) {
+    return [
+      problem(
+        ['profiles', OPENCLAW_PROFILE],
+        undefined,
+        'needs OpenClaw: the top-level "openclaw" block is missing',
+        'add "openclaw": {"node": "<Node 24>", "cli": "<…/node_modules/openclaw/openclaw.mjs>", "config": {…}}',
+      ),
+    ];
+  }
+  const problems: Problem[] = [];
+  if (deployment.platform !== 'posix') {
+    problems.push(
+      problem(
+        ['profiles', OPENCLAW_PROFILE],
+        undefined,
+        `is measured and supported on POSIX only, not ${deployment.platform}`,
+        'deploy it from a posix deployment',
+      ),
+    );
+  }
+  problems.push(
+    ...pathProblems(['openclaw', 'node'], block.node),
+    ...pathProblems(['openclaw', 'cli'], block.cli),
+  );
+  if (!block.cli.endsWith('/openclaw.mjs')) {
+    problems.push(
+      problem(
+        ['openclaw', 'cli'],
+        block.cli,
+        "is not OpenClaw's openclaw.mjs",
+        'point at node_modules/openclaw/openclaw.mjs of the pinned OpenClaw package',
+      ),
+    );
+  }
+  problems.push(...openclawConfigProblems(block.config));
+  return problems;
+}
