@@ -12,7 +12,7 @@ import {
   sameEnvName,
 } from '../src/policy/environment-names.js';
 import type { EnvironmentPolicy } from '../src/policy/policies.js';
-import { withheldCredential } from '../src/policy/routed-credentials.js';
+import { type CredentialRoutes, withheldCredential } from '../src/policy/routed-credentials.js';
 
 /** The variables naming the admin-owned files the launcher pins (launch.json `environment.files`). */
 export const PINNED_FILE_NAMES: readonly string[] = Object.keys(PINNED_FILE_VARIABLES);
@@ -30,7 +30,8 @@ export type EnvSource =
   | 'pinned-file'
   | 'qwen-home'
   | 'launch-defaults'
-  | 'provider-config';
+  | 'provider-config'
+  | 'state-dir';
 
 export interface EnvEntry {
   name: string;
@@ -78,12 +79,24 @@ export interface EnvComputation {
   inherited: InheritedName[];
 }
 
-/** Every variable with its source; `buildEnv` is exactly this, as a record. */
-export function computeEnv(
+/** Stands in for every credential value when the decision is only shown (`plan`). */
+export const REDACTED = '<redacted>';
+
+/** What the allow-list reads of a launch plan (Qwen's and OpenClaw's have it alike). */
+export type AllowListPlan = CredentialRoutes & {
+  environment: Pick<LaunchPlan['environment'], 'PATH' | 'inherit' | 'set'>;
+};
+
+/**
+ * The start of every launch environment, built from nothing: PATH from the plan, the allow-listed
+ * caller names present now, the administrator's values, then the routed credentials — each name the
+ * policy forbids (or a rolled-back profile's provider credential) dropped, with why.
+ */
+export function allowListedEntries(
   callerEnv: Readonly<Record<string, string | undefined>>,
-  plan: LaunchPlan,
+  plan: AllowListPlan,
   policy: EnvironmentPolicy,
-  options: EnvOptions,
+  options: Pick<EnvOptions, 'credentials' | 'platform' | 'externalContextActive'>,
 ): EnvComputation {
   const { platform, externalContextActive } = options;
   const entries: EnvEntry[] = [];
@@ -127,6 +140,19 @@ export function computeEnv(
     const value = lookupEnv(options.credentials, name, platform);
     if (value !== undefined) entries.push({ name, value, source: 'credential' });
   }
+
+  return { entries, dropped, inherited };
+}
+
+/** Every variable with its source; `buildEnv` is exactly this, as a record. */
+export function computeEnv(
+  callerEnv: Readonly<Record<string, string | undefined>>,
+  plan: LaunchPlan,
+  policy: EnvironmentPolicy,
+  options: EnvOptions,
+): EnvComputation {
+  const { platform, externalContextActive } = options;
+  const { entries, dropped, inherited } = allowListedEntries(callerEnv, plan, policy, options);
 
   // The launcher's own values come last, so nothing above can override them.
   for (const [name, value] of Object.entries(policy.forced)) entries.push({ name, value, source: 'forced' });
