@@ -1,6 +1,6 @@
 // Generates the published JSON Schemas from the zod schemas (`npx tsx scripts/generate-schemas.ts`).
 // A unit test compares the committed files with a fresh generation, so they never drift.
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as z from 'zod';
@@ -8,6 +8,7 @@ import { contextSearchInputSchema, contextSearchOutputSchema } from '../src/cont
 import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
+import { ADMIN_DOC, withProviderFields } from './docs/provider-fields.js';
 import { CONFIG_PARSER_FILE, generateConfigParser } from './generate-config-parser.js';
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from './qwen-facts/generate-tables.js';
 
@@ -49,7 +50,9 @@ export function generateSchemaFiles(): Map<string, string> {
 export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
   const files = generateSchemaFiles()
     .set(CONFIG_PARSER_FILE, generateConfigParser())
-    .set(SETTINGS_TABLES_FILE, generateSettingsTables());
+    .set(SETTINGS_TABLES_FILE, generateSettingsTables())
+    // The admin guide's provider-field tables come from the same schema's descriptions.
+    .set(ADMIN_DOC, withProviderFields(readFileSync(join(root, ADMIN_DOC), 'utf8')));
   for (const [file, text] of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);

@@ -207,7 +207,8 @@ function pathProblems(deployment: Deployment): Problem[] {
 const CONFIG_FIXES: Partial<Record<ConfigurationError['code'], string>> = {
   'scope-invalid':
     'give exactly the scope keys the preset requires and none it does not use (provider-config docs)',
-  'write-unsupported': 'use "mem0-platform-v3", "dataworks-bff-memory-v1" or a "mem0" preset that defines a write',
+  'write-unsupported':
+    'use "mem0-platform-v3", "dataworks-bff-memory-v1" or a "mem0" preset that defines a write',
   'schema-invalid': 'fix the provider block (see schema/deployment.schema.json)',
 };
 
