@@ -21,7 +21,7 @@ interface Node {
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
-function valueOf(node: Node): string {
+function fieldValue(node: Node): string {
   if (node.const !== undefined) return `\`${JSON.stringify(node.const)}\``;
   if (node.enum !== undefined) return `one of ${node.enum.map((v) => `\`${String(v)}\``).join(', ')}`;
   if (node.pattern !== undefined) return `variable name (\`${node.pattern}\`)`;
@@ -38,7 +38,7 @@ function rows(properties: Record<string, Node>, required: readonly string[], pre
       : node.default === undefined
         ? 'no'
         : `no (default \`${JSON.stringify(node.default)}\`)`;
-    out.push(`| \`${name}\` | ${need} | ${cell(valueOf(node))} | ${cell(node.description ?? '')} |`);
+    out.push(`| \`${name}\` | ${need} | ${cell(fieldValue(node))} | ${cell(node.description ?? '')} |`);
     if (node.type === 'object' && node.properties !== undefined)
       out.push(...rows(node.properties, node.required ?? [], `${name}.`));
   }

@@ -17,6 +17,10 @@ if (located.kind !== 'found') {
     process.stdout.write(
       `${PROGRAM} ${packageJson.version} (qwen-managed package; no deployed install found)\n`,
     );
+  } else if (args.length === 1 && args[0] === '--help') {
+    process.stdout.write(
+      `Usage: ${PROGRAM} --profile <kind>\n\nRuns the deployed install's launcher (the installDir of ${DEPLOYMENT_POINTER}, else ${DEFAULT_INSTALL_DIR}); none is deployed here yet.\n`,
+    );
   } else {
     const lines = located.kind === 'refused' ? located.problems : [located.message];
     for (const line of lines) process.stderr.write(`${PROGRAM}: ${line}\n`);

@@ -10,6 +10,8 @@ export interface SettingFact {
   enum?: readonly unknown[];
   min?: number;
   max?: number;
+  /** The JSON types Qwen accepts when its schema declares a union (`context.fileName`: string or array). */
+  anyOf?: readonly string[];
 }
 
 /** The unit Qwen reads a command hook's `timeout` in (0.24.x: seconds; 1000 or more is legacy ms). */

@@ -127,6 +127,14 @@ export function checkSettingsBlock(
 }
 
 function typeProblem(fact: SettingFact, value: unknown): { message: string; fix: string } | undefined {
+  if (fact.anyOf !== undefined) {
+    // A union (string or list, …): one matching member is enough.
+    if (fact.anyOf.some((type) => typeProblem({ type }, value) === undefined)) return undefined;
+    return {
+      message: `must be a ${fact.anyOf.join(' or ')}`,
+      fix: `write a JSON ${fact.anyOf.join(' or ')}`,
+    };
+  }
   const want = (kind: string, fix = `write a JSON ${kind}`) => ({ message: `must be a ${kind}`, fix });
   switch (fact.type) {
     case 'boolean':
