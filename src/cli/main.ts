@@ -4,6 +4,7 @@
 import * as os from 'node:os';
 import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
+import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { processIO } from './command.js';
 import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
@@ -38,6 +39,9 @@ const info = {
   name: 'qwen-managed',
   version: packageJson.version,
   description: packageJson.description,
+  versionDetails: [
+    `Qwen Code ${DEFAULT_QWEN_VERSION} (default); supported: ${SUPPORTED_QWEN_VERSIONS.join(', ')}`,
+  ],
 };
 
 process.exitCode = await runProgram(info, commands, process.argv.slice(2), processIO(process));

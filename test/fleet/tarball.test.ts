@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requiredRuntimeFiles } from '../../src/deploy/render/render.js';
+import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../../src/qwen/versions.js';
 import { REPO } from '../unit/deploy/fixtures.js';
 
 const pkg = JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
@@ -106,7 +107,11 @@ describe('npm pack → npm install -g → a working qwen-managed', () => {
     const env = { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: site };
     const cli = (...args: string[]) => run(bin, args, site, env);
 
-    expect(cli('--version')).toEqual({ code: 0, stdout: `qwen-managed ${pkg.version}\n`, stderr: '' });
+    expect(cli('--version')).toEqual({
+      code: 0,
+      stdout: `qwen-managed ${pkg.version}\nQwen Code ${DEFAULT_QWEN_VERSION} (default); supported: ${SUPPORTED_QWEN_VERSIONS.join(', ')}\n`,
+      stderr: '',
+    });
     const render = cli('render', '--deployment', 'deployment.json', '--out', 'stage', '--json');
     expect(render, render.stderr).toMatchObject({ code: 0 });
     expect(JSON.parse(render.stdout)).toMatchObject({

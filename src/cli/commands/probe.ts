@@ -7,7 +7,13 @@ import { performance } from 'node:perf_hooks';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/names.js';
 import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
-import { type LaunchPlan, PROFILE_KINDS, type ProfileKind } from '../../contracts/launch-plan.js';
+import {
+  isProfileKind,
+  type LaunchPlan,
+  PROFILE_KINDS,
+  type ProfileKind,
+  unknownProfileKind,
+} from '../../contracts/launch-plan.js';
 import { launchPlanSchema } from '../../contracts/launch-plan-schema.js';
 import { EXTRA_CA_VARIABLE, PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { type ProbeResult, probeProvider } from '../../deploy/probe.js';
@@ -106,10 +112,8 @@ export const probeCommand: Command = {
     );
     if (flags === undefined) return 0;
     const dir = path.resolve(io.cwd, required('probe', 'dir', flags.dir));
-    if (flags.profile !== undefined && !(PROFILE_KINDS as readonly string[]).includes(flags.profile))
-      throw new UsageError(
-        `probe: --profile ${JSON.stringify(flags.profile)} is not one of ${PROFILE_KINDS.join(', ')}`,
-      );
+    if (flags.profile !== undefined && !isProfileKind(flags.profile))
+      throw new UsageError(`probe: --profile: ${unknownProfileKind(flags.profile)}`);
     const manifestText = await fs.readFile(path.join(dir, MANIFEST_FILE), 'utf8').catch(() => undefined);
     const manifest = manifestText === undefined ? undefined : parseManifestText(manifestText);
     if (manifest === undefined)
