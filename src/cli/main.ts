@@ -11,6 +11,7 @@ import { probeCommand } from './commands/probe.js';
 import { createRenderCommand } from './commands/render.js';
 import { createRollbackCommand } from './commands/rollback.js';
 import { serveContextCommand } from './commands/serve-context.js';
+import { createStatusCommand } from './commands/status.js';
 import { createVerifyCommand } from './commands/verify.js';
 import type { AdminDeps } from './deps.js';
 import { runProgram } from './program.js';
@@ -32,6 +33,7 @@ const commands = [
   planCommand,
   probeCommand,
   createRollbackCommand(deps),
+  createStatusCommand(deps),
   serveContextCommand,
 ];
 

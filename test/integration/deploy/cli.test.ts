@@ -33,12 +33,12 @@ describe('qwen-managed --help, --version and exit codes', () => {
   it('lists every command', () => {
     const { code, stdout } = run(['--help']);
     expect(code).toBe(0);
-    for (const command of ['render', 'verify', 'probe', 'plan', 'rollback', 'serve-context'])
+    for (const command of ['render', 'verify', 'probe', 'plan', 'rollback', 'status', 'serve-context'])
       expect(stdout).toContain(`  ${command}`);
     expect(stdout).toContain('Exit codes: 0 success, 1 refused input or failed checks, 2 usage error');
   });
 
-  it.each(['render', 'verify', 'probe', 'plan', 'rollback', 'serve-context'])(
+  it.each(['render', 'verify', 'probe', 'plan', 'rollback', 'status', 'serve-context'])(
     '%s --help exits 0 with its usage',
     (command) => {
       const { code, stdout } = run([command, '--help']);
