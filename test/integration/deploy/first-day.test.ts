@@ -395,6 +395,34 @@ const ROWS: Row[] = [
     ],
   },
   {
+    row: 'a misspelt command (rendr): a usage error with did you mean',
+    async scenario(dir) {
+      return {
+        mistake: () =>
+          run(['rendr', '--deployment', path.join(EXAMPLES, 'on-demand.json'), '--out', 'out'], dir),
+        fix: () => undefined,
+        control: () =>
+          run(['render', '--deployment', path.join(EXAMPLES, 'on-demand.json'), '--out', 'out'], dir),
+      };
+    },
+    code: 2,
+    says: [/unknown command "rendr"; did you mean "render"\? \(commands: render, verify/],
+  },
+  {
+    row: 'a misspelt flag (--deploymnet): a usage error with did you mean',
+    async scenario(dir) {
+      return {
+        mistake: () =>
+          run(['render', '--deploymnet', path.join(EXAMPLES, 'on-demand.json'), '--out', 'out'], dir),
+        fix: () => undefined,
+        control: () =>
+          run(['render', '--deployment', path.join(EXAMPLES, 'on-demand.json'), '--out', 'out'], dir),
+      };
+    },
+    code: 2,
+    says: [/render: Unknown option '--deploymnet'; did you mean '--deployment'\?/],
+  },
+  {
     row: 'a misspelt --profile (autorecall): a usage error with did you mean',
     async scenario(dir) {
       await installed(dir, 'auto-recall');
