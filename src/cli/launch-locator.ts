@@ -3,7 +3,7 @@
 // checks everything before Qwen starts. This locator only finds the install the administrator
 // deployed — from a fixed, admin-owned place, never an environment variable or the current directory —
 // and runs that install's `bin/launch-qwen` with the caller's arguments, which the launcher then
-// judges. Pure over an injected file system; the entry (launch-qwen-main.ts) executes the result.
+// judges. Pure over an injected file system; the entry (launch-qwen-locator.ts) executes the result.
 import { errorCode } from '../base/errors.js';
 import { StrictModes, type StrictModesFs } from '../host/strict-modes.js';
 import { show } from '../policy/quote.js';

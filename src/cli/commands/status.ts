@@ -22,10 +22,10 @@ import { qwenPackageInfo } from '../../host/qwen-package.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
-import type { Command } from '../command.js';
+import { defineCommand } from '../command.js';
 import type { AdminDeps } from '../deps.js';
 import { InputError, UsageError } from '../errors.js';
-import { parseFlags, required } from '../flags.js';
+import { required } from '../flags.js';
 
 export const STATUS_HELP = `Usage: qwen-managed status --dir DIR --profile KIND [--user NAME] [--json]
 
@@ -337,33 +337,25 @@ export function formatStatus(r: StatusReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function createStatusCommand(deps: AdminDeps): Command {
-  return {
-    name: 'status',
-    summary:
-      'Show one profile as a developer gets it: install, Qwen, Node, settings, hooks, credentials, verify',
-    help: STATUS_HELP,
-    async run(args, io) {
-      const flags = parseFlags(
-        'status',
-        args,
-        {
-          dir: { type: 'string' },
-          profile: { type: 'string' },
-          user: { type: 'string' },
-          json: { type: 'boolean' },
-        },
-        { text: STATUS_HELP, stdout: io.stdout },
-      );
-      if (flags === undefined) return 0;
-      const dir = path.resolve(io.cwd, required('status', 'dir', flags.dir));
-      const kind = required('status', 'profile', flags.profile);
-      if (!isProfileKind(kind)) throw new UsageError(`status: --profile: ${unknownProfileKind(kind)}`);
-      const notInstall = await notAnInstallTree(dir);
-      if (notInstall !== undefined) throw new InputError(`status: ${notInstall}`);
-      const report = await statusReport(dir, kind, flags.user, { ...io.env }, deps);
-      io.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
-      return 0;
-    },
-  };
-}
+export const statusCommand = defineCommand({
+  name: 'status',
+  summary:
+    'Show one profile as a developer gets it: install, Qwen, Node, settings, hooks, credentials, verify',
+  help: STATUS_HELP,
+  flags: {
+    dir: { type: 'string' },
+    profile: { type: 'string' },
+    user: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run(flags, io, deps: AdminDeps) {
+    const dir = path.resolve(io.cwd, required('status', 'dir', flags.dir));
+    const kind = required('status', 'profile', flags.profile);
+    if (!isProfileKind(kind)) throw new UsageError(`status: --profile: ${unknownProfileKind(kind)}`);
+    const notInstall = await notAnInstallTree(dir);
+    if (notInstall !== undefined) throw new InputError(`status: ${notInstall}`);
+    const report = await statusReport(dir, kind, flags.user, { ...io.env }, deps);
+    io.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
+    return 0;
+  },
+});

@@ -28,7 +28,7 @@ beforeAll(async () => {
   await fs.chmod(work, 0o755);
   bundle = path.join(work, 'toolkit', 'cli', 'qwen-managed.mjs');
   await build({
-    entryPoints: [path.join(REPO, 'src', 'cli', 'main.ts')],
+    entryPoints: [path.join(REPO, 'src', 'cli', 'qwen-managed.ts')],
     outfile: bundle,
     bundle: true,
     platform: 'node',

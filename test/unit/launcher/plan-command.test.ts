@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEnv } from '../../../launcher/env.js';
 import type { CliIO } from '../../../src/cli/command.js';
-import { createPlanCommand, planReport, REDACTED } from '../../../src/cli/commands/plan.js';
+import { planCommand, planReport, REDACTED } from '../../../src/cli/commands/plan.js';
 import { InputError, UsageError } from '../../../src/cli/errors.js';
 import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
 import {
@@ -17,8 +17,8 @@ import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 
 const HOME = '/home/admin';
 const SECRET = 'sk-secret-Zx81Qm';
-const deps = { userInfo: () => ({ homedir: HOME }), fs, platform: 'linux' as const };
-const command = createPlanCommand(deps);
+const deps = { userInfo: () => ({ homedir: HOME }), fs, hostPlatform: 'linux' as const };
+const command = planCommand(deps);
 const CALLER = {
   TERM: 'xterm-256color',
   OPENAI_API_KEY: SECRET,
@@ -312,7 +312,10 @@ describe('qwen-managed plan', () => {
       ['--dir', '/x', '--profile', 'bogus'],
       'plan: unknown profile kind "bogus" (kinds: on-demand, auto-recall, write)',
     ],
-    [['--dir', '/x', '--profile', 'write', '--yolo'], "plan: Unknown option '--yolo'"],
+    [
+      ['--dir', '/x', '--profile', 'write', '--yolo'],
+      "plan: Unknown option '--yolo' (options: --dir, --profile, --json, --help)",
+    ],
   ])('usage error for %j', async (args, message) => {
     await expect(runPlan(args)).rejects.toThrow(new UsageError(message));
   });
