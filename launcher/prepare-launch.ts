@@ -6,7 +6,8 @@
 import { posix, win32 } from 'node:path';
 import { type Platform, platformOfHost } from '../src/base/platform.js';
 import type { CredentialSource, LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
-import type { PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
+import { type PINNED_FILE_VARIABLES, PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
+import { installPath } from '../src/host/install-checks.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import {
   ARGUMENT_POLICY,
@@ -151,7 +152,13 @@ export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision>
     home: input.home,
     qwenHome,
     platform,
-    systemSettings: () => adminFile('QWEN_CODE_SYSTEM_SETTINGS_PATH'),
+    // From the tree given: the same pinned file for a launch, and a staged render's own for plan
+    // (whose admin files are not at the paths launch.json names yet).
+    systemSettings: () =>
+      readAdminJson(
+        fs,
+        installPath(input.installDir, profileRel(kind, PROFILE_FILES.systemSettings), localPlatform),
+      ),
     qwenVersion: facts.version,
     fs,
     // The plan's own path rules, never the host's: plan may show a Windows plan.

@@ -3,7 +3,7 @@
 // name on every refusal are done here, once. Commands get their I/O and the machine's dependencies
 // injected, so tests run them in-process.
 import type { Readable, Writable } from 'node:stream';
-import { commandError } from './errors.js';
+import { commandError } from './command-errors.js';
 import { type FlagOptions, type Flags, parseFlags } from './flags.js';
 
 export interface CliIO {
@@ -46,7 +46,7 @@ export interface Command {
   summary: string;
   /** Full `--help` text for this command. */
   help: string;
-  /** Resolves to the exit code; throws UsageError / InputError / CheckFailed (see errors.ts). */
+  /** Resolves to the exit code; throws UsageError / InputError / CheckFailed (see command-errors.ts). */
   run(args: readonly string[], io: CliIO): Promise<number>;
 }
 

@@ -2,7 +2,7 @@
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { closest } from '../text/closest.js';
-import { UsageError } from './errors.js';
+import { UsageError } from './command-errors.js';
 
 /** A command's flag table, in node:util parseArgs' shape. */
 export type FlagOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;

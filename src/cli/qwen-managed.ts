@@ -1,6 +1,6 @@
 // `qwen-managed`: the admin CLI entry (dist/cli/qwen-managed.js). The only module of the CLI that
 // touches the process: it builds the I/O and the machine dependencies, wires every command the one
-// way (defineCommand factories given the same deps), dispatches, and sets the exit code (errors.ts
+// way (defineCommand factories given the same deps), dispatches, and sets the exit code (command-errors.ts
 // maps errors to codes).
 import * as fs from 'node:fs';
 import * as os from 'node:os';

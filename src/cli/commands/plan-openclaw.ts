@@ -9,7 +9,7 @@ import { type OpenclawLaunchPlan, openclawLaunchPlanSchema } from '../../contrac
 import { lookupEnv } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { posixQuote } from '../../policy/quote.js';
-import { InputError } from '../errors.js';
+import { InputError } from '../command-errors.js';
 
 export interface OpenclawPlanEntry {
   name: string;

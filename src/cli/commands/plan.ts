@@ -22,8 +22,8 @@ import { notAnInstallTree } from '../../deploy/tree.js';
 import { looksSecret } from '../../policy/environment-names.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import { defineCommand } from '../command.js';
+import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError, UsageError } from '../errors.js';
 import { formatOpenclawPlan, openclawPlanReport } from './plan-openclaw.js';
 
 /** What plan needs from the machine: the user, the file system, the platform. */
@@ -261,7 +261,7 @@ export const planCommand = defineCommand({
     if (!isProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
     const dir = resolve(io.cwd, flags.dir);
     // A directory that is not an install is a wrong --dir, not a tree to re-render.
-    const notInstall = await notAnInstallTree(dir);
+    const notInstall = notAnInstallTree(dir, deps.fs);
     if (notInstall !== undefined) throw new InputError(`plan: ${notInstall}`);
     const report = await planReport(dir, flags.profile, io.env, deps);
     io.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatPlan(report));

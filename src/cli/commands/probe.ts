@@ -6,7 +6,7 @@ import { isProfileKind, unknownProfileKind } from '../../contracts/launch-plan.j
 import type { ProbeResult } from '../../deploy/probe.js';
 import { probeInstall } from '../../deploy/probe-install.js';
 import { defineCommand } from '../command.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../command-errors.js';
 import { required } from '../flags.js';
 
 export const PROBE_HELP = `Usage: qwen-managed probe --dir DIR [--profile KIND] [--json]

@@ -16,8 +16,8 @@ import {
 } from '../../deploy/render/render-stages.js';
 import { type WriteResult, writeInstall } from '../../deploy/render/writer.js';
 import { type CliIO, defineCommand } from '../command.js';
+import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError, UsageError } from '../errors.js';
 import { required } from '../flags.js';
 import { type Progress, quietProgress } from '../progress.js';
 

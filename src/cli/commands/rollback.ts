@@ -15,7 +15,7 @@ import { MANAGED_HOOK_NAMES } from '../../deploy/rollback/record.js';
 import { rollbackSettingsFile } from '../../deploy/rollback/settings-file.js';
 import { RESTART_MESSAGE, type RollbackOutcome } from '../../deploy/rollback/types.js';
 import { type CliIO, defineCommand } from '../command.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../command-errors.js';
 import type { Flags } from '../flags.js';
 
 export const ROLLBACK_HELP = `Usage:

@@ -4,8 +4,8 @@ import { resolve } from 'node:path';
 import { CREDENTIAL_NAME } from '../../config/names.js';
 import { type ContextServer, type ContextServerOptions, startContextServer } from '../../serve/server.js';
 import { defineCommand } from '../command.js';
+import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError, UsageError } from '../errors.js';
 import { required } from '../flags.js';
 
 export interface ServeContextDeps extends Pick<AdminDeps, 'onShutdownSignal'> {

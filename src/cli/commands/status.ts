@@ -23,8 +23,8 @@ import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { defineCommand } from '../command.js';
+import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { InputError, UsageError } from '../errors.js';
 import { required } from '../flags.js';
 
 export const STATUS_HELP = `Usage: qwen-managed status --dir DIR --profile KIND [--user NAME] [--json]

@@ -4,8 +4,8 @@ import { EXIT, exitCodeOf } from '../../base/errors.js';
 import { reportJson, reportText } from '../../deploy/verify/report.js';
 import { runVerify } from '../../deploy/verify/run.js';
 import { defineCommand } from '../command.js';
+import { UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { UsageError } from '../errors.js';
 import { required } from '../flags.js';
 
 export const VERIFY_HELP = `Usage: qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]

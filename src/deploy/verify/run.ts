@@ -263,7 +263,7 @@ async function openclawHostFact(
 
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
   const dir = path.resolve(options.dir);
-  const notInstall = await notAnInstallTree(dir);
+  const notInstall = notAnInstallTree(dir);
   if (notInstall !== undefined) throw new VerifyInputError(notInstall);
   const tree = await loadInstallTree(dir);
   const deployment =

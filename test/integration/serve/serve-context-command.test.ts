@@ -2,8 +2,8 @@ import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
+import { InputError, UsageError } from '../../../src/cli/command-errors.js';
 import { serveContextCommand } from '../../../src/cli/commands/serve-context.js';
-import { InputError, UsageError } from '../../../src/cli/errors.js';
 import { startContextServer } from '../../../src/serve/server.js';
 import { makeFolder, removeFolder, SEARCH, type Sink, sink } from './harness.js';
 

@@ -5,8 +5,8 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEnv } from '../../../launcher/env.js';
 import type { CliIO } from '../../../src/cli/command.js';
+import { InputError, UsageError } from '../../../src/cli/command-errors.js';
 import { planCommand, planReport, REDACTED } from '../../../src/cli/commands/plan.js';
-import { InputError, UsageError } from '../../../src/cli/errors.js';
 import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
 import {
   buildInstallDir,

@@ -3,14 +3,14 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
+import { InputError, UsageError } from '../../../src/cli/command-errors.js';
 import { renderCommand, writeRefusal } from '../../../src/cli/commands/render.js';
 import { rollbackCommand } from '../../../src/cli/commands/rollback.js';
 import { verifyCommand } from '../../../src/cli/commands/verify.js';
-import { InputError, UsageError } from '../../../src/cli/errors.js';
 import { runProgram } from '../../../src/cli/program.js';
 import { adminDeps } from '../../fixtures/admin-deps.js';
 import { FAILING_PROGRAM, failingCommand } from '../../fixtures/failing-command.js';
-import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from './fixtures.js';
+import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from '../deploy/fixtures.js';
 
 async function setup() {
   const root = await tempDir();
