@@ -70,6 +70,7 @@ async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
     platform: homePlatform(process.platform),
     fs,
     uniqueSuffix: uniqueSuffix(),
+    seed: decision.qwenHomeSeed,
   });
   writeLaunchDefaults(decision.launchDefaults.file, decision.launchDefaults.content!, {
     fs,

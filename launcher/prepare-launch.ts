@@ -83,6 +83,8 @@ export interface LaunchDecision {
   missingCredentials: string[];
   /** The per-user, per-profile QWEN_HOME, created 0700 before Qwen starts. */
   qwenHome: string;
+  /** What a new QWEN_HOME gets before Qwen first starts in it (the pinned version's `qwenHomeSeed`). */
+  qwenHomeSeed: Readonly<Record<string, string>>;
   /**
    * The launch's system-defaults layer, written (0600, atomically) before Qwen starts: the admin's
    * system defaults plus the names the repository check keeps out. Its content is made only to
@@ -183,6 +185,7 @@ export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision>
       .filter(([name, source]) => 'inherit' in source && !lookupEnv(input.callerEnv, name, platform))
       .map(([name]) => name),
     qwenHome,
+    qwenHomeSeed: facts.qwenHomeSeed,
     launchDefaults: {
       file: launchDefaults,
       ...(defaults === undefined ? {} : { content: `${JSON.stringify(defaults, null, 2)}\n` }),

@@ -133,6 +133,14 @@ async function main() {
     packages: 'external',
     banner: { js: '#!/usr/bin/env node' },
   });
+  // The package's `launch-qwen` on PATH: finds the deployed install and runs its bin/launch-qwen.
+  await build({
+    ...common,
+    entryPoints: ['src/cli/launch-qwen-locator.ts'],
+    outfile: join(out, 'cli', 'launch-qwen.js'),
+    format: 'esm',
+    banner: { js: '#!/usr/bin/env node' },
+  });
 }
 
 // Imported by the instruction bench for buildRuntimes; run as a script, it builds dist/.

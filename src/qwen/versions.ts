@@ -31,6 +31,13 @@ interface VersionEntry {
    * no Qwen package is there to read (render, verify and the launcher read the package's own).
    */
   nodeEngines: string;
+  /**
+   * Files (path relative to QWEN_HOME, `/`-separated → content) the launcher writes into a Qwen home
+   * whose top-level directory of that path does not exist yet: the empty extension store Qwen would
+   * otherwise create at its first start, while its extension watcher already runs — which prints
+   * "Extensions changed on disk. Run /reload-plugins" to the developer (measured on every 0.24.x).
+   */
+  qwenHomeSeed: Readonly<Record<string, string>>;
   /** The vendored ripgrep Qwen runs, relative to the package (`{arch}`/`{platform}` as in Node). */
   ripgrep: string;
   packagingDefects: readonly PackagingDefect[];

@@ -2,7 +2,7 @@
 // against its provider, with the credential the launcher would use, before the roll-out.
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { isProfileKind, PROFILE_KINDS } from '../../contracts/launch-plan.js';
+import { isProfileKind, unknownProfileKind } from '../../contracts/launch-plan.js';
 import type { ProbeResult } from '../../deploy/probe.js';
 import { probeInstall } from '../../deploy/probe-install.js';
 import { defineCommand } from '../command.js';
@@ -48,9 +48,7 @@ export const probeCommand = defineCommand({
     const dir = path.resolve(io.cwd, required('probe', 'dir', flags.dir));
     const profile = flags.profile;
     if (profile !== undefined && !isProfileKind(profile))
-      throw new UsageError(
-        `probe: --profile ${JSON.stringify(profile)} is not one of ${PROFILE_KINDS.join(', ')}`,
-      );
+      throw new UsageError(`probe: --profile: ${unknownProfileKind(profile)}`);
     const probes = await probeInstall(dir, { profile, env: io.env, now: () => performance.now() });
     const ok = probes.every((p) => p.ok);
     io.stdout.write(

@@ -69,6 +69,7 @@ describe('supported Qwen versions', () => {
         'hookTimeoutUnit',
         'nodeEngines',
         'packagingDefects',
+        'qwenHomeSeed',
         'ripgrep',
         'settings',
       ].sort(),
@@ -77,6 +78,14 @@ describe('supported Qwen versions', () => {
     // A range the engines check can read (it judges a pinned node by it where no package is there).
     expect(satisfiesEngines('v22.23.3', String(entry.nodeEngines))).toBe(true);
     expect(satisfiesEngines('v20.20.2', String(entry.nodeEngines))).toBe(false);
+    // Seed files: plain relative paths, each a JSON document.
+    for (const [rel, content] of Object.entries(entry.qwenHomeSeed as Record<string, string>)) {
+      expect(
+        rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..'),
+        rel,
+      ).toBe(true);
+      expect(() => JSON.parse(content), rel).not.toThrow();
+    }
     for (const defect of entry.packagingDefects as unknown[])
       expect(['ripgrep-not-executable']).toContain(defect);
     // The settings table it names is extracted (policies/qwen/<dir>/) and bundled.
