@@ -14,8 +14,16 @@ import { timedMcpSession, timedMcpStart } from './mcp-session.js';
 import { timedPtyRun, timedRun } from './processes.js';
 import { buildReferenceHook } from './reference-hook-build.js';
 import { formatTable, type Row, updateReadme } from './report.js';
-import { BENCH_NODE, RUNTIME, type Scenario, scenarios } from './scenarios.js';
-import { alternate, median, pairStats } from './stats.js';
+import {
+  BENCH_NODE,
+  installRuntime,
+  RUNTIME,
+  type Scenario,
+  type Scenarios,
+  scenarios,
+} from './scenarios.js';
+import { alternate, median, medianDifference, pairStats } from './stats.js';
+import { buildUndone, TRICK_MIN_MS, TRICKS, type Trick } from './tricks.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 41);
@@ -65,12 +73,13 @@ async function main(): Promise<void> {
     });
     const serverEnv = { QWEN_EXTERNAL_CONTEXT_CONFIG: v1, CONTEXT_API_TOKEN: TOKEN };
 
-    // BENCH_ONLY=launcher or =mcp measures those rows alone (a quick check while tuning them; the
+    // BENCH_ONLY=launcher, =mcp or =tricks (the hooks' tricks) measures those rows alone (a quick check while tuning them; the
     // README table is left alone, bench/results.json holds those rows).
     const only = process.env['BENCH_ONLY'];
-    if (only === 'launcher' || only === 'mcp') {
+    if (only === 'launcher' || only === 'mcp' || only === 'tricks') {
       if (only === 'launcher') await launcherOverhead(work, set.providerUrl, rows);
-      else await mcpStart(serverEnv, rows);
+      else if (only === 'mcp') await mcpStart(serverEnv, rows);
+      else await hookTricks(work, set, timed, rows);
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;
     }
@@ -111,6 +120,7 @@ async function main(): Promise<void> {
       stats: pairStats(mcp.subject, mcp.baseline),
     });
     await mcpStart(serverEnv, rows);
+    await hookTricks(work, set, timed, rows);
     await launcherOverhead(work, set.providerUrl, rows);
     await hotPaths(work, rows);
   } finally {
@@ -130,6 +140,38 @@ async function main(): Promise<void> {
   const table = formatTable(results);
   process.stdout.write(`${table}\n`);
   if (!process.argv.includes('--no-readme')) updateReadme(path.join(ROOT, 'README.md'), table);
+}
+
+/** A kept trick's row: what undoing it costs where it is paid, median of per-pair differences. */
+function trickRow(trick: Trick, undone: number[], ours: number[], paid: string): Row {
+  return {
+    name: `trick kept: ${trick.name} (ms saved per ${paid})`,
+    unit: 'ms',
+    value: medianDifference(undone, ours),
+    target: TRICK_MIN_MS,
+    atLeast: true,
+    stats: pairStats(undone, ours),
+    note: 'undone ÷ ours',
+  };
+}
+
+/** Each hook trick of tricks.ts: ours against a build with the trick undone, in alternating pairs. */
+async function hookTricks(
+  work: string,
+  set: Scenarios,
+  timed: (scenario: Scenario) => () => Promise<number>,
+  rows: Row[],
+): Promise<void> {
+  for (const trick of TRICKS) {
+    if (trick.on === 'launcher') continue;
+    process.stderr.write(`bench: trick ${trick.id}…\n`);
+    const built = await buildUndone(ROOT, trick, path.join(work, `built-${trick.id}`));
+    const installed = installRuntime(built, path.join(work, `undone-${trick.id}`), trick.swap !== undefined);
+    const ours = set.byId(trick.on);
+    const undone = { ...ours, args: ours.args.map((arg) => path.join(installed, path.basename(arg))) };
+    const pairs = await alternate(PAIRS, WARMUP, timed(ours), timed(undone));
+    rows.push(trickRow(trick, pairs.subject, pairs.baseline, trick.on === 'noop' ? 'hook start' : 'prompt'));
+  }
 }
 
 /**
@@ -170,6 +212,7 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
     // The launcher checks every file of the Qwen package beside cli.js: measure it on the real one.
     path.join(ROOT, '.cache/e2e/node_modules/@qwen-code/qwen-code'),
   );
+  const installs = [installDir];
   const stub = JSON.parse(
     fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
   ).qwenCli;
@@ -224,14 +267,33 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
     launcher,
     `floor ${floorMs.toFixed(1)} ms + ${LAUNCHER_OVER_FLOOR_MS} ms`,
   );
-  // The per-user QWEN_HOME the launcher created for this throwaway install.
-  const id = JSON.parse(
-    fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
-  ).installId;
-  fs.rmSync(path.join(os.userInfo().homedir, '.local/share/qwen-managed', id), {
-    recursive: true,
-    force: true,
-  });
+  for (const trick of TRICKS.filter((t) => t.on === 'launcher')) {
+    process.stderr.write(`bench: trick ${trick.id}…\n`);
+    const runtimeDir = await buildUndone(ROOT, trick, path.join(work, `built-${trick.id}`));
+    const cli = path.join(ROOT, 'dist/cli/qwen-managed.js');
+    const qwenPackage = path.join(ROOT, '.cache/e2e/node_modules/@qwen-code/qwen-code');
+    const undoneDir = renderLauncherInstall(work, node, cli, providerUrl, qwenPackage, {
+      name: trick.id,
+      runtimeDir,
+    });
+    installs.push(undoneDir);
+    const undone = underPty(
+      [path.join(undoneDir, 'runtime/launch-qwen.js'), '--profile', 'on-demand'],
+      trick.id,
+    );
+    const pairs = await alternate(PAIRS, WARMUP, launcher, undone);
+    rows.push(trickRow(trick, pairs.subject, pairs.baseline, 'session start'));
+  }
+  // The per-user QWEN_HOME the launcher created for each throwaway install.
+  for (const dir of installs) {
+    const id = JSON.parse(
+      fs.readFileSync(path.join(dir, 'profiles/on-demand/launch.json'), 'utf8'),
+    ).installId;
+    fs.rmSync(path.join(os.userInfo().homedir, '.local/share/qwen-managed', id), {
+      recursive: true,
+      force: true,
+    });
+  }
 }
 
 function nodeVersion(node: string): string {

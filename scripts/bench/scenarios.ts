@@ -41,12 +41,17 @@ export interface Scenarios {
 
 /**
  * The runtimes as a deployment has them: copied to `<installDir>/runtime` with the search bundle's
- * code cache made by the bench's node, the way render makes it with the pinned one.
+ * code cache made by the bench's node, the way render makes it with the pinned one (`codeCache:
+ * false`: left empty, as render leaves it when it cannot run that node).
  */
-function installRuntime(built: string, installDir: string): string {
+export function installRuntime(built: string, installDir: string, codeCache = true): string {
   const dir = path.join(installDir, 'runtime');
   fs.cpSync(built, dir, { recursive: true });
   const bundle = RUNTIME_CODE_CACHE.of;
+  if (!codeCache) {
+    fs.writeFileSync(path.join(dir, RUNTIME_CODE_CACHE.file), '');
+    return dir;
+  }
   const { files, cache: outcome } = withCodeCache(
     new Map([[bundle, fs.readFileSync(path.join(dir, bundle))]]),
     { platform: 'posix', installDir, node: BENCH_NODE },

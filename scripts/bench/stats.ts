@@ -33,6 +33,11 @@ export function pairStats(subject: readonly number[], baseline: readonly number[
   };
 }
 
+/** The median of `subject[i] − baseline[i]`: what the subject costs more, pair by pair (ms). */
+export function medianDifference(subject: readonly number[], baseline: readonly number[]): number {
+  return median(subject.map((s, i) => s - baseline[i]!));
+}
+
 /**
  * Runs `warmup` discarded pairs, then `pairs` measured ones; the order inside a pair alternates so
  * neither side always runs on a warmer cache.

@@ -2,7 +2,7 @@
 // retry, no redirect following; every failure is a ProviderRequestError with a fixed message.
 import { ProviderRequestError } from './errors.js';
 import { decodeJson, readBoundedBody } from './read-body.js';
-import type { CancelSignal, Transport, TransportResponse } from './transport.js';
+import type { Transport, TransportResponse } from './transport.js';
 
 export interface CredentialHeader {
   /** Lower-case header name, e.g. `authorization` or `x-api-key`. */
@@ -15,7 +15,7 @@ export interface PostJsonRequest {
   credential: CredentialHeader;
   /** Serialised with `JSON.stringify`, key order preserved. */
   body: unknown;
-  signal: CancelSignal;
+  signal: AbortSignal;
 }
 
 /** Builds the complete header set: exactly one credential header, nothing else that carries data. */

@@ -8,7 +8,6 @@ import type { RuntimeConfigV2 } from '../../config/schema.js';
 import { renderContext } from '../../context/renderer.js';
 import { sanitizeQuery } from '../../context/sanitizer.js';
 import { createTransport } from '../../http/create-transport.js';
-import { deadline } from '../../http/deadline.js';
 import type { TransportHandle } from '../../http/transport.js';
 import { createProvider } from '../../providers/factory.js';
 import { validateRuntimeConfig } from '../../startup/validators/runtime-config.js';
@@ -47,7 +46,7 @@ export async function searchAndRender(event: AutoRecallEvent, options: AutoRecal
     const items = await provider.search({
       query,
       limit: MAX_ITEMS,
-      signal: deadline(config.autoRecall.timeoutMs),
+      signal: AbortSignal.timeout(config.autoRecall.timeoutMs),
     });
     if (items.length === 0) return EMPTY_OUTPUT;
     return JSON.stringify({
