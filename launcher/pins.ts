@@ -25,6 +25,8 @@ export interface PinsInput {
   platform: Platform;
   fs: PinsFs;
   argumentPolicy?: ArgumentPolicy;
+  /** `<node> --version` of the pinned node (judged against the Qwen package's engines), or undefined. */
+  nodeVersionOf?: (node: string) => string | undefined;
 }
 
 export interface Pins {
@@ -97,6 +99,11 @@ export function readLaunchPlan(
   return { plan: value, bytes };
 }
 
+function nodeVersion(input: PinsInput, node: string): { nodeVersion?: string } {
+  const version = input.nodeVersionOf?.(node);
+  return version === undefined ? {} : { nodeVersion: version };
+}
+
 /** Loads and checks everything step 2 pins; throws a LaunchError listing every failure. */
 export function loadPins(input: PinsInput): Pins {
   const { installDir, kind, platform, fs } = input;
@@ -133,6 +140,7 @@ export function loadPins(input: PinsInput): Pins {
     argv,
     policy,
     fs,
+    ...nodeVersion(input, plan.node),
   });
   if (problems.length > 0) throw failure(...problems);
   return {

@@ -138,7 +138,8 @@ export function parseRuntimeConfigWith(
 export function providerCanWrite(provider: ProviderConfig): boolean {
   if (provider.type === 'mem0-platform-v3') return true;
   if (provider.type === 'mem0') return MEM0_PRESETS[provider.preset].write !== undefined;
-  return false;
+  // The BFF's direct-import write (POST /dmai/mem0MemoriesAdd).
+  return provider.type === 'dataworks-bff-memory-v1';
 }
 
 function checkScope(provider: ProviderConfig): void {

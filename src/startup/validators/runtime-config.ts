@@ -205,6 +205,24 @@ function v22(v: unknown, p: Path, issues: Issue[]): unknown {
 }
 
 function v23(v: unknown, p: Path, issues: Issue[]): unknown {
+  if (v !== 'dataworks-bff-memory-v1') issues.push({ code: 'invalid_value', path: p });
+  return v;
+}
+
+function v24(v: unknown, p: Path, issues: Issue[]): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
+  const o = v as Json;
+  const out: Json = {};
+  out['type'] = v23(o['type'], [...p, 'type'], issues);
+  out['baseUrl'] = v6(o['baseUrl'], [...p, 'baseUrl'], issues);
+  out['tokenEnv'] = v7(o['tokenEnv'], [...p, 'tokenEnv'], issues);
+  const keys = ['type', 'baseUrl', 'tokenEnv'];
+  const unknown = Object.keys(o).filter((key) => !keys.includes(key));
+  if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
+  return out;
+}
+
+function v25(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   switch ((v as Json)['type']) {
     case 'generic-http-search-v1':
@@ -213,52 +231,54 @@ function v23(v: unknown, p: Path, issues: Issue[]): unknown {
       return v11(v, p, issues);
     case 'mem0':
       return v22(v, p, issues);
+    case 'dataworks-bff-memory-v1':
+      return v24(v, p, issues);
     default:
       issues.push({ code: 'invalid_union', path: [...p, 'type'] });
       return v;
   }
 }
 
-function v24(v: unknown, p: Path, issues: Issue[]): unknown {
+function v26(v: unknown, p: Path, issues: Issue[]): unknown {
   if (v !== true) issues.push({ code: 'invalid_value', path: p });
   return v;
-}
-
-function v25(v: unknown, p: Path, issues: Issue[]): unknown {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
-  const o = v as Json;
-  const out: Json = {};
-  out['enabled'] = v24(o['enabled'], [...p, 'enabled'], issues);
-  const keys = ['enabled'];
-  const unknown = Object.keys(o).filter((key) => !keys.includes(key));
-  if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
-  return out;
-}
-
-function v26(v: unknown, p: Path, issues: Issue[]): unknown {
-  return v === undefined ? undefined : v25(v, p, issues);
 }
 
 function v27(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   const o = v as Json;
   const out: Json = {};
-  out['version'] = v0(o['version'], [...p, 'version'], issues);
-  out['timeoutMs'] = v3(o['timeoutMs'], [...p, 'timeoutMs'], issues);
-  out['provider'] = v23(o['provider'], [...p, 'provider'], issues);
-  if ('write' in o) out['write'] = v26(o['write'], [...p, 'write'], issues);
-  const keys = ['version', 'timeoutMs', 'provider', 'write'];
+  out['enabled'] = v26(o['enabled'], [...p, 'enabled'], issues);
+  const keys = ['enabled'];
   const unknown = Object.keys(o).filter((key) => !keys.includes(key));
   if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
   return out;
 }
 
 function v28(v: unknown, p: Path, issues: Issue[]): unknown {
+  return v === undefined ? undefined : v27(v, p, issues);
+}
+
+function v29(v: unknown, p: Path, issues: Issue[]): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
+  const o = v as Json;
+  const out: Json = {};
+  out['version'] = v0(o['version'], [...p, 'version'], issues);
+  out['timeoutMs'] = v3(o['timeoutMs'], [...p, 'timeoutMs'], issues);
+  out['provider'] = v25(o['provider'], [...p, 'provider'], issues);
+  if ('write' in o) out['write'] = v28(o['write'], [...p, 'write'], issues);
+  const keys = ['version', 'timeoutMs', 'provider', 'write'];
+  const unknown = Object.keys(o).filter((key) => !keys.includes(key));
+  if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
+  return out;
+}
+
+function v30(v: unknown, p: Path, issues: Issue[]): unknown {
   if (v !== 2) issues.push({ code: 'invalid_value', path: p });
   return v;
 }
 
-function v29(v: unknown, p: Path, issues: Issue[]): unknown {
+function v31(v: unknown, p: Path, issues: Issue[]): unknown {
   const s = issues.length;
   const x = v1(v, p, issues);
   if (aborted(issues, s)) return x;
@@ -267,45 +287,45 @@ function v29(v: unknown, p: Path, issues: Issue[]): unknown {
   return x;
 }
 
-function v30(v: unknown, p: Path, issues: Issue[]): unknown {
+function v32(v: unknown, p: Path, issues: Issue[]): unknown {
   if (v === undefined) return 1500;
-  const out = v29(v, p, issues);
+  const out = v31(v, p, issues);
   return out === undefined ? 1500 : out;
 }
 
-function v31(v: unknown, p: Path, issues: Issue[]): unknown {
+function v33(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   const o = v as Json;
   const out: Json = {};
   out['repositoryRoot'] = v5(o['repositoryRoot'], [...p, 'repositoryRoot'], issues);
-  out['timeoutMs'] = v30(o['timeoutMs'], [...p, 'timeoutMs'], issues);
+  out['timeoutMs'] = v32(o['timeoutMs'], [...p, 'timeoutMs'], issues);
   const keys = ['repositoryRoot', 'timeoutMs'];
   const unknown = Object.keys(o).filter((key) => !keys.includes(key));
   if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
   return out;
 }
 
-function v32(v: unknown, p: Path, issues: Issue[]): unknown {
+function v34(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   const o = v as Json;
   const out: Json = {};
-  out['version'] = v28(o['version'], [...p, 'version'], issues);
+  out['version'] = v30(o['version'], [...p, 'version'], issues);
   out['timeoutMs'] = v3(o['timeoutMs'], [...p, 'timeoutMs'], issues);
-  out['autoRecall'] = v31(o['autoRecall'], [...p, 'autoRecall'], issues);
-  out['provider'] = v23(o['provider'], [...p, 'provider'], issues);
+  out['autoRecall'] = v33(o['autoRecall'], [...p, 'autoRecall'], issues);
+  out['provider'] = v25(o['provider'], [...p, 'provider'], issues);
   const keys = ['version', 'timeoutMs', 'autoRecall', 'provider'];
   const unknown = Object.keys(o).filter((key) => !keys.includes(key));
   if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
   return out;
 }
 
-function v33(v: unknown, p: Path, issues: Issue[]): unknown {
+function v35(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   switch ((v as Json)['version']) {
     case 1:
-      return v27(v, p, issues);
+      return v29(v, p, issues);
     case 2:
-      return v32(v, p, issues);
+      return v34(v, p, issues);
     default:
       issues.push({ code: 'invalid_union', path: [...p, 'version'] });
       return v;
@@ -315,6 +335,6 @@ function v33(v: unknown, p: Path, issues: Issue[]): unknown {
 /** For values JSON.parse makes (strings, numbers, booleans, null, arrays and plain objects). */
 export function validateRuntimeConfig(value: unknown): Validation<RuntimeConfig> {
   const issues: Issue[] = [];
-  const out = v33(value, [], issues);
+  const out = v35(value, [], issues);
   return issues.length === 0 ? { ok: true, value: out as RuntimeConfig } : { ok: false, issues };
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import versions from '../../../policies/qwen/versions.json' with { type: 'json' };
 import e2ePackage from '../../../scripts/e2e/package.json' with { type: 'json' };
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from '../../../scripts/qwen-facts/generate-tables.js';
+import { satisfiesEngines } from '../../../src/host/node-engines.js';
 import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
 import { SETTINGS_TABLES } from '../../../src/qwen/settings-tables.js';
 import {
@@ -63,9 +64,19 @@ describe('supported Qwen versions', () => {
   it.each(SUPPORTED_QWEN_VERSIONS)('%s: every fact is present and of its type', (version) => {
     const entry = (versions.versions as Record<string, Record<string, unknown>>)[version]!;
     expect(Object.keys(entry).sort()).toEqual(
-      ['defaultExcludedEnvVars', 'hookTimeoutUnit', 'packagingDefects', 'ripgrep', 'settings'].sort(),
+      [
+        'defaultExcludedEnvVars',
+        'hookTimeoutUnit',
+        'nodeEngines',
+        'packagingDefects',
+        'ripgrep',
+        'settings',
+      ].sort(),
     );
     expect(['seconds', 'milliseconds']).toContain(entry.hookTimeoutUnit);
+    // A range the engines check can read (it judges a pinned node by it where no package is there).
+    expect(satisfiesEngines('v22.23.3', String(entry.nodeEngines))).toBe(true);
+    expect(satisfiesEngines('v20.20.2', String(entry.nodeEngines))).toBe(false);
     for (const defect of entry.packagingDefects as unknown[])
       expect(['ripgrep-not-executable']).toContain(defect);
     // The settings table it names is extracted (policies/qwen/<dir>/) and bundled.

@@ -81,6 +81,34 @@ const TABLE: [string, unknown][] = [
   ['v1 platform with write, trimmed appId', { version: 1, write: { enabled: true }, provider: platform }],
   ['v1 mem0 with insecure http and basePath', { version: 1, timeoutMs: 1, provider: mem0 }],
   [
+    'v1 DataWorks BFF with write',
+    {
+      version: 1,
+      write: { enabled: true },
+      provider: { type: 'dataworks-bff-memory-v1', baseUrl: 'https://bff.example.com', tokenEnv: 'T' },
+    },
+  ],
+  [
+    'v2 DataWorks BFF',
+    {
+      version: 2,
+      autoRecall: { repositoryRoot: '/srv/repo' },
+      provider: { type: 'dataworks-bff-memory-v1', baseUrl: 'http://127.0.0.1:9', tokenEnv: 'T' },
+    },
+  ],
+  [
+    'DataWorks BFF with a scope (it has none: the BFF scopes by the token)',
+    {
+      version: 1,
+      provider: {
+        type: 'dataworks-bff-memory-v1',
+        baseUrl: 'https://bff.example.com',
+        tokenEnv: 'T',
+        scope: { userId: 'u' },
+      },
+    },
+  ],
+  [
     'v1 mem0 without basePath',
     { version: 1, provider: { ...mem0, endpoint: { origin: 'https://m.example' } } },
   ],
@@ -268,6 +296,7 @@ describe('the runtime config validator agrees with the zod schema', () => {
   const providerArb = fc.oneof(
     fc.record({ type: fc.constant('generic-http-search-v1'), baseUrl: origin, tokenEnv: name }),
     fc.record({ type: fc.constant('mem0-platform-v3'), apiKeyEnv: name, appId: str }),
+    fc.record({ type: fc.constant('dataworks-bff-memory-v1'), baseUrl: origin, tokenEnv: name }),
     fc.record({
       type: fc.constant('mem0'),
       preset: mostly(fc.constantFrom(...MEM0_PRESET_NAMES), str),
