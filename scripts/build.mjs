@@ -54,6 +54,47 @@ const splitPlugin = {
   },
 };
 
+/**
+ * What the MCP SDK imports but our stdio server never runs, replaced in mcp-server.js by stubs that
+ * throw if reached: ajv (the SDK checks elicitation answers with it, and builds it in Server's
+ * constructor unless given a validator; our server never elicits and passes its own, server.ts), and
+ * zod v3 with zod-to-json-schema (only for zod v3 schemas; ours are v4). Loading them cost the
+ * server's start more than 1 ms (docs/performance.md); test/integration/runtimes/fast-paths.test.ts
+ * checks the bundle carries none of them.
+ */
+const MCP_SDK_UNUSED = [
+  {
+    specifier: /\/validation\/ajv-provider\.js$/,
+    stub: 'export class AjvJsonSchemaValidator { constructor() { throw new Error("ajv is not bundled"); } }',
+  },
+  { specifier: /^zod\/v3$/, stub: 'export function object() { throw new Error("zod v3 is not bundled"); }' },
+  {
+    specifier: /^zod-to-json-schema$/,
+    stub: 'export function zodToJsonSchema() { throw new Error("zod-to-json-schema is not bundled"); }',
+  },
+];
+
+const mcpSdkUnusedPlugin = {
+  name: 'mcp-sdk-unused',
+  setup(b) {
+    for (const [index, { specifier }] of MCP_SDK_UNUSED.entries()) {
+      // Only the SDK's own imports: our code never imports these.
+      b.onResolve({ filter: specifier }, (args) =>
+        args.importer.split('\\').join('/').includes('/node_modules/@modelcontextprotocol/sdk/')
+          ? { path: String(index), namespace: 'mcp-sdk-unused' }
+          : undefined,
+      );
+    }
+    b.onLoad({ filter: /.*/, namespace: 'mcp-sdk-unused' }, (args) => ({
+      contents: MCP_SDK_UNUSED[Number(args.path)].stub,
+      loader: 'js',
+    }));
+  },
+};
+
+/** Plugins of one runtime bundle only. */
+const RUNTIME_PLUGINS = { 'mcp-server.js': [mcpSdkUnusedPlugin] };
+
 const common = {
   bundle: true,
   define: { TOOLKIT_VERSION: JSON.stringify(pkg.version) },
@@ -84,7 +125,7 @@ async function bundleRuntime(dir, file, plugins = []) {
     ...RUNTIME_BUNDLE_OPTIONS,
     entryPoints: [RUNTIMES[file]],
     outfile: join(dir, file),
-    plugins: [splitPlugin, ...plugins],
+    plugins: [splitPlugin, ...(RUNTIME_PLUGINS[file] ?? []), ...plugins],
   });
 }
 

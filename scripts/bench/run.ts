@@ -170,7 +170,8 @@ async function hookTricks(
     const ours = set.byId(trick.on);
     const undone = { ...ours, args: ours.args.map((arg) => path.join(installed, path.basename(arg))) };
     const pairs = await alternate(PAIRS, WARMUP, timed(ours), timed(undone));
-    rows.push(trickRow(trick, pairs.subject, pairs.baseline, trick.on === 'noop' ? 'hook start' : 'prompt'));
+    const paid = { noop: 'hook start', search: 'search prompt', 'write-confirmation': 'write confirmation' };
+    rows.push(trickRow(trick, pairs.subject, pairs.baseline, paid[trick.on]));
   }
 }
 

@@ -40,7 +40,19 @@ export const TRICKS: readonly Trick[] = [
     id: 'stdin',
     name: "a hook's stdin read with fs.read, not process.stdin",
     on: 'noop',
-    swap: { 'src/runtimes/shared/stdin.ts': 'scripts/bench/undone/stdin.ts' },
+    swap: { 'src/startup/stdin.ts': 'scripts/bench/undone/stdin.ts' },
+  },
+  {
+    id: 'one-thread',
+    name: "a hook's libuv threadpool sized to one thread",
+    on: 'noop',
+    swap: { 'src/startup/threadpool.ts': 'scripts/bench/undone/threadpool.ts' },
+  },
+  {
+    id: 'lazy-regexp',
+    name: '\\p{…} regular expressions built on first need',
+    on: 'write-confirmation',
+    swap: { 'src/startup/lazy-regexp.ts': 'scripts/bench/undone/lazy-regexp.ts' },
   },
   {
     id: 'launcher-validators',

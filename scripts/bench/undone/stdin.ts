@@ -1,5 +1,5 @@
 // A hook's stdin read through process.stdin instead of fs.read on the threadpool
-// (src/runtimes/shared/stdin.ts), for `npm run bench` only.
+// (src/startup/stdin.ts), for `npm run bench` only.
 import { parseJsonBytes } from '../../../src/text/json.js';
 
 export type StdinResult = { kind: 'ok'; bytes: Buffer } | { kind: 'oversize' };

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideApprovalGuard, parseGuardedModes } from '../../../src/runtimes/approval-guard/decide.js';
 import { readAutoRecallEvent } from '../../../src/runtimes/auto-recall/event.js';
 import { searchAndRender } from '../../../src/runtimes/auto-recall/search.js';
-import { parseJson } from '../../../src/runtimes/shared/stdin.js';
+import { parseJson } from '../../../src/startup/stdin.js';
 import { decideWriteConfirmation } from '../../../src/runtimes/write-confirmation/decide.js';
 import {
   CONTENT_CANARY,

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeCacheMakerArgs, codeCacheSource } from '../../../src/contracts/code-cache.js';
+import { codeCacheMakerArgs, codeCacheSource } from '../../../src/startup/code-cache.js';
 import { RUNTIME_CODE_CACHE } from '../../../src/contracts/runtime-files.js';
 import { codeCacheSummary, withCodeCache } from '../../../src/deploy/render/runtime-files.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';

@@ -12,7 +12,7 @@ import { PERMISSION_REMEMBER } from '../../../src/contracts/names.js';
 import { decideApprovalGuard, parseGuardedModes } from '../../../src/runtimes/approval-guard/decide.js';
 import { readAutoRecallEvent } from '../../../src/runtimes/auto-recall/event.js';
 import { searchAndRender } from '../../../src/runtimes/auto-recall/search.js';
-import { parseJson } from '../../../src/runtimes/shared/stdin.js';
+import { parseJson } from '../../../src/startup/stdin.js';
 import {
   ASK_QUESTION,
   decideWriteConfirmation,
