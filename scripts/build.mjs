@@ -38,7 +38,8 @@ const SPLIT = {
   'launcher/main.ts': { './repository-project.js': './launch-repository.js' },
 };
 
-const splitPlugin = {
+/** `together`: importers (keys of SPLIT) whose lazy pieces stay in their bundle (the bench undoes a split). */
+const splitPlugin = (together = []) => ({
   name: 'split-lazy-bundles',
   setup(b) {
     b.onResolve({ filter: /^\.\// }, (args) => {
@@ -46,13 +47,13 @@ const splitPlugin = {
         .slice(root.length + 1)
         .split('\\')
         .join('/');
-      const target = SPLIT[rel]?.[args.path];
+      const target = together.includes(rel) ? undefined : SPLIT[rel]?.[args.path];
       return target === undefined || args.kind !== 'dynamic-import'
         ? undefined
         : { path: target, external: true };
     });
   },
-};
+});
 
 /**
  * What the MCP SDK imports but our stdio server never runs, replaced in mcp-server.js by stubs that
@@ -118,21 +119,22 @@ export const RUNTIME_BUNDLE_OPTIONS = {
 /**
  * Bundles the runtime `file` (a key of RUNTIMES) into `dir`, lazily loaded pieces split off as in
  * the install. `plugins` are added after the split plugin: the instruction bench
- * (scripts/bench/instructions.ts) builds the same bundles with a longer hook budget.
+ * (scripts/bench/instructions.ts) builds the same bundles with a longer hook budget, `npm run bench`
+ * with a start-up trick undone (scripts/bench/tricks.ts; `together` undoes a split).
  */
-async function bundleRuntime(dir, file, plugins = []) {
+async function bundleRuntime(dir, file, plugins, together) {
   await build({
     ...RUNTIME_BUNDLE_OPTIONS,
     entryPoints: [RUNTIMES[file]],
     outfile: join(dir, file),
-    plugins: [splitPlugin, ...(RUNTIME_PLUGINS[file] ?? []), ...plugins],
+    plugins: [splitPlugin(together), ...(RUNTIME_PLUGINS[file] ?? []), ...plugins],
   });
 }
 
 /** Bundles every runtime into `dir`, with the marker that makes its `.js` files CommonJS. */
-export async function buildRuntimes(dir, plugins = []) {
+export async function buildRuntimes(dir, plugins = [], together = []) {
   await mkdir(dir, { recursive: true });
-  await Promise.all(Object.keys(RUNTIMES).map((file) => bundleRuntime(dir, file, plugins)));
+  await Promise.all(Object.keys(RUNTIMES).map((file) => bundleRuntime(dir, file, plugins, together)));
   // The package is ESM; this marker makes the runtime folder's .js files CommonJS.
   await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}\n');
 }

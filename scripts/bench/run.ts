@@ -166,7 +166,11 @@ async function hookTricks(
     if (trick.on === 'launcher') continue;
     process.stderr.write(`bench: trick ${trick.id}…\n`);
     const built = await buildUndone(ROOT, trick, path.join(work, `built-${trick.id}`));
-    const installed = installRuntime(built, path.join(work, `undone-${trick.id}`), trick.swap !== undefined);
+    const installed = installRuntime(
+      built,
+      path.join(work, `undone-${trick.id}`),
+      trick.noCodeCache !== true,
+    );
     const ours = set.byId(trick.on);
     const undone = { ...ours, args: ours.args.map((arg) => path.join(installed, path.basename(arg))) };
     const pairs = await alternate(PAIRS, WARMUP, timed(ours), timed(undone));

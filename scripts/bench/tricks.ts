@@ -14,8 +14,12 @@ export interface Trick {
   name: string;
   /** Where it is paid: a hook scenario of scenarios.ts, or the launcher. */
   on: 'noop' | 'search' | 'write-confirmation' | 'launcher';
-  /** Source file → its undone replacement (repository-relative); none: the code cache left empty. */
+  /** Source file → its undone replacement (repository-relative). */
   swap?: Readonly<Record<string, string>>;
+  /** Importers whose lazily loaded sibling bundle is bundled into theirs instead (scripts/build.mjs SPLIT). */
+  together?: readonly string[];
+  /** Undone by leaving the search bundle's code cache empty. */
+  noCodeCache?: true;
 }
 
 export const TRICKS: readonly Trick[] = [
@@ -29,6 +33,19 @@ export const TRICKS: readonly Trick[] = [
     id: 'code-cache',
     name: 'the search bundle compiled from its render-time V8 code cache',
     on: 'search',
+    noCodeCache: true,
+  },
+  {
+    id: 'split-search',
+    name: 'the search code in a bundle of its own, loaded only after provenance',
+    on: 'noop',
+    together: ['src/runtimes/auto-recall/main.ts'],
+  },
+  {
+    id: 'split-proxy',
+    name: 'undici in a bundle of its own, loaded only for a request through a proxy',
+    on: 'search',
+    together: ['src/http/create-transport.ts'],
   },
   {
     id: 'http1',
@@ -53,6 +70,12 @@ export const TRICKS: readonly Trick[] = [
     name: '\\p{…} regular expressions built on first need',
     on: 'write-confirmation',
     swap: { 'src/startup/lazy-regexp.ts': 'scripts/bench/undone/lazy-regexp.ts' },
+  },
+  {
+    id: 'split-repository',
+    name: "the repository's .qwen/ checks in a bundle of their own, loaded only when it has them",
+    on: 'launcher',
+    together: ['launcher/main.ts'],
   },
   {
     id: 'launcher-validators',
@@ -91,9 +114,9 @@ function swapModules(root: string, swap: Readonly<Record<string, string>>) {
 
 /** The runtimes built into `dir` with the trick undone (the code-cache trick needs no build). */
 export async function buildUndone(root: string, trick: Trick, dir: string): Promise<string> {
-  if (trick.swap === undefined) return path.join(root, 'dist/runtime');
-  const swap = swapModules(root, trick.swap);
-  await buildRuntimes(dir, [swap.plugin]);
+  if (trick.swap === undefined && trick.together === undefined) return path.join(root, 'dist/runtime');
+  const swap = swapModules(root, trick.swap ?? {});
+  await buildRuntimes(dir, [swap.plugin], [...(trick.together ?? [])]);
   // A replacement no bundle loaded means the trick moved: the bench must not measure nothing.
   const missing = swap.missing();
   if (missing.length > 0) throw new Error(`trick ${trick.id}: no runtime bundles ${missing.join(', ')}`);
