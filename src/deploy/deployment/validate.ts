@@ -15,7 +15,7 @@ import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { posixShimPathProblem, windowsShimPathProblem } from '../render/shims.js';
-import { routeCredentials } from './credentials.js';
+import { routeCredentials } from './credential-routes.js';
 import { deployedKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
