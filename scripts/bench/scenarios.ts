@@ -35,6 +35,8 @@ export interface Scenarios {
   bare: Scenario;
   list: Scenario[];
   byId(id: string): Scenario;
+  /** The installed runtime folder the scenarios run (`<work>/hooks-install/runtime`). */
+  runtime: string;
   providerUrl: string;
   close(): Promise<void>;
 }
@@ -168,6 +170,7 @@ export async function scenarios(
       if (found === undefined) throw new Error(`no bench scenario ${id}`);
       return found;
     },
+    runtime: installed,
     providerUrl: provider.url,
     close: () => provider.close(),
   };

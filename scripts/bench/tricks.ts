@@ -112,11 +112,20 @@ function swapModules(root: string, swap: Readonly<Record<string, string>>) {
   return { plugin, missing: () => [...byPath.keys()].filter((file) => !loaded.has(file)) };
 }
 
-/** The runtimes built into `dir` with the trick undone (the code-cache trick needs no build). */
-export async function buildUndone(root: string, trick: Trick, dir: string): Promise<string> {
-  if (trick.swap === undefined && trick.together === undefined) return path.join(root, 'dist/runtime');
+/**
+ * The runtimes built into `dir` with the trick undone; the code-cache trick needs no build (`built`,
+ * ours, is returned). `plugins` are added to the build (the instruction bench's longer budget).
+ */
+export async function buildUndone(
+  root: string,
+  trick: Trick,
+  dir: string,
+  built: string,
+  plugins: Plugin[] = [],
+): Promise<string> {
+  if (trick.swap === undefined && trick.together === undefined) return built;
   const swap = swapModules(root, trick.swap ?? {});
-  await buildRuntimes(dir, [swap.plugin], [...(trick.together ?? [])]);
+  await buildRuntimes(dir, [swap.plugin, ...plugins], [...(trick.together ?? [])]);
   // A replacement no bundle loaded means the trick moved: the bench must not measure nothing.
   const missing = swap.missing();
   if (missing.length > 0) throw new Error(`trick ${trick.id}: no runtime bundles ${missing.join(', ')}`);
