@@ -51,7 +51,8 @@ export async function rotate<T>(rounds: number, warmup: number, runs: (() => Pro
       const index = (round + k) % runs.length;
       results[index] = await runs[index]!();
     }
-    if (round >= warmup) results.forEach((result, index) => out[index]!.push(result));
+    if (round < warmup) continue;
+    for (const [index, result] of results.entries()) out[index]!.push(result);
   }
   return out;
 }

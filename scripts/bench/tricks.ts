@@ -39,7 +39,7 @@ export const TRICKS: readonly Trick[] = [
     id: 'split-search',
     name: 'the search code in a bundle of its own, loaded only after provenance',
     on: 'noop',
-    together: ['src/runtimes/auto-recall/main.ts'],
+    together: ['src/runtimes/auto-recall/auto-recall.ts'],
   },
   {
     id: 'split-proxy',
@@ -75,7 +75,7 @@ export const TRICKS: readonly Trick[] = [
     id: 'split-repository',
     name: "the repository's .qwen/ checks in a bundle of their own, loaded only when it has them",
     on: 'launcher',
-    together: ['launcher/main.ts'],
+    together: ['launcher/launch-qwen.ts'],
   },
   {
     id: 'launcher-validators',
@@ -124,6 +124,9 @@ export async function buildUndone(
   plugins: Plugin[] = [],
 ): Promise<string> {
   if (trick.swap === undefined && trick.together === undefined) return built;
+  for (const importer of trick.together ?? []) {
+    if (!fs.existsSync(path.join(root, importer))) throw new Error(`trick ${trick.id}: no ${importer}`);
+  }
   const swap = swapModules(root, trick.swap ?? {});
   await buildRuntimes(dir, [swap.plugin, ...plugins], [...(trick.together ?? [])]);
   // A replacement no bundle loaded means the trick moved: the bench must not measure nothing.
