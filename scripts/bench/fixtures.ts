@@ -41,7 +41,8 @@ export const rememberEvent = preToolUseEvent({
 /**
  * Renders an on-demand install whose "Qwen" is a stub that exits at once. With `qwenPackage` (the
  * real package directory) the stub replaces cli.js in a hard-linked copy of the whole package, so
- * the launcher checks as many files as it does for a real Qwen.
+ * the launcher checks as many files as it does for a real Qwen. `variant` renders a second install
+ * (`install-<variant>`) from another build of the runtimes (`runtimeDir`) beside the first.
  */
 export function renderLauncherInstall(
   work: string,
@@ -49,19 +50,21 @@ export function renderLauncherInstall(
   cli: string,
   providerUrl: string,
   qwenPackage?: string,
+  variant?: { name: string; runtimeDir: string },
 ): string {
-  const installDir = path.join(work, 'install');
+  const suffix = variant === undefined ? '' : `-${variant.name}`;
+  const installDir = path.join(work, `install${suffix}`);
   const repo = path.join(work, 'repo');
   fs.mkdirSync(repo, { recursive: true });
   let stub = path.join(work, 'stub-qwen.js');
   if (qwenPackage !== undefined && fs.existsSync(qwenPackage)) {
     const copy = path.join(work, 'qwen-package');
-    execFileSync('cp', ['-al', qwenPackage, copy]);
+    if (!fs.existsSync(copy)) execFileSync('cp', ['-al', qwenPackage, copy]);
     stub = path.join(copy, 'cli.js');
-    fs.rmSync(stub);
+    fs.rmSync(stub, { force: true });
   }
   fs.writeFileSync(stub, 'process.exitCode = 0;\n');
-  const deployment = writeJson(path.join(work, 'deployment.json'), {
+  const deployment = writeJson(path.join(work, `deployment${suffix}.json`), {
     version: 1,
     platform: 'posix',
     installDir,
@@ -77,6 +80,9 @@ export function renderLauncherInstall(
       },
     },
   });
-  execFileSync(process.execPath, [cli, 'render', '--deployment', deployment], { stdio: 'ignore' });
+  const runtime = variant === undefined ? [] : ['--runtime-dir', variant.runtimeDir];
+  execFileSync(process.execPath, [cli, 'render', '--deployment', deployment, ...runtime], {
+    stdio: 'ignore',
+  });
   return installDir;
 }

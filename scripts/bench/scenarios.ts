@@ -35,18 +35,25 @@ export interface Scenarios {
   bare: Scenario;
   list: Scenario[];
   byId(id: string): Scenario;
+  /** The installed runtime folder the scenarios run (`<work>/hooks-install/runtime`). */
+  runtime: string;
   providerUrl: string;
   close(): Promise<void>;
 }
 
 /**
  * The runtimes as a deployment has them: copied to `<installDir>/runtime` with the search bundle's
- * code cache made by the bench's node, the way render makes it with the pinned one.
+ * code cache made by the bench's node, the way render makes it with the pinned one (`codeCache:
+ * false`: left empty, as render leaves it when it cannot run that node).
  */
-function installRuntime(built: string, installDir: string): string {
+export function installRuntime(built: string, installDir: string, codeCache = true): string {
   const dir = path.join(installDir, 'runtime');
   fs.cpSync(built, dir, { recursive: true });
   const bundle = RUNTIME_CODE_CACHE.of;
+  if (!codeCache) {
+    fs.writeFileSync(path.join(dir, RUNTIME_CODE_CACHE.file), '');
+    return dir;
+  }
   const { files, cache: outcome } = withCodeCache(
     new Map([[bundle, fs.readFileSync(path.join(dir, bundle))]]),
     { platform: 'posix', installDir, node: BENCH_NODE },
@@ -163,6 +170,7 @@ export async function scenarios(
       if (found === undefined) throw new Error(`no bench scenario ${id}`);
       return found;
     },
+    runtime: installed,
     providerUrl: provider.url,
     close: () => provider.close(),
   };
