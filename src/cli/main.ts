@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
 import { processIO } from './command.js';
+import { createBrokerCommand } from './commands/broker.js';
 import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
 import { createRenderCommand } from './commands/render.js';
@@ -32,6 +33,7 @@ const commands = [
   probeCommand,
   createRollbackCommand(deps),
   serveContextCommand,
+  createBrokerCommand(),
 ];
 
 const info = {
