@@ -42,6 +42,11 @@ export const launchPlanSchema = z.strictObject({
     /** Names (or `PREFIX*`) Qwen may take from the `.env` files it loads; every other name is kept out. */
     fromFiles: z.array(z.string()),
   }),
+  /**
+   * deployment.json `developers`, sorted: who the deployment is for. verify checks the credential
+   * files against it; absent when the deployment names none (or was rendered before the field).
+   */
+  developers: z.optional(z.strictObject({ users: z.array(z.string()), groups: z.array(z.string()) })),
   /** Credentials routed to this profile: name → where the launcher gets the value. */
   credentials: z.record(z.string(), credentialSourceSchema),
   /**

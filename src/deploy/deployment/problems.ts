@@ -80,6 +80,8 @@ function customFix(path: readonly PropertyKey[], value: unknown, root: unknown):
     return 'use "" or a static prefix such as "/mem0" (no //, ?, #, %, \\, . or .. segments)';
   if (last === 'appId' || last === 'userId' || last === 'agentId')
     return 'use 1–256 characters after trimming (counted in UTF-16 units: an emoji counts as 2)';
+  if (last === 'developers')
+    return 'list at least one account under "users" or one group under "groups", or remove "developers"';
   if (last === 'profiles') return 'add at least one of "on-demand", "auto-recall", "write" under "profiles"';
   return 'see schema/deployment.schema.json';
 }

@@ -77,6 +77,28 @@ export const credentialSchema = z.union([
   }),
 ]);
 
+const accountNames = (what: string) =>
+  z
+    .array(z.string().min(1))
+    .default([])
+    .describe(`${what}: names as the host's user database knows them (POSIX: e.g. "alice")`);
+
+/**
+ * Who the deployment is for: the developers who launch Qwen. verify checks that each credential file
+ * is readable by them and by no one else; the credential broker's `allow` defaults to them.
+ */
+export const developersSchema = z
+  .strictObject({
+    users: accountNames('User accounts that launch Qwen'),
+    groups: accountNames('Groups whose members launch Qwen'),
+  })
+  .refine((d) => d.users.length + d.groups.length > 0, {
+    message: 'names no user and no group',
+  })
+  .describe(
+    'The developers this deployment is for (users and groups): verify checks that every credential file is readable by them and by no one else',
+  );
+
 export const deploymentSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Editor hint; ignored by qwen-managed'),
@@ -105,6 +127,7 @@ export const deploymentSchema = z
           ),
       })
       .describe('The environment the launcher gives Qwen: nothing else from the caller passes'),
+    developers: developersSchema.optional(),
     credentials: z
       .record(z.string(), credentialSchema)
       .default({})
@@ -157,6 +180,7 @@ export const deploymentSchema = z
 
 export type Deployment = z.output<typeof deploymentSchema>;
 export type DeploymentInput = z.input<typeof deploymentSchema>;
+export type Developers = z.output<typeof developersSchema>;
 export type CredentialEntry = z.output<typeof credentialSchema>;
 export type GuardMode = (typeof GUARD_MODES)[number];
 export type ProfileSpec = NonNullable<Deployment['profiles'][keyof Deployment['profiles']]>;

@@ -302,11 +302,39 @@ function guardProblems(deployment: Deployment): Problem[] {
   );
 }
 
+/** POSIX account names as shadow-utils accepts them (a trailing `$` marks a Samba machine account). */
+const POSIX_ACCOUNT = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?$/;
+/** Windows: an optional `DOMAIN\` prefix, then a name without the characters Windows refuses. */
+const WINDOWS_ACCOUNT = /^(?:[^\\/\x00-\x1f"[\]:;|=,+*?<>]+\\)?[^\\/\x00-\x1f"[\]:;|=,+*?<>]{1,104}$/;
+
+function developersProblems(deployment: Deployment): Problem[] {
+  const developers = deployment.developers;
+  if (developers === undefined) return [];
+  const pattern = deployment.platform === 'windows' ? WINDOWS_ACCOUNT : POSIX_ACCOUNT;
+  const problems: Problem[] = [];
+  for (const list of ['users', 'groups'] as const) {
+    developers[list].forEach((name, i) => {
+      const keyPath = ['developers', list, i];
+      if (!pattern.test(name)) {
+        const fix =
+          deployment.platform === 'windows'
+            ? 'write the account as NAME or DOMAIN\\NAME'
+            : 'write the account name as `id -un` prints it (letters, digits, _ . -, at most 32)';
+        problems.push(problem(keyPath, name, `is not a ${deployment.platform} account name`, fix));
+      } else if (developers[list].indexOf(name) !== i) {
+        problems.push(problem(keyPath, name, 'is listed twice', 'keep one entry'));
+      }
+    });
+  }
+  return problems;
+}
+
 /** Every problem with a schema-valid deployment, in a stable order. */
 export function validateDeployment(deployment: Deployment): Problem[] {
   return [
     ...pathProblems(deployment),
     ...environmentProblems(deployment),
+    ...developersProblems(deployment),
     ...routeCredentials(deployment).problems,
     ...profileProblems(deployment),
     ...(deployment.settings === undefined

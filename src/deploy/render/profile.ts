@@ -101,6 +101,14 @@ export function templateValues(
     'environment.files': pinnedFiles(layout, kind, deployment.tls?.extraCaCertificates),
     'environment.fromFiles': [...deployment.environment.fromFiles],
     repositoryTrust: deployment.profiles[kind]!.repositoryTrust,
+    // Sorted, so re-ordering deployment.json is not drift; absent when the deployment names none.
+    developers:
+      deployment.developers === undefined
+        ? OMIT
+        : {
+            users: [...deployment.developers.users].sort(),
+            groups: [...deployment.developers.groups].sort(),
+          },
     credentials: sortedRecord(credentials.all),
     'externalContext.argv': externalContextArgv(kind, layout),
     'externalContext.credentials': [...credentials.external],

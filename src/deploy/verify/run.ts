@@ -21,10 +21,12 @@ import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { pinnedQwenFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid } from '../deployment/problems.js';
+import { pathChain, readAccountDb } from '../host-accounts.js';
 import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
 import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
+import { type CredentialAccessFacts, credentialFiles, developersOf } from './checks/credential-access.js';
 import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks/host.js';
 import type { QwenTreeFact, RipgrepFact } from './checks/qwen-tree.js';
 import { buildReport, type VerifyReport } from './report.js';
@@ -228,6 +230,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
   let ripgrep: RipgrepFact | undefined;
   let installHost: string[] | undefined;
   let caFiles: Map<string, CaFileFact> | undefined;
+  let credentialAccess: CredentialAccessFacts | undefined;
   if (samePlatform) {
     const facts = new Map<string, HostStat | null>();
     for (const p of hostPaths(plans)) facts.set(p, await statFact(p));
@@ -244,6 +247,11 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     }
     host = facts;
     if (!onWindows && plans[0] !== undefined) {
+      const developers = developersOf(view);
+      credentialAccess = {
+        db: readAccountDb(developers?.users, developers?.groups),
+        chains: new Map([...credentialFiles(view).keys()].map((file) => [file, pathChain(file)])),
+      };
       qwenTree = walkQwenPackage(plans[0].qwenCli, fsSync);
       ripgrep = ripgrepFact(qwenTree);
     }
@@ -269,6 +277,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     ...(deployment === undefined ? {} : { deployment }),
     ...(host === undefined ? {} : { host }),
     ...(caFiles === undefined ? {} : { caFiles: { facts: caFiles, now: options.now } }),
+    ...(credentialAccess === undefined ? {} : { credentialAccess }),
     ...(qwenTree === undefined ? {} : { qwenTree }),
     ...(ripgrep === undefined ? {} : { ripgrep }),
     ...(installHost === undefined ? {} : { installHost }),

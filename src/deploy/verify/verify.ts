@@ -5,6 +5,7 @@ import type { RenderedInstall } from '../render/render.js';
 import type { CodeCacheOutcome } from '../render/runtime-files.js';
 import type { InstallTree } from '../tree.js';
 import { type CaFileFact, checkCaFiles } from './checks/ca-file.js';
+import { type CredentialAccessFacts, checkCredentialAccess } from './checks/credential-access.js';
 import { checkDrift } from './checks/drift.js';
 import { checkFiles } from './checks/files.js';
 import { checkHost, type HostFacts } from './checks/host.js';
@@ -35,6 +36,8 @@ export interface VerifyInputs {
   host?: HostFacts;
   /** The CA files of deployment.json `tls` that exist here as regular files, read; `now` judges expiry. */
   caFiles?: { facts: ReadonlyMap<string, CaFileFact>; now: string };
+  /** On a POSIX machine of the tree's platform: the user database and each credential file's path chain. */
+  credentialAccess?: CredentialAccessFacts;
   /** The Qwen package around the pinned qwenCli, walked on this (POSIX) machine. */
   qwenTree?: QwenTreeFact;
   /** Its vendored ripgrep for this host (path and mode; mode null when absent). */
@@ -67,6 +70,11 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
         'the launcher would start every profile: install files, pins, owners and modes up to /, the Qwen package and its version',
       );
     if (inputs.host !== undefined) checkHost(view, inputs.host, checks, { real });
+    if (inputs.credentialAccess !== undefined)
+      checkCredentialAccess(view, inputs.credentialAccess, checks, {
+        real,
+        adminUid: inputs.tree.manifest.adminUid,
+      });
     if (inputs.caFiles !== undefined)
       checkCaFiles(inputs.caFiles.facts, new Date(inputs.caFiles.now), checks);
     if (inputs.qwenTree !== undefined) {

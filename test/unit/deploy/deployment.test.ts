@@ -75,6 +75,34 @@ describe('deploymentSha256: canonical JSON', () => {
 // Each row: a single mutation of a good deployment → the key named, and words of the message and the fix.
 const REFUSALS: [string, (d: any) => void, string, string, string][] = [
   [
+    'developers naming nobody',
+    (d) => (d.developers = { users: [] }),
+    'developers',
+    'names no user and no group',
+    'list at least one account',
+  ],
+  [
+    'a developer account name with a space',
+    (d) => (d.developers = { users: ['alice smith'] }),
+    'developers.users[0]',
+    'is not a posix account name',
+    '`id -un`',
+  ],
+  [
+    'a developers group listed twice',
+    (d) => (d.developers = { groups: ['qwen-dev', 'qwen-dev'] }),
+    'developers.groups[1]',
+    'is listed twice',
+    'keep one entry',
+  ],
+  [
+    'an unknown key in developers',
+    (d) => (d.developers = { user: ['alice'] }),
+    'developers',
+    'has unknown keys',
+    'remove "user"',
+  ],
+  [
     'relative installDir',
     (d) => (d.installDir = 'opt/qm'),
     'installDir',
@@ -385,6 +413,30 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
     'ASCII',
   ],
 ];
+
+describe('deployment.json: developers (who the deployment is for)', () => {
+  it('is optional; users and groups default to [] and reach every launch.json sorted', async () => {
+    const raw = await allProfilesRaw();
+    expect(await problemsOf((d) => (d.developers = { groups: ['qwen-dev'] }))).toEqual([]);
+    raw.developers = { users: ['bob', 'alice'] };
+    const parsed = parseDeploymentValue(raw);
+    expect(parsed.deployment.developers).toEqual({ users: ['bob', 'alice'], groups: [] });
+    for (const [rel, file] of render(parsed).files) {
+      if (!rel.endsWith('/launch.json')) continue;
+      expect(JSON.parse(new TextDecoder().decode(file.bytes)).developers, rel).toEqual({
+        users: ['alice', 'bob'],
+        groups: [],
+      });
+    }
+    delete raw.developers;
+    for (const [rel, file] of render(parseDeploymentValue(raw)).files) {
+      if (rel.endsWith('/launch.json'))
+        expect(Object.hasOwn(JSON.parse(new TextDecoder().decode(file.bytes)), 'developers'), rel).toBe(
+          false,
+        );
+    }
+  });
+});
 
 describe('deployment.json: the repository trust decision', () => {
   it('auto-recall may run with an untrusted repository (Qwen then reads none of its files)', async () => {
