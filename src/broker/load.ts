@@ -9,9 +9,10 @@ import { BROKER_CONFIG_REL } from '../contracts/broker.js';
 import { type BrokerConfig, brokerConfigSchema } from '../contracts/broker-config.js';
 import { type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
 import { installManifestSchema } from '../contracts/install-manifest-schema.js';
+import type { Account, AccountDb } from '../host/accounts.js';
 import { StrictModes, type StrictModesFs } from '../host/strict-modes.js';
 import { show } from '../policy/quote.js';
-import { type AccountEntry, type Accounts, admit } from './allow.js';
+import { admit } from './allow.js';
 
 export class BrokerStartError extends AdminInputError {
   override readonly name = 'BrokerStartError';
@@ -104,9 +105,9 @@ export const NO_LOGIN_SHELLS: readonly string[] = [
  */
 export function brokerAccount(
   config: BrokerConfig,
-  accounts: Accounts,
+  accounts: AccountDb,
   shellOf: (name: string) => string | undefined,
-): AccountEntry {
+): Account {
   const name = config.user;
   const account = accounts.users.find((u) => u.name === name);
   const create = `create it as a system user: useradd --system --no-create-home --shell /usr/sbin/nologin ${name}`;

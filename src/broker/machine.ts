@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as os from 'node:os';
+import { type AccountDb, mergeAccountDb, parseAccountDb } from '../host/accounts.js';
 import { type ByteOrder, peerUid, type SocketTables } from '../host/proc-net.js';
-import { type Accounts, parseAccounts } from './allow.js';
 
 export const HOST_BYTE_ORDER: ByteOrder = os.endianness();
 
@@ -47,9 +47,9 @@ function getent(args: readonly string[]): string {
 
 export interface AccountCache {
   /** The database, re-read when /etc/passwd or /etc/group changed or `maxAgeMs` passed. */
-  get(): Accounts;
+  get(): AccountDb;
   /** Looks `uid` up through NSS when the files do not list it (a directory-service account). */
-  withUid(uid: number): Accounts;
+  withUid(uid: number): AccountDb;
 }
 
 /**
@@ -57,7 +57,7 @@ export interface AccountCache {
  * of any uid the files do not know (at most once per `maxAgeMs` each).
  */
 export function accountCache(groups: readonly string[], now: () => number, maxAgeMs = 30_000): AccountCache {
-  let cached: { accounts: Accounts; at: number; stamp: string } | undefined;
+  let cached: { accounts: AccountDb; at: number; stamp: string } | undefined;
   const looked = new Map<number, number>();
   const stamp = (): string =>
     ['/etc/passwd', '/etc/group']
@@ -66,14 +66,13 @@ export function accountCache(groups: readonly string[], now: () => number, maxAg
         return s === undefined ? '-' : `${s.ino}:${s.mtimeMs}:${s.size}`;
       })
       .join('|');
-  const load = (): Accounts => {
-    const files = parseAccounts(readText('/etc/passwd'), readText('/etc/group'));
+  const load = (): AccountDb => {
+    const files = parseAccountDb(readText('/etc/passwd'), readText('/etc/group'));
     const missing = groups.filter((g) => !files.groups.some((x) => x.name === g));
     if (missing.length === 0) return files;
-    const more = parseAccounts('', getent(['group', ...missing]));
-    return { users: files.users, groups: [...files.groups, ...more.groups] };
+    return mergeAccountDb(files, parseAccountDb('', getent(['group', ...missing])));
   };
-  const get = (): Accounts => {
+  const get = (): AccountDb => {
     const current = stamp();
     if (cached === undefined || cached.stamp !== current || now() - cached.at > maxAgeMs) {
       cached = { accounts: load(), at: now(), stamp: current };
@@ -89,9 +88,9 @@ export function accountCache(groups: readonly string[], now: () => number, maxAg
       const last = looked.get(uid);
       if (last !== undefined && now() - last < maxAgeMs) return accounts;
       looked.set(uid, now());
-      const found = parseAccounts(getent(['passwd', String(uid)]), '');
+      const found = parseAccountDb(getent(['passwd', String(uid)]), '');
       if (found.users.length === 0) return accounts;
-      const merged = { users: [...accounts.users, ...found.users], groups: accounts.groups };
+      const merged = mergeAccountDb(accounts, found);
       if (cached !== undefined) cached.accounts = merged;
       return merged;
     },

@@ -1,7 +1,7 @@
 // Started as root, the broker binds its ports and reads the credentials, then becomes its own user
 // for good: groups first (only root may set them), then the group, then the user — setuid(2) as root
 // changes the real, effective and saved ids, so there is no way back. Checked afterwards, not assumed.
-import type { AccountEntry } from './allow.js';
+import type { Account } from '../host/accounts.js';
 import { BrokerStartError } from './load.js';
 
 export interface IdentityOps {
@@ -16,7 +16,7 @@ export interface IdentityOps {
 }
 
 /** How the broker was started: as root (it drops to `account`), or already as `account` (systemd User=). */
-export function startMode(ids: IdentityOps, account: AccountEntry): 'drop' | 'already' {
+export function startMode(ids: IdentityOps, account: Account): 'drop' | 'already' {
   const uid = ids.getuid();
   if (uid === 0) return 'drop';
   if (uid === account.uid && ids.geteuid() === account.uid) return 'already';
@@ -25,7 +25,7 @@ export function startMode(ids: IdentityOps, account: AccountEntry): 'drop' | 'al
   ]);
 }
 
-export function dropPrivileges(ids: IdentityOps, account: AccountEntry): void {
+export function dropPrivileges(ids: IdentityOps, account: Account): void {
   ids.setgroups([account.gid]);
   ids.setgid(account.gid);
   ids.setuid(account.uid);

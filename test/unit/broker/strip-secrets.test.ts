@@ -1,8 +1,9 @@
 // The broker removes every credential it holds from a request body, however the JSON spells it.
 import { describe, expect, it } from 'vitest';
-import { admit, parseAccounts } from '../../../src/broker/allow.js';
+import { admit } from '../../../src/broker/allow.js';
 import { auditPath } from '../../../src/broker/audit.js';
 import { stripSecrets } from '../../../src/broker/strip-secrets.js';
+import { parseAccountDb } from '../../../src/host/accounts.js';
 
 const SECRETS = ['ctx-real-token-9f2', 'sk-model-key-77'];
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -64,7 +65,7 @@ describe('stripSecrets', () => {
 });
 
 describe('admit: who may use the broker', () => {
-  const accounts = parseAccounts(
+  const accounts = parseAccountDb(
     [
       'root:x:0:0:root:/root:/bin/bash',
       'alice:x:1001:1001::/home/alice:/bin/bash',
