@@ -4,7 +4,7 @@
 import { errorCode } from '../src/base/errors.js';
 import type { Platform } from '../src/base/platform.js';
 import type { LaunchPlan } from '../src/contracts/launch-plan.js';
-import { routedCredentials } from '../src/policy/credentials.js';
+import { credentialFileValue, routedCredentials } from '../src/policy/credentials.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import { show } from '../src/policy/quote.js';
 import { failure } from './messages.js';
@@ -19,15 +19,8 @@ export interface CredentialOptions {
   readFile(path: string): string;
 }
 
-/** A credential file's value: one trailing `\n` or `\r\n` stripped; undefined when nothing is left. */
-export function credentialFileValue(content: string): string | undefined {
-  const value = content.endsWith('\r\n')
-    ? content.slice(0, -2)
-    : content.endsWith('\n')
-      ? content.slice(0, -1)
-      : content;
-  return value === '' ? undefined : value;
-}
+// The file rule is shared with the credential broker and verify (src/policy/credentials.ts).
+export { credentialFileValue };
 
 /** Reads every routed credential; throws one LaunchError listing every credential that is unusable. */
 export function readCredentials(plan: LaunchPlan, options: CredentialOptions): Record<string, string> {

@@ -17,6 +17,7 @@ import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js
 import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
 import { parseArgs } from './args.js';
+import { checkBroker } from './broker.js';
 import { readCredentials } from './credentials.js';
 import { buildEnv } from './env.js';
 import { installDirFromLauncher } from './install-dir.js';
@@ -57,6 +58,22 @@ async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
   const { plan, externalContextActive } = pins;
   // Step 3: terminal.
   checkTerminal({ stdinIsTTY: tty.isatty(0), stdoutIsTTY: tty.isatty(1) });
+  // Step 3b: a brokered profile's credential broker is running, its own, and lets this user in.
+  if (plan.broker !== undefined) {
+    const read = (file: string) => {
+      try {
+        return fs.readFileSync(file, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    await checkBroker(plan, externalContextActive, {
+      tables: () => ({ tcp: read('/proc/net/tcp'), tcp6: read('/proc/net/tcp6') }),
+      byteOrder: os.endianness(),
+      passwd: () => read('/etc/passwd'),
+      connect: (host, port) => process.getBuiltinModule('node:net').connect({ host, port }),
+    });
+  }
   // Step 4: environment. HOME and the Qwen home come from the passwd entry, not from $HOME.
   const user = os.userInfo();
   const layout = homePlatform(process.platform);

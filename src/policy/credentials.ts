@@ -26,3 +26,13 @@ export function routedCredentials(
     ([name]) => !withheldCredential(plan, name, externalContextActive, platform),
   );
 }
+
+/** A credential file's value: one trailing `\n` or `\r\n` stripped; undefined when nothing is left. */
+export function credentialFileValue(content: string): string | undefined {
+  const value = content.endsWith('\r\n')
+    ? content.slice(0, -2)
+    : content.endsWith('\n')
+      ? content.slice(0, -1)
+      : content;
+  return value === '' ? undefined : value;
+}

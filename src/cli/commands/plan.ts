@@ -242,6 +242,8 @@ const SOURCE_TEXT: Record<EnvEntry['source'], string> = {
   'launch-defaults':
     'system defaults written by the launcher at each start (the admin file + the .env names kept out)',
   'provider-config': 'pinned provider config',
+  'broker-key': "the credential broker's public key (not a secret: the broker adds the real credential)",
+  'broker-no-proxy': "extended with the credential broker's address (proxies never see its traffic)",
 };
 
 /** Values are printed as they are unless they hold control characters, which are escaped. */

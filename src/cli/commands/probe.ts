@@ -13,6 +13,7 @@ import { EXTRA_CA_VARIABLE, PROFILE_FILES, profileRel } from '../../contracts/la
 import { type ProbeResult, probeProvider } from '../../deploy/probe.js';
 import { parseManifestText } from '../../deploy/render/manifest.js';
 import { createTransport } from '../../http/create-transport.js';
+import { withNoProxyHost } from '../../policy/broker-env.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
@@ -21,7 +22,8 @@ export const PROBE_HELP = `Usage: qwen-managed probe --dir DIR [--profile KIND] 
 
 Sends ONE read-only search per active profile of the install tree to its configured provider, with
 the credential the launcher would use (the credential file, or the variable in this environment for
-an inherited one), and reports whether the answer has the exact shape of the profile's contract
+an inherited one) — or, with a credential broker, through the broker's listener exactly as the
+runtimes call it (the broker adds the credential; run probe as root or an allowed user) — and reports whether the answer has the exact shape of the profile's contract
 (Generic HTTP Search v1 or the Mem0 preset), whether the results honour the configured scope, and
 the latency. Never a write; never the credential or any byte of the answer in the output. Run it as
 the administrator, on a machine that reaches the provider as the developers' machines will.
@@ -128,11 +130,24 @@ export const probeCommand: Command = {
       const plan = launchPlanSchema.parse(
         await readJson(path.join(dir, profileRel(kind, PROFILE_FILES.launchPlan))),
       );
-      const credential = await credentialFor(plan, credentialVariable(config.provider), io.env);
+      // Through the credential broker, as the runtimes go: its public key, its listener, no proxy.
+      const broker = plan.broker;
+      const credential =
+        broker === undefined
+          ? await credentialFor(plan, credentialVariable(config.provider), io.env)
+          : broker.key;
+      const env =
+        broker === undefined
+          ? io.env
+          : {
+              ...io.env,
+              NO_PROXY: withNoProxyHost(io.env['NO_PROXY'], broker.host),
+              no_proxy: withNoProxyHost(io.env['no_proxy'], broker.host),
+            };
       const caFile = plan.environment.files[EXTRA_CA_VARIABLE];
       const ca = caFile === undefined ? undefined : await fs.readFile(caFile, 'utf8');
       const timeoutMs = config.version === 2 ? config.autoRecall.timeoutMs : config.timeoutMs;
-      const handle = await createTransport(io.env, { timeoutMs, ...(ca === undefined ? {} : { ca }) });
+      const handle = await createTransport(env, { timeoutMs, ...(ca === undefined ? {} : { ca }) });
       try {
         probes.push(
           await probeProvider(kind, config.provider, credential, {

@@ -14,6 +14,8 @@ import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { posixShimPathProblem, windowsShimPathProblem } from '../render/shims.js';
+import { POSIX_ACCOUNT, WINDOWS_ACCOUNT } from './account-names.js';
+import { brokerProblems } from './broker.js';
 import { routeCredentials } from './credentials.js';
 import { deployedKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
@@ -302,11 +304,6 @@ function guardProblems(deployment: Deployment): Problem[] {
   );
 }
 
-/** POSIX account names as shadow-utils accepts them (a trailing `$` marks a Samba machine account). */
-const POSIX_ACCOUNT = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?$/;
-/** Windows: an optional `DOMAIN\` prefix, then a name without the characters Windows refuses. */
-const WINDOWS_ACCOUNT = /^(?:[^\\/\x00-\x1f"[\]:;|=,+*?<>]+\\)?[^\\/\x00-\x1f"[\]:;|=,+*?<>]{1,104}$/;
-
 function developersProblems(deployment: Deployment): Problem[] {
   const developers = deployment.developers;
   if (developers === undefined) return [];
@@ -335,6 +332,7 @@ export function validateDeployment(deployment: Deployment): Problem[] {
     ...pathProblems(deployment),
     ...environmentProblems(deployment),
     ...developersProblems(deployment),
+    ...brokerProblems(deployment),
     ...routeCredentials(deployment).problems,
     ...profileProblems(deployment),
     ...(deployment.settings === undefined

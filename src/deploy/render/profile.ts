@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../base/limits.js';
 import type { Platform } from '../../base/platform.js';
+import { credentialVariable } from '../../config/names.js';
 import type { ProfileKind, RepositoryTrust } from '../../contracts/launch-plan.js';
 import {
   installIdFor,
@@ -20,6 +21,7 @@ import type { ProfileCredentials } from '../deployment/credentials.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings, qwenVersionsMissing } from '../deployment/settings.js';
 import { renderJson } from '../json.js';
+import { brokeredSettings, launchBroker, renderBroker } from './broker.js';
 import { HOOK_SHELL, hookCommand } from './commands.js';
 import { providerConfigFor } from './provider-config.js';
 import { OMIT, substitute, type TemplateValues } from './substitute.js';
@@ -86,6 +88,7 @@ export function templateValues(
   credentials: ProfileCredentials,
 ): TemplateValues {
   const layout = new PinnedLayout(deployment.platform, deployment.installDir);
+  const broker = renderBroker(deployment);
   const values: Record<string, unknown> = {
     ...pinnedValues(deployment),
     profile: kind,
@@ -109,7 +112,12 @@ export function templateValues(
             users: [...deployment.developers.users].sort(),
             groups: [...deployment.developers.groups].sort(),
           },
-    credentials: sortedRecord(credentials.all),
+    // With a broker the launcher reads no credential: the session gets the public key instead.
+    broker:
+      broker === undefined
+        ? OMIT
+        : launchBroker(broker, kind, credentialVariable(deployment.profiles[kind]!.provider)),
+    credentials: broker === undefined ? sortedRecord(credentials.all) : {},
     'externalContext.argv': externalContextArgv(kind, layout),
     'externalContext.credentials': [...credentials.external],
     'guard.matcher': guardMatcher(kind),
@@ -125,8 +133,12 @@ export function systemSettingsFor(
   deployment: Deployment,
   values: TemplateValues,
 ): JsonObject {
-  const extra =
-    deployment.settings === undefined ? undefined : (sortedKeys(deployment.settings) as JsonObject);
+  const broker = renderBroker(deployment);
+  const settings0 =
+    deployment.settings === undefined || broker === undefined
+      ? deployment.settings
+      : brokeredSettings(deployment.settings, broker);
+  const extra = settings0 === undefined ? undefined : (sortedKeys(settings0) as JsonObject);
   let settings = mergeSettings(
     managedBaseSettings(extra),
     substitute(TEMPLATES.systemSettings[kind], values) as JsonObject,

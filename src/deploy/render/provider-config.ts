@@ -4,6 +4,7 @@
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import type { JsonObject } from '../../text/json.js';
 import type { Deployment } from '../deployment/schema.js';
+import { brokeredProvider, brokerPort } from './broker.js';
 import { substitute } from './substitute.js';
 import { TEMPLATES } from './templates.js';
 
@@ -15,9 +16,14 @@ export function providerConfigVersion(kind: ProfileKind): 1 | 2 {
 export function providerConfigFor(kind: ProfileKind, deployment: Deployment): JsonObject {
   const profile = deployment.profiles[kind];
   if (profile === undefined) throw new Error(`profile ${kind} is not deployed`);
+  // With a broker the runtime calls the profile's listener; the contract on the wire stays the same.
+  const provider =
+    deployment.broker === undefined
+      ? profile.provider
+      : brokeredProvider(profile.provider, brokerPort(deployment, kind));
   return substitute(TEMPLATES.providerConfig[kind], {
     timeoutMs: profile.timeoutMs,
-    provider: profile.provider,
+    provider,
     repositoryRoot: deployment.repositoryRoot,
   }) as JsonObject;
 }

@@ -5,6 +5,7 @@
 import { AdminInputError } from '../../base/errors.js';
 import { sha256Hex } from '../../base/hash.js';
 import type { Platform } from '../../base/platform.js';
+import { BROKER_CONFIG_REL, BROKER_SYSTEMD_REL } from '../../contracts/broker.js';
 import type { InstallManifest } from '../../contracts/install-manifest.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { BIN_FILES, PinnedLayout, PROFILE_FILES, profileRel, runtimeRel } from '../../contracts/layout.js';
@@ -13,8 +14,10 @@ import { RUNTIME_CODE_CACHE, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '../../
 import { routeCredentials } from '../deployment/credentials.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
+import { renderJson } from '../json.js';
 import { removeHooksFromText } from '../jsonc/remove-hooks.js';
 import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from '../rollback/record.js';
+import { renderBroker, systemdDropIn } from './broker.js';
 import { buildManifest, manifestText, type ProfileState } from './manifest.js';
 import { renderProfile } from './profile.js';
 import { posixShim, windowsShims } from './shims.js';
@@ -141,6 +144,12 @@ export function renderInstall(
     bytes: utf8(RUNTIME_MODULE_MARKER.content),
     mode: FILE_MODE,
   });
+
+  const broker = renderBroker(deployment);
+  if (broker !== undefined) {
+    out.set(BROKER_CONFIG_REL, { bytes: utf8(renderJson(broker.config)), mode: FILE_MODE });
+    out.set(BROKER_SYSTEMD_REL, { bytes: utf8(systemdDropIn(deployment, broker.config)), mode: FILE_MODE });
+  }
 
   const states = new Map<ProfileKind, ProfileState>();
   for (const kind of deployedKinds(deployment)) {

@@ -25,6 +25,8 @@ import { pathChain, readAccountDb } from '../host-accounts.js';
 import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
 import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
+import { brokerHostFacts } from './broker-facts.js';
+import { type BrokerHostFacts, brokerConfigOf } from './checks/broker.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
 import { type CredentialAccessFacts, credentialFiles, developersOf } from './checks/credential-access.js';
 import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks/host.js';
@@ -256,8 +258,14 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
       ripgrep = ripgrepFact(qwenTree);
     }
   }
-  if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform))
+  let broker: BrokerHostFacts | undefined;
+  if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform)) {
     installHost = launcherHostProblems(view, dir, hostPlatform);
+    // The broker's host checks need Linux's socket table: the broker itself runs nowhere else.
+    const config = brokerConfigOf(view);
+    if (options.hostPlatform === 'linux' && config !== undefined && typeof config !== 'string')
+      broker = await brokerHostFacts(config, tree);
+  }
 
   let smoke: SmokeResult[] | undefined;
   if (options.smoke && tree.manifest !== undefined) {
@@ -281,6 +289,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     ...(qwenTree === undefined ? {} : { qwenTree }),
     ...(ripgrep === undefined ? {} : { ripgrep }),
     ...(installHost === undefined ? {} : { installHost }),
+    ...(broker === undefined ? {} : { broker }),
     ...(smoke === undefined ? {} : { smoke }),
     checkModes: !onWindows,
   });

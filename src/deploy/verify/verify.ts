@@ -4,6 +4,7 @@ import { formatProblem, type Problem } from '../deployment/problems.js';
 import type { RenderedInstall } from '../render/render.js';
 import type { CodeCacheOutcome } from '../render/runtime-files.js';
 import type { InstallTree } from '../tree.js';
+import { type BrokerHostFacts, checkBrokerHost, checkBrokerTree } from './checks/broker.js';
 import { type CaFileFact, checkCaFiles } from './checks/ca-file.js';
 import { type CredentialAccessFacts, checkCredentialAccess } from './checks/credential-access.js';
 import { checkDrift } from './checks/drift.js';
@@ -38,6 +39,8 @@ export interface VerifyInputs {
   caFiles?: { facts: ReadonlyMap<string, CaFileFact>; now: string };
   /** On a POSIX machine of the tree's platform: the user database and each credential file's path chain. */
   credentialAccess?: CredentialAccessFacts;
+  /** On the real install of a brokered deployment: the broker's user, credential files, listeners. */
+  broker?: BrokerHostFacts;
   /** The Qwen package around the pinned qwenCli, walked on this (POSIX) machine. */
   qwenTree?: QwenTreeFact;
   /** Its vendored ripgrep for this host (path and mode; mode null when absent). */
@@ -60,6 +63,7 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
     checkLaunchPlans(view, checks);
     checkSettings(view, checks);
     checkProviders(view, checks);
+    checkBrokerTree(view, checks);
     // The real install: the launcher's own refusals are the violations, judged once for both.
     const real = inputs.installHost !== undefined;
     if (inputs.installHost !== undefined)
@@ -75,6 +79,8 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
         real,
         adminUid: inputs.tree.manifest.adminUid,
       });
+    if (inputs.broker !== undefined)
+      checkBrokerHost(view, inputs.broker, checks, inputs.tree.manifest.adminUid);
     if (inputs.caFiles !== undefined)
       checkCaFiles(inputs.caFiles.facts, new Date(inputs.caFiles.now), checks);
     if (inputs.qwenTree !== undefined) {

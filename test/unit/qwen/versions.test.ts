@@ -63,8 +63,31 @@ describe('supported Qwen versions', () => {
   it.each(SUPPORTED_QWEN_VERSIONS)('%s: every fact is present and of its type', (version) => {
     const entry = (versions.versions as Record<string, Record<string, unknown>>)[version]!;
     expect(Object.keys(entry).sort()).toEqual(
-      ['defaultExcludedEnvVars', 'hookTimeoutUnit', 'packagingDefects', 'ripgrep', 'settings'].sort(),
+      [
+        'defaultExcludedEnvVars',
+        'hookTimeoutUnit',
+        'modelClients',
+        'packagingDefects',
+        'ripgrep',
+        'settings',
+      ].sort(),
     );
+    // The model clients the credential broker fronts: each names its key and base-URL variables, the
+    // header the key travels in, and at least one request (paths relative to the base URL's path).
+    for (const client of Object.values(entry.modelClients as Record<string, Record<string, unknown>>)) {
+      expect(Object.keys(client).sort()).toEqual([
+        'baseUrlVariable',
+        'credentialHeader',
+        'keyVariable',
+        'routes',
+      ]);
+      const routes = client.routes as Array<{ method: string; path: string }>;
+      expect(routes.length).toBeGreaterThan(0);
+      for (const route of routes) {
+        expect(['GET', 'POST']).toContain(route.method);
+        expect(route.path).toMatch(/^\/[a-z/]+$/);
+      }
+    }
     expect(['seconds', 'milliseconds']).toContain(entry.hookTimeoutUnit);
     for (const defect of entry.packagingDefects as unknown[])
       expect(['ripgrep-not-executable']).toContain(defect);

@@ -1,0 +1,251 @@
+// With deployment.json `broker`, every credential goes to the broker and nowhere else: render writes
+// broker.json (one listener for the model and one per profile, each with its pinned origin, the header
+// its credential travels in, the routes derived from the provider's own requests and from the pinned
+// Qwen's model client, and a deadline nested below the profile's timeout), points Qwen's model
+// baseUrl and every provider origin at the listeners, and gives Qwen and the runtimes a fixed public
+// key. Pure: deployment in, documents out.
+import { BROKER_BODY_BYTES, brokerUpstreamTimeoutMs } from '../../base/limits.js';
+import { checkOrigin, joinUrl } from '../../base/origin.js';
+import type { ProviderConfig } from '../../config/schema.js';
+import {
+  BROKER_HOST,
+  BROKER_KEY,
+  BROKER_UNIT,
+  brokerOrigin,
+  DEFAULT_BROKER_PORTS,
+  type ListenerName,
+  MODEL_LISTENER,
+} from '../../contracts/broker.js';
+import type { BrokerConfig, BrokerListener } from '../../contracts/broker-config.js';
+import type { LaunchPlan, ProfileKind } from '../../contracts/launch-plan.js';
+import { MEM0_PRESETS, PLATFORM_V3_ORIGIN, type PresetSpec } from '../../contracts/mem0-presets.js';
+import { GENERIC_SEARCH_PATH } from '../../providers/generic-http.js';
+import { DEFAULT_QWEN_VERSION, type ModelClientFact, qwenVersionFacts } from '../../qwen/versions.js';
+import { isPlainObject, type JsonObject } from '../../text/json.js';
+import { deployedKinds } from '../deployment/kinds.js';
+import type { Deployment } from '../deployment/schema.js';
+
+/** The credential header of a Mem0 preset, as `<name>: <prefix><value>`. */
+function mem0Header(preset: PresetSpec): BrokerListener['header'] {
+  switch (preset.auth) {
+    case 'token':
+      return { name: 'authorization', prefix: 'Token ' };
+    case 'bearer':
+      return { name: 'authorization', prefix: 'Bearer ' };
+    case 'x-api-key':
+      return { name: 'x-api-key', prefix: '' };
+  }
+}
+
+interface ProviderUpstream {
+  origin: string;
+  credential: string;
+  header: BrokerListener['header'];
+  /** Every request the runtime makes for this profile: search, and the write where the profile writes. */
+  routes: BrokerListener['routes'];
+}
+
+/** Where a provider's requests go and what they are, for the profile's runtime. */
+export function providerUpstream(provider: ProviderConfig, kind: ProfileKind): ProviderUpstream {
+  if (provider.type === 'generic-http-search-v1') {
+    const origin = checkOrigin(provider.baseUrl);
+    return {
+      origin: origin.ok ? origin.origin : provider.baseUrl,
+      credential: provider.tokenEnv,
+      header: { name: 'authorization', prefix: 'Bearer ' },
+      routes: [{ method: 'POST', path: GENERIC_SEARCH_PATH }],
+    };
+  }
+  const [preset, origin, basePath, credential] =
+    provider.type === 'mem0-platform-v3'
+      ? [MEM0_PRESETS['mem0-platform-v3'], PLATFORM_V3_ORIGIN, '', provider.apiKeyEnv]
+      : [
+          MEM0_PRESETS[provider.preset],
+          provider.endpoint.origin,
+          provider.endpoint.basePath,
+          provider.credentialEnv,
+        ];
+  const checked = checkOrigin(origin, { allowInsecureHttp: true });
+  const root = checked.ok ? checked.origin : origin;
+  const path = (p: string) => joinUrl(root, basePath, p).slice(root.length);
+  const routes: BrokerListener['routes'] = [{ method: 'POST', path: path(preset.searchPath) }];
+  if (kind === 'write' && preset.write !== undefined)
+    routes.push({ method: 'POST', path: path(preset.write.path) });
+  return { origin: root, credential, header: mem0Header(preset), routes };
+}
+
+/** The provider block the runtime gets: the same contract, its origin the broker's listener. */
+export function brokeredProvider(provider: ProviderConfig, port: number): ProviderConfig {
+  const origin = brokerOrigin(port);
+  switch (provider.type) {
+    case 'generic-http-search-v1':
+      return { ...provider, baseUrl: origin };
+    case 'mem0-platform-v3':
+      // The legacy block's origin is fixed to Mem0's; the preset form is the same contract at any origin.
+      return {
+        type: 'mem0',
+        preset: 'mem0-platform-v3',
+        endpoint: { origin, basePath: '' },
+        credentialEnv: provider.apiKeyEnv,
+        scope: { appId: provider.appId },
+      };
+    case 'mem0':
+      return { ...provider, endpoint: { origin, basePath: provider.endpoint.basePath } };
+  }
+}
+
+/** `security.auth` of deployment.json `settings`, as far as the broker needs it. */
+export function modelAuth(deployment: Deployment): {
+  selectedType?: unknown;
+  baseUrl?: unknown;
+  apiKey?: unknown;
+} {
+  const security = deployment.settings?.['security'];
+  const auth = isPlainObject(security) ? security['auth'] : undefined;
+  return isPlainObject(auth) ? auth : {};
+}
+
+/** The model client of the selected auth type, when the broker can front it. */
+export function modelClient(deployment: Deployment): ModelClientFact | undefined {
+  const { selectedType } = modelAuth(deployment);
+  const clients = qwenVersionFacts(DEFAULT_QWEN_VERSION)!.modelClients;
+  return typeof selectedType === 'string' && Object.hasOwn(clients, selectedType)
+    ? clients[selectedType]
+    : undefined;
+}
+
+/** The model key credential the broker holds, when deployment.json routes one. */
+export function modelKeyCredential(deployment: Deployment): string | undefined {
+  const client = modelClient(deployment);
+  return client !== undefined && Object.hasOwn(deployment.credentials, client.keyVariable)
+    ? client.keyVariable
+    : undefined;
+}
+
+/** The model's real base URL split into the origin and the path prefix every route sits under. */
+export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string } | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username !== '' || url.password !== '')
+    return undefined;
+  if (url.search !== '' || url.hash !== '') return undefined;
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+export function brokerPort(deployment: Deployment, name: ListenerName): number {
+  return deployment.broker?.ports[name] ?? DEFAULT_BROKER_PORTS[name];
+}
+
+export interface BrokerRendering {
+  /** broker/broker.json. */
+  config: BrokerConfig;
+  /** The base URL Qwen's settings get (the model listener), when the broker holds the model key. */
+  modelBaseUrl?: string;
+}
+
+/** Everything render derives for the broker; undefined without deployment.json `broker`. */
+export function renderBroker(deployment: Deployment): BrokerRendering | undefined {
+  const broker = deployment.broker;
+  if (broker === undefined) return undefined;
+  const listeners: BrokerListener[] = [];
+  let modelBaseUrl: string | undefined;
+  const key = modelKeyCredential(deployment);
+  const client = modelClient(deployment);
+  const { baseUrl } = modelAuth(deployment);
+  const split = typeof baseUrl === 'string' ? splitBaseUrl(baseUrl) : undefined;
+  if (key !== undefined && client !== undefined && split !== undefined) {
+    const port = brokerPort(deployment, MODEL_LISTENER);
+    listeners.push({
+      name: MODEL_LISTENER,
+      port,
+      upstream: split.origin,
+      credential: key,
+      header: client.credentialHeader,
+      maxBodyBytes: BROKER_BODY_BYTES.model,
+      routes: client.routes.map((r) => ({ method: r.method, path: `${split.prefix}${r.path}` })),
+    });
+    modelBaseUrl = `${brokerOrigin(port)}${split.prefix}`;
+  }
+  for (const kind of deployedKinds(deployment)) {
+    const profile = deployment.profiles[kind]!;
+    const upstream = providerUpstream(profile.provider, kind);
+    listeners.push({
+      name: kind,
+      port: brokerPort(deployment, kind),
+      upstream: upstream.origin,
+      credential: upstream.credential,
+      header: upstream.header,
+      timeoutMs: brokerUpstreamTimeoutMs(profile.timeoutMs),
+      maxBodyBytes: BROKER_BODY_BYTES.provider,
+      routes: upstream.routes,
+    });
+  }
+  const allow = broker.allow ?? deployment.developers ?? { users: [], groups: [] };
+  const credentials: BrokerConfig['credentials'] = {};
+  for (const name of Object.keys(deployment.credentials).sort()) {
+    const entry = deployment.credentials[name]!;
+    if ('file' in entry) credentials[name] = { file: entry.file };
+  }
+  const config: BrokerConfig = {
+    version: 1,
+    user: broker.user,
+    allow: { users: [...allow.users].sort(), groups: [...allow.groups].sort() },
+    host: BROKER_HOST,
+    credentials,
+    ...(deployment.tls === undefined ? {} : { extraCaCertificates: deployment.tls.extraCaCertificates }),
+    listeners,
+  };
+  return { config, ...(modelBaseUrl === undefined ? {} : { modelBaseUrl }) };
+}
+
+/** launch.json `broker` of a profile: the listeners its session uses and the variables set to the key. */
+export function launchBroker(
+  rendering: BrokerRendering,
+  kind: ProfileKind,
+  providerVariable: string,
+): NonNullable<LaunchPlan['broker']> {
+  return {
+    user: rendering.config.user,
+    host: BROKER_HOST,
+    key: BROKER_KEY,
+    listeners: rendering.config.listeners
+      .filter((l) => l.name === MODEL_LISTENER || l.name === kind)
+      .map((l) => ({ name: l.name, port: l.port })),
+    keyVariables: [providerVariable],
+  };
+}
+
+/** Characters systemd would read as quoting, specifiers or word breaks in the drop-in's values. */
+export const SYSTEMD_UNSAFE = /[\s%"'\\;]/;
+
+/** broker/systemd.conf: the drop-in that makes the packaged unit run this install's broker. */
+export function systemdDropIn(deployment: Deployment, config: BrokerConfig): string {
+  const lines = [
+    `# qwen-managed: the credential broker of ${deployment.installDir} (rendered; re-render to change it).`,
+    `# Install as /etc/systemd/system/${BROKER_UNIT}.d/qwen-managed.conf, then`,
+    `# systemctl daemon-reload && systemctl restart ${BROKER_UNIT} (the Ansible role does both).`,
+    '[Service]',
+    `User=${config.user}`,
+    `Environment=QWEN_MANAGED_INSTALL_DIR=${deployment.installDir}`,
+    // The unit starts as the broker's user: systemd reads each file as root and hands it over.
+    ...Object.entries(config.credentials).map(([name, { file }]) => `LoadCredential=${name}:${file}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * deployment.json `settings` as Qwen gets them with a broker: `security.auth.baseUrl` the model
+ * listener (same path), `security.auth.apiKey` the public key. Everything else unchanged.
+ */
+export function brokeredSettings(settings: JsonObject, rendering: BrokerRendering): JsonObject {
+  if (rendering.modelBaseUrl === undefined) return settings;
+  const out = structuredClone(settings);
+  const security = isPlainObject(out['security']) ? out['security'] : {};
+  const auth = isPlainObject(security['auth']) ? security['auth'] : {};
+  out['security'] = { ...security, auth: { ...auth, baseUrl: rendering.modelBaseUrl, apiKey: BROKER_KEY } };
+  return out;
+}
