@@ -17,8 +17,10 @@ import {
   installedSizeKiB,
   isPruned,
   LAYOUT,
+  brokerUnitText,
   lintianOverrides,
   manPage,
+  sysusersText,
   NODE_FILES,
   PACKAGE_NAME,
   packagedMode,
@@ -217,6 +219,8 @@ function main(): void {
     0o644,
   );
   writeStaged(LAYOUT.lintianOverrides, lintianOverrides(), 0o644);
+  writeStaged(LAYOUT.brokerUnit, brokerUnitText(), 0o644);
+  writeStaged(LAYOUT.sysusers, sysusersText(), 0o644);
   writeStaged(LAYOUT.manPage, gzipSync(manPage({ version, date, ...cliHelp() }), { level: 9 }), 0o644);
 
   const entries = walk(STAGE);
