@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import {
+  brokerUnitText,
   changelogText,
   controlText,
   copyrightText,
@@ -17,14 +18,13 @@ import {
   installedSizeKiB,
   isPruned,
   LAYOUT,
-  brokerUnitText,
   lintianOverrides,
   manPage,
-  sysusersText,
   NODE_FILES,
   PACKAGE_NAME,
   packagedMode,
   RIPGREP,
+  sysusersText,
   wrapperScript,
 } from './debian.js';
 
