@@ -55,6 +55,24 @@ async function main(): Promise<void> {
     await ratio('noop', 1.1);
     await ratio('search', 1.45);
     await ratio('search-named', 1.45);
+    // The credential broker's cost on the hot path: one more loopback hop, a kernel-table lookup per
+    // connection, the body check. Against the direct search, in alternating pairs of the same run.
+    process.stderr.write('bench: auto-recall search through the credential broker…\n');
+    const viaBroker = await alternate(
+      PAIRS,
+      WARMUP,
+      timed(set.byId('search')),
+      timed(set.byId('search-broker')),
+    );
+    const brokerStats = pairStats(viaBroker.subject, viaBroker.baseline);
+    rows.push({
+      name: 'auto-recall search through the credential broker ÷ the same search direct',
+      unit: 'ratio',
+      value: brokerStats.medianRatio,
+      target: 1.1,
+      stats: brokerStats,
+      note: 'how much longer a brokered prompt takes',
+    });
     // No target: what Node itself costs for the search request (the part of ours no code of ours can remove).
     await ratio('floor', Number.NaN);
     await ratio('floor-named', Number.NaN);
