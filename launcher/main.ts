@@ -49,12 +49,32 @@ function readAdminJson(file: string): JsonObject {
   throw failure(`${show(file)} is not a JSON object; re-render the deployment`);
 }
 
+/**
+ * The pinned node's version. The bin/ shim starts this launcher on the pinned node, so it is ours at
+ * no cost; only a launcher started some other way asks the pinned node itself.
+ */
+function nodeVersionOf(node: string): string | undefined {
+  try {
+    if (fs.realpathSync(node) === fs.realpathSync(process.execPath)) return process.version;
+    const out = process.getBuiltinModule('node:child_process').execFileSync(node, ['--version'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: {},
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return /^v\d+\.\d+\.\d+/.test(out.trim()) ? out.trim() : undefined;
+  } catch {
+    // A missing or unusable node is the pins' to report.
+    return undefined;
+  }
+}
+
 async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
   const platform = platformOfHost(process.platform);
   const pathOps = platform === 'windows' ? path.win32 : path.posix;
   // Step 2: pins. The bundle's own real path names the install directory.
   const installDir = installDirFromLauncher(__filename, fs, pathOps);
-  const pins = loadPins({ installDir, kind, platform, fs });
+  const pins = loadPins({ installDir, kind, platform, fs, nodeVersionOf });
   const { plan, externalContextActive } = pins;
   // Step 3: terminal.
   checkTerminal({ stdinIsTTY: tty.isatty(0), stdoutIsTTY: tty.isatty(1) });

@@ -1,17 +1,17 @@
 // Step 2: the pins. Loads `manifest.json` and `profiles/<kind>/launch.json` with the shared schemas,
 // then checks everything the launch will use with the host checks verify shares
 // (src/host/install-checks.ts) and reports every failure at once, one line each.
-import installManifestJsonSchema from '../schema/install-manifest.schema.json' with { type: 'json' };
-import launchPlanJsonSchema from '../schema/launch-plan.schema.json' with { type: 'json' };
 import { errorCode } from '../src/base/errors.js';
 import type { Platform } from '../src/base/platform.js';
+import type { Issue, Validation } from '../src/base/validation.js';
 import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-manifest.js';
 import type { LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
 import { type HostFs, installHostProblems, installPath } from '../src/host/install-checks.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
-import { type JsonSchema, type SchemaIssue, schemaIssues } from '../src/text/json-schema-check.js';
+import { validateInstallManifest } from '../src/startup/validators/install-manifest.js';
+import { validateLaunchPlan } from '../src/startup/validators/launch-plan.js';
 import { buildArgv } from './argv.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
 import { failure, usage } from './messages.js';
@@ -25,6 +25,8 @@ export interface PinsInput {
   platform: Platform;
   fs: PinsFs;
   argumentPolicy?: ArgumentPolicy;
+  /** `<node> --version` of the pinned node (judged against the Qwen package's engines), or undefined. */
+  nodeVersionOf?: (node: string) => string | undefined;
 }
 
 export interface Pins {
@@ -42,7 +44,7 @@ function launchPlanRel(kind: ProfileKind): string {
   return profileRel(kind, PROFILE_FILES.launchPlan);
 }
 
-function describeIssue(issue: SchemaIssue): string {
+function describeIssue(issue: Issue): string {
   const at = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
   if (issue.code === 'unrecognized_keys') return `${at}: unknown key(s) ${(issue.keys ?? []).join(', ')}`;
   if (issue.expected !== undefined) return `${at}: expected ${issue.expected}`;
@@ -53,10 +55,14 @@ function describeIssue(issue: SchemaIssue): string {
 type JsonFileFs = Pick<PinsFs, 'readFileSync'>;
 
 /**
- * Reads a file render wrote and checks it against the JSON Schema generated from its zod schema
- * (the same rules, without loading zod at every start).
+ * Reads a file render wrote and checks it with the validator generated from its zod schema (zod's
+ * answer, without loading zod at every start).
  */
-function readJson<T>(fs: JsonFileFs, file: string, schema: JsonSchema): { value: T; bytes: Uint8Array } {
+function readJson<T>(
+  fs: JsonFileFs,
+  file: string,
+  validate: (value: unknown) => Validation<T>,
+): { value: T; bytes: Uint8Array } {
   const fix = 're-render the deployment';
   let bytes: Uint8Array;
   try {
@@ -70,20 +76,16 @@ function readJson<T>(fs: JsonFileFs, file: string, schema: JsonSchema): { value:
   } catch {
     throw failure(`${show(file)} is not valid JSON; ${fix}`);
   }
-  const issues = schemaIssues(data, schema);
-  if (issues.length > 0) {
-    const shown = issues.slice(0, 5).map(describeIssue).join('; ');
+  const checked = validate(data);
+  if (!checked.ok) {
+    const shown = checked.issues.slice(0, 5).map(describeIssue).join('; ');
     throw failure(`${show(file)} does not match its schema (${shown}); ${fix}`);
   }
-  return { value: data as T, bytes };
+  return { value: checked.value, bytes };
 }
 
 export function readManifest(fs: JsonFileFs, installDir: string, platform: Platform): InstallManifest {
-  return readJson<InstallManifest>(
-    fs,
-    installPath(installDir, MANIFEST_FILE, platform),
-    installManifestJsonSchema,
-  ).value;
+  return readJson(fs, installPath(installDir, MANIFEST_FILE, platform), validateInstallManifest).value;
 }
 
 export function readLaunchPlan(
@@ -93,8 +95,13 @@ export function readLaunchPlan(
   platform: Platform,
 ): { plan: LaunchPlan; bytes: Uint8Array } {
   const file = installPath(installDir, launchPlanRel(kind), platform);
-  const { value, bytes } = readJson<LaunchPlan>(fs, file, launchPlanJsonSchema);
+  const { value, bytes } = readJson(fs, file, validateLaunchPlan);
   return { plan: value, bytes };
+}
+
+function nodeVersion(input: PinsInput, node: string): { nodeVersion?: string } {
+  const version = input.nodeVersionOf?.(node);
+  return version === undefined ? {} : { nodeVersion: version };
 }
 
 /** Loads and checks everything step 2 pins; throws a LaunchError listing every failure. */
@@ -133,6 +140,7 @@ export function loadPins(input: PinsInput): Pins {
     argv,
     policy,
     fs,
+    ...nodeVersion(input, plan.node),
   });
   if (problems.length > 0) throw failure(...problems);
   return {

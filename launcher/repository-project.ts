@@ -2,12 +2,16 @@
 // `.qwen/agents/` needs — bundled on its own as runtime/launch-repository.js: the YAML parser and the
 // settings table cost tens of milliseconds to load, so an ordinary repository never pays for them.
 import { parse } from 'yaml';
+import { decideCommand } from '../src/policy/project-commands.js';
 import { decideAgent, decideWorkspaceSettings, type Refusal } from '../src/policy/repository.js';
+import { pathProblem } from '../src/policy/repository-path.js';
+import { builtinCommandNames, COMMANDS_DIR, commandName, decodeTomlStrings } from '../src/qwen/commands.js';
 import { QWEN_DIR } from '../src/qwen/env-files.js';
 import { qwenSettingsFacts } from '../src/qwen/settings-facts.js';
-import type { JsonObject } from '../src/text/json.js';
+import { isPlainObject } from '../src/text/json.js';
 import { parseJsonc } from '../src/text/jsonc.js';
-import { type ProjectInput, readJudged } from './repository.js';
+import type { ProjectInput } from './repository.js';
+import { walkJudged } from './repository-files.js';
 
 /** CRLF and a byte-order mark are normalised away first, as Qwen does. */
 function frontMatter(text: string): string | undefined {
@@ -38,18 +42,17 @@ export function frontMatterKeys(text: string): string[] {
   return [...keys];
 }
 
-/** The workspace settings and the project agents of a trusted repository, judged. */
+/** The workspace settings, project agents and project commands of a trusted repository, judged. */
 export function inspectProject(input: ProjectInput): Refusal[] {
-  const { fs, path, plan } = input;
+  const { paths } = input;
   const refused: Refusal[] = [];
   if (input.settingsFile !== undefined) {
-    const file = input.settingsFile;
-    const read = readJudged(fs, file);
-    if ('refusal' in read) refused.push(read.refusal);
-    else {
+    const file = input.settingsFile.file;
+    const text = paths.read(input.settingsFile);
+    if (text !== undefined) {
       let parsed: unknown;
       try {
-        parsed = parseJsonc(read.text.replace(/^\uFEFF/, '')).value;
+        parsed = parseJsonc(text.replace(/^\uFEFF/, '')).value;
       } catch {
         refused.push({
           file,
@@ -59,40 +62,74 @@ export function inspectProject(input: ProjectInput): Refusal[] {
         });
       }
       if (parsed !== undefined) {
+        judgeCustomIgnoreFiles(input, parsed);
         const facts = qwenSettingsFacts(input.qwenVersion) ?? {};
         refused.push(
           ...decideWorkspaceSettings(parsed, {
             ...input.rules,
             file,
-            system: input.systemSettings() as JsonObject,
+            system: input.systemSettings(),
             facts,
           }),
         );
       }
     }
   }
-  const agentsDir = path.join(plan.cwd, QWEN_DIR, 'agents');
-  if (input.agents) {
-    let names: string[] = [];
-    try {
-      names = fs
-        .readdirSync(agentsDir)
-        .filter((name) => name.endsWith('.md'))
-        .sort();
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      refused.push({
-        file: agentsDir,
-        key: '(the directory)',
-        why: `it cannot be listed (${code})`,
-        fix: 'make it readable or remove it',
-      });
-    }
-    for (const name of names) {
-      const file = path.join(agentsDir, name);
-      const read = readJudged(fs, file);
-      if ('refusal' in read) refused.push(read.refusal);
-      else refused.push(...decideAgent(file, frontMatterKeys(read.text)));
+  for (const agent of input.agents) {
+    const text = paths.read(agent);
+    if (text !== undefined) refused.push(...decideAgent(agent.file, frontMatterKeys(text)));
+  }
+  refused.push(...inspectCommands(input));
+  return refused;
+}
+
+/**
+ * `context.fileFiltering.customIgnoreFiles` of the workspace settings names files at the repository
+ * root Qwen reads as ignore lists (it skips absolute names and `..` itself): each is judged by the
+ * path rule, like `.gitignore`.
+ */
+function judgeCustomIgnoreFiles(input: ProjectInput, settings: unknown): void {
+  const filtering =
+    isPlainObject(settings) && isPlainObject(settings.context) ? settings.context.fileFiltering : undefined;
+  const names = isPlainObject(filtering) ? filtering.customIgnoreFiles : undefined;
+  if (!Array.isArray(names)) return;
+  for (const name of names) {
+    if (typeof name !== 'string') continue;
+    const candidate = name.trim().replaceAll('\\', '/');
+    if (candidate === '' || candidate.startsWith('/') || candidate.split('/').includes('..')) continue;
+    input.paths.check(input.paths.path.join(input.plan.cwd, candidate));
+  }
+}
+
+/** The project commands: no built-in's name, no shell injection, every file injection inside the repository. */
+function inspectCommands(input: ProjectInput): Refusal[] {
+  const { paths } = input;
+  const { path } = paths;
+  const refused: Refusal[] = [];
+  const dir = path.join(input.plan.cwd, QWEN_DIR, COMMANDS_DIR);
+  const builtins = builtinCommandNames(input.qwenVersion);
+  for (const command of input.commands) {
+    const text = paths.read(command);
+    if (text === undefined) continue;
+    const toml = command.file.endsWith('.toml');
+    // A TOML prompt may spell `!{` with escapes; judge both what is written and what it decodes to.
+    const prompt = toml ? `${text}\n${decodeTomlStrings(text)}` : text;
+    const decision = decideCommand(
+      { file: command.file, name: commandName(path.relative(dir, command.file)), prompt },
+      builtins,
+    );
+    refused.push(...decision.refused);
+    for (const injected of new Set(decision.fileInjections)) {
+      // Qwen reads an absolute path as is and resolves a relative one against its working directory.
+      const target = path.resolve(input.plan.cwd, injected);
+      const verdict = paths.judge(target, true);
+      const problem = pathProblem(verdict, paths.root);
+      if (problem !== undefined) {
+        refused.push({ file: command.file, key: `@{${injected}}`, ...problem });
+        continue;
+      }
+      // A directory is read whole: every file below it must stay inside too.
+      if (verdict.kind === 'inside' && verdict.type === 'directory') walkJudged(paths, target);
     }
   }
   return refused;

@@ -1,8 +1,10 @@
 // Step 4b: what the repository (and the user's home) would carry into Qwen. The launcher reads the
-// very files Qwen 0.24 is about to read — its `.env` files, and in a trusted repository the
-// workspace settings and project agents — and decides each with the rules of
-// src/policy/repository.ts (docs/repository.md): plain `.env` names are kept out, anything that
-// cannot be kept out refuses the launch, naming the file and the variable or key.
+// very files Qwen 0.24 is about to read — its `.env` files, everything under `.qwen/`, the context
+// files with their imports, the ignore files, and in a trusted repository the workspace settings,
+// project agents and commands — and decides each with the rules of src/policy/repository.ts
+// (docs/repository.md): every path judged as Qwen will open it (launcher/repository-files.ts), plain
+// `.env` names kept out, anything that cannot be kept out refusing the launch, naming the file and
+// the variable or key.
 import { parse as parseDotenv } from 'dotenv';
 import type { Platform } from '../src/base/platform.js';
 import type { LaunchPlan } from '../src/contracts/launch-plan.js';
@@ -10,33 +12,38 @@ import {
   decideEnvFiles,
   type EnvFileContent,
   type EnvRuleContext,
-  REPOSITORY_POLICY,
   type Refusal,
 } from '../src/policy/repository.js';
+import type { PathSyntax } from '../src/policy/repository-path.js';
+import { contextFileNames } from '../src/qwen/context-files.js';
 import { type EnvFile, envFilesQwenLoads, type PathOps, QWEN_DIR } from '../src/qwen/env-files.js';
 import type { JsonObject } from '../src/text/json.js';
+import {
+  type FilesFs,
+  type JudgedFile,
+  judgeContextFiles,
+  RepositoryPaths,
+  walkJudged,
+} from './repository-files.js';
 
-export interface RepositoryFs {
-  existsSync(path: string): boolean;
+export interface RepositoryFs extends FilesFs {
   realpathSync(path: string): string;
-  statSync(path: string): { isFile(): boolean; isDirectory(): boolean; size: number };
-  readFileSync(path: string, encoding: 'utf8'): string;
-  readdirSync(path: string): string[];
 }
 
 /** What the lazily loaded project part (runtime/launch-repository.js) is given. */
 export interface ProjectInput {
   plan: Pick<LaunchPlan, 'cwd'>;
   rules: EnvRuleContext;
-  /** `<repo>/.qwen/settings.json` when Qwen will read it. */
-  settingsFile: string | undefined;
-  /** `<repo>/.qwen/agents/` exists. */
-  agents: boolean;
-  /** The profile's managed system settings (read only when a workspace settings file exists). */
+  paths: RepositoryPaths;
+  /** `<repo>/.qwen/settings.json` when Qwen will read it (judged: a regular file inside the repository). */
+  settingsFile: JudgedFile | undefined;
+  /** `<repo>/.qwen/agents/*.md`, judged. */
+  agents: JudgedFile[];
+  /** `<repo>/.qwen/commands/**\/*.{md,toml}`, judged, named as Qwen names them. */
+  commands: JudgedFile[];
+  /** The profile's managed system settings. */
   systemSettings: () => JsonObject;
   qwenVersion: string;
-  fs: RepositoryFs;
-  path: PathOps;
 }
 
 export interface RepositoryInput {
@@ -49,7 +56,7 @@ export interface RepositoryInput {
   systemSettings: () => JsonObject;
   qwenVersion: string;
   fs: RepositoryFs;
-  path: PathOps;
+  path: PathOps & PathSyntax & { relative(from: string, to: string): string };
   /** The project part (runtime/launch-repository.js), loaded only for a repository that needs it. */
   loadProject: () => Promise<{ inspectProject(input: ProjectInput): Refusal[] }>;
 }
@@ -64,42 +71,6 @@ export interface RepositoryReport {
   refused: Refusal[];
 }
 
-const WHOLE_FILE = '(the whole file)';
-
-/** Reads a file Qwen will read, or says why it cannot be judged (which refuses the launch). */
-export function readJudged(fs: RepositoryFs, file: string): { text: string } | { refusal: Refusal } {
-  const refusal = (why: string, fix: string) => ({ refusal: { file, key: WHOLE_FILE, why, fix } });
-  let size: number;
-  try {
-    const stat = fs.statSync(file);
-    if (!stat.isFile())
-      return refusal(
-        'it is not a regular file, so it cannot be checked',
-        'replace it with a regular file or remove it',
-      );
-    size = stat.size;
-  } catch (error) {
-    return refusal(
-      `it cannot be inspected (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      'make it readable or remove it',
-    );
-  }
-  if (size > REPOSITORY_POLICY.envFiles.maxBytes) {
-    return refusal(
-      `it is larger than ${REPOSITORY_POLICY.envFiles.maxBytes} bytes, so it is not checked`,
-      'shrink it or remove it',
-    );
-  }
-  try {
-    return { text: fs.readFileSync(file, 'utf8') };
-  } catch (error) {
-    return refusal(
-      `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      'make it readable or remove it',
-    );
-  }
-}
-
 function realOr(fs: RepositoryFs, file: string): string {
   try {
     return fs.realpathSync(file);
@@ -109,23 +80,38 @@ function realOr(fs: RepositoryFs, file: string): string {
   }
 }
 
+/** Qwen's ignore files at the project root: `.gitignore`, `.qwenignore` and the custom ones. */
+const IGNORE_FILES = ['.gitignore', '.qwenignore', '.agentignore', '.aiignore'];
+
 export async function inspectRepository(input: RepositoryInput): Promise<RepositoryReport> {
   const { fs, path, plan } = input;
   const trusted = plan.repositoryTrust === 'trusted';
+  // Qwen starts in the repository: its working directory is the root's real path. Every judgement is
+  // anchored there, never at the launcher's own working directory.
+  const root = realOr(fs, plan.cwd);
+  const paths = new RepositoryPaths(root, fs, path);
+  let system: JsonObject | undefined;
+  const systemSettings = () => {
+    system ??= input.systemSettings();
+    return system;
+  };
+
   const envFiles = envFilesQwenLoads({
-    startDir: plan.cwd,
+    startDir: root,
     home: input.home,
     qwenHome: input.qwenHome,
     trusted,
-    fs,
+    fs: {
+      // A refused file counts as present: the launch is refused for it anyway.
+      existsSync: (file) => paths.check(file).kind !== 'absent',
+      realpathSync: (file) => (file === root ? root : realOr(fs, file)),
+    },
     path,
   });
-  const refused: Refusal[] = [];
   const contents: EnvFileContent[] = [];
   for (const file of envFiles) {
-    const read = readJudged(fs, file.path);
-    if ('refusal' in read) refused.push(read.refusal);
-    else contents.push({ file, names: Object.keys(parseDotenv(read.text)) });
+    const read = paths.readRequired(file.path);
+    if (read !== undefined) contents.push({ file, names: Object.keys(parseDotenv(read.text)) });
   }
   const rules: EnvRuleContext = {
     env: input.env,
@@ -133,28 +119,47 @@ export async function inspectRepository(input: RepositoryInput): Promise<Reposit
     platform: input.platform,
   };
   const decision = decideEnvFiles(contents, rules);
-  refused.push(...decision.refused);
+
+  // Whatever the folder's trust, Qwen opens what is under .qwen/ (it reads settings, agents, commands
+  // and skills before deciding trust, and the output-language rule regardless of it).
+  const qwenDir = path.join(root, QWEN_DIR);
+  const files = walkJudged(paths, qwenDir);
+  for (const name of IGNORE_FILES) paths.check(path.join(root, name));
+  judgeContextFiles({
+    paths,
+    home: input.home,
+    qwenHome: input.qwenHome,
+    names: trusted ? contextFileNames((systemSettings().context as JsonObject | undefined)?.fileName) : [],
+    trusted,
+  });
 
   if (trusted) {
+    const under = (dir: string) =>
+      files.filter((f) => f.file.startsWith(`${path.join(qwenDir, dir)}${path.sep}`));
     // Qwen reads no workspace settings when the repository is HOME (they would be the user's).
-    const settingsFile = path.join(plan.cwd, QWEN_DIR, 'settings.json');
-    const readsSettings = realOr(fs, plan.cwd) !== realOr(fs, input.home) && fs.existsSync(settingsFile);
-    const agents = fs.existsSync(path.join(plan.cwd, QWEN_DIR, 'agents'));
-    if (readsSettings || agents) {
+    const settingsPath = path.join(qwenDir, 'settings.json');
+    const settingsFile =
+      root === realOr(fs, input.home) ? undefined : files.find((f) => f.file === settingsPath);
+    const agents = under('agents').filter(
+      (f) => path.dirname(f.file) === path.join(qwenDir, 'agents') && f.file.endsWith('.md'),
+    );
+    const commands = under('commands').filter((f) => f.file.endsWith('.md') || f.file.endsWith('.toml'));
+    if (settingsFile !== undefined || agents.length > 0 || commands.length > 0) {
       const project = await input.loadProject();
-      refused.push(
-        ...project.inspectProject({
-          plan,
-          rules,
-          settingsFile: readsSettings ? settingsFile : undefined,
-          agents,
-          systemSettings: input.systemSettings,
-          qwenVersion: input.qwenVersion,
-          fs,
-          path,
-        }),
-      );
+      for (const refusal of project.inspectProject({
+        plan: { cwd: root },
+        rules,
+        paths,
+        settingsFile,
+        agents,
+        commands,
+        systemSettings,
+        qwenVersion: input.qwenVersion,
+      })) {
+        paths.refuse(refusal);
+      }
     }
   }
+  const refused = [...paths.refused, ...decision.refused];
   return { trusted, envFiles, excluded: decision.excluded, allowed: decision.allowed, refused };
 }

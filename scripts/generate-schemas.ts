@@ -8,7 +8,7 @@ import { contextSearchInputSchema, contextSearchOutputSchema } from '../src/cont
 import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
-import { CONFIG_PARSER_FILE, generateConfigParser } from './generate-config-parser.js';
+import { generateValidators } from './generate-validators.js';
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from './qwen-facts/generate-tables.js';
 
 export interface SchemaFile {
@@ -25,7 +25,7 @@ export const SCHEMA_FILES: readonly SchemaFile[] = [
   { file: 'schema/context-search.output.schema.json', schema: contextSearchOutputSchema },
   // deployment.json is written by administrators: the editor schema describes the input side.
   { file: 'schema/deployment.schema.json', schema: deploymentSchema, io: 'input' },
-  // Written by render, checked by the launcher at every start (src/text/json-schema-check.ts).
+  // Written by render; the launcher checks them with validators generated from the same zod schemas.
   { file: 'schema/install-manifest.schema.json', schema: installManifestSchema },
   { file: 'schema/launch-plan.schema.json', schema: launchPlanSchema },
 ];
@@ -44,12 +44,13 @@ export function generateSchemaFiles(): Map<string, string> {
   return files;
 }
 
-/** The JSON Schemas and the hook's config parser generated from the same zod schemas, and the
+/** The JSON Schemas and the start-up validators generated from the same zod schemas, and the
  * Qwen settings-table imports generated from the versions policy. */
 export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
-  const files = generateSchemaFiles()
-    .set(CONFIG_PARSER_FILE, generateConfigParser())
-    .set(SETTINGS_TABLES_FILE, generateSettingsTables());
+  const files = new Map([...generateSchemaFiles(), ...generateValidators()]).set(
+    SETTINGS_TABLES_FILE,
+    generateSettingsTables(),
+  );
   for (const [file, text] of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);

@@ -37,16 +37,16 @@ export function pairStats(subject: readonly number[], baseline: readonly number[
  * Runs `warmup` discarded pairs, then `pairs` measured ones; the order inside a pair alternates so
  * neither side always runs on a warmer cache.
  */
-export async function alternate(
+export async function alternate<T = number>(
   pairs: number,
   warmup: number,
-  baseline: () => Promise<number>,
-  subject: () => Promise<number>,
-): Promise<{ subject: number[]; baseline: number[] }> {
-  const out = { subject: [] as number[], baseline: [] as number[] };
+  baseline: () => Promise<T>,
+  subject: () => Promise<T>,
+): Promise<{ subject: T[]; baseline: T[] }> {
+  const out = { subject: [] as T[], baseline: [] as T[] };
   for (let i = 0; i < warmup + pairs; i++) {
-    let s: number;
-    let b: number;
+    let s: T;
+    let b: T;
     if (i % 2 === 0) {
       b = await baseline();
       s = await subject();

@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PlanReport } from '../../src/cli/commands/plan.js';
+import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../src/qwen/versions.js';
 import type { CleanupState } from './cleanup.js';
 import { DemoError, qwenManaged, ROOT } from './cli.js';
 import { type RunningServer, startServer } from './context-server.js';
@@ -82,7 +83,9 @@ export async function hookStep(workspace: Workspace, state: CleanupState): Promi
   const env = qwenHookEnvironment(launcherEnvironment(report, process.env), report.cwd, session.sessionId);
   const server = state.server!;
 
-  field('Hook', `${HOOK_NAME} (UserPromptSubmit, timeout ${hook.timeout} ms)`);
+  // The unit Qwen reads the hook's `timeout` in is a per-version fact (0.24.x: seconds).
+  const unit = qwenVersionFacts(DEFAULT_QWEN_VERSION)!.hookTimeoutUnit === 'seconds' ? 's' : 'ms';
+  field('Hook', `${HOOK_NAME} (UserPromptSubmit, timeout ${hook.timeout} ${unit})`);
   field('Command', hook.command);
   field(
     'Run as',

@@ -31,3 +31,36 @@ export function commandError(command: string, error: unknown): unknown {
     ? new UsageError(`${command}: ${error.message}`)
     : new InputError(`${command}: ${error.message}`);
 }
+
+const FS_TEXT: Record<string, [string, string]> = {
+  EACCES: [
+    'permission denied',
+    'run it as the user that owns the file (usually root), or fix its permissions',
+  ],
+  EPERM: [
+    'operation not permitted',
+    'run it as the user that owns the file (usually root), or fix its permissions',
+  ],
+  EROFS: ['read-only file system', 'use a writable location'],
+  ENOENT: ['no such file or directory', 'check the path'],
+  ENOTDIR: ['a component of the path is not a directory', 'check the path'],
+  EISDIR: ['is a directory', 'name a file'],
+  ENOSPC: ['no space left on device', 'free space, then run it again'],
+  EDQUOT: ['disk quota exceeded', 'free space, then run it again'],
+  ELOOP: ['too many symbolic links', 'check the path'],
+};
+
+/**
+ * A file-system refusal no lower layer explained (a permission, a missing file, a full disk): the
+ * administrator's to fix, so exit 1 with one line naming the path and the fix — never "internal error".
+ */
+export function fileSystemRefusal(command: string | undefined, error: unknown): InputError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, path, syscall } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || !Object.hasOwn(FS_TEXT, code)) return undefined;
+  const [text, fix] = FS_TEXT[code]!;
+  const what = syscall === undefined ? 'cannot use' : `cannot ${syscall}`;
+  return new InputError(
+    `${command === undefined ? '' : `${command}: `}${what} ${path ?? '(a file)'} (${code}: ${text}). Fix: ${fix}`,
+  );
+}

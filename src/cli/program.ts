@@ -3,7 +3,7 @@
 
 import { EXIT, exitCodeOf } from '../base/errors.js';
 import type { CliIO, Command } from './command.js';
-import { UsageError } from './errors.js';
+import { fileSystemRefusal, UsageError } from './errors.js';
 
 export interface ProgramInfo {
   name: string;
@@ -40,7 +40,10 @@ async function guarded(
 ): Promise<number> {
   try {
     return await body();
-  } catch (error) {
+  } catch (thrown) {
+    // A file-system refusal is the administrator's (exit 1, one line), not a bug.
+    const command = hint.startsWith(`${info.name} `) ? hint.slice(info.name.length + 1) : undefined;
+    const error = fileSystemRefusal(command, thrown) ?? thrown;
     // The one mapping: an expected error carries its exit code; anything else is a bug (70).
     const code = exitCodeOf(error);
     const message = error instanceof Error ? error.message : String(error);

@@ -10,7 +10,7 @@ const info = { name: 'qwen-managed-rollback', version: packageJson.version, desc
 
 void runSingleCommand(
   info,
-  createRollbackCommand({ now: () => new Date().toISOString() }),
+  createRollbackCommand({ now: () => new Date().toISOString(), hostPlatform: process.platform }),
   process.argv.slice(2),
   processIO(process),
 ).then((code) => {

@@ -1,23 +1,23 @@
 // Loads QWEN_EXTERNAL_CONTEXT_CONFIG. Order (docs/contracts.md, "Runtime provider config"): path → file → schema → version →
 // Mem0 scope → write compatibility → credential → (v2) repository root. Every failure is a
 // ConfigurationError with a fixed message; nothing else escapes. The schema step is a parameter:
-// load.ts passes the zod schema, the auto-recall hook the compiled parser (compiled-parser.ts).
+// load.ts passes the zod schema, the auto-recall hook the validator generated from it
+// (src/startup/validators/runtime-config.ts).
 // Named imports, not namespaces: a bundled namespace import copies every export at start-up.
 import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, parse } from 'node:path';
 import { type Environment, readOwnEnv } from '../base/environment.js';
 import { ConfigurationError } from '../base/errors.js';
 import { MAX_CONFIG_BYTES } from '../base/limits.js';
+import type { Validation } from '../base/validation.js';
 import { MEM0_PRESETS, scopeViolation } from '../contracts/mem0-presets.js';
 import { PROVIDER_CONFIG_VARIABLE } from '../contracts/names.js';
 import { decodeUtf8 } from '../text/utf8.js';
 import { CREDENTIAL_NAME, credentialVariable } from './names.js';
 import type { ProviderConfig, RuntimeConfig, RuntimeConfigV1, RuntimeConfigV2 } from './schema.js';
 
-/** The schema step: the validated config with defaults filled in, or the key path of a failure. */
-export type ConfigParser = (
-  json: unknown,
-) => { ok: true; config: RuntimeConfig } | { ok: false; keyPath: (string | number)[] };
+/** The schema step: the validated config with defaults filled in, or zod's issues (in order). */
+export type ConfigParser = (json: unknown) => Validation<RuntimeConfig>;
 
 /** The file-system calls the loader needs; injectable for tests. */
 export interface ConfigFs {
@@ -123,8 +123,9 @@ export function parseRuntimeConfigWith(
     throw new ConfigurationError('file-not-json');
   }
   const parsed = parser(json);
-  if (!parsed.ok) throw new ConfigurationError('schema-invalid', parsed.keyPath);
-  const config = parsed.config;
+  // The first issue's key path: where zod (and the generated validator) first found the file wrong.
+  if (!parsed.ok) throw new ConfigurationError('schema-invalid', [...(parsed.issues[0]?.path ?? [])]);
+  const config = parsed.value;
   if (config.version !== version) throw new ConfigurationError('version-unsupported');
   checkScope(config.provider);
   // Write compatibility is decided before any credential is read.
@@ -137,7 +138,8 @@ export function parseRuntimeConfigWith(
 export function providerCanWrite(provider: ProviderConfig): boolean {
   if (provider.type === 'mem0-platform-v3') return true;
   if (provider.type === 'mem0') return MEM0_PRESETS[provider.preset].write !== undefined;
-  return false;
+  // The BFF's direct-import write (POST /dmai/mem0MemoriesAdd).
+  return provider.type === 'dataworks-bff-memory-v1';
 }
 
 function checkScope(provider: ProviderConfig): void {

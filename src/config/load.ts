@@ -1,6 +1,6 @@
 // The runtime provider config loader with the zod schema as its schema step: used by the MCP
-// server, render, verify and rollback. (The auto-recall hook uses load-core.ts with the compiled
-// parser, which is proven equal to this schema by test/unit/config/compiled-parser.test.ts.)
+// server, render, verify and rollback. (The auto-recall hook uses load-core.ts with the validator
+// generated from this schema, proven equal to it by test/unit/startup/validators.test.ts.)
 import type { Environment } from '../base/environment.js';
 import {
   type ConfigFs,
@@ -13,9 +13,11 @@ import { type RuntimeConfigV1, type RuntimeConfigV2, runtimeConfigSchema } from 
 
 export const zodConfigParser: ConfigParser = (json) => {
   const parsed = runtimeConfigSchema.safeParse(json);
-  return parsed.success
-    ? { ok: true, config: parsed.data }
-    : { ok: false, keyPath: (parsed.error.issues[0]?.path ?? []) as (string | number)[] };
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return {
+    ok: false,
+    issues: parsed.error.issues.map(({ code, path }) => ({ code, path: path as (string | number)[] })),
+  };
 };
 
 export function loadRuntimeConfig(env: Environment, version: 1, fs?: ConfigFs): LoadedConfig<RuntimeConfigV1>;

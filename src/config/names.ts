@@ -13,5 +13,7 @@ export function credentialVariable(provider: ProviderConfig): string {
       return provider.apiKeyEnv;
     case 'mem0':
       return provider.credentialEnv;
+    case 'dataworks-bff-memory-v1':
+      return provider.tokenEnv;
   }
 }

@@ -1,6 +1,6 @@
 // The runtime config schema's refinements as named functions. schema.ts hands them to zod; the
-// hook's generated parser (compiled-parser.ts, scripts/generate-config-parser.ts) imports them by
-// these names, so a rule is written once. A refinement that is not exported here fails generation.
+// hook's generated validator (src/startup/validators/runtime-config.ts, scripts/generate-validators.ts)
+// imports them by these names, so a rule is written once. A refinement exported nowhere fails generation.
 import { checkOrigin, isValidBasePath } from '../base/origin.js';
 
 export { isValidBasePath };

@@ -42,6 +42,31 @@ export const genericHttpProviderSchema = z
   })
   .check(z.describe('Generic HTTP Search v1: POST <baseUrl>/v1/context/search with a bearer token'));
 
+export const dataworksBffProviderSchema = z
+  .strictObject({
+    type: z
+      .literal('dataworks-bff-memory-v1')
+      .check(z.describe('A memory service behind the DataWorks BFF (DMAI Mem0 memories API, v1)')),
+    baseUrl: z
+      .string()
+      .check(
+        z.refine(isOrigin),
+        z.describe(
+          'Origin of the BFF (scheme, host, port; no path): https://, or http:// on loopback only; requests go to /dmai/mem0MemoriesSearch and /dmai/mem0MemoriesAdd',
+        ),
+      ),
+    tokenEnv: credentialName.check(
+      z.describe(
+        'Variable holding the BFF token (sent as Authorization: Bearer); route it under "credentials"',
+      ),
+    ),
+  })
+  .check(
+    z.describe(
+      'DataWorks BFF memory v1: search and direct-import write with a bearer token; the BFF scopes by the token',
+    ),
+  );
+
 export const mem0PlatformV3ProviderSchema = z
   .strictObject({
     type: z.literal('mem0-platform-v3').check(z.describe('Mem0 Platform at https://api.mem0.ai (v3 API)')),
@@ -109,7 +134,12 @@ export const mem0ProviderSchema = z
   .check(z.describe('Mem0 through a preset'));
 
 export const providerSchema = z
-  .discriminatedUnion('type', [genericHttpProviderSchema, mem0PlatformV3ProviderSchema, mem0ProviderSchema])
+  .discriminatedUnion('type', [
+    genericHttpProviderSchema,
+    mem0PlatformV3ProviderSchema,
+    mem0ProviderSchema,
+    dataworksBffProviderSchema,
+  ])
   .check(
     z.describe('Where the profile searches (and, for write, stores): a provider block chosen by "type"'),
   );
@@ -143,6 +173,7 @@ export const runtimeConfigSchema = z.discriminatedUnion('version', [
 ]);
 
 export type GenericHttpProviderConfig = z.infer<typeof genericHttpProviderSchema>;
+export type DataworksBffProviderConfig = z.infer<typeof dataworksBffProviderSchema>;
 export type Mem0PlatformV3ProviderConfig = z.infer<typeof mem0PlatformV3ProviderSchema>;
 export type Mem0ProviderConfig = z.infer<typeof mem0ProviderSchema>;
 export type Mem0Scope = z.infer<typeof mem0ScopeSchema>;

@@ -2,6 +2,7 @@
 // in it is absolute and refers to the final install location (even when staged with --out). The zod
 // schema sits in launch-plan-schema.ts, so the launcher can import these names without loading zod.
 import type * as z from 'zod/mini';
+import { closest } from '../text/closest.js';
 import type { credentialSourceSchema, launchPlanSchema } from './launch-plan-schema.js';
 
 export const PROFILE_KINDS = ['on-demand', 'auto-recall', 'write'] as const;
@@ -17,3 +18,9 @@ export function isProfileKind(value: string): value is ProfileKind {
 
 export type CredentialSource = z.infer<typeof credentialSourceSchema>;
 export type LaunchPlan = z.infer<typeof launchPlanSchema>;
+
+/** The refusal of a `--profile` value that is no profile kind, with "did you mean" when one is close. */
+export function unknownProfileKind(value: string): string {
+  const near = closest(value, PROFILE_KINDS);
+  return `unknown profile kind ${JSON.stringify(value)}${near === undefined ? '' : `; did you mean "${near}"?`} (kinds: ${PROFILE_KINDS.join(', ')})`;
+}

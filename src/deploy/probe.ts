@@ -18,6 +18,15 @@ import { postJson } from '../http/client.js';
 import { isProviderRequestError } from '../http/errors.js';
 import type { Transport } from '../http/transport.js';
 import {
+  DATAWORKS_CONTENT_FIELDS,
+  DATAWORKS_ID_FIELDS,
+  DATAWORKS_SEARCH_PATH,
+  dataworksCredentialHeader,
+  dataworksSearchBody,
+  openEnvelope,
+  parseDataworksSearchResponse,
+} from '../providers/dataworks-bff.js';
+import {
   GENERIC_SEARCH_PATH,
   genericCredentialHeader,
   genericSearchBody,
@@ -68,6 +77,12 @@ interface Contract {
   /** Throws on a top-level shape the runtimes would refuse; returns the raw results. */
   read(answer: unknown): { raw: unknown[]; kept: number };
   contentFields: readonly string[];
+  /** Where a result's id may be (default `id`). */
+  idFields?: readonly string[];
+  /** The answer's own refusal (the BFF's envelope code), in fixed words; undefined when it is not one. */
+  refusal?(answer: unknown): string | undefined;
+  /** The top-level shape the contract defines, for the "wrong shape" message. */
+  shape: string;
 }
 
 function mem0Contract(
@@ -91,6 +106,7 @@ function mem0Contract(
       raw: (answer as { results: unknown[] }).results,
     }),
     contentFields: preset.contentFields,
+    shape: '{"results": [...]}',
   };
 }
 
@@ -108,6 +124,28 @@ function contractFor(provider: ProviderConfig, credential: string, options: Prob
           raw: (answer as { items: unknown[] }).items,
         }),
         contentFields: ['content'],
+        shape: '{"items": [...]}',
+      };
+    case 'dataworks-bff-memory-v1':
+      return {
+        contract: provider.type,
+        url: joinUrl(provider.baseUrl, '', DATAWORKS_SEARCH_PATH),
+        credential: dataworksCredentialHeader(credential),
+        body: dataworksSearchBody(PROBE_QUERY, MAX_ITEMS),
+        // The BFF scopes by the token: nothing on the wire to check.
+        scope: new Map(),
+        read: (answer) => {
+          const kept = parseDataworksSearchResponse(answer, MAX_ITEMS).length;
+          const data = (answer as { data: unknown }).data;
+          return { kept, raw: Array.isArray(data) ? data : (data as { results: unknown[] }).results };
+        },
+        contentFields: DATAWORKS_CONTENT_FIELDS,
+        idFields: DATAWORKS_ID_FIELDS,
+        refusal: (answer) =>
+          openEnvelope(answer).kind === 'rejected'
+            ? 'the BFF refused the search (its envelope code is neither 0 nor 200: check the token and its rights)'
+            : undefined,
+        shape: '{"code": 0, "data": [...]}',
       };
     case 'mem0-platform-v3':
       return mem0Contract(
@@ -131,11 +169,15 @@ function contractFor(provider: ProviderConfig, credential: string, options: Prob
 }
 
 /** Every result an object with a string id and a non-empty content field: the runtimes' item shape. */
-function malformedAt(raw: readonly unknown[], contentFields: readonly string[]): number | undefined {
+function malformedAt(
+  raw: readonly unknown[],
+  contentFields: readonly string[],
+  idFields: readonly string[] = ['id'],
+): number | undefined {
   const index = raw.findIndex(
     (item) =>
       !isPlainObject(item) ||
-      (typeof item.id !== 'string' && typeof item.id !== 'number') ||
+      !idFields.some((field) => typeof item[field] === 'string' || typeof item[field] === 'number') ||
       !contentFields.some((field) => typeof item[field] === 'string' && item[field] !== ''),
   );
   return index === -1 ? undefined : index;
@@ -205,11 +247,22 @@ export async function probeProvider(
     };
   }
   const latencyMs = Math.round(options.now() - started);
+  const refusal = contract.refusal?.(answer);
+  if (refusal !== undefined)
+    return {
+      ...base,
+      ok: false,
+      shape: 'no-answer',
+      scope: 'not-confirmed',
+      results: null,
+      latencyMs,
+      message: refusal,
+    };
   let read: { raw: unknown[]; kept: number };
   try {
     read = contract.read(answer);
   } catch {
-    const want = contract.contract === 'generic-http-search-v1' ? '{"items": [...]}' : '{"results": [...]}';
+    const want = contract.shape;
     return {
       ...base,
       ok: false,
@@ -220,7 +273,7 @@ export async function probeProvider(
       message: `the answer is JSON but not ${want}: this endpoint does not speak ${contract.contract}`,
     };
   }
-  const bad = malformedAt(read.raw, contract.contentFields);
+  const bad = malformedAt(read.raw, contract.contentFields, contract.idFields);
   if (bad !== undefined) {
     return {
       ...base,

@@ -57,3 +57,22 @@ export function previousInstallOf(tree: InstallTree): PreviousInstall | undefine
 export async function isDirectory(root: string): Promise<boolean> {
   return (await fs.stat(root).catch(() => undefined))?.isDirectory() === true;
 }
+
+/** What render always writes at the top of a tree: a directory with none of them is not an install. */
+export const INSTALL_MARKS = [MANIFEST_FILE, 'bin', 'runtime', 'profiles'] as const;
+
+/**
+ * Why `dir` is not an install tree to read (not a directory, or none of INSTALL_MARKS in it), with
+ * the fix — checked before anything under it is read (`--dir /` would otherwise walk the whole disk);
+ * undefined when it looks like one.
+ */
+export async function notAnInstallTree(dir: string): Promise<string | undefined> {
+  if (!(await isDirectory(dir))) return `--dir ${dir} is not a directory`;
+  const marks = await Promise.all(
+    INSTALL_MARKS.map(
+      async (name) => (await fs.lstat(path.join(dir, name)).catch(() => undefined)) !== undefined,
+    ),
+  );
+  if (marks.includes(true)) return undefined;
+  return `--dir ${dir} is not an install tree (it has none of ${INSTALL_MARKS.join(', ')}). Fix: point --dir at the installDir of a rendered deployment, or at a \`render --out\` staging directory`;
+}

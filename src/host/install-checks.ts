@@ -23,6 +23,7 @@ import type { ArgumentPolicy } from '../policy/policies.js';
 import { PATH_PROBLEM_TEXT, pinnedPathProblem, posixQuote, show } from '../policy/quote.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { qwenPackageProblems, walkQwenPackage } from './qwen-package.js';
+import { nodeEnginesProblem, qwenWrapperProblem } from './qwen-pins.js';
 import { type StatLike, StrictModes, type StrictModesFs } from './strict-modes.js';
 
 export interface HostStat extends StatLike {
@@ -50,6 +51,11 @@ export interface InstallHostInput {
   argv: readonly string[];
   policy: ArgumentPolicy;
   fs: HostFs;
+  /**
+   * `<pinned node> --version`, when the caller knows it (the launcher runs on the pinned node; verify
+   * asks it): judged against the Qwen package's `engines.node`.
+   */
+  nodeVersion?: string;
 }
 
 export interface InstallHostResult {
@@ -132,6 +138,7 @@ function qwenPackageCheck(
   adminUid: number,
   missingSettings: readonly string[] | undefined,
   fs: HostFs,
+  node: { path: string; version: string | undefined },
 ): InstallHostResult {
   const decoder = new TextDecoder();
   const fact = walkQwenPackage(
@@ -150,6 +157,9 @@ function qwenPackageCheck(
   const problems = qwenPackageProblems(fact, adminUid, show);
   const problem = qwenVersionProblem(fact, show);
   if (problem !== undefined) problems.push(problem);
+  // Qwen declares the Node versions it starts on; an older pinned node fails at start, or worse, later.
+  const engines = fact.qwenPackage ? nodeEnginesProblem(node.path, node.version, fact, show) : undefined;
+  if (engines !== undefined) problems.push(engines);
   // Qwen ignores settings its version does not know: render listed the versions that lack one.
   if (fact.version !== undefined && missingSettings?.includes(fact.version) === true) {
     problems.push(
@@ -261,27 +271,34 @@ export function installHostProblems(input: InstallHostInput): InstallHostResult 
       }
     }
   }
-  // Run through cli.js directly: cli-entry.js relaunches itself and can apply a self-update.
-  if (/(^|[\\/])cli-entry\.js$/.test(plan.qwenCli)) {
-    problems.push(
-      `Qwen cli ${show(plan.qwenCli)} is cli-entry.js (the self-updating relaunch path); pin cli.js instead`,
-    );
-  }
-
   // StrictModes needs POSIX owners and modes; on Windows ACLs decide and verify reports them.
   let qwenVersion: string | undefined;
+  // Every pin is judged by what it resolves to: node runs a linked main script from its real path.
+  let realQwenCli: string | undefined;
   if (platform === 'posix') {
     const strict = new StrictModes(manifest.adminUid, fs);
     for (const file of installFiles) strict.checkChain(file);
     for (const pin of pins) {
-      if (pin.adminOwned && pinnedPathProblem(pin.path, platform) === undefined) strict.checkChain(pin.path);
+      if (pin.adminOwned && pinnedPathProblem(pin.path, platform) === undefined) {
+        const chain = strict.checkChain(pin.path);
+        if (pin.path === plan.qwenCli && chain.kind === 'ok') realQwenCli = chain.realPath;
+      }
     }
     problems.push(...strict.problems());
-    if (pinnedPathProblem(plan.qwenCli, platform) === undefined) {
-      const qwen = qwenPackageCheck(plan.qwenCli, manifest.adminUid, plan.qwenVersionsMissingSettings, fs);
-      problems.push(...qwen.problems);
-      qwenVersion = qwen.qwenVersion;
-    }
+  }
+  // Run through cli.js directly: cli-entry.js relaunches itself and can apply a self-update.
+  const wrapper = qwenWrapperProblem(plan.qwenCli, realQwenCli, show);
+  if (wrapper !== undefined) problems.push(wrapper);
+  else if (platform === 'posix' && pinnedPathProblem(plan.qwenCli, platform) === undefined) {
+    const qwen = qwenPackageCheck(
+      realQwenCli ?? plan.qwenCli,
+      manifest.adminUid,
+      plan.qwenVersionsMissingSettings,
+      fs,
+      { path: plan.node, version: input.nodeVersion },
+    );
+    problems.push(...qwen.problems);
+    qwenVersion = qwen.qwenVersion;
   }
   return { problems, ...(qwenVersion === undefined ? {} : { qwenVersion }) };
 }

@@ -32,6 +32,8 @@ export type QwenPackageFact =
       root: string;
       /** package.json `version`, when it is a string. */
       version?: string | undefined;
+      /** package.json `engines.node`, when it is a string: the Node versions Qwen declares it runs on. */
+      enginesNode?: string | undefined;
       /** False when the directory is not the Qwen package (walked only on request). */
       qwenPackage: boolean;
       entries: number;
@@ -51,15 +53,29 @@ function dirname(file: string): string {
 function packageIdentity(
   root: string,
   fs: Pick<QwenPackageFs, 'readFileSync'>,
-): { qwenPackage: boolean; version?: string | undefined } {
-  let parsed: { name?: unknown; version?: unknown } = {};
+): { qwenPackage: boolean; version?: string | undefined; enginesNode?: string | undefined } {
+  let parsed: { name?: unknown; version?: unknown; engines?: { node?: unknown } } = {};
   try {
     parsed = JSON.parse(fs.readFileSync(`${root}/package.json`, 'utf8')) as typeof parsed;
   } catch {
     // no package manifest we know
   }
   if (parsed.name !== QWEN_PACKAGE_NAME) return { qwenPackage: false };
-  return { qwenPackage: true, version: typeof parsed.version === 'string' ? parsed.version : undefined };
+  const enginesNode = typeof parsed.engines?.node === 'string' ? parsed.engines.node : undefined;
+  return {
+    qwenPackage: true,
+    version: typeof parsed.version === 'string' ? parsed.version : undefined,
+    ...(enginesNode === undefined ? {} : { enginesNode }),
+  };
+}
+
+/** What package.json of the Qwen package around `qwenCli` says (render and plan: no walk). */
+export function qwenPackageInfo(
+  qwenCli: string,
+  fs: Pick<QwenPackageFs, 'readFileSync'>,
+): { qwenPackage: boolean; root: string; version?: string | undefined; enginesNode?: string | undefined } {
+  const root = dirname(qwenCli);
+  return { root, ...packageIdentity(root, fs) };
 }
 
 /** The version of the Qwen package the pinned `qwenCli` sits in, without walking it (render and plan). */
@@ -89,7 +105,7 @@ export function walkQwenPackage(
   } catch {
     return { kind: 'absent', root };
   }
-  const { qwenPackage, version } = packageIdentity(root, fs);
+  const { qwenPackage, version, enginesNode } = packageIdentity(root, fs);
   if (!qwenPackage && options.walkAnyDirectory !== true) return { kind: 'not-a-package', root };
   const owners = new Map<number, { count: number; first: string }>();
   const writable: { count: number; first?: { path: string; mode: number } } = { count: 0 };
@@ -130,6 +146,7 @@ export function walkQwenPackage(
     kind: 'walked',
     root,
     version,
+    ...(enginesNode === undefined ? {} : { enginesNode }),
     qwenPackage,
     entries: count,
     truncated: stack.length > 0,

@@ -14,6 +14,7 @@ import { isPlainObject, type JsonObject } from '../text/json.js';
 import { lookupEnv } from './environment-names.js';
 
 export interface RepositoryPolicy {
+  paths: { specialRoots: readonly string[]; maxLinkHops: number; maxWalkEntries: number };
   envFiles: { maxBytes: number };
   workspaceSettings: {
     allowed: readonly string[];

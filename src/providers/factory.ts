@@ -12,6 +12,7 @@ import {
   scopeViolation,
 } from '../contracts/mem0-presets.js';
 import type { Transport } from '../http/transport.js';
+import { createDataworksBffProvider } from './dataworks-bff.js';
 import { createGenericHttpProvider } from './generic-http.js';
 import { createMem0Provider, type Mem0ScopeValues } from './mem0/engine.js';
 import type { Provider } from './types.js';
@@ -30,6 +31,12 @@ export function createProvider(
   switch (config.type) {
     case 'generic-http-search-v1':
       return createGenericHttpProvider({
+        origin: validOrigin(config.baseUrl, false),
+        token: credential,
+        transport: options.transport,
+      });
+    case 'dataworks-bff-memory-v1':
+      return createDataworksBffProvider({
         origin: validOrigin(config.baseUrl, false),
         token: credential,
         transport: options.transport,

@@ -81,7 +81,8 @@ export function envFilesQwenLoads(search: EnvFileSearch): EnvFile[] {
   };
   const push = (file: string): boolean => {
     const normalized = path.normalize(file);
-    if (seen.has(normalized) || !fs.existsSync(file) || !usable(file)) return false;
+    // Usable first: the caller's existence test judges the file (and may refuse it).
+    if (seen.has(normalized) || !usable(file) || !fs.existsSync(file)) return false;
     seen.add(normalized);
     const isHome = userLevel.has(normalized);
     const scope: EnvFileScope = isHome

@@ -18,11 +18,13 @@ export interface JsonSchemaNode {
   maximum?: number;
   properties?: Record<string, JsonSchemaNode>;
   additionalProperties?: boolean;
+  anyOf?: JsonSchemaNode[];
 }
 
 function leaf(fact: SettingFact, description: string | undefined): JsonSchemaNode {
   const node: JsonSchemaNode = {};
-  if (fact.type === 'enum') node.enum = fact.enum ?? [];
+  if (fact.anyOf !== undefined) node.anyOf = fact.anyOf.map((type) => ({ type }));
+  else if (fact.type === 'enum') node.enum = fact.enum ?? [];
   else if (fact.type !== 'unknown') node.type = fact.type;
   if (fact.min !== undefined) node.minimum = fact.min;
   if (fact.max !== undefined) node.maximum = fact.max;

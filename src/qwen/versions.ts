@@ -10,6 +10,8 @@ export interface SettingFact {
   enum?: readonly unknown[];
   min?: number;
   max?: number;
+  /** The JSON types Qwen accepts when its schema declares a union (`context.fileName`: string or array). */
+  anyOf?: readonly string[];
 }
 
 /** The unit Qwen reads a command hook's `timeout` in (0.24.x: seconds; 1000 or more is legacy ms). */
@@ -35,6 +37,11 @@ interface VersionEntry {
   /** `advanced.excludedEnvVars` when no settings scope sets it; setting it replaces this list. */
   defaultExcludedEnvVars: readonly string[];
   hookTimeoutUnit: HookTimeoutUnit;
+  /**
+   * The package's `engines.node` as published (measured): what verify judges a pinned node by where
+   * no Qwen package is there to read (render, verify and the launcher read the package's own).
+   */
+  nodeEngines: string;
   /** The vendored ripgrep Qwen runs, relative to the package (`{arch}`/`{platform}` as in Node). */
   ripgrep: string;
   packagingDefects: readonly PackagingDefect[];

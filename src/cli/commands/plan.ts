@@ -25,7 +25,9 @@ import {
   type LaunchPlan,
   PROFILE_KINDS,
   type ProfileKind,
+  unknownProfileKind,
 } from '../../contracts/launch-plan.js';
+import { notAnInstallTree } from '../../deploy/tree.js';
 import { qwenPackageVersion } from '../../host/qwen-package.js';
 import { routedCredentials } from '../../policy/credentials.js';
 import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
@@ -311,12 +313,11 @@ export function createPlanCommand(deps: PlanDeps): Command {
       if (flags === undefined) return 0;
       if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
       if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
-      if (!isProfileKind(flags.profile)) {
-        throw new UsageError(
-          `plan: unknown profile kind ${flags.profile} (kinds: ${PROFILE_KINDS.join(', ')})`,
-        );
-      }
+      if (!isProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
       const dir = resolve(io.cwd, flags.dir);
+      // A directory that is not an install is a wrong --dir, not a tree to re-render.
+      const notInstall = await notAnInstallTree(dir);
+      if (notInstall !== undefined) throw new InputError(`plan: ${notInstall}`);
       const report = planReport(dir, flags.profile, io.env, deps);
       report.repository = await planRepository(dir, report, deps);
       if (flags.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

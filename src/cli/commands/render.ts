@@ -1,20 +1,19 @@
 // `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]`
 
-import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { ManagedError } from '../../base/errors.js';
 import { platformOfHost } from '../../base/platform.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
+import { pinnedHostProblems } from '../../deploy/deployment/pinned-host.js';
 import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
-import { pinnedQwenSettingsProblems } from '../../deploy/deployment/settings.js';
+import { readPinnedHostFacts } from '../../deploy/pinned-host-facts.js';
 import { acquireInstallLock, type InstallLock } from '../../deploy/render/lock.js';
 import { type PreviousInstall, type RenderedInstall, renderInstall } from '../../deploy/render/render.js';
 import { codeCacheSummary, loadRuntimeFiles, withCodeCache } from '../../deploy/render/runtime-files.js';
 import { type WriteResult, writeInstall } from '../../deploy/render/writer.js';
 import { isDirectory, loadInstallTree, previousInstallOf } from '../../deploy/tree.js';
-import { qwenPackageVersion } from '../../host/qwen-package.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
 import type { Command } from '../command.js';
 import type { AdminDeps } from '../deps.js';
@@ -189,15 +188,12 @@ export function createRenderCommand(deps: AdminDeps): Command {
                   `render: a ${deployment.platform} deployment must be staged with --out on this machine`,
                 );
               }
-              // Rendering where the pinned Qwen is (the target machine), its own version judges the settings.
-              const pinnedQwen =
-                deployment.platform === 'posix' && local === 'posix'
-                  ? qwenPackageVersion(deployment.qwenCli, { readFileSync: (f) => readFileSync(f, 'utf8') })
-                  : undefined;
-              const problems =
-                deployment.settings === undefined
-                  ? []
-                  : pinnedQwenSettingsProblems(deployment.settings, pinnedQwen);
+              // Rendering where the pins are (the target machine), they are judged by what they resolve to:
+              // the wrapper behind a bin/qwen link, the Qwen package's engines, its version's settings.
+              const host =
+                deployment.platform === 'posix' && local === 'posix' ? readPinnedHostFacts(deployment) : {};
+              const pinnedQwen = host.qwen?.version;
+              const problems = pinnedHostProblems(deployment, host);
               if (problems.length > 0) {
                 throw new InputError(
                   `render: refused: ${new DeploymentInvalid(deploymentFile, problems).message}`,

@@ -1,7 +1,7 @@
 // `qwen-managed rollback` — also the whole of the self-contained rollback bundle (runtime/rollback.js),
 // so it imports nothing beyond the rollback modules and node built-ins.
 import * as path from 'node:path';
-import { isProfileKind, PROFILE_KINDS } from '../../contracts/launch-plan.js';
+import { isProfileKind, PROFILE_KINDS, unknownProfileKind } from '../../contracts/launch-plan.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
 import { rollbackInstall } from '../../deploy/rollback/install.js';
@@ -62,7 +62,7 @@ function report(io: CliIO, outcome: RollbackOutcome, dryRun: boolean): void {
   io.stdout.write(`rollback: ${RESTART_MESSAGE}\n`);
 }
 
-export function createRollbackCommand(deps: { now(): string }): Command {
+export function createRollbackCommand(deps: { now(): string; hostPlatform: NodeJS.Platform }): Command {
   return {
     name: 'rollback',
     summary:
@@ -97,9 +97,10 @@ export function createRollbackCommand(deps: { now(): string }): Command {
             throw new UsageError('rollback: --hooks and --config belong to --settings mode');
           }
           const kind = flags.profile;
-          if (kind === undefined || !isProfileKind(kind)) {
+          if (kind === undefined) {
             throw new UsageError(`rollback: --profile must be one of ${PROFILE_KINDS.join(', ')}`);
           }
+          if (!isProfileKind(kind)) throw new UsageError(`rollback: --profile: ${unknownProfileKind(kind)}`);
           const restore = resolve(flags['restore-config']);
           outcome = await rollbackInstall({
             dir: resolve(flags.dir)!,
@@ -108,6 +109,7 @@ export function createRollbackCommand(deps: { now(): string }): Command {
             removeGuard: flags['remove-guard'] === true,
             dryRun,
             now: deps.now(),
+            checkModes: deps.hostPlatform !== 'win32',
           });
         } else {
           if (flags.profile !== undefined || flags['remove-guard'] === true) {

@@ -1,10 +1,12 @@
 // deployment.json text → a validated Deployment, or DeploymentInvalid listing every problem.
 
+import type * as z from 'zod';
 import { sha256Hex } from '../../base/hash.js';
-import { isPlainObject } from '../../text/json.js';
+import { CREDENTIAL_NAME } from '../../config/names.js';
+import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { type JsoncNode, parseJsonc } from '../../text/jsonc.js';
-import { canonicalJson } from '../json.js';
-import { DeploymentInvalid, type Problem, problem, problemsFromIssues } from './problems.js';
+import { canonicalJson, formatPath, getPath } from '../json.js';
+import { DeploymentInvalid, formatProblem, type Problem, problem, problemsFromIssues } from './problems.js';
 import { type Deployment, deploymentSchema } from './schema.js';
 import { settingsFactsProblems } from './settings.js';
 import { validateDeployment } from './validate.js';
@@ -106,6 +108,116 @@ export function parseDeploymentText(text: string, source = 'deployment.json'): P
   return parseDeploymentValue(raw, source, problems);
 }
 
+/** A placeholder pin no check can mistake for a real one (its own key's problems are dropped). */
+const PLACEHOLDER_PATH = {
+  posix: '/qwen-managed-placeholder',
+  windows: 'C:\\qwen-managed-placeholder',
+} as const;
+
+/** A valid provider naming the refused block's credential variable (so routing is judged as written). */
+function placeholderProvider(write: boolean, refused: unknown): JsonObject {
+  const named = ['tokenEnv', 'apiKeyEnv', 'credentialEnv']
+    .map((key) => (isPlainObject(refused) ? refused[key] : undefined))
+    .find((name): name is string => typeof name === 'string' && CREDENTIAL_NAME.test(name));
+  const variable = named ?? 'QWEN_MANAGED_PLACEHOLDER';
+  return write
+    ? { type: 'mem0-platform-v3', apiKeyEnv: variable, appId: 'placeholder' }
+    : { type: 'generic-http-search-v1', baseUrl: 'https://placeholder.invalid', tokenEnv: variable };
+}
+
+interface Repaired {
+  value: unknown;
+  /** Key paths (formatted) whose problems the schema already reported. */
+  touched: string[];
+  /** A profile was dropped: credential routing would judge a deployment without it. */
+  droppedProfile: boolean;
+}
+
+/**
+ * The deployment with every part the schema refused set aside — a default restored, an optional key
+ * removed, a pin replaced by a placeholder, a broken profile dropped — so that the cross-field rules
+ * can still report what else is wrong: every problem of the file in one run. Undefined when nothing
+ * meaningful is left to judge (no platform, no profile).
+ */
+function repairForValidation(raw: unknown, issues: readonly z.core.$ZodIssue[]): Repaired | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  const value = structuredClone(raw);
+  const touched: string[] = [];
+  let droppedProfile = false;
+  const platform: 'posix' | 'windows' | undefined =
+    value.platform === 'posix' || value.platform === 'windows' ? value.platform : undefined;
+  for (const issue of issues) {
+    const path = issue.path as (string | number)[];
+    const [top, second, third] = path;
+    if (issue.code === 'unrecognized_keys') {
+      const parent = path.length === 0 ? value : getPath(value, path);
+      for (const key of issue.keys) {
+        if (isPlainObject(parent)) delete parent[key];
+        touched.push(formatPath([...path, key]));
+      }
+      continue;
+    }
+    switch (top) {
+      case undefined:
+      case 'platform':
+        return undefined;
+      case 'version':
+        value.version = 1;
+        break;
+      case 'installDir':
+      case 'node':
+      case 'qwenCli':
+      case 'repositoryRoot':
+        if (platform === undefined) return undefined;
+        value[top] = PLACEHOLDER_PATH[platform];
+        break;
+      case 'environment': {
+        const environment = value.environment;
+        if (!isPlainObject(environment) || second === undefined) return undefined;
+        if (second === 'PATH') environment.PATH = PLACEHOLDER_PATH[platform ?? 'posix'];
+        else delete environment[second];
+        touched.push(formatPath([top, second]));
+        continue;
+      }
+      case 'credentials': {
+        // A credential of the wrong shape still routes by its name.
+        const credentials = value.credentials;
+        if (second === undefined || !isPlainObject(credentials)) delete value.credentials;
+        else credentials[second] = { inherit: true };
+        touched.push(formatPath(second === undefined ? [top] : [top, second]));
+        continue;
+      }
+      case 'profiles': {
+        const profiles = value.profiles;
+        if (second === undefined || !isPlainObject(profiles)) return undefined;
+        const profile = profiles[second];
+        if ((third === 'timeoutMs' || third === 'repositoryTrust') && isPlainObject(profile)) {
+          delete profile[third];
+          touched.push(formatPath([top, second, third]));
+        } else if (third === 'provider' && isPlainObject(profile)) {
+          // A provider the schema refused: one that names the same credential stands in for it.
+          profile.provider = placeholderProvider(second === 'write', profile.provider);
+          touched.push(formatPath([top, second, third]));
+        } else {
+          delete profiles[second];
+          droppedProfile = true;
+          touched.push(formatPath([top, second]));
+        }
+        if (Object.keys(profiles).length === 0) return undefined;
+        continue;
+      }
+      default:
+        delete value[top];
+    }
+    touched.push(formatPath([top]));
+  }
+  return { value, touched, droppedProfile };
+}
+
+function under(key: string, prefix: string): boolean {
+  return key === prefix || key.startsWith(`${prefix}.`) || key.startsWith(`${prefix}[`);
+}
+
 export function parseDeploymentValue(
   raw: unknown,
   source = 'deployment.json',
@@ -113,13 +225,22 @@ export function parseDeploymentValue(
 ): ParsedDeployment {
   const parsed = deploymentSchema.safeParse(raw);
   if (!parsed.success) {
-    // Every problem of the file at once: the settings block is checked even when another key is wrong.
-    const settings = isPlainObject(raw) ? raw.settings : undefined;
-    throw new DeploymentInvalid(source, [
-      ...earlier,
-      ...problemsFromIssues(parsed.error.issues, raw),
-      ...(isPlainObject(settings) ? settingsFactsProblems(settings) : []),
-    ]);
+    const problems = [...earlier, ...problemsFromIssues(parsed.error.issues, raw, deploymentSchema)];
+    // Every problem of the file at once: the cross-field rules judge what the schema accepted.
+    const repaired = repairForValidation(raw, parsed.error.issues);
+    const again = repaired === undefined ? undefined : deploymentSchema.safeParse(repaired.value);
+    if (repaired !== undefined && again?.success === true) {
+      const shown = new Set(problems.map(formatProblem));
+      for (const p of validateDeployment(again.data)) {
+        if (repaired.touched.some((t) => under(p.key, t))) continue;
+        if (repaired.droppedProfile && under(p.key, 'credentials')) continue;
+        if (!shown.has(formatProblem(p))) problems.push(p);
+      }
+    } else {
+      const settings = isPlainObject(raw) ? raw.settings : undefined;
+      if (isPlainObject(settings)) problems.push(...settingsFactsProblems(settings));
+    }
+    throw new DeploymentInvalid(source, problems);
   }
   const problems = [...earlier, ...validateDeployment(parsed.data)];
   if (problems.length > 0) throw new DeploymentInvalid(source, problems);

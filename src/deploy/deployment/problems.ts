@@ -9,6 +9,8 @@ import { checkOrigin, type OriginProblem } from '../../base/origin.js';
 import type { Platform } from '../../base/platform.js';
 import { EXTRA_CA_VARIABLE } from '../../contracts/layout.js';
 import { sameEnvName } from '../../policy/environment-names.js';
+import { closest } from '../../text/closest.js';
+import { isPlainObject } from '../../text/json.js';
 import { formatPath, getPath, showValue } from '../json.js';
 
 export interface Problem {
@@ -99,8 +101,17 @@ function issueFix(issue: z.core.$ZodIssue, value: unknown, root: unknown): strin
       return `use a value of at most ${String(issue.maximum)}`;
     case 'too_small':
       return `use a value of at least ${String(issue.minimum)}`;
-    case 'invalid_value':
-      return `use one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_value': {
+      const near =
+        typeof value === 'string'
+          ? closest(
+              value,
+              issue.values.filter((v): v is string => typeof v === 'string'),
+            )
+          : undefined;
+      const list = `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return near === undefined ? `use ${list}` : `did you mean ${JSON.stringify(near)}? (${list})`;
+    }
     case 'invalid_format':
       if (issue.format === 'regex')
         return 'use an environment variable name matching ^[A-Za-z_][A-Za-z0-9_]*$';
@@ -109,7 +120,7 @@ function issueFix(issue: z.core.$ZodIssue, value: unknown, root: unknown): strin
       if (issue.path.includes('credentials'))
         return 'use {"file": "<absolute path>"} or {"inherit": true}, optionally with "profiles": [...]';
       if (last === 'provider' || issue.path.includes('provider'))
-        return 'use a provider block of type "generic-http-search-v1", "mem0-platform-v3" or "mem0" (see provider-config docs)';
+        return 'use a provider block of type "generic-http-search-v1", "mem0-platform-v3", "mem0" or "dataworks-bff-memory-v1" (docs/admin.md, "Provider fields")';
       if (last === 'approvalGuard') return 'use false or {"modes": ["yolo", "auto"]}';
       return 'see schema/deployment.schema.json';
     case 'custom':
@@ -146,10 +157,94 @@ function unwrapUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   );
 }
 
-/** zod issues → problems naming the key, the bad value and the fix. */
-export function problemsFromIssues(issues: readonly z.core.$ZodIssue[], root: unknown): Problem[] {
-  return issues.flatMap(unwrapUnion).map((issue) => {
+/**
+ * The keys a strict object of `schema` takes at `path` (following the raw value through unions, so a
+ * provider block of one type offers that type's keys), or [] where the schema says nothing.
+ */
+export function schemaKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[], root: unknown): string[] {
+  const keys = new Set<string>();
+  const visit = (node: z.core.$ZodType, depth: number, value: unknown) => {
+    const def = node._zod.def as unknown as Record<string, unknown> & { type: string };
+    switch (def.type) {
+      case 'optional':
+      case 'default':
+      case 'prefault':
+      case 'nullable':
+      case 'readonly':
+        return visit(def.innerType as z.core.$ZodType, depth, value);
+      case 'pipe':
+        return visit(def.in as z.core.$ZodType, depth, value);
+      case 'union': {
+        const options = def.options as z.core.$ZodType[];
+        // A discriminated block (`type`, `preset`): the option whose literal the value names, if any.
+        const named = options.filter((o) => literalMatches(o, value));
+        for (const option of named.length > 0 ? named : options) visit(option, depth, value);
+        return;
+      }
+      case 'object': {
+        const shape = def.shape as Record<string, z.core.$ZodType>;
+        if (depth === path.length) {
+          for (const key of Object.keys(shape)) keys.add(key);
+          return;
+        }
+        const key = String(path[depth]);
+        if (Object.hasOwn(shape, key)) visit(shape[key]!, depth + 1, getPath(value, [key]));
+        return;
+      }
+      case 'record':
+        if (depth < path.length)
+          visit(def.valueType as z.core.$ZodType, depth + 1, getPath(value, [String(path[depth])]));
+        return;
+      case 'array':
+        if (depth < path.length)
+          visit(def.element as z.core.$ZodType, depth + 1, getPath(value, [path[depth] as number]));
+        return;
+    }
+  };
+  visit(schema, 0, root);
+  return [...keys];
+}
+
+/** Whether `value` carries the literal a union option requires of one of its keys (e.g. its `type`). */
+function literalMatches(option: z.core.$ZodType, value: unknown): boolean {
+  const def = option._zod.def as unknown as { type: string; shape?: Record<string, z.core.$ZodType> };
+  if (def.type !== 'object' || def.shape === undefined || !isPlainObject(value)) return false;
+  return Object.entries(def.shape).some(([key, field]) => {
+    const fieldDef = field._zod.def as unknown as { type: string; values?: unknown[] };
+    return (
+      fieldDef.type === 'literal' &&
+      Object.hasOwn(value, key) &&
+      fieldDef.values?.includes(value[key]) === true
+    );
+  });
+}
+
+/**
+ * zod issues → problems naming the key, the bad value and the fix. With the `schema`, an unknown key
+ * is one problem of its own, with "did you mean" when a known key of that object is close.
+ */
+export function problemsFromIssues(
+  issues: readonly z.core.$ZodIssue[],
+  root: unknown,
+  schema?: z.core.$ZodType,
+): Problem[] {
+  return issues.flatMap(unwrapUnion).flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys' && schema !== undefined) {
+      const known = schemaKeysAt(schema, issue.path, root);
+      return issue.keys.map((key) => {
+        const near = closest(key, known);
+        const where = issue.path.length === 0 ? 'at the top level' : `in ${formatPath(issue.path)}`;
+        return problem(
+          [...issue.path, key],
+          getPath(root, [...(issue.path as (string | number)[]), key]),
+          `is not a key ${where}`,
+          near === undefined
+            ? `remove "${key}" (known here: ${known.map((k) => JSON.stringify(k)).join(', ')})`
+            : `did you mean "${near}"? Rename "${key}" to "${near}"`,
+        );
+      });
+    }
     const value = getPath(root, issue.path as (string | number)[]);
-    return problem(issue.path, value, issueMessage(issue, value), issueFix(issue, value, root));
+    return [problem(issue.path, value, issueMessage(issue, value), issueFix(issue, value, root))];
   });
 }

@@ -9,6 +9,7 @@ import { forbiddenReason } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY, SETTINGS_BASELINE, type SettingsBaselinePolicy } from '../../policy/policies.js';
 import { qwenSettingsFacts } from '../../qwen/settings-facts.js';
 import { DEFAULT_QWEN_VERSION, type SettingFact, SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
+import { closest } from '../../text/closest.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { deepEqual, getPath, showValue } from '../json.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
@@ -125,34 +126,15 @@ export function checkSettingsBlock(
   return problems;
 }
 
-/** Edit distance (insert, delete, substitute, swap two neighbours): how far a typo is from a key. */
-export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
-
-/** The closest candidate within a third of the typed length (at least 2 edits), or undefined. */
-export function closest(typed: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(typed.length / 3)) + 1;
-  for (const candidate of candidates) {
-    const distance = editDistance(typed.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return best;
-}
-
 function typeProblem(fact: SettingFact, value: unknown): { message: string; fix: string } | undefined {
+  if (fact.anyOf !== undefined) {
+    // A union (string or list, …): one matching member is enough.
+    if (fact.anyOf.some((type) => typeProblem({ type }, value) === undefined)) return undefined;
+    return {
+      message: `must be a ${fact.anyOf.join(' or ')}`,
+      fix: `write a JSON ${fact.anyOf.join(' or ')}`,
+    };
+  }
   const want = (kind: string, fix = `write a JSON ${kind}`) => ({ message: `must be a ${kind}`, fix });
   switch (fact.type) {
     case 'boolean':
@@ -163,13 +145,21 @@ function typeProblem(fact: SettingFact, value: unknown): { message: string; fix:
       return Array.isArray(value) ? undefined : want('list', 'write a JSON array');
     case 'object':
       return isPlainObject(value) ? undefined : want('object');
-    case 'enum':
-      return fact.enum?.some((allowed) => deepEqual(allowed, value)) === false
-        ? {
-            message: 'is not one of the values Qwen accepts',
-            fix: `use one of ${fact.enum.map((v) => showValue(v)).join(', ')}`,
-          }
-        : undefined;
+    case 'enum': {
+      if (fact.enum?.some((allowed) => deepEqual(allowed, value)) !== false) return undefined;
+      const list = `one of ${fact.enum.map((v) => showValue(v)).join(', ')}`;
+      const near =
+        typeof value === 'string'
+          ? closest(
+              value,
+              fact.enum.filter((v): v is string => typeof v === 'string'),
+            )
+          : undefined;
+      return {
+        message: 'is not one of the values Qwen accepts',
+        fix: near === undefined ? `use ${list}` : `did you mean ${showValue(near)}? (${list})`,
+      };
+    }
     case 'number':
     case 'integer': {
       const kind = fact.type === 'integer' ? 'whole number' : 'number';

@@ -6,6 +6,7 @@ import { ConfigurationError } from '../../base/errors.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { providerCanWrite } from '../../config/load-core.js';
 import { CREDENTIAL_NAME } from '../../config/names.js';
+import type { ProviderConfig } from '../../config/schema.js';
 import { PinnedLayout, usesMcp } from '../../contracts/layout.js';
 import { MEM0_PRESETS, SCOPE_KEYS } from '../../contracts/mem0-presets.js';
 import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
@@ -208,7 +209,8 @@ function pathProblems(deployment: Deployment): Problem[] {
 const CONFIG_FIXES: Partial<Record<ConfigurationError['code'], string>> = {
   'scope-invalid':
     'give exactly the scope keys the preset requires and none it does not use (provider-config docs)',
-  'write-unsupported': 'use "mem0-platform-v3" or a "mem0" preset that defines a write',
+  'write-unsupported':
+    'use "mem0-platform-v3", "dataworks-bff-memory-v1" or a "mem0" preset that defines a write',
   'schema-invalid': 'fix the provider block (see schema/deployment.schema.json)',
 };
 
@@ -217,7 +219,10 @@ const CONFIG_FIXES: Partial<Record<ConfigurationError['code'], string>> = {
  * allows and which keys are missing or extra (a key the preset does not use would be dropped on the
  * wire, so the search would not be scoped as written).
  */
-export function mem0ScopeProblem(kind: string, provider: Deployment['profiles']['write']): Problem[] {
+export function mem0ScopeProblem(
+  providerKey: readonly (string | number)[],
+  provider: { provider: ProviderConfig } | undefined,
+): Problem[] {
   const p = provider?.provider;
   if (p?.type !== 'mem0') return [];
   const preset = MEM0_PRESETS[p.preset];
@@ -237,7 +242,7 @@ export function mem0ScopeProblem(kind: string, provider: Deployment['profiles'][
   );
   return [
     problem(
-      ['profiles', kind, 'provider', 'scope'],
+      [...providerKey, 'scope'],
       p.scope,
       `does not match preset "${p.preset}" (requires ${list(preset.required)}; optional ${list(preset.optional)}): ${wrong.join('; ')}`,
       `write "scope": ${JSON.stringify(example)}`,
@@ -264,13 +269,13 @@ function profileProblems(deployment: Deployment): Problem[] {
         problem(
           ['profiles', 'write', 'provider', 'type'],
           profile.provider.type,
-          'cannot store memories: the write profile needs a Mem0 provider whose preset defines a write',
-          'use "mem0-platform-v3" or a "mem0" preset with writes',
+          'cannot store memories: the write profile needs a provider that writes (a Mem0 preset with a write, or the DataWorks BFF)',
+          'use "mem0-platform-v3", "dataworks-bff-memory-v1" or a "mem0" preset with writes',
         ),
       );
       continue;
     }
-    const scope = mem0ScopeProblem(kind, profile);
+    const scope = mem0ScopeProblem(['profiles', kind, 'provider'], profile);
     if (scope.length > 0) {
       problems.push(...scope);
       continue;

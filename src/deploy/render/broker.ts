@@ -19,6 +19,7 @@ import {
 import type { BrokerConfig, BrokerListener } from '../../contracts/broker-config.js';
 import type { LaunchPlan, ProfileKind } from '../../contracts/launch-plan.js';
 import { MEM0_PRESETS, PLATFORM_V3_ORIGIN, type PresetSpec } from '../../contracts/mem0-presets.js';
+import { DATAWORKS_SEARCH_PATH, DATAWORKS_WRITE_PATH } from '../../providers/dataworks-bff.js';
 import { GENERIC_SEARCH_PATH } from '../../providers/generic-http.js';
 import { DEFAULT_QWEN_VERSION, type ModelClientFact, qwenVersionFacts } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
@@ -56,6 +57,17 @@ export function providerUpstream(provider: ProviderConfig, kind: ProfileKind): P
       routes: [{ method: 'POST', path: GENERIC_SEARCH_PATH }],
     };
   }
+  if (provider.type === 'dataworks-bff-memory-v1') {
+    const origin = checkOrigin(provider.baseUrl);
+    const routes: BrokerListener['routes'] = [{ method: 'POST', path: DATAWORKS_SEARCH_PATH }];
+    if (kind === 'write') routes.push({ method: 'POST', path: DATAWORKS_WRITE_PATH });
+    return {
+      origin: origin.ok ? origin.origin : provider.baseUrl,
+      credential: provider.tokenEnv,
+      header: { name: 'authorization', prefix: 'Bearer ' },
+      routes,
+    };
+  }
   const [preset, origin, basePath, credential] =
     provider.type === 'mem0-platform-v3'
       ? [MEM0_PRESETS['mem0-platform-v3'], PLATFORM_V3_ORIGIN, '', provider.apiKeyEnv]
@@ -79,6 +91,7 @@ export function brokeredProvider(provider: ProviderConfig, port: number): Provid
   const origin = brokerOrigin(port);
   switch (provider.type) {
     case 'generic-http-search-v1':
+    case 'dataworks-bff-memory-v1':
       return { ...provider, baseUrl: origin };
     case 'mem0-platform-v3':
       // The legacy block's origin is fixed to Mem0's; the preset form is the same contract at any origin.

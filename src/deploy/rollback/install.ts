@@ -38,6 +38,8 @@ export interface InstallRollbackOptions {
   removeGuard?: boolean;
   dryRun?: boolean;
   now: string;
+  /** Compare file modes with the manifest (false on a Windows host, where POSIX modes mean nothing). */
+  checkModes?: boolean;
 }
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -78,17 +80,28 @@ async function rollbackLocked(
       `profile ${kind} is not deployed in ${dir} (deployed: ${Object.keys(manifest.profiles).join(', ') || 'none'})`,
     );
   }
-  // Never vouch for bytes render did not write: every listed file must still be what the manifest
-  // says (an interrupted render or a tampered file is for verify and a re-render to sort out).
-  const mismatched = Object.entries(manifest.files)
-    .filter(([rel, entry]) => {
-      const file = tree.files.get(rel);
-      return file === undefined || sha256Hex(file.bytes) !== entry.sha256;
-    })
-    .map(([rel]) => rel);
-  if (mismatched.length > 0) {
+  // Never vouch for a tree render did not write: every listed file must still have the bytes and the
+  // mode the manifest says, and nothing unlisted may sit beside them (an interrupted render or
+  // tampering is for verify and a re-render to sort out; re-hashing it would record the tampering).
+  const differences: string[] = [];
+  for (const [rel, entry] of Object.entries(manifest.files)) {
+    const file = tree.files.get(rel);
+    if (file === undefined) differences.push(`${rel} is missing`);
+    else if (sha256Hex(file.bytes) !== entry.sha256) differences.push(`${rel} has other bytes`);
+    else if (options.checkModes !== false && fileMode(file.mode) !== entry.mode)
+      differences.push(`${rel} has mode ${fileMode(file.mode)}, not ${entry.mode}`);
+  }
+  for (const rel of tree.files.keys()) {
+    if (rel !== MANIFEST_FILE && !isWriterArtifact(rel) && !Object.hasOwn(manifest.files, rel))
+      differences.push(`${rel} is not listed`);
+  }
+  for (const rel of tree.irregular) differences.push(`${rel} is not a regular file`);
+  if (differences.length > 0) {
+    const shown =
+      differences.slice(0, 5).join('; ') +
+      (differences.length > 5 ? `; and ${differences.length - 5} more` : '');
     throw new RollbackError(
-      `${dir} does not match its manifest.json (${mismatched.join(', ')} changed or missing since render: an interrupted render, or tampering); run \`qwen-managed verify\`, re-render, then roll back`,
+      `${dir} differs from its manifest.json (${shown}): an interrupted render, or tampering; nothing was changed. Fix: run \`qwen-managed verify --dir ${dir}\` to see every difference, re-render the deployment (or restore the files), then roll back`,
     );
   }
 

@@ -10,7 +10,6 @@ import { AdminInputError } from '../../base/errors.js';
 import { type Platform, platformOfHost } from '../../base/platform.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/names.js';
-import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import type { LaunchPlan } from '../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
@@ -24,7 +23,7 @@ import { DeploymentInvalid } from '../deployment/problems.js';
 import { pathChain, readAccountDb } from '../host-accounts.js';
 import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
-import { type InstallTree, isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
+import { type InstallTree, loadInstallTree, notAnInstallTree, previousInstallOf } from '../tree.js';
 import { brokerHostFacts } from './broker-facts.js';
 import { type BrokerHostFacts, brokerConfigOf } from './checks/broker.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
@@ -48,9 +47,6 @@ export interface VerifyRunOptions {
   fallbackNode: string;
   now: string;
 }
-
-/** What render always writes at the top of a tree: a directory with none of them is not an install. */
-const INSTALL_MARKS = [MANIFEST_FILE, 'bin', 'runtime', 'profiles'] as const;
 
 export class VerifyInputError extends AdminInputError {
   override readonly name = 'VerifyInputError';
@@ -105,7 +101,12 @@ function isRealInstall(dir: string, plans: readonly LaunchPlan[], samePlatform: 
 }
 
 /** The launcher's host checks (src/host/install-checks.ts) for every deployed profile, deduplicated. */
-function launcherHostProblems(view: TreeView, dir: string, platform: Platform): string[] {
+function launcherHostProblems(
+  view: TreeView,
+  dir: string,
+  platform: Platform,
+  host: HostFacts | undefined,
+): string[] {
   const manifest = view.tree.manifest!;
   const found = new Set<string>();
   for (const profile of view.profiles) {
@@ -129,6 +130,8 @@ function launcherHostProblems(view: TreeView, dir: string, platform: Platform): 
       argv,
       policy: ARGUMENT_POLICY,
       fs: fsSync as HostFs,
+      // The pinned node's own `--version` (asked above), judged against Qwen's engines as the launcher does.
+      ...(host?.get(plan.node)?.version === undefined ? {} : { nodeVersion: host.get(plan.node)!.version! }),
     });
     for (const problem of problems) found.add(problem);
   }
@@ -204,18 +207,8 @@ function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | unde
 
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
   const dir = path.resolve(options.dir);
-  if (!(await isDirectory(dir))) throw new VerifyInputError(`--dir ${dir} is not a directory`);
-  // Before walking (and hashing) the tree: `--dir /` or a home directory would read every file below it.
-  const marks = await Promise.all(
-    INSTALL_MARKS.map(
-      async (name) => (await fs.lstat(path.join(dir, name)).catch(() => undefined)) !== undefined,
-    ),
-  );
-  if (!marks.includes(true)) {
-    throw new VerifyInputError(
-      `--dir ${dir} is not an install tree (it has none of ${INSTALL_MARKS.join(', ')}). Fix: point --dir at the installDir of a rendered deployment, or at a \`render --out\` staging directory`,
-    );
-  }
+  const notInstall = await notAnInstallTree(dir);
+  if (notInstall !== undefined) throw new VerifyInputError(notInstall);
   const tree = await loadInstallTree(dir);
   const deployment =
     options.deploymentFile === undefined
@@ -230,6 +223,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
   let host: HostFacts | undefined;
   let qwenTree: QwenTreeFact | undefined;
   let ripgrep: RipgrepFact | undefined;
+  let qwenCliReal: string | undefined;
   let installHost: string[] | undefined;
   let caFiles: Map<string, CaFileFact> | undefined;
   let credentialAccess: CredentialAccessFacts | undefined;
@@ -254,13 +248,15 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
         db: readAccountDb(developers?.users, developers?.groups),
         chains: new Map([...credentialFiles(view).keys()].map((file) => [file, pathChain(file)])),
       };
-      qwenTree = walkQwenPackage(plans[0].qwenCli, fsSync);
+      // Judged by the resolved target: a link to Qwen's package (or to its wrapper) is what node runs.
+      qwenCliReal = fsSync.existsSync(plans[0].qwenCli) ? realOr(plans[0].qwenCli) : undefined;
+      qwenTree = walkQwenPackage(qwenCliReal ?? plans[0].qwenCli, fsSync);
       ripgrep = ripgrepFact(qwenTree);
     }
   }
   let broker: BrokerHostFacts | undefined;
   if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform)) {
-    installHost = launcherHostProblems(view, dir, hostPlatform);
+    installHost = launcherHostProblems(view, dir, hostPlatform, host);
     // The broker's host checks need Linux's socket table: the broker itself runs nowhere else.
     const config = brokerConfigOf(view);
     if (options.hostPlatform === 'linux' && config !== undefined && typeof config !== 'string')
@@ -287,6 +283,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     ...(caFiles === undefined ? {} : { caFiles: { facts: caFiles, now: options.now } }),
     ...(credentialAccess === undefined ? {} : { credentialAccess }),
     ...(qwenTree === undefined ? {} : { qwenTree }),
+    ...(qwenCliReal === undefined ? {} : { qwenCliReal }),
     ...(ripgrep === undefined ? {} : { ripgrep }),
     ...(installHost === undefined ? {} : { installHost }),
     ...(broker === undefined ? {} : { broker }),

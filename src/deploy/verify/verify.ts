@@ -43,6 +43,8 @@ export interface VerifyInputs {
   broker?: BrokerHostFacts;
   /** The Qwen package around the pinned qwenCli, walked on this (POSIX) machine. */
   qwenTree?: QwenTreeFact;
+  /** The pinned qwenCli's real path on this machine, when it exists (every pin is judged by its target). */
+  qwenCliReal?: string;
   /** Its vendored ripgrep for this host (path and mode; mode null when absent). */
   ripgrep?: RipgrepFact;
   /**
@@ -73,7 +75,12 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
         inputs.installHost,
         'the launcher would start every profile: install files, pins, owners and modes up to /, the Qwen package and its version',
       );
-    if (inputs.host !== undefined) checkHost(view, inputs.host, checks, { real });
+    if (inputs.host !== undefined)
+      checkHost(view, inputs.host, checks, {
+        real,
+        ...(inputs.qwenTree === undefined ? {} : { qwen: inputs.qwenTree }),
+        ...(inputs.qwenCliReal === undefined ? {} : { qwenCliReal: inputs.qwenCliReal }),
+      });
     if (inputs.credentialAccess !== undefined)
       checkCredentialAccess(view, inputs.credentialAccess, checks, {
         real,

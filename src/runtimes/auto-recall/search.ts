@@ -3,7 +3,6 @@
 
 import type { Environment } from '../../base/environment.js';
 import { MAX_ITEMS } from '../../base/limits.js';
-import { compiledConfigParser } from '../../config/compiled-parser.js';
 import { type LoadedConfig, loadRuntimeConfigWith } from '../../config/load-core.js';
 import type { RuntimeConfigV2 } from '../../config/schema.js';
 import { renderContext } from '../../context/renderer.js';
@@ -12,6 +11,7 @@ import { createTransport } from '../../http/create-transport.js';
 import { deadline } from '../../http/deadline.js';
 import type { TransportHandle } from '../../http/transport.js';
 import { createProvider } from '../../providers/factory.js';
+import { validateRuntimeConfig } from '../../startup/validators/runtime-config.js';
 import { isInsideRoot } from './cwd.js';
 import type { AutoRecallEvent } from './event.js';
 
@@ -26,8 +26,9 @@ export async function searchAndRender(event: AutoRecallEvent, options: AutoRecal
   let loaded: LoadedConfig<RuntimeConfigV2>;
   try {
     // Version 1 files (MCP configs) are not ours: the loader refuses them before reading credentials.
-    // The compiled parser, not zod: loading zod would cost more than the rest of this hook's start.
-    loaded = loadRuntimeConfigWith(compiledConfigParser, options.env, 2);
+    // The validator generated from the zod schema, not zod: loading zod would cost more than the rest
+    // of this hook's start.
+    loaded = loadRuntimeConfigWith(validateRuntimeConfig, options.env, 2);
   } catch {
     return EMPTY_OUTPUT;
   }

@@ -2,10 +2,10 @@
 // registry by its own lockfile (scripts/e2e/qwen-versions/) and rendered for real: verify passes on
 // the install (the launcher's own host checks, the version accepted), the auto-recall hook fires
 // once per prompt and its context reaches the model, and the approval guard asks in YOLO mode.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
+import { qwenVersionFacts, SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import {
   contentParts,
   HOOK_CONTEXT_OPEN,
@@ -61,6 +61,11 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
     await recall?.close();
     await guarded?.close();
     await search?.close();
+  });
+
+  it("the package's engines.node is the nodeEngines fact of policies/qwen/versions.json", () => {
+    const pkg = JSON.parse(readFileSync(join(dirname(qwenCliOf(version)), 'package.json'), 'utf8'));
+    expect(pkg.engines?.node).toBe(qwenVersionFacts(version)!.nodeEngines);
   });
 
   it('verify passes on the real install: the launcher checks hold and the version is supported', () => {

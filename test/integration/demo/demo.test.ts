@@ -72,6 +72,8 @@ describe('npm run demo', () => {
 
   it('runs the rendered hook command under bash, as Qwen does', () => {
     const hook = parts.get(3);
+    // Qwen 0.24.x reads a hook's timeout in seconds: 8, not "8 ms" (an issue 28 row).
+    match(hook, /^ {2}Hook: +external-context-auto-recall \(UserPromptSubmit, timeout 8 s\)$/m);
     match(hook, /^ {2}Command: +exec '[^']+' '\/[^']+\/install\/runtime\/auto-recall\.js'$/m);
     match(hook, /^ {2}Run as: +\/\S*\/bash -c <command>, cwd \/\S+\/repo,$/m);
     match(hook, /^ {2}Hook result: +exit 0 in \d+ ms, stderr empty, \d+ bytes on stdout$/m);

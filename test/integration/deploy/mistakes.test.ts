@@ -179,13 +179,13 @@ const MISTAKES: Mistake[] = [
     mistake: 'a settings value of the wrong type and an enum Qwen does not know',
     async setUp(dir) {
       const raw = await example('on-demand');
-      raw.settings = { general: { vimMode: 'yes' }, model: { reasoningEffort: 'huge' } };
+      raw.settings = { general: { vimMode: 'yes' }, model: { reasoningEffort: 'enormous' } };
       await writeJson(path.join(dir, 'd.json'), raw);
       return { dir, args: ['render', '--deployment', 'd.json', '--out', 'out'] };
     },
     stderr: [
       /settings\.general\.vimMode = "yes": must be a boolean\. Fix: write true or false/,
-      /settings\.model\.reasoningEffort = "huge": is not one of the values Qwen accepts\. Fix: use one of "low", "medium", "high", "xhigh", "max"/,
+      /settings\.model\.reasoningEffort = "enormous": is not one of the values Qwen accepts\. Fix: use one of "low", "medium", "high", "xhigh", "max"/,
     ],
   },
   {

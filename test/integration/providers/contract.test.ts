@@ -7,7 +7,14 @@ import type { Mem0PresetName } from '../../../src/contracts/mem0-presets.js';
 import { createNodeTransport } from '../../../src/http/transport-node.js';
 import { createProvider } from '../../../src/providers/factory.js';
 import type { RememberResult } from '../../../src/providers/types.js';
-import { startMem0Oss, startMem0Platform, startPolarDbMem0 } from '../../fixtures/fake-services/index.js';
+import {
+  DATAWORKS_INVALID_PARAMETER,
+  DATAWORKS_SEARCH_ROUTE,
+  startDataworksBff,
+  startMem0Oss,
+  startMem0Platform,
+  startPolarDbMem0,
+} from '../../fixtures/fake-services/index.js';
 import type { FakeService, RecordedRequest } from '../../fixtures/fake-services/service.js';
 
 const CANARY = 'canary-cred-7Q9xZp2LmW4vK8';
@@ -219,5 +226,103 @@ describe('search results through the fakes', () => {
     expect(error).toMatchObject({ kind: 'http-status', status: 403 });
     expect(String((error as Error).stack)).not.toContain(CANARY);
     expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe('dataworks-bff-memory-v1 (DataWorks BFF memory v1)', () => {
+  const config = (origin: string): ProviderConfig => ({
+    type: 'dataworks-bff-memory-v1',
+    baseUrl: origin,
+    tokenEnv: 'DATAWORKS_TOKEN',
+  });
+  const provider = (origin: string, token = CANARY) =>
+    createProvider(config(origin), token, { transport: createNodeTransport({ timeoutMs: 5_000 }) });
+
+  it('writes, then finds the memory: exact method, path, Bearer header and body bytes, no scope on the wire', async () => {
+    fake = await startDataworksBff({ token: CANARY });
+    const bff = provider(fake.url);
+    const outcome = await bff.writer!.remember({ content: CONTENT, signal: AbortSignal.timeout(5_000) });
+    expect(outcome).toEqual({ status: 'stored', providerOperationId: expect.any(String) });
+    const items = await bff.search({ query: QUERY, limit: 5, signal: AbortSignal.timeout(5_000) });
+    expect(items.map((i) => i.content)).toEqual([CONTENT]);
+    expect(fake.requests.map((r) => [r.method, r.path, r.rawBody.toString('utf8')])).toEqual([
+      ['POST', '/dmai/mem0MemoriesAdd', `{"messages":${MESSAGES},"infer":false}`],
+      ['POST', '/dmai/mem0MemoriesSearch', `{"query":"${QUERY}","top_k":5}`],
+    ]);
+    for (const request of fake.requests)
+      expectHeaders(request, ['authorization', `Bearer ${CANARY}`], fake.url);
+  });
+
+  it.each([
+    ['id', 'memory', 'list'],
+    ['memory_id', 'text', 'results'],
+    ['memory_id', 'content', 'list'],
+  ] as const)('items with %s and %s, data as a %s: read the same', async (id, content, wrap) => {
+    const bff = await startDataworksBff({ token: CANARY, items: { id, content, wrap } });
+    fake = bff;
+    for (let i = 0; i < 7; i++) bff.store.add(`release note ${i}`, { user_id: `bff:${CANARY}` });
+    bff.store.add('release note of another token', { user_id: 'bff:another' });
+    const items = await provider(bff.url).search({
+      query: 'release note',
+      limit: 5,
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(items).toHaveLength(5);
+    const first = bff.store.memories[0]!;
+    expect(items[0]).toEqual({ id: first.id, content: first.memory, updatedAt: first.updated_at, score: 1 });
+    expect(items.some((i) => i.content.includes('another'))).toBe(false);
+  });
+
+  it.each([
+    ['an unknown token: HTTP 401 from the gateway', 'wrong-token', {}, { kind: 'http-status', status: 401 }],
+    [
+      'a token without memory rights: code 403 in an HTTP 200 envelope',
+      'read-only',
+      {},
+      { kind: 'invalid-response' },
+    ],
+    [
+      'Mem0\'s bare {"results"} (no envelope)',
+      CANARY,
+      { json: { results: [] } },
+      { kind: 'invalid-response' },
+    ],
+    [
+      'an envelope whose data has no list',
+      CANARY,
+      { json: { code: 0, data: { total: 0 } } },
+      { kind: 'invalid-response' },
+    ],
+  ] as const)('a search refused by %s fails with a typed error', async (_label, token, scripted, error) => {
+    fake = await startDataworksBff({ token: CANARY, forbiddenTokens: ['read-only'] });
+    if ('json' in scripted) fake.script(DATAWORKS_SEARCH_ROUTE, { json: scripted.json });
+    const failure = await provider(fake.url, token)
+      .search({ query: 'q', limit: 5, signal: AbortSignal.timeout(5_000) })
+      .catch((e: Error) => e);
+    expect(failure).toMatchObject({ name: 'ProviderRequestError', ...error });
+    expect(String((failure as Error).stack)).not.toContain(CANARY);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('the fake answers its documented errors: an empty query is code 1001, a bad body HTTP 400, another path HTTP 404', async () => {
+    fake = await startDataworksBff({ token: CANARY });
+    const post = (path: string, body: string) =>
+      fetch(`${fake!.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${CANARY}`, 'content-type': 'application/json' },
+        body,
+      }).then(async (r) => [r.status, await r.json()]);
+    expect(await post('/dmai/mem0MemoriesSearch', '{"query":" "}')).toEqual([
+      200,
+      { code: DATAWORKS_INVALID_PARAMETER, message: 'query is required', data: null },
+    ]);
+    expect(await post('/dmai/mem0MemoriesAdd', '[]')).toEqual([
+      400,
+      { code: 400, message: 'Bad Request', data: null },
+    ]);
+    expect(await post('/dmai/memories', '{}')).toEqual([
+      404,
+      { code: 404, message: 'Not Found', data: null },
+    ]);
   });
 });

@@ -6,8 +6,10 @@ import { createNodeTransport } from '../../../src/http/transport-node.js';
 import { createProvider } from '../../../src/providers/factory.js';
 import type { RememberResult } from '../../../src/providers/types.js';
 import {
+  DATAWORKS_ADD_ROUTE,
   OSS_ADD_ROUTE,
   PLATFORM_ADD_ROUTE,
+  startDataworksBff,
   startMem0Oss,
   startMem0Platform,
 } from '../../fixtures/fake-services/index.js';
@@ -18,41 +20,47 @@ const CANARY = 'canary-cred-7Q9xZp2LmW4vK8';
 const UUID = '3f2b8c1e-9a4d-4e7f-8b6a-1c2d3e4f5a6b';
 const CONTENT = 'remember: the staging database is read-only on Fridays';
 
-type Kind = 'platform' | 'oss';
+type Kind = 'platform' | 'oss' | 'dataworks';
 let platform: FakeService;
 let oss: FakeService;
+let dataworks: FakeService;
 beforeAll(async () => {
   platform = await startMem0Platform({ apiKey: CANARY });
   oss = await startMem0Oss({ apiKey: CANARY });
+  dataworks = await startDataworksBff({ token: CANARY, forbiddenTokens: ['read-only-token'] });
 });
 afterAll(async () => {
   await platform.close();
   await oss.close();
+  await dataworks.close();
 });
 beforeEach(() => {
-  for (const fake of [platform, oss]) {
+  for (const fake of [platform, oss, dataworks]) {
     fake.unscript();
     fake.requests.length = 0;
   }
 });
 
-function writer(kind: Kind, origin: string) {
+function writer(kind: Kind, origin: string, credential = CANARY) {
   const transport = createNodeTransport({ timeoutMs: 10_000 });
   const config: ProviderConfig =
     kind === 'platform'
       ? { type: 'mem0-platform-v3', apiKeyEnv: 'K', appId: 'app' }
-      : {
-          type: 'mem0',
-          preset: 'mem0-oss-rest-2026-08',
-          endpoint: { origin, basePath: '' },
-          credentialEnv: 'K',
-          scope: { userId: 'u' },
-        };
-  return createProvider(config, CANARY, { transport, platformOrigin: origin }).writer!;
+      : kind === 'dataworks'
+        ? { type: 'dataworks-bff-memory-v1', baseUrl: origin, tokenEnv: 'K' }
+        : {
+            type: 'mem0',
+            preset: 'mem0-oss-rest-2026-08',
+            endpoint: { origin, basePath: '' },
+            credentialEnv: 'K',
+            scope: { userId: 'u' },
+          };
+  return createProvider(config, credential, { transport, platformOrigin: origin }).writer!;
 }
 
-const fakeOf = (kind: Kind) => (kind === 'platform' ? platform : oss);
-const routeOf = (kind: Kind) => (kind === 'platform' ? PLATFORM_ADD_ROUTE : OSS_ADD_ROUTE);
+const fakeOf = (kind: Kind) => (kind === 'platform' ? platform : kind === 'dataworks' ? dataworks : oss);
+const routeOf = (kind: Kind) =>
+  kind === 'platform' ? PLATFORM_ADD_ROUTE : kind === 'dataworks' ? DATAWORKS_ADD_ROUTE : OSS_ADD_ROUTE;
 const ok = (json: unknown): ScriptedResponse => ({ status: 200, json });
 const raw = (body: string | Uint8Array): ScriptedResponse => ({ status: 200, raw: body });
 const status = (code: number, headers: Record<string, string> = {}): ScriptedResponse => ({
@@ -133,8 +141,40 @@ const ROWS: Row[] = [
     { status: 'stored', providerOperationId: '😀'.repeat(256) },
   ],
   ['non-object (null)', 'oss', ok(null), { status: 'unknown' }],
-  // Thrown statuses and broken answers, for both kinds.
-  ...(['platform', 'oss'] as const).flatMap((kind): Row[] => [
+  // envelope (DataWorks BFF): code 0/200 a synchronous store, another numeric code a rejection.
+  [
+    'documented add: code 0, the memory and its id',
+    'dataworks',
+    'documented',
+    { status: 'stored', providerOperationId: expect.any(String) as string },
+  ],
+  [
+    'code 0, data a list with an id',
+    'dataworks',
+    ok({ code: 0, data: [{ id: 'mem-1', memory: CONTENT }] }),
+    { status: 'stored', providerOperationId: 'mem-1' },
+  ],
+  [
+    'code 200, data {results} with a memory_id',
+    'dataworks',
+    ok({ code: 200, data: { results: [{ memory_id: 'mem-2' }] } }),
+    { status: 'stored', providerOperationId: 'mem-2' },
+  ],
+  [
+    'code 0, data the memory itself',
+    'dataworks',
+    ok({ code: 0, data: { memory_id: 'mem-3', memory: CONTENT } }),
+    { status: 'stored', providerOperationId: 'mem-3' },
+  ],
+  ['code 0 without data', 'dataworks', ok({ code: 0, message: 'success' }), { status: 'stored' }],
+  ['code 0, invalid id only', 'dataworks', ok({ code: 0, data: [{ id: 'x\u0007' }] }), { status: 'stored' }],
+  ['code 1001 (invalid parameter)', 'dataworks', ok({ code: 1001, data: null }), { status: 'failed' }],
+  ['code 403 in the envelope', 'dataworks', ok({ code: 403, data: null }), { status: 'failed' }],
+  ['code as a string "0"', 'dataworks', ok({ code: '0', data: [] }), { status: 'unknown' }],
+  ['no envelope (Mem0 results)', 'dataworks', ok({ results: [{ id: 'mem-1' }] }), { status: 'unknown' }],
+  ['no envelope (null)', 'dataworks', ok(null), { status: 'unknown' }],
+  // Thrown statuses and broken answers, for every kind.
+  ...(['platform', 'oss', 'dataworks'] as const).flatMap((kind): Row[] => [
     [`HTTP 400`, kind, status(400), { status: 'failed' }],
     [`HTTP 401`, kind, status(401), { status: 'failed' }],
     [`HTTP 403`, kind, status(403), { status: 'failed' }],
@@ -170,7 +210,16 @@ describe('write outcomes', () => {
     expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([routeOf(kind)]);
   });
 
-  it.each<Kind>(['platform', 'oss'])('timeout → unknown (%s), one request', async (kind) => {
+  it('the BFF refuses a token without memory rights in its envelope (HTTP 200, code 403) → failed', async () => {
+    const result = await writer('dataworks', dataworks.url, 'read-only-token').remember({
+      content: CONTENT,
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(result).toEqual({ status: 'failed' });
+    expect(dataworks.requests.map((r) => r.path)).toEqual(['/dmai/mem0MemoriesAdd']);
+  });
+
+  it.each<Kind>(['platform', 'oss', 'dataworks'])('timeout → unknown (%s), one request', async (kind) => {
     const fake = fakeOf(kind);
     fake.script(routeOf(kind), { hang: true });
     const result = await writer(kind, fake.url).remember({
@@ -181,17 +230,20 @@ describe('write outcomes', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it.each<Kind>(['platform', 'oss'])('user abort mid-request → unknown (%s), one request', async (kind) => {
-    const fake = fakeOf(kind);
-    fake.script(routeOf(kind), { delayMs: 5_000, json: { event_id: UUID, status: 'PENDING' } });
-    const controller = new AbortController();
-    const pending = writer(kind, fake.url).remember({ content: CONTENT, signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
-    expect(await pending).toEqual({ status: 'unknown' });
-    expect(fake.requests).toHaveLength(1);
-  });
+  it.each<Kind>(['platform', 'oss', 'dataworks'])(
+    'user abort mid-request → unknown (%s), one request',
+    async (kind) => {
+      const fake = fakeOf(kind);
+      fake.script(routeOf(kind), { delayMs: 5_000, json: { event_id: UUID, status: 'PENDING' } });
+      const controller = new AbortController();
+      const pending = writer(kind, fake.url).remember({ content: CONTENT, signal: controller.signal });
+      setTimeout(() => controller.abort(), 100);
+      expect(await pending).toEqual({ status: 'unknown' });
+      expect(fake.requests).toHaveLength(1);
+    },
+  );
 
-  it.each<Kind>(['platform', 'oss'])('connection refused → unknown (%s)', async (kind) => {
+  it.each<Kind>(['platform', 'oss', 'dataworks'])('connection refused → unknown (%s)', async (kind) => {
     const result = await writer(kind, await refusedUrl()).remember({
       content: CONTENT,
       signal: AbortSignal.timeout(5_000),

@@ -4,7 +4,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
-import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
+import {
+  type FakeService,
+  startDataworksBff,
+  startGenericSearch,
+} from '../../fixtures/fake-services/index.js';
 import { type Fault, type FaultServer, refusedUrl, startFaultServer } from '../../fixtures/fault-server.js';
 import { promptSubmitEvent } from '../../fixtures/hook-events.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
@@ -371,4 +375,68 @@ describe('fail-open on provider failures, bounded by autoRecall.timeoutMs', () =
       search.unscript();
     }
   });
+});
+
+describe('the DataWorks BFF provider (dataworks-bff-memory-v1): same query, bounds and fail-open', () => {
+  const bffConfig = (baseUrl: string, timeoutMs = 1500) =>
+    writeConfig(`bff-${Math.random().toString(36).slice(2)}.json`, {
+      version: 2,
+      autoRecall: { repositoryRoot: root, timeoutMs },
+      provider: { type: 'dataworks-bff-memory-v1', baseUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
+    });
+
+  it('searches once with the sanitized prompt (top_k 5, Bearer) and injects what the BFF found', async () => {
+    const bff = await startDataworksBff({ token: TOKEN, items: { id: 'memory_id', content: 'text' } });
+    try {
+      bff.store.add('Deployment goes through the release train every Tuesday.', { user_id: `bff:${TOKEN}` });
+      const run = await runRuntime(FILE, { stdin: event(), env: env(bffConfig(bff.url)), cwd: dir });
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect(bff.requests.map((r) => [r.path, r.headers.authorization, r.body])).toEqual([
+        ['/dmai/mem0MemoriesSearch', `Bearer ${TOKEN}`, { query: 'How should deployment work?', top_k: 5 }],
+      ]);
+      const context = JSON.parse(JSON.parse(run.stdout).hookSpecificOutput.additionalContext);
+      expect(context.untrusted_external_context.items.map((i: { content: string }) => i.content)).toEqual([
+        'Deployment goes through the release train every Tuesday.',
+      ]);
+    } finally {
+      await bff.close();
+    }
+  });
+
+  it.each<[string, Parameters<FakeService['script']>[1]]>([
+    [
+      'a rejection in the envelope (code 403)',
+      { status: 200, json: { code: 403, message: 'no', data: null } },
+    ],
+    ['HTTP 401 from the gateway', { status: 401, json: { code: 401, message: 'Unauthorized', data: null } }],
+    ['no envelope', { status: 200, json: { results: [{ id: 'a', memory: 'b' }] } }],
+  ])('fails open on %s, after one request', async (_name, responder) => {
+    const bff = await startDataworksBff({ token: TOKEN });
+    try {
+      bff.script('POST /dmai/mem0MemoriesSearch', responder);
+      expectFailOpen(await runRuntime(FILE, { stdin: event(), env: env(bffConfig(bff.url)) }));
+      expect(bff.requests).toHaveLength(1);
+    } finally {
+      await bff.close();
+    }
+  });
+
+  it.each<Fault>(['status-500', 'oversize-declared', 'never-answer', 'drip'])(
+    'fails open on %s within the hook budget',
+    async (fault) => {
+      const server = await startFaultServer({ fault });
+      try {
+        const run = await runRuntime(FILE, {
+          stdin: event(),
+          env: env(bffConfig(server.url, FAULT_TIMEOUT_MS)),
+          reportUptime: true,
+        });
+        expectFailOpen(run);
+        expect(server.requests.filter((r) => r.path === '/dmai/mem0MemoriesSearch')).toHaveLength(1);
+        expect(run.uptimeMs).toBeLessThan(HOOK_BUDGET_MS);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });

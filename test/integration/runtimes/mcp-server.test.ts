@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FakeService,
+  startDataworksBff,
   startGenericSearch,
   startMem0Oss,
   startMem0Platform,
@@ -24,6 +25,7 @@ let dir: string;
 let generic: FakeService;
 let platform: FakeService;
 let oss: FakeService;
+let bff: FakeService;
 const clients: Client[] = [];
 
 beforeAll(async () => {
@@ -41,12 +43,13 @@ beforeAll(async () => {
   });
   platform = await startMem0Platform({ apiKey: KEY });
   oss = await startMem0Oss({ apiKey: KEY });
+  bff = await startDataworksBff({ token: KEY });
 });
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
 });
 afterAll(async () => {
-  await Promise.all([generic.close(), platform.close(), oss.close()]);
+  await Promise.all([generic.close(), platform.close(), oss.close(), bff.close()]);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -81,6 +84,14 @@ const ossWriteConfig = () =>
       credentialEnv: 'MEM0_API_KEY',
       scope: { userId: 'repo', agentId: 'qwen-code' },
     },
+  });
+
+const dataworksConfig = (write: boolean) =>
+  configFile({
+    version: 1,
+    timeoutMs: 2000,
+    ...(write ? { write: { enabled: true } } : {}),
+    provider: { type: 'dataworks-bff-memory-v1', baseUrl: bff.url, tokenEnv: 'MEM0_API_KEY' },
   });
 
 async function connect(config: string): Promise<Client> {
@@ -384,5 +395,71 @@ describe('startup errors: one fixed line on stderr, exit 1, nothing on stdout', 
     expect(result.stderr).not.toContain(TOKEN);
     expect(result.stderr).not.toContain('CONTEXT_API_TOKEN');
     expect(result.stderr).not.toContain(dir);
+  });
+});
+
+describe('the DataWorks BFF provider (dataworks-bff-memory-v1) through the built server', () => {
+  it('remembers (stored, with the BFF id), then finds it: one request each, Bearer, no scope on the wire', async () => {
+    const client = await connect(dataworksConfig(true));
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['context_remember', 'context_search']);
+    const before = bff.requests.length;
+    const stored = await call(client, 'context_remember', { content: CONTENT });
+    expect(JSON.parse(stored.content[0]!.text)).toEqual({
+      status: 'stored',
+      providerOperationId: expect.any(String),
+    });
+    const found = await call(client, 'context_search', { query: 'release branches Tuesdays' });
+    expect(found.isError).toBeFalsy();
+    expect(JSON.stringify(found.structuredContent)).toContain('Release branches are cut on Tuesdays.');
+    expect(bff.requests.slice(before).map((r) => [r.path, r.headers.authorization, r.body])).toEqual([
+      [
+        '/dmai/mem0MemoriesAdd',
+        `Bearer ${KEY}`,
+        { messages: [{ role: 'user', content: CONTENT }], infer: false },
+      ],
+      ['/dmai/mem0MemoriesSearch', `Bearer ${KEY}`, { query: 'release branches Tuesdays', top_k: 5 }],
+    ]);
+  });
+
+  it.each<[string, Parameters<FakeService['script']>[1], string]>([
+    [
+      'code 1001 in the envelope',
+      { status: 200, json: { code: 1001, message: 'bad', data: null } },
+      'failed',
+    ],
+    ['HTTP 401', { status: 401, json: { code: 401, message: 'Unauthorized', data: null } }, 'failed'],
+    ['HTTP 502', { status: 502, json: { code: 502, message: 'gateway', data: null } }, 'unknown'],
+    ['no envelope', { status: 200, json: { results: [] } }, 'unknown'],
+    ['a timeout', { hang: true }, 'unknown'],
+  ])('a write answered with %s → %s, after one request', async (_name, responder, status) => {
+    bff.script('POST /dmai/mem0MemoriesAdd', responder);
+    try {
+      const client = await connect(dataworksConfig(true));
+      const before = bff.requests.length;
+      const result = await call(client, 'context_remember', { content: CONTENT });
+      expect(bff.requests.length - before).toBe(1);
+      expect(result.isError).toBe(true);
+      expect(JSON.parse(result.content[0]!.text).status).toBe(status);
+      expectNoLeak(result, bff.url);
+    } finally {
+      bff.unscript();
+    }
+  });
+
+  it('a search the BFF refuses in its envelope is the fixed search error, never its message', async () => {
+    bff.script('POST /dmai/mem0MemoriesSearch', {
+      status: 200,
+      json: { code: 403, message: 'canary-bff-message no permission', data: null },
+    });
+    try {
+      const client = await connect(dataworksConfig(false));
+      const result = await call(client, 'context_search', { query: 'anything' });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result)).not.toContain('canary-bff-message');
+      expectNoLeak(result, bff.url);
+    } finally {
+      bff.unscript();
+    }
   });
 });

@@ -159,6 +159,33 @@ describe('render with a broker', () => {
     ]);
   });
 
+  it('a dataworks-bff-memory-v1 provider: Bearer, its search route, and its write route for the write profile only', () => {
+    const config = file(
+      brokered((d) => {
+        const provider = {
+          type: 'dataworks-bff-memory-v1',
+          baseUrl: 'https://bff.example.com',
+          tokenEnv: 'DW_TOKEN',
+        };
+        d.profiles = { 'on-demand': { provider }, write: { provider } };
+        d.credentials = { DW_TOKEN: { file: '/etc/qwen-managed/dw.token' } };
+        delete d.settings.security;
+      }),
+      'broker/broker.json',
+    );
+    expect(config.listeners.map((l: { name: string; routes: unknown }) => [l.name, l.routes])).toEqual([
+      ['on-demand', [{ method: 'POST', path: '/dmai/mem0MemoriesSearch' }]],
+      [
+        'write',
+        [
+          { method: 'POST', path: '/dmai/mem0MemoriesSearch' },
+          { method: 'POST', path: '/dmai/mem0MemoriesAdd' },
+        ],
+      ],
+    ]);
+    expect(config.listeners[0].header).toEqual({ name: 'authorization', prefix: 'Bearer ' });
+  });
+
   it('the runtimes call the listeners: provider origins rewritten, the legacy Mem0 block as its preset', () => {
     const d = brokered();
     expect(file(d, 'profiles/on-demand/external-context.json').provider).toEqual({

@@ -72,7 +72,11 @@ describe('admin commands in-process (injected clock, uid, runtimes, streams)', (
     expect(await cli(['verify', '--dir', 'nope'])).toBe(1);
     expect(out.stderr).toMatch(/verify: --dir .*nope is not a directory/);
     expect(await cli(['rollback', '--dir', '.', '--profile', 'everything'])).toBe(2);
-    expect(out.stderr).toContain('--profile must be one of on-demand, auto-recall, write');
+    expect(out.stderr).toContain(
+      'rollback: --profile: unknown profile kind "everything" (kinds: on-demand, auto-recall, write)',
+    );
+    expect(await cli(['rollback', '--dir', '.', '--profile', 'autorecall'])).toBe(2);
+    expect(out.stderr).toContain('unknown profile kind "autorecall"; did you mean "auto-recall"?');
   });
 
   it('a command throwing UsageError maps to exit 2 with a help hint; anything unexpected to 70', async () => {

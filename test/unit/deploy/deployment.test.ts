@@ -98,9 +98,9 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
   [
     'an unknown key in developers',
     (d) => (d.developers = { user: ['alice'] }),
-    'developers',
-    'has unknown keys',
-    'remove "user"',
+    'developers.user',
+    'is not a key in developers',
+    'did you mean "users"?',
   ],
   [
     'relative installDir',
@@ -344,7 +344,50 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
     'expected one of',
     '"auto"',
   ],
-  ['unknown top-level key', (d) => (d.hooks = {}), '(top level)', 'unknown keys', 'remove "hooks"'],
+  [
+    'unknown top-level key',
+    (d) => (d.hooks = {}),
+    'hooks',
+    'is not a key at the top level',
+    'remove "hooks"',
+  ],
+  [
+    'a misspelt top-level key: did you mean',
+    (d) => {
+      d.instalDir = d.installDir;
+      delete d.installDir;
+    },
+    'instalDir',
+    'is not a key at the top level',
+    'did you mean "installDir"? Rename "instalDir" to "installDir"',
+  ],
+  [
+    'a misspelt profile name: did you mean',
+    (d) => {
+      d.profiles.autorecall = d.profiles['auto-recall'];
+      delete d.profiles['auto-recall'];
+    },
+    'profiles.autorecall',
+    'is not a key in profiles',
+    'did you mean "auto-recall"?',
+  ],
+  [
+    "a misspelt provider field: did you mean, among that type's fields",
+    (d) => {
+      d.profiles['on-demand'].provider.tokenenv = 'CONTEXT_API_TOKEN';
+      delete d.profiles['on-demand'].provider.tokenEnv;
+    },
+    'profiles.on-demand.provider.tokenenv',
+    'is not a key in profiles.on-demand.provider',
+    'did you mean "tokenEnv"?',
+  ],
+  [
+    'a misspelt enum value: did you mean',
+    (d) => (d.approvalGuard = { modes: ['yoloo'] }),
+    'approvalGuard.modes[0]',
+    'expected one of',
+    'did you mean "yolo"?',
+  ],
   [
     'fromFiles allowing a forbidden name',
     (d) => (d.environment.fromFiles = ['APP_MODE', 'LD_LIBRARY_PATH']),
@@ -465,6 +508,22 @@ describe('deployment.json: refusals name the key, the bad value and the fix', ()
     expect(formatProblem(p!)).toBe(
       'node = "/opt/$X/node": contains `$`, which Qwen would substitute from the environment inside settings strings. Fix: move the file to a path without `$` (quoting cannot protect it)',
     );
+  });
+
+  it('reports every problem at once, also when the schema refused part of the file', async () => {
+    // The issue 28 row: an installDir with `..` and an invalid approval-guard mode, in one run.
+    const problems = await problemsOf((d) => {
+      d.installDir = '/opt/../qm';
+      d.approvalGuard = { modes: ['yoloo'] };
+      d.profiles['on-demand'].provider.baseUrl = 'ftp://context.example.com';
+      d.environment.inherit.push('NODE_OPTIONS');
+    });
+    expect(problems.map((p) => p.key)).toEqual([
+      'approvalGuard.modes[0]',
+      'profiles.on-demand.provider.baseUrl',
+      'installDir',
+      'environment.inherit[2]',
+    ]);
   });
 
   it('reports every problem at once', async () => {
@@ -598,7 +657,7 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
       allProfilesRaw,
       { extraCaCertificates: '/etc/ca.pem', rejectUnauthorized: false },
       [
-        'tls = {"extraCaCertificates":"/etc/ca.pem","rejectUnauthorized":false}: has unknown keys. Fix: remove "rejectUnauthorized" (not a deployment key here)',
+        'tls.rejectUnauthorized = false: is not a key in tls. Fix: remove "rejectUnauthorized" (known here: "extraCaCertificates")',
       ],
     ],
     [

@@ -30,7 +30,7 @@ export const NOW = '2026-11-29T12:00:00.000Z';
 export const LATER = '2026-11-30T08:30:00.000Z';
 export const TOOLKIT = '0.0.0-test';
 
-export const EXAMPLES = ['on-demand', 'auto-recall', 'write', 'windows'] as const;
+export const EXAMPLES = ['on-demand', 'auto-recall', 'write', 'windows', 'dataworks-bff'] as const;
 
 export async function exampleText(name: string): Promise<string> {
   return fs.readFile(path.join(REPO, 'examples', 'deployments', `${name}.json`), 'utf8');

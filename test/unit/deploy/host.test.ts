@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
+import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 import { allProfilesRaw, example, renderToDir, tempDir, verifyInstall } from './fixtures.js';
 
 /** A deployment whose pins exist on this machine, in a temp folder with chosen modes. */
@@ -11,6 +12,8 @@ async function installWithPins(modes: {
   nodeVersion?: string;
   /** chown the credential file to this uid (tests run as root). */
   credentialOwner?: number;
+  /** Pin cli.js inside a Qwen 0.24.4 package declaring engines.node ">=22.0.0". */
+  qwenPackage?: boolean;
 }) {
   const root = await tempDir('qm-host-');
   await fs.chmod(root, 0o755);
@@ -22,8 +25,11 @@ async function installWithPins(modes: {
     `#!/bin/sh\nif [ "$1" = "--version" ]; then echo ${version}; exit 0; fi\nexec '${process.execPath}' "$@"\n`,
   );
   await fs.chmod(node, modes.node ?? 0o755);
-  const cli = path.join(root, 'cli.js');
-  await fs.writeFile(cli, '');
+  const cli =
+    modes.qwenPackage === true
+      ? path.join(await writeQwenPackage(path.join(root, 'qwen'), '0.24.4', '>=22.0.0'), 'cli.js')
+      : path.join(root, 'cli.js');
+  if (modes.qwenPackage !== true) await fs.writeFile(cli, '');
   await fs.chmod(cli, 0o644);
   const repo = path.join(root, 'repo');
   await fs.mkdir(repo);
@@ -82,24 +88,31 @@ describe('verify: the pinned files on this machine (real files and permissions)'
   });
 });
 
-describe('verify: the pinned node can start Qwen Code 0.24.4', () => {
-  it.each<[string, boolean]>([
-    ['v20.20.2', true],
-    ['v21.7.3', true],
-    ['v22.23.3', false],
-    ['v24.1.0', false],
-  ])('node %s → warning: %s', async (nodeVersion, warned) => {
-    const checks = await installWithPins({ nodeVersion });
-    const warning = checks.find((c) => !c.ok && c.message.includes('needs Node 22'));
-    expect(
-      warning === undefined ? undefined : [warning.severity, warning.message.replace(/".*"/, '"…"')],
-    ).toEqual(
-      warned
-        ? [
-            'warning',
-            `node "…" is ${nodeVersion}; Qwen Code 0.24.4 needs Node 22 or newer (pin a Node 22 binary)`,
-          ]
-        : undefined,
+describe("verify: the pinned node satisfies the Qwen package's engines (a warning only where there is no package)", () => {
+  it.each<[string, boolean, 'error' | 'warning' | undefined]>([
+    ['v20.20.2', false, 'warning'],
+    ['v21.7.3', false, 'warning'],
+    ['v22.23.3', false, undefined],
+    ['v24.1.0', false, undefined],
+    // The issue 28 row: with the Qwen package to read, its engines make an old node an error.
+    ['v20.20.2', true, 'error'],
+    ['v22.23.3', true, undefined],
+  ])('node %s, Qwen package here: %s → %s', async (nodeVersion, withPackage, severity) => {
+    const checks = await installWithPins({ nodeVersion, qwenPackage: withPackage });
+    const found = checks.find((c) => !c.ok && c.message.includes('engines.node'));
+    const shown = (m: string) => m.replaceAll(/"\/[^"]*"/g, '"…"');
+    expect(found === undefined ? undefined : [found.severity, shown(found.message)]).toEqual(
+      severity === undefined
+        ? undefined
+        : severity === 'warning'
+          ? [
+              'warning',
+              `node "…" is ${nodeVersion}; Qwen Code 0.24.4 declares engines.node ">=22.0.0" (no Qwen package here to read: render, verify and the launcher refuse it where there is one); pin a Node 22 binary`,
+            ]
+          : [
+              'error',
+              `node "…" is ${nodeVersion}, but Qwen 0.24.4 at "…" declares engines.node ">=22.0.0": it cannot start on it; fix: pin a Node that satisfies ">=22.0.0" (docs/admin.md, "Installing Qwen for a deployment")`,
+            ],
     );
   });
 });

@@ -22,11 +22,13 @@ import {
   fakeRuntimes,
   LATER,
   NOW,
+  REPO,
   render,
   renderToDir,
   snapshotTree,
   TOOLKIT,
   tempDir,
+  verifyInstall,
 } from './fixtures.js';
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -49,6 +51,23 @@ describe('golden renders (every profile × platform)', () => {
     const rendered = render(await example(name));
     await expect(dump(rendered)).toMatchFileSnapshot(`./__golden__/${name}.txt`);
   });
+});
+
+describe('verify of every example, staged here', () => {
+  it.each(EXAMPLES.filter((name) => name !== 'windows'))(
+    'examples/deployments/%s.json renders a tree verify passes (with --deployment: no drift)',
+    async (name) => {
+      const dir = await renderToDir(await example(name));
+      const runtimeDir = path.join(await tempDir(), 'runtime');
+      await fs.mkdir(runtimeDir);
+      for (const [file, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, file), bytes);
+      const report = await verifyInstall(dir, {
+        deploymentFile: path.join(REPO, 'examples', 'deployments', `${name}.json`),
+        runtimeDir,
+      });
+      expect(report.checks.filter((c) => !c.ok && c.severity === 'error')).toEqual([]);
+    },
+  );
 });
 
 describe('renderInstall', () => {

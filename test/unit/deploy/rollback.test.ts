@@ -142,14 +142,27 @@ describe('rollback of an install profile', () => {
       'a settings file changed since render',
       async (dir: string) => fs.appendFile(path.join(dir, 'profiles/write/system-settings.json'), ' '),
       'write',
-      /does not match its manifest\.json \(profiles\/write\/system-settings\.json changed or missing since render/,
+      /differs from its manifest\.json \(profiles\/write\/system-settings\.json has other bytes\): an interrupted render, or tampering; nothing was changed\. Fix: run `qwen-managed verify/,
     ],
     [
       // Re-hashing the whole manifest would vouch for bytes render never wrote.
       'any other listed file changed (never adopted into the manifest)',
       async (dir: string) => fs.appendFile(path.join(dir, 'runtime/auto-recall.js'), '// x'),
       'on-demand',
-      /runtime\/auto-recall\.js changed or missing since render/,
+      /runtime\/auto-recall\.js has other bytes/,
+    ],
+    [
+      // The issue 28 row: rollback used to re-hash a tampered mode into the manifest.
+      "a managed file's mode changed since render (never recorded into the manifest)",
+      async (dir: string) => fs.chmod(path.join(dir, 'profiles/write/system-settings.json'), 0o666),
+      'write',
+      /profiles\/write\/system-settings\.json has mode 0666, not 0644/,
+    ],
+    [
+      'a file the manifest does not list',
+      async (dir: string) => fs.writeFile(path.join(dir, 'profiles/write/extra.json'), '{}'),
+      'write',
+      /profiles\/write\/extra\.json is not listed/,
     ],
     [
       'a render or rollback running (the install lock is held by a live process)',

@@ -6,9 +6,10 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDeploymentText } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid } from '../../../src/deploy/deployment/problems.js';
-import { closest, editDistance, settingsFactsProblems } from '../../../src/deploy/deployment/settings.js';
+import { settingsFactsProblems } from '../../../src/deploy/deployment/settings.js';
 import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
 import { type JsonSchemaNode, qwenSettingsJsonSchema } from '../../../src/qwen/settings-json-schema.js';
+import { closest, editDistance } from '../../../src/text/closest.js';
 import { REPO } from './fixtures.js';
 
 describe('settings keys and values are Qwen 0.24.4 settings', () => {
@@ -50,10 +51,23 @@ describe('settings keys and values are Qwen 0.24.4 settings', () => {
       fix: 'write a JSON string',
     },
     {
-      settings: { model: { reasoningEffort: 'huge' } },
+      settings: { model: { reasoningEffort: 'enormous' } },
       key: 'settings.model.reasoningEffort',
       message: 'is not one of the values Qwen accepts',
       fix: 'use one of "low", "medium", "high", "xhigh", "max"',
+    },
+    {
+      // Qwen's schema types it as a string; its code knows six AuthType values (extracted per version).
+      settings: { security: { auth: { selectedType: 'openai-compatible' } } },
+      key: 'settings.security.auth.selectedType',
+      message: 'is not one of the values Qwen accepts',
+      fix: 'use one of "openai", "openai-responses", "qwen-oauth", "gemini", "vertex-ai", "anthropic"',
+    },
+    {
+      settings: { security: { auth: { selectedType: 'opanai' } } },
+      key: 'settings.security.auth.selectedType',
+      message: 'is not one of the values Qwen accepts',
+      fix: 'did you mean "openai"? (one of "openai", "openai-responses", "qwen-oauth", "gemini", "vertex-ai", "anthropic")',
     },
     {
       settings: { model: { goalCheckpointTimeoutSeconds: 901 } },

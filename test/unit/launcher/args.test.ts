@@ -120,6 +120,11 @@ describe('parseArgs: profile problems', () => {
       'unknown profile kind "nonsense" (kinds: on-demand, auto-recall, write)',
     ],
     [['--profile='], '', 'unknown profile kind "" (kinds: on-demand, auto-recall, write)'],
+    [
+      ['--profile', 'autorecall'],
+      'autorecall',
+      'unknown profile kind "autorecall"; did you mean "auto-recall"? (kinds: on-demand, auto-recall, write)',
+    ],
     [['--profile'], '--profile', 'missing value: --profile <kind>'],
     [[], undefined, 'missing --profile <kind>'],
   ])('%j', (argv, argument, message) => {

@@ -175,7 +175,52 @@ describe('loadPins', () => {
     const entry = path.join(f.root, 'qwen', 'cli-entry.js');
     fs.copyFileSync(path.join(f.root, 'qwen', 'cli.js'), entry);
     expect(refusal(() => load(f)).problems).toEqual([
-      `Qwen cli ${q(entry)} is cli-entry.js (the self-updating relaunch path); pin cli.js instead`,
+      `Qwen cli ${q(entry)} is cli-entry.js, Qwen's self-updating wrapper (npm's bin/qwen links to it): it relaunches Qwen and can apply an update first; fix: pin ${q(path.join(f.root, 'qwen', 'cli.js'))}`,
+    ]);
+  });
+
+  it("refuses npm's bin/qwen link: a pin is judged by what it resolves to (the issue 28 row)", () => {
+    const f = fixture({
+      editPlan: (p) => ({ ...p, qwenCli: path.join(path.dirname(path.dirname(p.qwenCli)), 'bin', 'qwen') }),
+    });
+    const entry = path.join(f.root, 'qwen', 'cli-entry.js');
+    fs.copyFileSync(path.join(f.root, 'qwen', 'cli.js'), entry);
+    fs.mkdirSync(path.join(f.root, 'bin'), { mode: 0o755 });
+    fs.symlinkSync('../qwen/cli-entry.js', path.join(f.root, 'bin', 'qwen'));
+    expect(refusal(() => load(f)).problems).toEqual([
+      `Qwen cli ${q(path.join(f.root, 'bin', 'qwen'))} (it resolves to ${q(entry)}) is cli-entry.js, Qwen's self-updating wrapper (npm's bin/qwen links to it): it relaunches Qwen and can apply an update first; fix: pin ${q(path.join(f.root, 'qwen', 'cli.js'))}`,
+    ]);
+    // Control: the same link to cli.js is accepted (node runs the linked script from its real path).
+    fs.rmSync(path.join(f.root, 'bin', 'qwen'));
+    fs.symlinkSync('../qwen/cli.js', path.join(f.root, 'bin', 'qwen'));
+    expect(load(f).argv[0]).toBe(path.join(f.root, 'bin', 'qwen'));
+  });
+
+  it.each<[string, string, boolean]>([
+    ['v20.20.2', '>=22.0.0', true],
+    ['v21.7.3', '>=22.0.0', true],
+    ['v22.23.3', '>=22.0.0', false],
+  ])("node %s against the Qwen package's engines %s: refused %s", (version, engines, refused) => {
+    const f = fixture();
+    fs.writeFileSync(
+      path.join(f.root, 'qwen', 'package.json'),
+      JSON.stringify({ name: '@qwen-code/qwen-code', version: '0.24.4', engines: { node: engines } }),
+      { mode: 0o644 },
+    );
+    const run = () =>
+      loadPins({
+        installDir: f.installDir,
+        kind: 'on-demand',
+        platform: 'posix',
+        fs,
+        nodeVersionOf: () => version,
+      });
+    if (!refused) {
+      expect(run().qwenVersion).toBe('0.24.4');
+      return;
+    }
+    expect(refusal(run).problems).toEqual([
+      `node ${q(process.execPath)} is ${version}, but Qwen 0.24.4 at ${q(path.join(f.root, 'qwen'))} declares engines.node "${engines}": it cannot start on it; fix: pin a Node that satisfies "${engines}" (docs/admin.md, "Installing Qwen for a deployment")`,
     ]);
   });
 

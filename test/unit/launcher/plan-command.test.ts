@@ -310,7 +310,7 @@ describe('qwen-managed plan', () => {
     [['--dir', '/x'], 'plan: --profile KIND is required'],
     [
       ['--dir', '/x', '--profile', 'bogus'],
-      'plan: unknown profile kind bogus (kinds: on-demand, auto-recall, write)',
+      'plan: unknown profile kind "bogus" (kinds: on-demand, auto-recall, write)',
     ],
     [['--dir', '/x', '--profile', 'write', '--yolo'], "plan: Unknown option '--yolo'"],
   ])('usage error for %j', async (args, message) => {

@@ -2,12 +2,12 @@
 // parsers, provider factory, providers over a scripted transport) and the input generators.
 // differential.test.ts runs them against test/fixtures/upstream-reference.
 import fc from 'fast-check';
-import { compiledConfigParser } from '../../../src/config/compiled-parser.js';
 import { zodConfigParser } from '../../../src/config/load.js';
 import type { ProviderConfig } from '../../../src/config/schema.js';
 import type { Transport, TransportRequest } from '../../../src/http/transport.js';
 import { createProvider } from '../../../src/providers/factory.js';
 import type { ContextItem, RememberResult } from '../../../src/providers/types.js';
+import { validateRuntimeConfig } from '../../../src/startup/validators/runtime-config.js';
 
 /** A transport that records each request and plays one fixed answer (`undefined`: the connection fails). */
 export function scriptedTransport(answer: { status: number; body: string | Uint8Array } | undefined) {
@@ -33,9 +33,9 @@ export function scriptedTransport(answer: { status: number; body: string | Uint8
 /** What our two config parsers make of a config: both must agree, or the case fails. */
 export function parseBoth(json: unknown): ProviderConfig | undefined {
   const zod = zodConfigParser(json);
-  const compiled = compiledConfigParser(json);
-  if (zod.ok !== compiled.ok) throw new Error(`the config parsers disagree on ${JSON.stringify(json)}`);
-  return zod.ok ? zod.config.provider : undefined;
+  const generated = validateRuntimeConfig(json);
+  if (zod.ok !== generated.ok) throw new Error(`the config parsers disagree on ${JSON.stringify(json)}`);
+  return zod.ok ? zod.value.provider : undefined;
 }
 
 const signal = () => AbortSignal.timeout(5_000);

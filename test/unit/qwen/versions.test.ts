@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import versions from '../../../policies/qwen/versions.json' with { type: 'json' };
 import e2ePackage from '../../../scripts/e2e/package.json' with { type: 'json' };
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from '../../../scripts/qwen-facts/generate-tables.js';
+import { satisfiesEngines } from '../../../src/host/node-engines.js';
 import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
 import { SETTINGS_TABLES } from '../../../src/qwen/settings-tables.js';
 import {
@@ -67,6 +68,7 @@ describe('supported Qwen versions', () => {
         'defaultExcludedEnvVars',
         'hookTimeoutUnit',
         'modelClients',
+        'nodeEngines',
         'packagingDefects',
         'ripgrep',
         'settings',
@@ -89,6 +91,9 @@ describe('supported Qwen versions', () => {
       }
     }
     expect(['seconds', 'milliseconds']).toContain(entry.hookTimeoutUnit);
+    // A range the engines check can read (it judges a pinned node by it where no package is there).
+    expect(satisfiesEngines('v22.23.3', String(entry.nodeEngines))).toBe(true);
+    expect(satisfiesEngines('v20.20.2', String(entry.nodeEngines))).toBe(false);
     for (const defect of entry.packagingDefects as unknown[])
       expect(['ripgrep-not-executable']).toContain(defect);
     // The settings table it names is extracted (policies/qwen/<dir>/) and bundled.

@@ -71,6 +71,7 @@ function providers(): Record<string, unknown>[] {
   return [
     { type: 'generic-http-search-v1', baseUrl: 'https://context.example.com', tokenEnv: VARIABLE },
     { type: 'mem0-platform-v3', apiKeyEnv: VARIABLE, appId: 'repository-memory' },
+    { type: 'dataworks-bff-memory-v1', baseUrl: 'https://bff.example.com', tokenEnv: VARIABLE },
     ...MEM0_PRESET_NAMES.map((preset) => ({
       type: 'mem0',
       preset,
@@ -127,6 +128,7 @@ const interesting = fc.oneof(
     'mem0',
     'mem0-v2',
     'generic-http-search-v1',
+    'dataworks-bff-memory-v1',
   ),
   fc.jsonValue({ maxDepth: 2 }),
   fc.string({ unit: 'binary', maxLength: 20 }),

@@ -16,6 +16,7 @@ import {
 } from '../../../contracts/broker.js';
 import { type BrokerConfig, brokerConfigSchema } from '../../../contracts/broker-config.js';
 import { PROFILE_FILES } from '../../../contracts/layout.js';
+import { PLATFORM_V3_ORIGIN } from '../../../contracts/mem0-presets.js';
 import type { AccountDb, PathStat } from '../../../host/accounts.js';
 import { readableByEveryone, readersOf } from '../../../host/accounts.js';
 import { NO_PROXY_VARIABLES, noProxyCovers, withNoProxyHost } from '../../../policy/broker-env.js';
@@ -107,11 +108,11 @@ export function checkBrokerTree(view: TreeView, checks: Checks): void {
         const provider = parseRuntimeConfig(text ?? '', providerConfigVersion(profile.kind)).provider;
         const own = listener(profile.kind);
         const origin =
-          provider.type === 'generic-http-search-v1'
-            ? provider.baseUrl
-            : provider.type === 'mem0'
-              ? provider.endpoint.origin
-              : 'https://api.mem0.ai';
+          provider.type === 'mem0'
+            ? provider.endpoint.origin
+            : provider.type === 'mem0-platform-v3'
+              ? PLATFORM_V3_ORIGIN
+              : provider.baseUrl;
         const checked = checkOrigin(origin);
         if (own === undefined || !checked.ok || checked.origin !== brokerOrigin(own.port))
           routing.push(

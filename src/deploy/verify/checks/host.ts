@@ -6,7 +6,11 @@
 
 import type { LaunchPlan } from '../../../contracts/launch-plan.js';
 import { EXTRA_CA_VARIABLE } from '../../../contracts/layout.js';
+import { satisfiesEngines } from '../../../host/node-engines.js';
+import type { QwenPackageFact } from '../../../host/qwen-package.js';
+import { nodeEnginesProblem, qwenWrapperProblem } from '../../../host/qwen-pins.js';
 import { posixQuote } from '../../../policy/quote.js';
+import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../../qwen/versions.js';
 import { showValue } from '../../json.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';
@@ -21,8 +25,6 @@ export interface HostStat {
   version?: string;
 }
 
-/** Qwen Code 0.24.4 declares `engines.node >= 22`; an older pinned node cannot start it. */
-export const QWEN_MIN_NODE_MAJOR = 22;
 /** Absolute path → its stat on this machine, or null when absent. */
 export type HostFacts = ReadonlyMap<string, HostStat | null>;
 
@@ -114,7 +116,13 @@ export function checkHost(
   view: TreeView,
   facts: HostFacts,
   checks: Checks,
-  options: { real: boolean } = { real: false },
+  options: {
+    real: boolean;
+    /** The Qwen package around the pinned qwenCli's real path, walked on this machine. */
+    qwen?: QwenPackageFact;
+    /** The pinned qwenCli's real path on this machine (links resolved). */
+    qwenCliReal?: string;
+  } = { real: false },
 ): void {
   const plan = view.profiles.find((p) => p.plan !== undefined)?.plan;
   if (plan === undefined) return;
@@ -144,11 +152,21 @@ export function checkHost(
     warnings.push(...found.warnings);
   }
   const version = facts.get(plan.node)?.version;
-  const major = version === undefined ? undefined : Number(/^v(\d+)/.exec(version)?.[1]);
-  if (major !== undefined && major < QWEN_MIN_NODE_MAJOR) {
-    warnings.push(
-      `node ${showValue(plan.node)} is ${version}; Qwen Code 0.24.4 needs Node ${QWEN_MIN_NODE_MAJOR} or newer (pin a Node ${QWEN_MIN_NODE_MAJOR} binary)`,
-    );
+  const qwen = options.qwen?.kind === 'walked' && options.qwen.qwenPackage ? options.qwen : undefined;
+  if (!options.real) {
+    // The launcher's own rules, by the pin's resolved target (on the real install host.install has them).
+    const wrapper = qwenWrapperProblem(plan.qwenCli, options.qwenCliReal, showValue);
+    if (wrapper !== undefined) errors.push(wrapper);
+    const engines = qwen === undefined ? undefined : nodeEnginesProblem(plan.node, version, qwen, showValue);
+    if (engines !== undefined) errors.push(engines);
+  }
+  if (qwen === undefined && version !== undefined) {
+    // No Qwen package here to read (a staged tree, the demo's placeholder): the pinned version's published fact.
+    const facts = qwenVersionFacts(DEFAULT_QWEN_VERSION)!;
+    if (satisfiesEngines(version, facts.nodeEngines) === false)
+      warnings.push(
+        `node ${showValue(plan.node)} is ${version}; Qwen Code ${facts.version} declares engines.node ${showValue(facts.nodeEngines)} (no Qwen package here to read: render, verify and the launcher refuse it where there is one); pin a Node 22 binary`,
+      );
   }
   // The real install's verdict is host.install's; a pass line here would only repeat it.
   if (!options.real)

@@ -28,7 +28,12 @@ export function providerWarnings(
 ): { id: string; message: string }[] {
   const warnings: { id: string; message: string }[] = [];
   const provider = config.provider;
-  if (kind === 'auto-recall' && (provider.type === 'mem0' || provider.type === 'mem0-platform-v3')) {
+  // The DataWorks BFF serves Mem0 memories too: the same reinforcement applies behind it.
+  const mem0Behind =
+    provider.type === 'mem0' ||
+    provider.type === 'mem0-platform-v3' ||
+    provider.type === 'dataworks-bff-memory-v1';
+  if (kind === 'auto-recall' && mem0Behind) {
     // Every prompt retrieves: with Memory Decay on, each retrieval reinforces what it returned.
     warnings.push({
       id: 'provider.memory-decay',

@@ -1,24 +1,57 @@
-// The hook's compiled parser, generated from the zod schema (scripts/generate-config-parser.ts), must
-// accept exactly what the schema accepts, with the same output and the same key path for the first
-// problem (what ConfigurationError carries): zod (schema.ts) is the definition, this its fast form.
+// The start-up validators, generated from the zod schemas (scripts/generate-validators.ts), must
+// answer exactly what their schema answers: the same output, and the same issues in the same order
+// (code, key path, expected type, unknown keys) — the hook's ConfigurationError carries the first
+// issue's path, the launcher's refusal names up to five. zod is the definition, these its fast form.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { CONFIG_PARSER_FILE, generateConfigParser } from '../../../scripts/generate-config-parser.js';
 import { REPOSITORY_ROOT } from '../../../scripts/generate-schemas.js';
-import { compiledConfigParser } from '../../../src/config/compiled-parser.js';
-import { zodConfigParser } from '../../../src/config/load.js';
+import { generateValidator, VALIDATORS } from '../../../scripts/generate-validators.js';
+import type { Validation } from '../../../src/base/validation.js';
+import { runtimeConfigSchema } from '../../../src/config/schema.js';
+import { installManifestSchema } from '../../../src/contracts/install-manifest-schema.js';
+import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 import { MEM0_PRESET_NAMES } from '../../../src/contracts/mem0-presets.js';
+import { validateInstallManifest } from '../../../src/startup/validators/install-manifest.js';
+import { validateLaunchPlan } from '../../../src/startup/validators/launch-plan.js';
+import { validateRuntimeConfig } from '../../../src/startup/validators/runtime-config.js';
+import { mutate, mutationArb } from '../../fixtures/json-mutations.js';
+import { samplePlan } from '../launcher/plan-fixture.js';
 
-function agree(json: unknown): void {
-  const zod = zodConfigParser(json);
-  const compiled = compiledConfigParser(json);
-  const shown = (r: typeof zod) =>
-    r.ok ? { ok: true, config: r.config } : { ok: false, keyPath: r.keyPath };
-  expect(shown(compiled)).toEqual(shown(zod));
+interface ZodSchema {
+  safeParse(value: unknown):
+    | { success: true; data: unknown }
+    | {
+        success: false;
+        error: { issues: { code: string; path: PropertyKey[]; expected?: unknown; keys?: unknown }[] };
+      };
 }
+
+/** What both sides say about a document: the output, or the issues' code, path, expected type and keys. */
+function zodAnswer(schema: ZodSchema, json: unknown) {
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issues = parsed.error.issues.map(({ code, path, expected, keys }) => ({
+    code,
+    path,
+    ...(expected === undefined ? {} : { expected }),
+    ...(keys === undefined ? {} : { keys }),
+  }));
+  return { ok: false, issues };
+}
+function generatedAnswer(validation: Validation<unknown>) {
+  if (validation.ok) return { ok: true, value: validation.value };
+  // `continue` is zod's internal abort flag, not part of what an issue says.
+  return { ok: false, issues: validation.issues.map(({ continue: _, ...issue }) => issue) };
+}
+
+const agreeWith =
+  (schema: ZodSchema, validate: (json: unknown) => Validation<unknown>) => (json: unknown) => {
+    expect(generatedAnswer(validate(json))).toEqual(zodAnswer(schema, json));
+  };
+const agree = agreeWith(runtimeConfigSchema, validateRuntimeConfig);
 
 const generic = {
   type: 'generic-http-search-v1',
@@ -47,6 +80,34 @@ const TABLE: [string, unknown][] = [
   ],
   ['v1 platform with write, trimmed appId', { version: 1, write: { enabled: true }, provider: platform }],
   ['v1 mem0 with insecure http and basePath', { version: 1, timeoutMs: 1, provider: mem0 }],
+  [
+    'v1 DataWorks BFF with write',
+    {
+      version: 1,
+      write: { enabled: true },
+      provider: { type: 'dataworks-bff-memory-v1', baseUrl: 'https://bff.example.com', tokenEnv: 'T' },
+    },
+  ],
+  [
+    'v2 DataWorks BFF',
+    {
+      version: 2,
+      autoRecall: { repositoryRoot: '/srv/repo' },
+      provider: { type: 'dataworks-bff-memory-v1', baseUrl: 'http://127.0.0.1:9', tokenEnv: 'T' },
+    },
+  ],
+  [
+    'DataWorks BFF with a scope (it has none: the BFF scopes by the token)',
+    {
+      version: 1,
+      provider: {
+        type: 'dataworks-bff-memory-v1',
+        baseUrl: 'https://bff.example.com',
+        tokenEnv: 'T',
+        scope: { userId: 'u' },
+      },
+    },
+  ],
   [
     'v1 mem0 without basePath',
     { version: 1, provider: { ...mem0, endpoint: { origin: 'https://m.example' } } },
@@ -132,30 +193,58 @@ const TABLE: [string, unknown][] = [
   ['scope missing', { version: 1, provider: { ...mem0, scope: undefined } }],
 ];
 
-describe('the generated parser on disk', () => {
-  it('equals a fresh generation from the zod schema (run `npm run schemas` after changing schema.ts)', () => {
-    expect(readFileSync(join(REPOSITORY_ROOT, CONFIG_PARSER_FILE), 'utf8')).toBe(generateConfigParser());
-  });
+describe('the generated validators on disk', () => {
+  it.each(VALIDATORS.map((target) => [target.file, target] as const))(
+    '%s equals a fresh generation from its zod schema (run `npm run schemas` after changing it)',
+    (file, target) => {
+      expect(readFileSync(join(REPOSITORY_ROOT, file), 'utf8')).toBe(generateValidator(target));
+    },
+  );
 
   it.each<[string, unknown, string]>([
     [
-      'a refinement not exported from rules.ts',
+      'a refinement not exported from a rules module',
       z.strictObject({ a: z.string().check(z.refine((s) => s !== '')) }),
-      'not exported from src/config/rules.ts',
+      'is not exported from any of src/config/rules.ts',
     ],
     ['a non-strict object', z.object({ a: z.string() }), 'only strict objects'],
     [
       'a type it does not know',
-      z.strictObject({ a: z.array(z.string()) }),
-      'zod type array is not supported',
+      z.strictObject({ a: z.tuple([z.string()]) }),
+      'zod type tuple is not supported',
+    ],
+    ['a check it does not know', z.strictObject({ a: z.string().check(z.maxLength(3)) }), 'check max_length'],
+    [
+      'a record whose enum keys must all be present',
+      z.record(z.enum(['a', 'b']), z.string()),
+      'a record keyed by a enum (not partial)',
+    ],
+    [
+      'an aborting refinement',
+      z.string().check(z.refine(() => true, { abort: true })),
+      'an aborting or conditional custom',
     ],
   ])('refuses to generate from a schema with %s', (_case, schema, message) => {
-    expect(() => generateConfigParser(schema)).toThrow(message);
+    expect(() => generateValidator(VALIDATORS[0]!, schema)).toThrow(message);
   });
 });
 
-describe('the compiled parser agrees with the zod schema', () => {
+describe('the runtime config validator agrees with the zod schema', () => {
   it.each(TABLE)('%s', (_name, json) => agree(json));
+
+  it('reports what zod reports, in order: every issue, not only the first', () => {
+    const json = { version: 1, timeoutMs: 2.5, provider: { ...generic, tokenEnv: '1A', x: 1 }, y: 2 };
+    expect(generatedAnswer(validateRuntimeConfig(json))).toEqual({
+      ok: false,
+      issues: [
+        { code: 'invalid_type', path: ['timeoutMs'], expected: 'int' },
+        { code: 'invalid_format', path: ['provider', 'tokenEnv'] },
+        { code: 'unrecognized_keys', path: ['provider'], keys: ['x'] },
+        { code: 'unrecognized_keys', path: [], keys: ['y'] },
+      ],
+    });
+    agree(json);
+  });
 
   it('on random JSON', () => {
     fc.assert(fc.property(fc.jsonValue(), agree), { numRuns: 500 });
@@ -207,6 +296,7 @@ describe('the compiled parser agrees with the zod schema', () => {
   const providerArb = fc.oneof(
     fc.record({ type: fc.constant('generic-http-search-v1'), baseUrl: origin, tokenEnv: name }),
     fc.record({ type: fc.constant('mem0-platform-v3'), apiKeyEnv: name, appId: str }),
+    fc.record({ type: fc.constant('dataworks-bff-memory-v1'), baseUrl: origin, tokenEnv: name }),
     fc.record({
       type: fc.constant('mem0'),
       preset: mostly(fc.constantFrom(...MEM0_PRESET_NAMES), str),
@@ -250,11 +340,124 @@ describe('the compiled parser agrees with the zod schema', () => {
     fc.assert(
       fc.property(configArb, (json) => {
         agree(json);
-        if (zodConfigParser(json).ok) accepted++;
+        if (runtimeConfigSchema.safeParse(json).success) accepted++;
       }),
       { numRuns: 3000 },
     );
     // The generator must reach both outcomes, or the comparison proves little.
     expect(accepted).toBeGreaterThan(100);
+  });
+});
+
+const manifest = {
+  toolkitVersion: '0.1.0',
+  deploymentSha256: 'a'.repeat(64),
+  adminUid: 0,
+  files: { 'manifest.json': { sha256: 'b'.repeat(64), mode: '0644' } },
+  profiles: { 'on-demand': { state: 'active', changedAt: '2026-12-02T00:00:00.000Z' } },
+};
+
+const launcherFiles = [
+  { name: 'launch.json', zod: launchPlanSchema, validate: validateLaunchPlan, valid: samplePlan() },
+  { name: 'manifest.json', zod: installManifestSchema, validate: validateInstallManifest, valid: manifest },
+] as const;
+
+// Values a mutation plants: each JSON type, the boundaries the schemas draw, and the enums' members.
+const planted = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom(1, 0, -1, 1.5, 2 ** 53, 'on-demand', 'rolled-back', 'posix', 'untrusted', true),
+  fc.constantFrom('0644', '0999', 'a'.repeat(64), '0123456789abcdef', { file: '/f' }, { inherit: true }),
+);
+const keys = fc.constantFrom('version', 'extra', '__proto__', 'write', 'file', 'inherit', 'mode', 'sha256');
+
+describe.each(launcherFiles)('$name: the generated validator agrees with the zod schema', (file) => {
+  const agreeHere = agreeWith(file.zod, file.validate as (json: unknown) => Validation<unknown>);
+
+  it('accepts the valid document as it is', () => {
+    expect(file.validate(file.valid)).toEqual({ ok: true, value: file.valid });
+  });
+
+  it('on 3000 mutated documents, reaching both outcomes', () => {
+    let accepted = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.array(mutationArb(planted, keys), { minLength: 1, maxLength: 3 }), (mutations) => {
+        const doc = mutate(file.valid, mutations);
+        agreeHere(doc);
+        if (file.zod.safeParse(doc).success) accepted++;
+        else refused++;
+      }),
+      { numRuns: 3000 },
+    );
+    expect(accepted).toBeGreaterThan(50);
+    expect(refused).toBeGreaterThan(50);
+  });
+});
+
+describe('launch.json and manifest.json issues name the place and the rule', () => {
+  it.each([
+    {
+      what: 'a wrong type and an unknown key',
+      doc: { ...samplePlan(), node: 7, extra: true },
+      issues: [
+        { code: 'invalid_type', path: ['node'], expected: 'string' },
+        { code: 'unrecognized_keys', path: [], keys: ['extra'] },
+      ],
+    },
+    {
+      what: 'a missing key',
+      doc: (({ cwd: _cwd, ...rest }) => rest)(samplePlan()),
+      issues: [{ code: 'invalid_type', path: ['cwd'], expected: 'string' }],
+    },
+    {
+      what: 'a value outside the enum and a bad pattern',
+      doc: { ...samplePlan(), profile: 'yolo', installId: 'XYZ' },
+      issues: [
+        { code: 'invalid_value', path: ['profile'] },
+        { code: 'invalid_format', path: ['installId'] },
+      ],
+    },
+    {
+      what: 'a credential source matching neither form',
+      doc: { ...samplePlan(), credentials: { T: { file: '/f', inherit: true } } },
+      issues: [{ code: 'invalid_union', path: ['credentials', 'T'] }],
+    },
+    {
+      what: 'a credential source with an extra key (the one form it is closest to names it)',
+      doc: { ...samplePlan(), credentials: { T: { file: '/f', x: 1 } } },
+      issues: [{ code: 'unrecognized_keys', path: ['credentials', 'T'], keys: ['x'] }],
+    },
+  ])('launch.json: $what', ({ doc, issues }) => {
+    expect(generatedAnswer(validateLaunchPlan(doc))).toEqual({ ok: false, issues });
+    agreeWith(launchPlanSchema, validateLaunchPlan as (json: unknown) => Validation<unknown>)(doc);
+  });
+
+  it.each([
+    {
+      what: 'a profile name outside the enum',
+      edit: { profiles: { yolo: { state: 'active', changedAt: 'x' } } },
+      issues: [{ code: 'unrecognized_keys', path: ['profiles'], keys: ['yolo'] }],
+    },
+    { what: 'a negative uid', edit: { adminUid: -1 }, issues: [{ code: 'too_small', path: ['adminUid'] }] },
+    {
+      what: 'a fractional uid',
+      edit: { adminUid: 0.5 },
+      issues: [{ code: 'invalid_type', path: ['adminUid'], expected: 'int' }],
+    },
+  ])('manifest.json: $what is refused', ({ edit, issues }) => {
+    const doc = { ...manifest, ...edit };
+    expect(generatedAnswer(validateInstallManifest(doc))).toEqual({ ok: false, issues });
+    agreeWith(installManifestSchema, validateInstallManifest as (json: unknown) => Validation<unknown>)(doc);
+  });
+
+  it('drops a __proto__ record key as zod drops it, and never makes it a prototype', () => {
+    const doc = {
+      ...samplePlan(),
+      credentials: JSON.parse('{"__proto__": {"inherit": true}, "T": {"inherit": true}}'),
+    };
+    const checked = validateLaunchPlan(doc);
+    expect(checked).toEqual({ ok: true, value: { ...samplePlan(), credentials: { T: { inherit: true } } } });
+    expect(checked.ok && Object.getPrototypeOf(checked.value.credentials)).toBe(Object.prototype);
+    agreeWith(launchPlanSchema, validateLaunchPlan as (json: unknown) => Validation<unknown>)(doc);
   });
 });
