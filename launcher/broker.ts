@@ -21,6 +21,20 @@ export interface BrokerCheckDeps {
   timeoutMs?: number;
 }
 
+/** The broker as this session uses it: the model's listener, and the provider's while the profile is active. */
+export function brokerListeners(
+  plan: LaunchPlan,
+  externalContextActive: boolean,
+): { user: string; key: string; listeners: Array<{ name: string; port: number }> } | undefined {
+  const broker = plan.broker;
+  if (broker === undefined) return undefined;
+  return {
+    user: broker.user,
+    key: broker.key,
+    listeners: broker.listeners.filter((l) => l.name === MODEL_LISTENER || externalContextActive),
+  };
+}
+
 export async function checkBroker(
   plan: LaunchPlan,
   externalContextActive: boolean,
@@ -28,7 +42,7 @@ export async function checkBroker(
 ): Promise<void> {
   const broker = plan.broker;
   if (broker === undefined) return;
-  const listeners = broker.listeners.filter((l) => l.name === MODEL_LISTENER || externalContextActive);
+  const { listeners } = brokerListeners(plan, externalContextActive)!;
   if (listeners.length === 0) return;
   const brokerUid = parseAccountDb(deps.passwd(), '').users.find((u) => u.name === broker.user)?.uid;
   const owners = listenerOwnerProblems(broker, listeners, deps.tables(), deps.byteOrder, brokerUid);

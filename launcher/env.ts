@@ -6,7 +6,6 @@ import type { LaunchPlan } from '../src/contracts/launch-plan.js';
 import { OPTIONAL_PINNED_FILE_VARIABLES, PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
 import { PROVIDER_CONFIG_VARIABLE } from '../src/contracts/names.js';
 import { NO_PROXY_VARIABLES, withNoProxyHost } from '../src/policy/broker-env.js';
-import { withheldCredential } from '../src/policy/credentials.js';
 import {
   dedupeEnvEntries,
   forbiddenReason,
@@ -14,6 +13,7 @@ import {
   sameEnvName,
 } from '../src/policy/environment-names.js';
 import type { EnvironmentPolicy } from '../src/policy/policies.js';
+import { withheldCredential } from '../src/policy/routed-credentials.js';
 
 /** The variables naming the admin-owned files the launcher pins (launch.json `environment.files`). */
 export const PINNED_FILE_NAMES: readonly string[] = Object.keys(PINNED_FILE_VARIABLES);

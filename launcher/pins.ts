@@ -8,13 +8,14 @@ import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-ma
 import type { LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
 import { type HostFs, installHostProblems, installPath } from '../src/host/install-checks.js';
+import { qwenPackageVersion } from '../src/host/qwen-package.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
 import { validateInstallManifest } from '../src/startup/validators/install-manifest.js';
 import { validateLaunchPlan } from '../src/startup/validators/launch-plan.js';
 import { buildArgv } from './argv.js';
 import { checkPlanInstallDir, type RealpathFs } from './install-dir.js';
-import { failure, usage } from './messages.js';
+import { failure, LAUNCH_EXIT, LaunchError } from './messages.js';
 
 export interface PinsFs extends HostFs, RealpathFs {}
 
@@ -25,6 +26,11 @@ export interface PinsInput {
   platform: Platform;
   fs: PinsFs;
   argumentPolicy?: ArgumentPolicy;
+  /**
+   * False for `qwen-managed plan`, which may read a staged render (`--out`) or another platform's
+   * plan: what the files say, without checking where the tree lies, the host, owners and modes.
+   */
+  checkHost?: boolean;
   /** `<node> --version` of the pinned node (judged against the Qwen package's engines), or undefined. */
   nodeVersionOf?: (node: string) => string | undefined;
 }
@@ -99,6 +105,19 @@ export function readLaunchPlan(
   return { plan: value, bytes };
 }
 
+/** The profile is not in the manifest: a usage error of the launcher, an input error of `plan`. */
+export class NotDeployedError extends LaunchError {
+  constructor(
+    readonly kind: ProfileKind,
+    readonly installDir: string,
+    readonly deployed: readonly string[],
+  ) {
+    super(LAUNCH_EXIT.usage, [
+      `profile ${show(kind)} is not deployed in ${show(installDir)} (deployed: ${deployed.join(', ') || 'none'})`,
+    ]);
+  }
+}
+
 function nodeVersion(input: PinsInput, node: string): { nodeVersion?: string } {
   const version = input.nodeVersionOf?.(node);
   return version === undefined ? {} : { nodeVersion: version };
@@ -110,15 +129,30 @@ export function loadPins(input: PinsInput): Pins {
   const policy = input.argumentPolicy ?? ARGUMENT_POLICY;
   const manifest = readManifest(fs, installDir, platform);
   const state = manifest.profiles[kind];
-  if (state === undefined) {
-    const deployed = Object.keys(manifest.profiles).join(', ') || 'none';
-    throw usage(`profile ${show(kind)} is not deployed in ${show(installDir)} (deployed: ${deployed})`);
-  }
+  if (state === undefined) throw new NotDeployedError(kind, installDir, Object.keys(manifest.profiles));
   const planRel = launchPlanRel(kind);
   const { plan, bytes: planBytes } = readLaunchPlan(fs, installDir, kind, platform);
   const planFile = installPath(installDir, planRel, platform);
   if (plan.profile !== kind) {
     throw failure(`${show(planFile)} is the plan of profile ${show(plan.profile)}; re-render`);
+  }
+  const externalContextActive = state.state === 'active';
+  if (input.checkHost === false) {
+    const argv = buildArgv(plan, { externalContextActive }, policy);
+    // The version of the package cli.js sits in, read the way render reads it (no walk, no checks).
+    const qwenVersion =
+      plan.platform === 'posix'
+        ? qwenPackageVersion(plan.qwenCli, {
+            readFileSync: (file) => new TextDecoder().decode(fs.readFileSync(file)),
+          })
+        : undefined;
+    return {
+      plan,
+      manifest,
+      externalContextActive,
+      argv,
+      ...(qwenVersion === undefined ? {} : { qwenVersion }),
+    };
   }
   if (plan.platform !== platform) {
     throw failure(
@@ -126,7 +160,6 @@ export function loadPins(input: PinsInput): Pins {
     );
   }
   checkPlanInstallDir(plan.installDir, installDir, fs);
-  const externalContextActive = state.state === 'active';
   const argv = buildArgv(plan, { externalContextActive }, policy);
 
   const { problems, qwenVersion } = installHostProblems({

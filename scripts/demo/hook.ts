@@ -3,8 +3,8 @@
 // the launcher's (from `qwen-managed plan --json`) plus the variables Qwen adds for every hook.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { credentialFileValue } from '../../launcher/credentials.js';
 import type { PlanReport } from '../../src/cli/commands/plan.js';
+import { credentialFileValue } from '../../src/policy/routed-credentials.js';
 import { isPlainObject } from '../../src/text/json.js';
 import { DemoError } from './cli.js';
 import { type Finished, run } from './processes.js';

@@ -1,5 +1,5 @@
-// The Mem0 presets as data: one engine (engine.ts) reads this table. Published identifiers never
-// change meaning; an incompatible upstream change gets a new identifier.
+// The Mem0 presets as data: one contract (src/providers/mem0/preset-contract.ts) reads this table.
+// Published identifiers never change meaning; an incompatible upstream change gets a new identifier.
 
 export type ScopeKey = 'userId' | 'agentId' | 'appId';
 export type AuthScheme = 'token' | 'x-api-key' | 'bearer';

@@ -4,35 +4,11 @@
 // the latency. I/O (credentials, the transport, the clock) is injected by the command.
 
 import { MAX_ITEMS } from '../base/limits.js';
-import { joinUrl } from '../base/origin.js';
 import type { ProviderConfig } from '../config/schema.js';
-import {
-  MEM0_PRESETS,
-  PLATFORM_V3_ORIGIN,
-  type PresetSpec,
-  SCOPE_KEYS,
-  SCOPE_WIRE_NAME,
-  type ScopeKey,
-} from '../contracts/mem0-presets.js';
-import { postJson } from '../http/client.js';
 import { isProviderRequestError } from '../http/errors.js';
 import type { Transport } from '../http/transport.js';
-import {
-  DATAWORKS_CONTENT_FIELDS,
-  DATAWORKS_ID_FIELDS,
-  DATAWORKS_SEARCH_PATH,
-  dataworksCredentialHeader,
-  dataworksSearchBody,
-  openEnvelope,
-  parseDataworksSearchResponse,
-} from '../providers/dataworks-bff.js';
-import {
-  GENERIC_SEARCH_PATH,
-  genericCredentialHeader,
-  genericSearchBody,
-  parseGenericSearchResponse,
-} from '../providers/generic-http.js';
-import { buildSearchBody, credentialHeader, parseMem0SearchResponse } from '../providers/mem0/engine.js';
+import { describeProvider } from '../providers/describe.js';
+import { requestUrl, sendRequest } from '../providers/request.js';
 import { isPlainObject } from '../text/json.js';
 
 /** The query the probe searches for: harmless, recognisable in provider logs. */
@@ -63,109 +39,6 @@ export interface ProbeOptions {
   /** Milliseconds from a monotonic clock. */
   now(): number;
   timeoutMs: number;
-  /** Test hook: replaces https://api.mem0.ai for the legacy `mem0-platform-v3` block. */
-  platformOrigin?: string;
-}
-
-interface Contract {
-  contract: string;
-  url: string;
-  credential: { name: string; value: string };
-  body: unknown;
-  /** Wire name → the value the scope must have, for the results that carry it. */
-  scope: Map<string, string>;
-  /** Throws on a top-level shape the runtimes would refuse; returns the raw results. */
-  read(answer: unknown): { raw: unknown[]; kept: number };
-  contentFields: readonly string[];
-  /** Where a result's id may be (default `id`). */
-  idFields?: readonly string[];
-  /** The answer's own refusal (the BFF's envelope code), in fixed words; undefined when it is not one. */
-  refusal?(answer: unknown): string | undefined;
-  /** The top-level shape the contract defines, for the "wrong shape" message. */
-  shape: string;
-}
-
-function mem0Contract(
-  name: string,
-  preset: PresetSpec,
-  origin: string,
-  basePath: string,
-  scope: Partial<Record<ScopeKey, string>>,
-  credential: string,
-): Contract {
-  const wanted = new Map<string, string>();
-  for (const key of SCOPE_KEYS) if (scope[key] !== undefined) wanted.set(SCOPE_WIRE_NAME[key], scope[key]!);
-  return {
-    contract: name,
-    url: joinUrl(origin, basePath, preset.searchPath),
-    credential: credentialHeader(preset.auth, credential),
-    body: buildSearchBody(preset, scope, PROBE_QUERY, MAX_ITEMS),
-    scope: wanted,
-    read: (answer) => ({
-      kept: parseMem0SearchResponse(preset, answer, MAX_ITEMS).length,
-      raw: (answer as { results: unknown[] }).results,
-    }),
-    contentFields: preset.contentFields,
-    shape: '{"results": [...]}',
-  };
-}
-
-function contractFor(provider: ProviderConfig, credential: string, options: ProbeOptions): Contract {
-  switch (provider.type) {
-    case 'generic-http-search-v1':
-      return {
-        contract: provider.type,
-        url: joinUrl(provider.baseUrl, '', GENERIC_SEARCH_PATH),
-        credential: genericCredentialHeader(credential),
-        body: genericSearchBody(PROBE_QUERY),
-        scope: new Map(),
-        read: (answer) => ({
-          kept: parseGenericSearchResponse(answer, MAX_ITEMS).length,
-          raw: (answer as { items: unknown[] }).items,
-        }),
-        contentFields: ['content'],
-        shape: '{"items": [...]}',
-      };
-    case 'dataworks-bff-memory-v1':
-      return {
-        contract: provider.type,
-        url: joinUrl(provider.baseUrl, '', DATAWORKS_SEARCH_PATH),
-        credential: dataworksCredentialHeader(credential),
-        body: dataworksSearchBody(PROBE_QUERY, MAX_ITEMS),
-        // The BFF scopes by the token: nothing on the wire to check.
-        scope: new Map(),
-        read: (answer) => {
-          const kept = parseDataworksSearchResponse(answer, MAX_ITEMS).length;
-          const data = (answer as { data: unknown }).data;
-          return { kept, raw: Array.isArray(data) ? data : (data as { results: unknown[] }).results };
-        },
-        contentFields: DATAWORKS_CONTENT_FIELDS,
-        idFields: DATAWORKS_ID_FIELDS,
-        refusal: (answer) =>
-          openEnvelope(answer).kind === 'rejected'
-            ? 'the BFF refused the search (its envelope code is neither 0 nor 200: check the token and its rights)'
-            : undefined,
-        shape: '{"code": 0, "data": [...]}',
-      };
-    case 'mem0-platform-v3':
-      return mem0Contract(
-        'mem0-platform-v3',
-        MEM0_PRESETS['mem0-platform-v3'],
-        options.platformOrigin ?? PLATFORM_V3_ORIGIN,
-        '',
-        { appId: provider.appId },
-        credential,
-      );
-    case 'mem0':
-      return mem0Contract(
-        provider.preset,
-        MEM0_PRESETS[provider.preset],
-        new URL(provider.endpoint.origin).origin,
-        provider.endpoint.basePath,
-        provider.scope,
-        credential,
-      );
-  }
 }
 
 /** Every result an object with a string id and a non-empty content field: the runtimes' item shape. */
@@ -186,9 +59,10 @@ function malformedAt(
 /** Results carrying a scope field: each must hold the configured value (top level or in `metadata`). */
 function scopeVerdict(
   raw: readonly unknown[],
-  wanted: ReadonlyMap<string, string>,
+  scope: Readonly<Record<string, string>>,
 ): { verdict: ScopeVerdict; detail: string } {
-  if (wanted.size === 0) return { verdict: 'not-applicable', detail: 'the contract has no scope' };
+  const wanted = Object.entries(scope);
+  if (wanted.length === 0) return { verdict: 'not-applicable', detail: 'the contract has no scope' };
   if (raw.length === 0) return { verdict: 'not-confirmed', detail: 'no results to check the scope on' };
   let carried = 0;
   for (const [index, item] of raw.entries()) {
@@ -206,8 +80,11 @@ function scopeVerdict(
     }
   }
   return carried === 0
-    ? { verdict: 'not-confirmed', detail: `no result carries ${[...wanted.keys()].join(' or ')}` }
-    : { verdict: 'honoured', detail: `every result carries the configured ${[...wanted.keys()].join(', ')}` };
+    ? { verdict: 'not-confirmed', detail: `no result carries ${wanted.map(([field]) => field).join(' or ')}` }
+    : {
+        verdict: 'honoured',
+        detail: `every result carries the configured ${wanted.map(([field]) => field).join(', ')}`,
+      };
 }
 
 export async function probeProvider(
@@ -216,17 +93,19 @@ export async function probeProvider(
   credential: string,
   options: ProbeOptions,
 ): Promise<ProbeResult> {
-  const contract = contractFor(provider, credential, options);
-  const base = { profile, contract: contract.contract, url: contract.url };
+  // The request the runtimes would send, from the same description.
+  const contract = describeProvider(provider);
+  const request = contract.search.request(PROBE_QUERY, MAX_ITEMS);
+  const base = { profile, contract: contract.name, url: requestUrl(request) };
   const started = options.now();
   let answer: unknown;
   try {
-    answer = await postJson(options.transport, {
-      url: contract.url,
-      credential: contract.credential,
-      body: contract.body,
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
+    answer = await sendRequest(
+      options.transport,
+      request,
+      credential,
+      AbortSignal.timeout(options.timeoutMs),
+    );
   } catch (error) {
     const latencyMs = Math.round(options.now() - started);
     const why = !isProviderRequestError(error)
@@ -247,7 +126,7 @@ export async function probeProvider(
     };
   }
   const latencyMs = Math.round(options.now() - started);
-  const refusal = contract.refusal?.(answer);
+  const refusal = contract.search.rejection?.(answer);
   if (refusal !== undefined)
     return {
       ...base,
@@ -258,11 +137,10 @@ export async function probeProvider(
       latencyMs,
       message: refusal,
     };
-  let read: { raw: unknown[]; kept: number };
+  let raw: unknown[];
   try {
-    read = contract.read(answer);
+    raw = contract.search.results(answer);
   } catch {
-    const want = contract.shape;
     return {
       ...base,
       ok: false,
@@ -270,29 +148,29 @@ export async function probeProvider(
       scope: 'not-confirmed',
       results: null,
       latencyMs,
-      message: `the answer is JSON but not ${want}: this endpoint does not speak ${contract.contract}`,
+      message: `the answer is JSON but not ${contract.search.answerShape}: this endpoint does not speak ${contract.name}`,
     };
   }
-  const bad = malformedAt(read.raw, contract.contentFields, contract.idFields);
+  const bad = malformedAt(raw, contract.search.contentFields, contract.search.idFields);
   if (bad !== undefined) {
     return {
       ...base,
       ok: false,
       shape: 'wrong',
       scope: 'not-confirmed',
-      results: read.raw.length,
+      results: raw.length,
       latencyMs,
-      message: `result ${bad + 1} lacks an id or a ${contract.contentFields.join('/')} text: this endpoint does not speak ${contract.contract}`,
+      message: `result ${bad + 1} lacks an id or a ${contract.search.contentFields.join('/')} text: this endpoint does not speak ${contract.name}`,
     };
   }
-  const scope = scopeVerdict(read.raw, contract.scope);
+  const scope = scopeVerdict(raw, contract.search.scope);
   return {
     ...base,
     ok: scope.verdict !== 'ignored',
     shape: 'exact',
     scope: scope.verdict,
-    results: read.raw.length,
+    results: raw.length,
     latencyMs,
-    message: `${read.raw.length} result(s) in the exact shape; ${scope.detail}`,
+    message: `${raw.length} result(s) in the exact shape; ${scope.detail}`,
   };
 }

@@ -17,10 +17,10 @@ import {
 } from '../contracts/layout.js';
 import { RUNTIME_FILES } from '../contracts/runtime-files.js';
 import { pinnedArgvPaths } from '../policy/arguments.js';
-import { routedCredentials } from '../policy/credentials.js';
 import { lookupEnv } from '../policy/environment-names.js';
 import type { ArgumentPolicy } from '../policy/policies.js';
 import { PATH_PROBLEM_TEXT, pinnedPathProblem, posixQuote, show } from '../policy/quote.js';
+import { routedCredentials } from '../policy/routed-credentials.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { qwenPackageProblems, walkQwenPackage } from './qwen-package.js';
 import { nodeEnginesProblem, qwenWrapperProblem } from './qwen-pins.js';

@@ -18,13 +18,15 @@ export interface PostJsonRequest {
   signal: CancelSignal;
 }
 
+/** Every header of a request but the credential's (providers describe their requests with it). */
+export const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  accept: 'application/json',
+  'content-type': 'application/json',
+});
+
 /** Builds the complete header set: exactly one credential header, nothing else that carries data. */
 export function requestHeaders(credential: CredentialHeader): Record<string, string> {
-  return {
-    accept: 'application/json',
-    'content-type': 'application/json',
-    [credential.name]: credential.value,
-  };
+  return { ...JSON_HEADERS, [credential.name]: credential.value };
 }
 
 /** POSTs JSON and returns the parsed JSON answer of a 2xx response. */

@@ -4,14 +4,12 @@
 // wrapped in a `{"code", "data"}` envelope whose `code` other than 0 or 200 is a rejection. The BFF
 // scopes by the token: no scope field crosses the wire. docs/contracts.md has the whole contract.
 
-import { joinUrl } from '../base/origin.js';
-import { postJson } from '../http/client.js';
 import { ProviderRequestError } from '../http/errors.js';
-import type { Transport } from '../http/transport.js';
 import { isPlainObject, type JsonObject } from '../text/json.js';
 import { clampLimit, normaliseItems } from './items.js';
-import { isValidProviderId, outcomeFromError } from './mem0/write-outcome.js';
-import type { ContextItem, MemoryWriter, Provider, RememberResult, SearchRequest } from './types.js';
+import { isValidProviderId } from './mem0/write-outcome.js';
+import { jsonPost } from './request.js';
+import type { ContextItem, CredentialPlacement, ProviderContract, RememberResult } from './types.js';
 
 export const DATAWORKS_SEARCH_PATH = '/dmai/mem0MemoriesSearch';
 export const DATAWORKS_WRITE_PATH = '/dmai/mem0MemoriesAdd';
@@ -23,16 +21,10 @@ export const DATAWORKS_CONTENT_FIELDS = ['memory', 'text', 'content'] as const;
 /** Where an item's id may be, in this order. */
 export const DATAWORKS_ID_FIELDS = ['id', 'memory_id'] as const;
 
-export interface DataworksBffProviderOptions {
-  /** A validated origin (checkOrigin().origin). */
-  origin: string;
-  token: string;
-  transport: Transport;
-}
+export const DATAWORKS_CONTRACT = 'dataworks-bff-memory-v1';
 
-export function dataworksCredentialHeader(token: string): { name: string; value: string } {
-  return { name: 'authorization', value: `Bearer ${token}` };
-}
+/** Both operations carry the token as a bearer credential. */
+const BEARER: CredentialPlacement = { header: 'authorization', prefix: 'Bearer ' };
 
 /** The search body: the query and Mem0's `top_k`, at most 5. */
 export function dataworksSearchBody(query: string, limit: number): JsonObject {
@@ -74,19 +66,26 @@ function withId(item: unknown): unknown {
   return item;
 }
 
-/** A search answer → normalised items; a rejection or another shape fails the search. */
-export function parseDataworksSearchResponse(answer: unknown, limit: number): ContextItem[] {
+/** A search answer's items, ids in `id`; a rejection or another shape fails the search. */
+function dataworksResults(answer: unknown): unknown[] {
   const envelope = openEnvelope(answer);
   if (envelope.kind !== 'ok') throw new ProviderRequestError('invalid-response');
   const list = itemList(envelope.data);
   if (list === undefined) throw new ProviderRequestError('invalid-response');
-  return normaliseItems(list.map(withId), limit, (item) => {
-    for (const field of DATAWORKS_CONTENT_FIELDS) {
-      const value = item[field];
-      if (typeof value === 'string' && value !== '') return value;
-    }
-    return undefined;
-  });
+  return list.map(withId);
+}
+
+function dataworksContent(item: JsonObject): string | undefined {
+  for (const field of DATAWORKS_CONTENT_FIELDS) {
+    const value = item[field];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** A search answer → normalised items; a rejection or another shape fails the search. */
+export function parseDataworksSearchResponse(answer: unknown, limit: number): ContextItem[] {
+  return normaliseItems(dataworksResults(answer), limit, dataworksContent);
 }
 
 /** The id the BFF gave the stored memory: `data` itself, or the first item of its list, that carries one. */
@@ -114,37 +113,29 @@ export function dataworksWriteOutcome(answer: unknown): RememberResult {
   return id === undefined ? { status: 'stored' } : { status: 'stored', providerOperationId: id };
 }
 
-export function createDataworksBffProvider(options: DataworksBffProviderOptions): Provider {
-  const credential = dataworksCredentialHeader(options.token);
-  const searchUrl = joinUrl(options.origin, '', DATAWORKS_SEARCH_PATH);
-  const writeUrl = joinUrl(options.origin, '', DATAWORKS_WRITE_PATH);
-  const writer: MemoryWriter = {
-    // Exactly one request: no retry, no dedup search. Never throws.
-    async remember(request): Promise<RememberResult> {
-      let answer: unknown;
-      try {
-        answer = await postJson(options.transport, {
-          url: writeUrl,
-          credential,
-          body: dataworksWriteBody(request.content),
-          signal: request.signal,
-        });
-      } catch (error) {
-        return outcomeFromError(error);
-      }
-      return dataworksWriteOutcome(answer);
-    },
-  };
+/** The contract at a validated origin (checkOrigin().origin). */
+export function dataworksBffContract(origin: string): ProviderContract {
+  const endpoint = { origin, basePath: '', credential: BEARER };
   return {
-    async search(request: SearchRequest): Promise<ContextItem[]> {
-      const answer = await postJson(options.transport, {
-        url: searchUrl,
-        credential,
-        body: dataworksSearchBody(request.query, request.limit),
-        signal: request.signal,
-      });
-      return parseDataworksSearchResponse(answer, request.limit);
+    name: DATAWORKS_CONTRACT,
+    search: {
+      request: (query, limit) =>
+        jsonPost('search', endpoint, DATAWORKS_SEARCH_PATH, dataworksSearchBody(query, limit)),
+      answerShape: '{"code": 0, "data": [...]}',
+      rejection: (answer) =>
+        openEnvelope(answer).kind === 'rejected'
+          ? 'the BFF refused the search (its envelope code is neither 0 nor 200: check the token and its rights)'
+          : undefined,
+      results: dataworksResults,
+      content: dataworksContent,
+      contentFields: DATAWORKS_CONTENT_FIELDS,
+      idFields: DATAWORKS_ID_FIELDS,
+      // The BFF scopes by the token: nothing on the wire to check.
+      scope: {},
     },
-    writer,
+    remember: {
+      request: (content) => jsonPost('remember', endpoint, DATAWORKS_WRITE_PATH, dataworksWriteBody(content)),
+      outcome: dataworksWriteOutcome,
+    },
   };
 }

@@ -4,10 +4,10 @@
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { credentialFileValue } from '../../../launcher/credentials.js';
 import { BrokerStartError } from '../../broker/load.js';
 import { accountCache, shellOf, socketPeerUid } from '../../broker/machine.js';
 import { type BrokerMachine, startBroker } from '../../broker/start.js';
+import { credentialFileValue } from '../../policy/routed-credentials.js';
 import type { CliIO, Command } from '../command.js';
 import { InputError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';

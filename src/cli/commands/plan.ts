@@ -5,20 +5,17 @@
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { resolve } from 'node:path';
-import { buildArgv } from '../../../launcher/argv.js';
-import { computeEnv, type DroppedName, type EnvEntry, type InheritedName } from '../../../launcher/env.js';
-import { LaunchError, rolledBackNotice } from '../../../launcher/messages.js';
-import { type PinsFs, readLaunchPlan, readManifest } from '../../../launcher/pins.js';
+import type { DroppedName, EnvEntry, InheritedName } from '../../../launcher/env.js';
+import { LaunchError } from '../../../launcher/messages.js';
+import { NotDeployedError } from '../../../launcher/pins.js';
 import {
-  type HomePlatform,
-  homePlatform,
-  launchDefaultsPath,
-  qwenHomePath,
-} from '../../../launcher/qwen-home.js';
-import { inspectRepository } from '../../../launcher/repository.js';
-import { type Platform, platformOfHost } from '../../base/platform.js';
+  type LaunchDecision,
+  type LaunchFs,
+  prepareLaunch,
+  REDACTED,
+} from '../../../launcher/prepare-launch.js';
+import type { Platform } from '../../base/platform.js';
 import {
   type CredentialSource,
   isProfileKind,
@@ -28,14 +25,8 @@ import {
   unknownProfileKind,
 } from '../../contracts/launch-plan.js';
 import { notAnInstallTree } from '../../deploy/tree.js';
-import { qwenPackageVersion } from '../../host/qwen-package.js';
-import { routedCredentials } from '../../policy/credentials.js';
-import { looksSecret, lookupEnv } from '../../policy/environment-names.js';
-import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
+import { looksSecret } from '../../policy/environment-names.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
-import { refusalLine } from '../../policy/repository.js';
-import { pinnedQwenFacts } from '../../qwen/versions.js';
-import { isPlainObject } from '../../text/json.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
 import { parseFlags } from '../flags.js';
@@ -43,11 +34,11 @@ import { parseFlags } from '../flags.js';
 export interface PlanDeps {
   /** The current user's passwd entry (HOME and QWEN_HOME come from it, never from $HOME). */
   userInfo(): { homedir: string };
-  fs: Pick<PinsFs, 'readFileSync'>;
+  fs: LaunchFs;
   platform: NodeJS.Platform;
 }
 
-export const REDACTED = '<redacted>';
+export { REDACTED };
 
 const HELP = `Usage: qwen-managed plan --dir DIR --profile KIND [--json]
 
@@ -100,54 +91,10 @@ export interface PlanReport {
   dropped: DroppedName[];
   /** Inherited credentials absent from this environment: the launcher would refuse to start. */
   missingCredentials: string[];
-  /** The repository check as it would run now, for this user (added by the command). */
-  repository?: PlanRepository;
-}
-
-/**
- * The launcher's repository check, run now as the current user (their home, their view of the
- * repository): what the launch would keep out of Qwen's environment, and what would refuse it.
- */
-export async function planRepository(
-  dir: string,
-  report: PlanReport,
-  deps: PlanDeps,
-): Promise<PlanRepository> {
-  const localPlatform = platformOfHost(deps.platform);
-  const plan = readLaunchPlan(deps.fs, dir, report.profile, localPlatform).plan;
-  const env: Record<string, string> = Object.create(null);
-  for (const entry of report.environment) env[entry.name] = entry.value;
-  const qwenHome = env['QWEN_HOME'] ?? '';
-  // The facts of the Qwen the launcher would start (its package's version), as the launcher takes them.
-  const pinned =
-    plan.platform === 'posix'
-      ? qwenPackageVersion(plan.qwenCli, {
-          readFileSync: (file) => new TextDecoder().decode(deps.fs.readFileSync(file)),
-        })
-      : undefined;
-  const facts = pinnedQwenFacts(pinned);
-  const found = await inspectRepository({
-    plan,
-    env,
-    home: deps.userInfo().homedir,
-    qwenHome,
-    platform: plan.platform,
-    systemSettings: () => {
-      const file = plan.environment.files['QWEN_CODE_SYSTEM_SETTINGS_PATH'] ?? '';
-      const value: unknown = JSON.parse(new TextDecoder().decode(deps.fs.readFileSync(file)));
-      return isPlainObject(value) ? value : {};
-    },
-    qwenVersion: facts.version,
-    fs,
-    path: plan.platform === 'windows' ? path.win32 : path.posix,
-    loadProject: () => import('../../../launcher/repository-project.js'),
-  });
-  return {
-    trust: plan.repositoryTrust,
-    envFiles: found.envFiles.map((f) => ({ path: f.path, scope: f.scope })),
-    excluded: found.excluded,
-    refused: found.refused.map(refusalLine),
-  };
+  /** The repository check as it would run now, for this user. */
+  repository: PlanRepository;
+  /** The credential broker the session talks to: the launcher reads no credential and checks these listeners first. */
+  broker?: { user: string; listeners: Array<{ name: string; port: number }> };
 }
 
 const FLAGS = {
@@ -160,52 +107,48 @@ function credentialOrigin(source: CredentialSource): string {
   return 'file' in source ? `file ${source.file}` : 'inherited from the caller';
 }
 
-/** Computes the report with the launcher's own functions; throws InputError when the launcher would refuse the plan. */
-export function planReport(
+/** The launcher's decision for this profile, as the current user would get it now. */
+async function decide(
   dir: string,
   kind: ProfileKind,
   callerEnv: Readonly<Record<string, string | undefined>>,
   deps: PlanDeps,
-): PlanReport {
-  const localPlatform = platformOfHost(deps.platform);
-  let plan: LaunchPlan;
-  let state: 'active' | 'rolled-back';
-  let argv: string[];
+): Promise<LaunchDecision> {
   try {
-    const manifest = readManifest(deps.fs, dir, localPlatform);
-    const profile = manifest.profiles[kind];
-    if (profile === undefined) {
-      const deployed = Object.keys(manifest.profiles).join(', ') || 'none';
+    return await prepareLaunch({
+      installDir: dir,
+      kind,
+      hostPlatform: deps.platform,
+      purpose: 'plan',
+      fs: deps.fs,
+      callerEnv,
+      home: deps.userInfo().homedir,
+      loadProject: () => import('../../../launcher/repository-project.js'),
+    });
+  } catch (error) {
+    if (error instanceof NotDeployedError) {
+      const deployed = error.deployed.join(', ') || 'none';
       throw new InputError(`plan: profile ${kind} is not deployed in ${dir} (deployed: ${deployed})`);
     }
-    state = profile.state;
-    plan = readLaunchPlan(deps.fs, dir, kind, localPlatform).plan;
-    argv = buildArgv(plan, { externalContextActive: state === 'active' });
-  } catch (error) {
     // The launcher's refusal of this plan is the administrator's input problem here.
     if (error instanceof LaunchError) {
       throw new InputError(error.problems.map((p) => `plan: ${p}`).join('\n'));
     }
     throw error;
   }
-  const active = state === 'active';
-  const home = deps.userInfo().homedir;
-  const layout: HomePlatform = plan.platform === 'windows' ? 'win32' : homePlatform(deps.platform);
-  const routed = routedCredentials(plan, active, plan.platform);
-  // The same computation as the launcher, with placeholders where credential values would be.
-  const placeholders: Record<string, string> = Object.create(null);
-  for (const [name] of routed) placeholders[name] = REDACTED;
-  const qwenHome = qwenHomePath(layout, home, plan.installId, kind);
-  const computed = computeEnv(callerEnv, plan, ENVIRONMENT_POLICY, {
-    home,
-    qwenHome,
-    launchDefaults: launchDefaultsPath(layout, qwenHome),
-    credentials: placeholders,
-    platform: plan.platform,
-    externalContextActive: active,
-  });
-  const origins = new Map(routed.map(([name, source]) => [name, credentialOrigin(source)]));
-  const environment = computed.entries.map((entry): PlanEnvironmentEntry => {
+}
+
+/** The launcher's decision (prepareLaunch) as a report: credential values are never in it. */
+export async function planReport(
+  dir: string,
+  kind: ProfileKind,
+  callerEnv: Readonly<Record<string, string | undefined>>,
+  deps: PlanDeps,
+): Promise<PlanReport> {
+  const decision = await decide(dir, kind, callerEnv, deps);
+  const { plan, externalContextActive: active } = decision;
+  const origins = new Map(decision.credentials.map(([name, source]) => [name, credentialOrigin(source)]));
+  const environment = decision.environment.entries.map((entry): PlanEnvironmentEntry => {
     // An inherited model key (say OPENAI_API_KEY through environment.inherit) is as secret as a
     // declared credential: the report names it and never prints its value.
     if (entry.source === 'inherited' && looksSecret(entry.name))
@@ -213,22 +156,29 @@ export function planReport(
     if (entry.source !== 'credential') return { ...entry };
     return { ...entry, value: REDACTED, redacted: true, from: origins.get(entry.name) ?? '' };
   });
-  const missingCredentials = routed
-    .filter(([name, source]) => 'inherit' in source && !lookupEnv(callerEnv, name, plan.platform))
-    .map(([name]) => name);
+  const { repository } = decision;
   return {
     profile: kind,
     platform: plan.platform,
-    state,
+    state: active ? 'active' : 'rolled-back',
     externalContext: active,
-    ...(active ? {} : { notice: rolledBackNotice(kind) }),
-    executable: plan.node,
-    argv: [plan.node, ...argv],
-    cwd: plan.cwd,
+    ...(decision.notice === undefined ? {} : { notice: decision.notice }),
+    executable: decision.command.node,
+    argv: [decision.command.node, ...decision.command.argv],
+    cwd: decision.command.cwd,
     environment,
-    inherited: computed.inherited,
-    dropped: computed.dropped,
-    missingCredentials,
+    inherited: decision.environment.inherited,
+    dropped: decision.environment.dropped,
+    missingCredentials: decision.missingCredentials,
+    ...(decision.broker === undefined
+      ? {}
+      : { broker: { user: decision.broker.user, listeners: decision.broker.listeners } }),
+    repository: {
+      trust: plan.repositoryTrust,
+      envFiles: repository.envFiles.map((f) => ({ path: f.path, scope: f.scope })),
+      excluded: repository.excluded,
+      refused: decision.refused,
+    },
   };
 }
 
@@ -286,6 +236,12 @@ export function formatPlan(report: PlanReport): string {
     for (const d of report.dropped) lines.push(`  ${d.name} (from ${d.from}): ${d.reason}`);
   }
   if (report.notice !== undefined) lines.push('', `The launcher prints: ${report.notice}`);
+  if (report.broker !== undefined) {
+    lines.push(
+      '',
+      `Credential broker (user ${report.broker.user}): no credential is read; before Qwen starts the launcher checks that root or ${report.broker.user} holds, and answers on, ${report.broker.listeners.map((l) => `127.0.0.1:${l.port} (${l.name})`).join(', ')}`,
+    );
+  }
   const repository = report.repository;
   if (repository !== undefined) {
     lines.push('', `Repository (${repository.trust}), as it is now for you:`);
@@ -318,8 +274,7 @@ export function createPlanCommand(deps: PlanDeps): Command {
       // A directory that is not an install is a wrong --dir, not a tree to re-render.
       const notInstall = await notAnInstallTree(dir);
       if (notInstall !== undefined) throw new InputError(`plan: ${notInstall}`);
-      const report = planReport(dir, flags.profile, io.env, deps);
-      report.repository = await planRepository(dir, report, deps);
+      const report = await planReport(dir, flags.profile, io.env, deps);
       if (flags.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else io.stdout.write(formatPlan(report));
       return 0;

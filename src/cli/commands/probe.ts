@@ -1,9 +1,9 @@
 // `qwen-managed probe --dir DIR [--profile KIND] [--json]`: one read-only search per deployed profile
 // against its provider, with the credential the launcher would use, before the roll-out.
+import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { credentialFileValue } from '../../../launcher/credentials.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/names.js';
 import { MANIFEST_FILE } from '../../contracts/install-manifest.js';
@@ -14,6 +14,7 @@ import { type ProbeResult, probeProvider } from '../../deploy/probe.js';
 import { parseManifestText } from '../../deploy/render/manifest.js';
 import { createTransport } from '../../http/create-transport.js';
 import { withNoProxyHost } from '../../policy/broker-env.js';
+import { readCredential } from '../../policy/routed-credentials.js';
 import type { Command } from '../command.js';
 import { InputError, UsageError } from '../errors.js';
 import { parseFlags, required } from '../flags.js';
@@ -50,34 +51,39 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** The credential the launcher would give the profile, or an InputError naming where it looked. */
-async function credentialFor(
+/** The credential the launcher would give the profile (its one reader), or an InputError naming where it looked. */
+function credentialFor(
   plan: LaunchPlan,
   name: string,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<string> {
+): string {
   const source = plan.credentials[name];
   if (source === undefined)
     throw new InputError(
       `probe: profile ${plan.profile} routes no credential ${name}; render the deployment again`,
     );
-  if ('inherit' in source) {
-    const value = env[name];
-    if (value === undefined || value === '')
+  const read = readCredential(name, source, {
+    callerEnv: env,
+    platform: plan.platform,
+    readFile: (file) => readFileSync(file, 'utf8'),
+  });
+  if (read.ok) return read.value;
+  switch (read.problem) {
+    case 'unset':
       throw new InputError(
         `probe: ${name} is inherited from the caller's environment and is not set here. Fix: export ${name} before running probe`,
       );
-    return value;
+    case 'unreadable':
+      throw new InputError(
+        `probe: cannot read the credential file of ${name}, ${read.file} (${read.code}). Fix: run probe as the administrator who can read it`,
+      );
+    case 'empty':
+      throw new InputError(`probe: the credential file of ${name}, ${read.file}, is empty`);
+    case 'nul':
+      throw new InputError(
+        `probe: the credential ${name} contains a NUL byte and cannot be sent in a header`,
+      );
   }
-  const content = await fs.readFile(source.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new InputError(
-      `probe: cannot read the credential file of ${name}, ${source.file} (${error.code ?? 'error'}). Fix: run probe as the administrator who can read it`,
-    );
-  });
-  const value = credentialFileValue(content);
-  if (value === undefined)
-    throw new InputError(`probe: the credential file of ${name}, ${source.file}, is empty`);
-  return value;
 }
 
 function text(dir: string, probes: readonly ProbeResult[]): string {
@@ -133,9 +139,7 @@ export const probeCommand: Command = {
       // Through the credential broker, as the runtimes go: its public key, its listener, no proxy.
       const broker = plan.broker;
       const credential =
-        broker === undefined
-          ? await credentialFor(plan, credentialVariable(config.provider), io.env)
-          : broker.key;
+        broker === undefined ? credentialFor(plan, credentialVariable(config.provider), io.env) : broker.key;
       const env =
         broker === undefined
           ? io.env

@@ -17,7 +17,7 @@ import { providerConfigFor, providerConfigVersion } from '../render/provider-con
 import { posixShimPathProblem, windowsShimPathProblem } from '../render/shims.js';
 import { POSIX_ACCOUNT, WINDOWS_ACCOUNT } from './account-names.js';
 import { brokerProblems } from './broker.js';
-import { routeCredentials } from './credentials.js';
+import { routeCredentials } from './credential-routes.js';
 import { deployedKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';

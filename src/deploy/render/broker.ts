@@ -5,7 +5,7 @@
 // baseUrl and every provider origin at the listeners, and gives Qwen and the runtimes a fixed public
 // key. Pure: deployment in, documents out.
 import { BROKER_BODY_BYTES, brokerUpstreamTimeoutMs } from '../../base/limits.js';
-import { checkOrigin, joinUrl } from '../../base/origin.js';
+import { credentialVariable } from '../../config/names.js';
 import type { ProviderConfig } from '../../config/schema.js';
 import {
   BROKER_HOST,
@@ -18,25 +18,11 @@ import {
 } from '../../contracts/broker.js';
 import type { BrokerConfig, BrokerListener } from '../../contracts/broker-config.js';
 import type { LaunchPlan, ProfileKind } from '../../contracts/launch-plan.js';
-import { MEM0_PRESETS, PLATFORM_V3_ORIGIN, type PresetSpec } from '../../contracts/mem0-presets.js';
-import { DATAWORKS_SEARCH_PATH, DATAWORKS_WRITE_PATH } from '../../providers/dataworks-bff.js';
-import { GENERIC_SEARCH_PATH } from '../../providers/generic-http.js';
+import { providerRoutes } from '../../providers/describe.js';
 import { DEFAULT_QWEN_VERSION, type ModelClientFact, qwenVersionFacts } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { Deployment } from '../deployment/schema.js';
-
-/** The credential header of a Mem0 preset, as `<name>: <prefix><value>`. */
-function mem0Header(preset: PresetSpec): BrokerListener['header'] {
-  switch (preset.auth) {
-    case 'token':
-      return { name: 'authorization', prefix: 'Token ' };
-    case 'bearer':
-      return { name: 'authorization', prefix: 'Bearer ' };
-    case 'x-api-key':
-      return { name: 'x-api-key', prefix: '' };
-  }
-}
 
 interface ProviderUpstream {
   origin: string;
@@ -46,44 +32,20 @@ interface ProviderUpstream {
   routes: BrokerListener['routes'];
 }
 
-/** Where a provider's requests go and what they are, for the profile's runtime. */
+/**
+ * Where a provider's requests go and what they are, for the profile's runtime: the provider's own
+ * request description (providerRoutes, the same one its engine sends), so a new provider type needs
+ * nothing here. Only the write profile's runtime writes: the others get the search route alone.
+ */
 export function providerUpstream(provider: ProviderConfig, kind: ProfileKind): ProviderUpstream {
-  if (provider.type === 'generic-http-search-v1') {
-    const origin = checkOrigin(provider.baseUrl);
-    return {
-      origin: origin.ok ? origin.origin : provider.baseUrl,
-      credential: provider.tokenEnv,
-      header: { name: 'authorization', prefix: 'Bearer ' },
-      routes: [{ method: 'POST', path: GENERIC_SEARCH_PATH }],
-    };
-  }
-  if (provider.type === 'dataworks-bff-memory-v1') {
-    const origin = checkOrigin(provider.baseUrl);
-    const routes: BrokerListener['routes'] = [{ method: 'POST', path: DATAWORKS_SEARCH_PATH }];
-    if (kind === 'write') routes.push({ method: 'POST', path: DATAWORKS_WRITE_PATH });
-    return {
-      origin: origin.ok ? origin.origin : provider.baseUrl,
-      credential: provider.tokenEnv,
-      header: { name: 'authorization', prefix: 'Bearer ' },
-      routes,
-    };
-  }
-  const [preset, origin, basePath, credential] =
-    provider.type === 'mem0-platform-v3'
-      ? [MEM0_PRESETS['mem0-platform-v3'], PLATFORM_V3_ORIGIN, '', provider.apiKeyEnv]
-      : [
-          MEM0_PRESETS[provider.preset],
-          provider.endpoint.origin,
-          provider.endpoint.basePath,
-          provider.credentialEnv,
-        ];
-  const checked = checkOrigin(origin, { allowInsecureHttp: true });
-  const root = checked.ok ? checked.origin : origin;
-  const path = (p: string) => joinUrl(root, basePath, p).slice(root.length);
-  const routes: BrokerListener['routes'] = [{ method: 'POST', path: path(preset.searchPath) }];
-  if (kind === 'write' && preset.write !== undefined)
-    routes.push({ method: 'POST', path: path(preset.write.path) });
-  return { origin: root, credential, header: mem0Header(preset), routes };
+  const routes = providerRoutes(provider).filter((r) => r.operation === 'search' || kind === 'write');
+  const first = routes[0]!;
+  return {
+    origin: first.origin,
+    credential: credentialVariable(provider),
+    header: { name: first.credential.header, prefix: first.credential.prefix },
+    routes: routes.map((r) => ({ method: r.method, path: r.path })),
+  };
 }
 
 /** The provider block the runtime gets: the same contract, its origin the broker's listener. */

@@ -17,7 +17,7 @@ import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { DEFAULT_QWEN_VERSION, hookTimeoutValue, qwenVersionFacts } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
-import type { ProfileCredentials } from '../deployment/credentials.js';
+import type { ProfileCredentials } from '../deployment/credential-routes.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings, qwenVersionsMissing } from '../deployment/settings.js';
 import { renderJson } from '../json.js';

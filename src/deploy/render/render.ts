@@ -11,7 +11,7 @@ import type { ProfileKind } from '../../contracts/launch-plan.js';
 import { BIN_FILES, PinnedLayout, PROFILE_FILES, profileRel, runtimeRel } from '../../contracts/layout.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { RUNTIME_CODE_CACHE, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '../../contracts/runtime-files.js';
-import { routeCredentials } from '../deployment/credentials.js';
+import { routeCredentials } from '../deployment/credential-routes.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
 import { renderJson } from '../json.js';

@@ -10,7 +10,7 @@ import { shellOf } from '../../broker/machine.js';
 import type { BrokerConfig } from '../../contracts/broker-config.js';
 import { healthProblem, listenerOwnerProblems, requestHealth } from '../../host/broker-check.js';
 import { listenerUid, type SocketTables } from '../../host/proc-net.js';
-import { credentialFileValue } from '../../policy/credentials.js';
+import { credentialFileValue } from '../../policy/routed-credentials.js';
 import { pathChain, readAccountDb } from '../host-accounts.js';
 import type { InstallTree } from '../tree.js';
 import type { BrokerHostFacts } from './checks/broker.js';

@@ -226,7 +226,7 @@ describe.each([
     expect([exit.exitCode, output]).toEqual([0, 'STUB DONE\n']);
     const record = await waitForRecord(c.stub);
     expect(record.env['NODE_EXTRA_CA_CERTS']).toBe(caFileOf(c.f.root));
-    const report = planReport(c.f.installDir, 'auto-recall', CALLER_ENV, {
+    const report = await planReport(c.f.installDir, 'auto-recall', CALLER_ENV, {
       userInfo: () => ({ homedir: suite.user.home }),
       fs,
       platform: process.platform,
@@ -285,7 +285,7 @@ describe.each([
     const session = launch(c, 'on-demand');
     expect((await session.waitForExit()).exitCode).toBe(0);
     const record = await waitForRecord(c.stub);
-    const report = planReport(c.f.installDir, 'on-demand', CALLER_ENV, {
+    const report = await planReport(c.f.installDir, 'on-demand', CALLER_ENV, {
       userInfo: () => ({ homedir: suite.user.home }),
       fs,
       platform: process.platform,

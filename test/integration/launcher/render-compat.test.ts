@@ -117,7 +117,7 @@ describe('launch-qwen on a rendered install', () => {
       expect(record?.env['CONTEXT_API_TOKEN']).toBe(TOKEN);
       expect(record?.env['NODE_OPTIONS']).toBeUndefined();
       expect(record?.env['NODE_EXTRA_CA_CERTS']).toBe(caFile);
-      const report = planReport(installDir, kind, CALLER_ENV, {
+      const report = await planReport(installDir, kind, CALLER_ENV, {
         userInfo: () => ({ homedir: suite.user.home }),
         fs,
         platform: process.platform,

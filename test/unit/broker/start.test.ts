@@ -5,7 +5,7 @@ import { BrokerStartError, brokerAccount, readBrokerCredentials } from '../../..
 import { dropPrivileges, type IdentityOps, startMode } from '../../../src/broker/privileges.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
 import { parseAccountDb } from '../../../src/host/accounts.js';
-import { credentialFileValue } from '../../../src/policy/credentials.js';
+import { credentialFileValue } from '../../../src/policy/routed-credentials.js';
 
 const config: BrokerConfig = {
   version: 1,

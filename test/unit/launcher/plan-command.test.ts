@@ -148,9 +148,9 @@ describe('qwen-managed plan', () => {
     expect(out).not.toContain(SECRET);
   });
 
-  it('is the launcher computation: with real values it equals buildEnv', () => {
+  it('is the launcher computation: with real values it equals buildEnv', async () => {
     const f = fixture();
-    const report = planReport(f.installDir, 'on-demand', CALLER, deps);
+    const report = await planReport(f.installDir, 'on-demand', CALLER, deps);
     const plan = f.plans['on-demand']!;
     const env = buildEnv(CALLER, plan, ENVIRONMENT_POLICY, {
       home: HOME,

@@ -1,52 +1,46 @@
-// The ONE Mem0 engine. Everything preset-specific (auth, paths, limit field, options, scope
-// placement, content fields, decoding, write kind) comes from the PresetSpec table in src/contracts/mem0-presets.ts.
+// The ONE Mem0 contract. Everything preset-specific (auth, paths, limit field, options, scope
+// placement, content fields, decoding, write kind) comes from the PresetSpec table in
+// src/contracts/mem0-presets.ts; this file turns a preset plus the admin's endpoint and scope into
+// the requests and readers of a ProviderContract.
 
-import { joinUrl } from '../../base/origin.js';
 import {
   type AuthScheme,
   type Placement,
   type PresetSpec,
+  SCOPE_KEYS,
   SCOPE_WIRE_NAME,
   type ScopeKey,
 } from '../../contracts/mem0-presets.js';
-import { type CredentialHeader, postJson } from '../../http/client.js';
 import { ProviderRequestError } from '../../http/errors.js';
-import type { Transport } from '../../http/transport.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { clampLimit, normaliseItems } from '../items.js';
-import type {
-  ContextItem,
-  MemoryWriter,
-  Provider,
-  RememberRequest,
-  RememberResult,
-  SearchRequest,
-} from '../types.js';
+import { jsonPost } from '../request.js';
+import type { ContextItem, CredentialPlacement, ProviderContract } from '../types.js';
 import { decodeDirectImport } from './direct-import.js';
-import { outcomeFromError, outcomeFromResponse } from './write-outcome.js';
+import { outcomeFromResponse } from './write-outcome.js';
 
 export type Mem0ScopeValues = Readonly<Partial<Record<ScopeKey, string>>>;
 
-export interface Mem0EngineOptions {
+export interface Mem0ContractOptions {
+  /** The preset's name, as probe reports it. */
+  name: string;
   preset: PresetSpec;
   /** A validated origin (checkOrigin().origin). */
   origin: string;
   /** A validated basePath (isValidBasePath); a trailing `/` is dropped when joining. */
   basePath: string;
   scope: Mem0ScopeValues;
-  credential: string;
-  transport: Transport;
 }
 
 /** The single credential header a preset sends. */
-export function credentialHeader(auth: AuthScheme, credential: string): CredentialHeader {
+export function credentialPlacement(auth: AuthScheme): CredentialPlacement {
   switch (auth) {
     case 'token':
-      return { name: 'authorization', value: `Token ${credential}` };
+      return { header: 'authorization', prefix: 'Token ' };
     case 'bearer':
-      return { name: 'authorization', value: `Bearer ${credential}` };
+      return { header: 'authorization', prefix: 'Bearer ' };
     case 'x-api-key':
-      return { name: 'x-api-key', value: credential };
+      return { header: 'x-api-key', prefix: '' };
   }
 }
 
@@ -90,11 +84,14 @@ export function buildWriteBody(preset: PresetSpec, scope: Mem0ScopeValues, conte
   return body;
 }
 
-/** `{"results":[...]}` → normalised items; any other shape fails the search. */
-export function parseMem0SearchResponse(preset: PresetSpec, answer: unknown, limit: number): ContextItem[] {
+function mem0Results(answer: unknown): unknown[] {
   if (!isPlainObject(answer) || !Array.isArray(answer['results']))
     throw new ProviderRequestError('invalid-response');
-  return normaliseItems(answer['results'], limit, (item) => {
+  return answer['results'];
+}
+
+function mem0Content(preset: PresetSpec): (item: JsonObject) => string | undefined {
+  return (item) => {
     for (const field of preset.contentFields) {
       const value = item[field];
       if (typeof value === 'string' && value !== '') {
@@ -102,45 +99,43 @@ export function parseMem0SearchResponse(preset: PresetSpec, answer: unknown, lim
       }
     }
     return undefined;
-  });
+  };
 }
 
-export function createMem0Provider(options: Mem0EngineOptions): Provider {
-  const { preset, scope, transport } = options;
-  const credential = credentialHeader(preset.auth, options.credential);
-  const searchUrl = joinUrl(options.origin, options.basePath, preset.searchPath);
-  const provider: Provider = {
-    async search(request: SearchRequest): Promise<ContextItem[]> {
-      const answer = await postJson(transport, {
-        url: searchUrl,
-        credential,
-        body: buildSearchBody(preset, scope, request.query, request.limit),
-        signal: request.signal,
-      });
-      return parseMem0SearchResponse(preset, answer, request.limit);
+/** `{"results":[...]}` → normalised items; any other shape fails the search. */
+export function parseMem0SearchResponse(preset: PresetSpec, answer: unknown, limit: number): ContextItem[] {
+  return normaliseItems(mem0Results(answer), limit, mem0Content(preset));
+}
+
+export function mem0Contract(options: Mem0ContractOptions): ProviderContract {
+  const { preset, scope } = options;
+  const endpoint = {
+    origin: options.origin,
+    basePath: options.basePath,
+    credential: credentialPlacement(preset.auth),
+  };
+  const wantedScope: Record<string, string> = {};
+  for (const key of SCOPE_KEYS) if (scope[key] !== undefined) wantedScope[SCOPE_WIRE_NAME[key]] = scope[key];
+  const contract: ProviderContract = {
+    name: options.name,
+    search: {
+      request: (query, limit) =>
+        jsonPost('search', endpoint, preset.searchPath, buildSearchBody(preset, scope, query, limit)),
+      answerShape: '{"results": [...]}',
+      results: mem0Results,
+      content: mem0Content(preset),
+      contentFields: preset.contentFields,
+      idFields: ['id'],
+      scope: wantedScope,
     },
   };
   const write = preset.write;
   if (write !== undefined) {
-    const writeUrl = joinUrl(options.origin, options.basePath, write.path);
-    const writer: MemoryWriter = {
-      // Exactly one request: no retry, no event polling, no dedup search. Never throws.
-      async remember(request: RememberRequest): Promise<RememberResult> {
-        let answer: unknown;
-        try {
-          answer = await postJson(transport, {
-            url: writeUrl,
-            credential,
-            body: buildWriteBody(preset, scope, request.content),
-            signal: request.signal,
-          });
-        } catch (error) {
-          return outcomeFromError(error);
-        }
-        return outcomeFromResponse(write.response, answer);
-      },
+    contract.remember = {
+      request: (content) =>
+        jsonPost('remember', endpoint, write.path, buildWriteBody(preset, scope, content)),
+      outcome: (answer) => outcomeFromResponse(write.response, answer),
     };
-    provider.writer = writer;
   }
-  return provider;
+  return contract;
 }

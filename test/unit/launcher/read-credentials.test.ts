@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { credentialFileValue, readCredentials } from '../../../launcher/credentials.js';
-import { routedCredentials } from '../../../src/policy/credentials.js';
+import { readCredentials } from '../../../launcher/read-credentials.js';
+import { credentialFileValue, routedCredentials } from '../../../src/policy/routed-credentials.js';
 import { samplePlan } from './plan-fixture.js';
 import { problems } from './problems.js';
 

@@ -1,14 +1,15 @@
-// The Mem0 engine's request builders, preset by preset, compared as exact JSON text (key order is
+// The Mem0 contract's request builders, preset by preset, compared as exact JSON text (key order is
 // part of the wire contract).
 import { describe, expect, it } from 'vitest';
 import { MEM0_PRESETS, type Mem0PresetName, type PresetSpec } from '../../../src/contracts/mem0-presets.js';
 import {
   buildSearchBody,
   buildWriteBody,
-  createMem0Provider,
-  credentialHeader,
+  credentialPlacement,
+  mem0Contract,
   parseMem0SearchResponse,
-} from '../../../src/providers/mem0/engine.js';
+} from '../../../src/providers/mem0/preset-contract.js';
+import { credentialHeader } from '../../../src/providers/request.js';
 
 const U = 'repository-memory';
 const G = 'qwen-code';
@@ -103,7 +104,7 @@ describe('credential header', () => {
     ['x-api-key', { name: 'x-api-key', value: 'k' }],
     ['bearer', { name: 'authorization', value: 'Bearer k' }],
   ] as const)('%s', (auth, expected) => {
-    expect(credentialHeader(auth, 'k')).toEqual(expected);
+    expect(credentialHeader(credentialPlacement(auth), 'k')).toEqual(expected);
   });
 });
 
@@ -138,25 +139,25 @@ describe('search response', () => {
   });
 });
 
-describe('writer presence follows the table', () => {
-  const transport = { post: () => Promise.reject(new Error('unused')) };
-  const base = {
-    origin: 'https://m.example',
-    basePath: '',
-    scope: { userId: U },
-    credential: 'k',
-    transport,
-  };
+describe('the write operation follows the table', () => {
+  const base = { name: 'p', origin: 'https://m.example', basePath: '', scope: { userId: U } };
 
-  it('a preset without `write` has no writer', () => {
+  it('a preset without `write` has no remember operation', () => {
     const { write: _write, ...searchOnly } = MEM0_PRESETS['mem0-oss-rest-2026-08'];
     const preset: PresetSpec = searchOnly;
-    expect(createMem0Provider({ ...base, preset }).writer).toBeUndefined();
+    expect(mem0Contract({ ...base, preset }).remember).toBeUndefined();
   });
 
-  it('a preset with `write` has one', () => {
-    expect(createMem0Provider({ ...base, preset: MEM0_PRESETS['mem0-oss-rest-2026-08'] }).writer).toEqual({
-      remember: expect.any(Function),
+  it('a preset with `write` has one, at its write path', () => {
+    const contract = mem0Contract({ ...base, preset: MEM0_PRESETS['mem0-oss-rest-2026-08'] });
+    expect(contract.remember?.request('exact text')).toEqual({
+      operation: 'remember',
+      method: 'POST',
+      origin: 'https://m.example',
+      path: '/memories',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      credential: { header: 'x-api-key', prefix: '' },
+      body: { messages: [{ role: 'user', content: 'exact text' }], infer: false, user_id: U },
     });
   });
 });

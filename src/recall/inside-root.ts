@@ -1,4 +1,4 @@
-// Step 3: the session's working directory must be the configured repository or lie beneath it.
+// The session's working directory must be the configured repository or lie beneath it.
 // Named imports, not namespaces: a bundled namespace import copies every export at start-up.
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, sep } from 'node:path';

@@ -1,0 +1,48 @@
+// The profile's credential values, read at launch with the one reader (src/policy/routed-credentials.ts)
+// and worded for the developer. Messages name the variable and the file, never the value — not even
+// a length or a prefix.
+import type { LaunchPlan } from '../src/contracts/launch-plan.js';
+import { show } from '../src/policy/quote.js';
+import {
+  type CredentialReadIo,
+  readCredential,
+  routedCredentials,
+} from '../src/policy/routed-credentials.js';
+import { failure } from './messages.js';
+
+export interface CredentialOptions extends CredentialReadIo {
+  externalContextActive: boolean;
+}
+
+/** Reads every routed credential; throws one LaunchError listing every credential that is unusable. */
+export function readCredentials(plan: LaunchPlan, options: CredentialOptions): Record<string, string> {
+  const values: Record<string, string> = Object.create(null);
+  const problems: string[] = [];
+  for (const [name, source] of routedCredentials(plan, options.externalContextActive, options.platform)) {
+    const read = readCredential(name, source, options);
+    if (read.ok) {
+      values[name] = read.value;
+      continue;
+    }
+    switch (read.problem) {
+      case 'unreadable':
+        problems.push(
+          `credential ${name}: cannot read ${show(read.file)} (${read.code}); ask your administrator`,
+        );
+        break;
+      case 'empty':
+        problems.push(`credential ${name}: the file ${show(read.file)} is empty; ask your administrator`);
+        break;
+      case 'unset':
+        problems.push(
+          `credential ${name} is taken from your environment, but it is not set; set it and retry`,
+        );
+        break;
+      case 'nul':
+        problems.push(`credential ${name} contains a NUL byte and cannot be passed in the environment`);
+        break;
+    }
+  }
+  if (problems.length > 0) throw failure(...problems);
+  return values;
+}
