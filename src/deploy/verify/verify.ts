@@ -4,7 +4,7 @@ import { formatProblem, type Problem } from '../deployment/problems.js';
 import type { RenderedInstall } from '../render/render.js';
 import type { CodeCacheOutcome } from '../render/runtime-files.js';
 import type { InstallTree } from '../tree.js';
-import { type BrokerHostFacts, checkBrokerHost, checkBrokerTree } from './checks/broker.js';
+import { type BrokerHostFacts, brokerConfigOf, checkBrokerHost, checkBrokerTree } from './checks/broker.js';
 import { type CaFileFact, checkCaFiles } from './checks/ca-file.js';
 import { type CredentialAccessFacts, checkCredentialAccess } from './checks/credential-access.js';
 import { checkDrift } from './checks/drift.js';
@@ -81,7 +81,8 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
         ...(inputs.qwenTree === undefined ? {} : { qwen: inputs.qwenTree }),
         ...(inputs.qwenCliReal === undefined ? {} : { qwenCliReal: inputs.qwenCliReal }),
       });
-    if (inputs.credentialAccess !== undefined)
+    // With a credential broker no developer reads a credential file: broker.credentials judges them.
+    if (inputs.credentialAccess !== undefined && brokerConfigOf(view) === undefined)
       checkCredentialAccess(view, inputs.credentialAccess, checks, {
         real,
         adminUid: inputs.tree.manifest.adminUid,
