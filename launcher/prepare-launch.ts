@@ -1,12 +1,13 @@
 // The launcher's whole decision, pure: from the install directory, the profile, the caller's
 // environment, the user and the terminal — through an injected file system, read-only — to exactly
 // what runs (node, argv, environment, working directory), what is written before (the Qwen home and
-// the launch's system-defaults layer) and what refuses. launcher/main.ts executes it;
+// the launch's system-defaults layer) and what refuses. launcher/launch-qwen.ts executes it;
 // `qwen-managed plan` prints it. Steps 2–5 of docs/contracts.md, "Launcher steps".
 import { posix, win32 } from 'node:path';
 import { type Platform, platformOfHost } from '../src/base/platform.js';
 import type { CredentialSource, LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
-import type { PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
+import { type PINNED_FILE_VARIABLES, PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
+import { installPath } from '../src/host/install-checks.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
 import {
   ARGUMENT_POLICY,
@@ -170,7 +171,13 @@ export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision>
     home: input.home,
     qwenHome,
     platform,
-    systemSettings: () => adminFile('QWEN_CODE_SYSTEM_SETTINGS_PATH'),
+    // From the tree given: the same pinned file for a launch, and a staged render's own for plan
+    // (whose admin files are not at the paths launch.json names yet).
+    systemSettings: () =>
+      readAdminJson(
+        fs,
+        installPath(input.installDir, profileRel(kind, PROFILE_FILES.systemSettings), localPlatform),
+      ),
     qwenVersion: facts.version,
     fs,
     // The plan's own path rules, never the host's: plan may show a Windows plan.

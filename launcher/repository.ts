@@ -80,8 +80,11 @@ function realOr(fs: RepositoryFs, file: string): string {
   }
 }
 
-/** Qwen's ignore files at the project root: `.gitignore`, `.qwenignore` and the custom ones. */
-const IGNORE_FILES = ['.gitignore', '.qwenignore', '.agentignore', '.aiignore'];
+/**
+ * Files at the repository root Qwen opens whatever the trust: its ignore files (`.gitignore`,
+ * `.qwenignore`, the default custom ones) and `.mcp.json` (read, then neutralised by mcp.allowed).
+ */
+const ROOT_FILES = ['.gitignore', '.qwenignore', '.agentignore', '.aiignore', '.mcp.json'];
 
 export async function inspectRepository(input: RepositoryInput): Promise<RepositoryReport> {
   const { fs, path, plan } = input;
@@ -124,7 +127,7 @@ export async function inspectRepository(input: RepositoryInput): Promise<Reposit
   // and skills before deciding trust, and the output-language rule regardless of it).
   const qwenDir = path.join(root, QWEN_DIR);
   const files = walkJudged(paths, qwenDir);
-  for (const name of IGNORE_FILES) paths.check(path.join(root, name));
+  for (const name of ROOT_FILES) paths.check(path.join(root, name));
   judgeContextFiles({
     paths,
     home: input.home,

@@ -8,6 +8,7 @@ import { contextSearchInputSchema, contextSearchOutputSchema } from '../src/cont
 import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
+import { generateHiddenCodePoints, HIDDEN_CODE_POINTS_FILE } from './generate-hidden-code-points.js';
 import { generateValidators } from './generate-validators.js';
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from './qwen-facts/generate-tables.js';
 
@@ -44,13 +45,12 @@ export function generateSchemaFiles(): Map<string, string> {
   return files;
 }
 
-/** The JSON Schemas and the start-up validators generated from the same zod schemas, and the
- * Qwen settings-table imports generated from the versions policy. */
+/** The JSON Schemas and the start-up validators generated from the same zod schemas, the Qwen
+ * settings-table imports generated from the versions policy, and the hidden code points' table. */
 export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
-  const files = new Map([...generateSchemaFiles(), ...generateValidators()]).set(
-    SETTINGS_TABLES_FILE,
-    generateSettingsTables(),
-  );
+  const files = new Map([...generateSchemaFiles(), ...generateValidators()])
+    .set(SETTINGS_TABLES_FILE, generateSettingsTables())
+    .set(HIDDEN_CODE_POINTS_FILE, generateHiddenCodePoints());
   for (const [file, text] of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);

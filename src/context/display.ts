@@ -1,26 +1,29 @@
 // Renders memory content for the PreToolUse confirmation line (docs/contracts.md, "Memory content").
 // The user approves exactly what is stored, so nothing may hide, reorder or break the displayed text.
+import { isHiddenCodePoint } from '../text/hidden.js';
 
-// DEL and C1 controls, line/paragraph separators, and every format character (bidi controls,
-// zero-width characters, BOM, astral Cf such as U+110BD): invisible or layout-changing in a terminal.
-// Built on first need: a \p{…} class literal costs a hook ~0.2 ms to parse at start.
-let hidden: RegExp | undefined;
-// Every hidden character is U+007F or above: text without one has nothing to escape.
+// Every hidden code point is U+007F or above once JSON has escaped the C0 controls.
 const ABOVE_ASCII = /[^\u0000-\u007e]/;
 
-/** `JSON.stringify(content)` with every hidden character escaped per UTF-16 unit; `JSON.parse` restores `content`. */
+/**
+ * `JSON.stringify(content)` with every code point a terminal may draw as nothing or as something
+ * else (src/text/hidden.ts: default-ignorable, control, format, private-use, separators, U+2800)
+ * escaped per UTF-16 unit; `JSON.parse` restores `content`.
+ */
 export function renderContentForDisplay(content: string): string {
   const json = JSON.stringify(content);
   if (!ABOVE_ASCII.test(json)) return json;
-  // biome-ignore lint/complexity/useRegexLiterals: V8 parses a \p{…} literal at start-up, even inside a function.
-  hidden ??= new RegExp('[\\u007f-\\u009f\\u2028\\u2029\\p{Cf}]', 'gu');
-  return json.replace(hidden, escapeUnits);
+  let shown = '';
+  for (const char of json) {
+    shown += isHiddenCodePoint(char.codePointAt(0)!) ? escapeUnits(char) : char;
+  }
+  return shown;
 }
 
-function escapeUnits(match: string): string {
+function escapeUnits(char: string): string {
   let escaped = '';
-  for (let index = 0; index < match.length; index++) {
-    escaped += '\\u' + match.charCodeAt(index).toString(16).padStart(4, '0');
+  for (let index = 0; index < char.length; index++) {
+    escaped += '\\u' + char.charCodeAt(index).toString(16).padStart(4, '0');
   }
   return escaped;
 }

@@ -2,6 +2,7 @@
 // Valid content is stored byte-for-byte, so these rules are the only gate: no trimming, no normalising.
 import { MAX_MEMORY_CODE_POINTS } from '../base/limits.js';
 import { takeCodePoints } from '../text/codepoints.js';
+import { describeCodePoints, hiddenCodePoints } from '../text/hidden.js';
 
 // Printable ASCII is visible by every definition below, and decides almost all real content at once.
 const PRINTABLE_ASCII = /[!-~]/;
@@ -23,4 +24,22 @@ export function isValidMemoryContent(value: unknown): value is string {
   // biome-ignore lint/complexity/useRegexLiterals: V8 parses a \p{…} literal at start-up, even inside a function.
   visible ??= new RegExp('[^\\p{White_Space}\\p{Cc}\\p{Cf}]', 'u');
   return visible.test(value);
+}
+
+/**
+ * The code points of valid content that a terminal may draw as nothing or as something else
+ * (src/text/hidden.ts). Qwen's own confirmation shows a tool's raw arguments, so content holding
+ * one could be approved unseen: both the write-confirmation hook and the MCP tool refuse it.
+ */
+export function hiddenInMemoryContent(content: string): number[] {
+  return hiddenCodePoints(content);
+}
+
+/** Why such content is refused, naming the code points (ASCII only: safe on any terminal). */
+export function hiddenContentReason(codePoints: readonly number[]): string {
+  return (
+    `the memory content holds code points a terminal may draw as nothing or as something else ` +
+    `(${describeCodePoints(codePoints)}), so the text shown for approval would not be what is stored; ` +
+    'nothing was stored: write it without them'
+  );
 }

@@ -19,7 +19,7 @@ const EMPTY_LENGTH = serialize([]).length;
 
 /**
  * Renders provider results as the untrusted-context envelope: at most 5 items, always a prefix of
- * the ranking, at most 4000 UTF-16 units, `<` and `>` escaped.
+ * the ranking, at most 4000 UTF-16 units, `<`, `>`, U+2028 and U+2029 escaped.
  */
 export function renderContext(items: readonly ContextItem[]): string {
   const kept: RenderedItem[] = [];
@@ -43,8 +43,13 @@ export function renderContext(items: readonly ContextItem[]): string {
 
 function serialize(items: readonly RenderedItem[]): string {
   const envelope = { untrusted_external_context: { notice: CONTEXT_NOTICE, items } };
-  // Provider text must not open or close tags around the injected context; JSON.parse restores it.
-  return JSON.stringify(envelope).replaceAll('<', '\\u003c').replaceAll('>', '\\u003e');
+  // Provider text must not open or close tags around the injected context, nor break a line where
+  // a reader splits lines on U+2028/U+2029 (JSON.stringify leaves them raw); JSON.parse restores it.
+  return JSON.stringify(envelope)
+    .replaceAll('<', '\\u003c')
+    .replaceAll('>', '\\u003e')
+    .replaceAll('\u2028', '\\u2028')
+    .replaceAll('\u2029', '\\u2029');
 }
 
 /** Applies the code-point caps; empty or missing strings and non-finite scores are omitted. */

@@ -8,9 +8,10 @@ import { BrokerStartError } from '../../broker/load.js';
 import { accountCache, shellOf, socketPeerUid } from '../../broker/machine.js';
 import { type BrokerMachine, startBroker } from '../../broker/start.js';
 import { credentialFileValue } from '../../policy/routed-credentials.js';
-import type { CliIO, Command } from '../command.js';
-import { InputError } from '../errors.js';
-import { parseFlags, required } from '../flags.js';
+import { type CliIO, defineCommand } from '../command.js';
+import { InputError } from '../command-errors.js';
+import type { AdminDeps } from '../deps.js';
+import { required } from '../flags.js';
 
 export const BROKER_HELP = `Usage: qwen-managed broker --dir DIR
 
@@ -34,14 +35,9 @@ Options:
 Exit codes: 0 stopped by a signal, 1 refused to start (the reason on stderr), 2 usage error.
 `;
 
-export interface BrokerCommandDeps {
-  machine(io: CliIO): BrokerMachine;
-  /** Resolves when SIGTERM or SIGINT arrives. */
-  untilSignal(): Promise<void>;
-}
-
-export const processBrokerDeps: BrokerCommandDeps = {
-  machine: (io) => ({
+/** The broker's view of this process: its ids, the kernel tables, the user database, stdout/stderr. */
+export function processMachine(io: CliIO): BrokerMachine {
+  return {
     fs,
     env: io.env,
     ids: {
@@ -62,50 +58,40 @@ export const processBrokerDeps: BrokerCommandDeps = {
     stderr: (line) => io.stderr.write(line),
     now: () => performance.now(),
     time: () => new Date().toISOString(),
-  }),
-  untilSignal: () =>
-    new Promise((done) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        done();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    }),
-};
-
-export function createBrokerCommand(deps: BrokerCommandDeps = processBrokerDeps): Command {
-  return {
-    name: 'broker',
-    summary: 'Run the install’s credential broker (as root, or as its user under systemd)',
-    help: BROKER_HELP,
-    async run(args, io) {
-      const flags = parseFlags(
-        'broker',
-        args,
-        { dir: { type: 'string' } },
-        { text: BROKER_HELP, stdout: io.stdout },
-      );
-      if (flags === undefined) return 0;
-      const dir = resolve(io.cwd, required('broker', 'dir', flags.dir));
-      if (process.platform !== 'linux')
-        throw new InputError(
-          'broker: the credential broker needs Linux: it learns who calls from /proc/net/tcp (Windows and macOS give Node no peer uid); keep the deployment without "broker" there',
-        );
-      const signal = deps.untilSignal();
-      let running: Awaited<ReturnType<typeof startBroker>>;
-      try {
-        running = await startBroker(dir, deps.machine(io));
-      } catch (error) {
-        if (error instanceof BrokerStartError)
-          throw new InputError(error.problems.map((p) => `broker: ${p}`).join('\n'));
-        throw error;
-      }
-      await signal;
-      io.stderr.write('qwen-managed broker: stopping (requests in flight get 5 s)\n');
-      await running.stop(5000);
-      return 0;
-    },
   };
 }
+
+export interface BrokerDeps extends Pick<AdminDeps, 'onShutdownSignal' | 'hostPlatform'> {
+  /** The machine the broker runs on (processMachine by default). */
+  machine?(io: CliIO): BrokerMachine;
+}
+
+export const brokerCommand = defineCommand({
+  name: 'broker',
+  summary: 'Run the install’s credential broker (as root, or as its user under systemd)',
+  help: BROKER_HELP,
+  flags: { dir: { type: 'string' } },
+  async run(flags, io, deps: BrokerDeps) {
+    const dir = resolve(io.cwd, required('broker', 'dir', flags.dir));
+    if (deps.hostPlatform !== 'linux')
+      throw new InputError(
+        'broker: the credential broker needs Linux: it learns who calls from /proc/net/tcp (Windows and macOS give Node no peer uid); keep the deployment without "broker" there',
+      );
+    let running: Awaited<ReturnType<typeof startBroker>>;
+    try {
+      running = await startBroker(dir, (deps.machine ?? processMachine)(io));
+    } catch (error) {
+      if (error instanceof BrokerStartError)
+        throw new InputError(error.problems.map((p) => `broker: ${p}`).join('\n'));
+      throw error;
+    }
+    let unregister = () => {};
+    await new Promise<void>((stop) => {
+      unregister = deps.onShutdownSignal(stop);
+    });
+    unregister();
+    io.stderr.write('qwen-managed broker: stopping (requests in flight get 5 s)\n');
+    await running.stop(5000);
+    return 0;
+  },
+});

@@ -6,6 +6,7 @@ import { BROKER_MIN_PROVIDER_TIMEOUT_MS } from '../../base/limits.js';
 import { LOOPBACK_HOSTS } from '../../base/origin.js';
 import { credentialVariable } from '../../config/names.js';
 import { type ListenerName, MODEL_LISTENER } from '../../contracts/broker.js';
+import { OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
 import { sameEnvName } from '../../policy/environment-names.js';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../qwen/versions.js';
 import {
@@ -152,6 +153,16 @@ export function brokerProblems(deployment: Deployment): Problem[] {
     ];
   }
   const problems: Problem[] = [];
+  if (deployment.profiles[OPENCLAW_PROFILE] !== undefined) {
+    problems.push(
+      problem(
+        ['profiles', OPENCLAW_PROFILE],
+        undefined,
+        'is not fronted by the credential broker yet: its plugin would need the credential in the OpenClaw process',
+        'deploy the OpenClaw profile from a deployment without "broker"',
+      ),
+    );
+  }
   const allow = broker.allow ?? deployment.developers;
   if (allow === undefined || allow.users.length + allow.groups.length === 0) {
     problems.push(

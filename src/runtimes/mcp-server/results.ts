@@ -6,6 +6,9 @@ export const SEARCH_FAILED = 'External context search failed.';
 export const QUERY_EMPTY = 'The query is empty.';
 export const CONTENT_INVALID =
   'The memory content is invalid: it must be at most 4000 characters, well-formed, and not blank.';
+/** The refusal of content holding hidden code points (the reason names them, never the content). */
+export const contentHidden = (reason: string): string =>
+  `The memory content was refused: ${reason}. Do not retry with the same content.`;
 export const REMEMBER_FAILED = {
   status: 'failed',
   message: 'The provider rejected the memory. Do not retry without changing the content or configuration.',

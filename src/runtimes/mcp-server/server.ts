@@ -5,13 +5,18 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
 import { MAX_ITEMS } from '../../base/limits.js';
 import type { RuntimeConfigV1 } from '../../config/schema.js';
-import { isValidMemoryContent } from '../../context/memory-content.js';
+import {
+  hiddenContentReason,
+  hiddenInMemoryContent,
+  isValidMemoryContent,
+} from '../../context/memory-content.js';
 import { renderContext } from '../../context/renderer.js';
 import { contextSearchInputSchema, contextSearchOutputSchema } from '../../contracts/context-search.js';
 import { MCP_SERVER_NAME, TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
 import type { Provider } from '../../providers/types.js';
 import {
   CONTENT_INVALID,
+  contentHidden,
   errorResult,
   QUERY_EMPTY,
   REMEMBER_UNKNOWN,
@@ -89,6 +94,9 @@ export function createExternalContextServer({ config, provider, version }: Serve
       },
       async ({ content }, extra): Promise<ToolResult> => {
         if (!isValidMemoryContent(content)) return errorResult(CONTENT_INVALID);
+        // Also here, not only in the hook: a hook that fails open must not let hidden text through.
+        const hidden = hiddenInMemoryContent(content);
+        if (hidden.length > 0) return errorResult(contentHidden(hiddenContentReason(hidden)));
         try {
           return rememberResultToTool(await writer.remember({ content, signal: deadline(extra.signal) }));
         } catch {

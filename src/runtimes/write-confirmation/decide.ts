@@ -1,6 +1,10 @@
 // The write-confirmation decision table (docs/contracts.md, "Hook I/O"), as a pure function of the hook's input.
 import { renderContentForDisplay } from '../../context/display.js';
-import { isValidMemoryContent } from '../../context/memory-content.js';
+import {
+  hiddenContentReason,
+  hiddenInMemoryContent,
+  isValidMemoryContent,
+} from '../../context/memory-content.js';
 import { PERMISSION_REMEMBER } from '../../contracts/names.js';
 import { isPlainObject } from '../../text/json.js';
 
@@ -37,6 +41,10 @@ export function decideWriteConfirmation(input: unknown): PreToolUseOutput {
   if (typeof mode !== 'string' || !isPlainObject(toolInput) || !isValidMemoryContent(toolInput.content)) {
     return decision('deny', REASON_INVALID);
   }
+  // 3b. Content a terminal could draw otherwise than it is stored: Qwen's own question shows the raw
+  // arguments, so it is refused in every mode, naming the code points, before anything is asked.
+  const hidden = hiddenInMemoryContent(toolInput.content);
+  if (hidden.length > 0) return decision('deny', hiddenContentReason(hidden));
   // 4. Plan mode promises no side effects.
   if (mode === 'plan') return decision('deny', REASON_PLAN);
   // 5. An approval mode we do not know might auto-approve: refuse rather than guess.

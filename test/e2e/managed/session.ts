@@ -1,5 +1,5 @@
 // A developer's session: `<installDir>/bin/launch-qwen --profile <kind>` typed in a real
-// pseudo-terminal, as the world's throwaway user, from their home directory, with a login-shell
+// pseudo-terminal, as the world's throwaway user, from their home directory (or another one), with a login-shell
 // environment. The launcher execs Qwen in place (same pid), so the pty's process is Qwen.
 import { chownSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,6 +16,8 @@ import type { ManagedWorld } from './world.js';
 export interface LaunchOptions {
   /** Extra caller environment (wins over the login-shell defaults). */
   env?: Record<string, string>;
+  /** Where the developer types `launch-qwen` (default: their home directory). */
+  cwd?: string;
 }
 
 /** What the repository guard added to Qwen's environment, left out of a `direct` start. */
@@ -41,7 +43,7 @@ export class ManagedSession {
     const term = TerminalSession.spawn({
       argv: [world.launcher, '--profile', kind],
       env: world.callerEnv(options.env),
-      cwd: world.user.home,
+      cwd: options.cwd ?? world.user.home,
       uid: world.user.uid,
       gid: world.user.gid,
       cols: 120,

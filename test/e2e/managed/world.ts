@@ -40,6 +40,8 @@ const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
 export interface ProfileSpec {
   provider: Record<string, unknown>;
   timeoutMs?: number;
+  /** `profiles.<kind>.repositoryTrust` (default: trusted). */
+  repositoryTrust?: 'trusted' | 'untrusted';
 }
 
 export interface WorldOptions {

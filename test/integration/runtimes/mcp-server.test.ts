@@ -354,6 +354,31 @@ describe('context_remember', () => {
     expect(result.isError).toBe(true);
     expect(platform.requests.length).toBe(before);
   });
+
+  it.each<[string, string, string]>([
+    [
+      'a payload in variation selectors after innocent text',
+      'Fine.\ufe01\u{E0100}\u{E0141}',
+      'U+FE01, U+E0100, U+E0141',
+    ],
+    ['tag characters', 'ok\u{E0001}\u{E0049}', 'U+E0001, U+E0049'],
+    ['a Hangul filler and the braille blank', 'x\u3164\u2800', 'U+3164, U+2800'],
+  ])(
+    'refuses %s without a request, naming the code points (the hook may have failed open)',
+    async (_name, content, named) => {
+      const client = await connect(platformWriteConfig());
+      const before = platform.requests.length;
+      const result = await call(client, 'context_remember', { content });
+      expect(result.isError).toBe(true);
+      expect(result.content).toEqual([
+        {
+          type: 'text',
+          text: `The memory content was refused: the memory content holds code points a terminal may draw as nothing or as something else (${named}), so the text shown for approval would not be what is stored; nothing was stored: write it without them. Do not retry with the same content.`,
+        },
+      ]);
+      expect(platform.requests.length).toBe(before);
+    },
+  );
 });
 
 describe('startup errors: one fixed line on stderr, exit 1, nothing on stdout', () => {

@@ -31,13 +31,29 @@ describe('write-confirmation.js', () => {
     expect(decision(run.stdout)).toBe(expected);
   });
 
-  it('shows hostile content escaped, and JSON.parse of the shown line is the exact content', async () => {
-    const content = 'ok\u202e\u200b\u{110bd}\u0085\u2028<b>**x**</b>';
+  it('shows the exact content, and JSON.parse of the shown line is that content', async () => {
+    const content = 'ok "quoted" <b>**x**</b>\n\tdone é部😀';
     const run = await runRuntime(FILE, { stdin: event({ tool_input: { content } }), env: {} });
     const reason: string = JSON.parse(run.stdout).hookSpecificOutput.permissionDecisionReason;
     const shown = reason.split('\n')[1]!;
     expect(JSON.parse(shown)).toBe(content);
-    expect(shown).toBe('"ok\\u202e\\u200b\\ud804\\udcbd\\u0085\\u2028<b>**x**</b>"');
+    expect(shown).toBe('"ok \\"quoted\\" <b>**x**</b>\\n\\tdone é部😀"');
+  });
+
+  it('denies content a terminal would draw otherwise before any question, naming the code points', async () => {
+    const content = 'Deploys are fine.\ufe01\u{E0100}\u202e\u200b\u{110bd}\u0085\u2028\u3164\u2800';
+    const run = await runRuntime(FILE, {
+      stdin: event({ permission_mode: 'yolo', tool_input: { content } }),
+      env: {},
+    });
+    expect(JSON.parse(run.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason:
+          'the memory content holds code points a terminal may draw as nothing or as something else (U+FE01, U+E0100, U+202E, U+200B, U+110BD, U+0085, U+2028, U+3164 and 1 more), so the text shown for approval would not be what is stored; nothing was stored: write it without them',
+      },
+    });
   });
 
   it('denies when stdin never closes, within the budget', async () => {

@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { HIDDEN_CLASS } from '../../../scripts/generate-hidden-code-points.js';
 import { renderContentForDisplay } from '../../../src/context/display.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
 
-// Every character the confirmation line must never show raw.
-const HIDDEN = /[\u007f-\u009f\u2028\u2029\p{Cf}]/u;
+// Every character the confirmation line must never show raw: the generator's own class (Unicode data).
+const HIDDEN = new RegExp(HIDDEN_CLASS, 'v');
 
 describe('renderContentForDisplay', () => {
   it.each([
@@ -23,6 +24,18 @@ describe('renderContentForDisplay', () => {
     ['astral format character, per UTF-16 unit, lower-case hex', 'x\u{110BD}y', '"x\\ud804\\udcbdy"'],
     ['language tag', '\u{E0001}', '"\\udb40\\udc01"'],
     ['a backslash right before a hidden character', '\\\u200b', '"\\\\\\u200b"'],
+    ['variation selectors', 'ok\ufe0f\u{E0100}\u{E01EF}', '"ok\\ufe0f\\udb40\\udd00\\udb40\\uddef"'],
+    ['tag characters spelling text', 'hi\u{E0041}\u{E0042}', '"hi\\udb40\\udc41\\udb40\\udc42"'],
+    ['the combining grapheme joiner', 'a\u034fb', '"a\\u034fb"'],
+    ['Hangul fillers', '\u115f\u1160\u3164\uffa0', '"\\u115f\\u1160\\u3164\\uffa0"'],
+    ['the braille blank', 'a\u2800b', '"a\\u2800b"'],
+    ['Mongolian variation selectors', '\u180b\u180f', '"\\u180b\\u180f"'],
+    ['private use', '\ue000\uf8ff\u{F0000}', '"\\ue000\\uf8ff\\udb80\\udc00"'],
+    [
+      'accents, no-break and ideographic spaces stay as they are',
+      'é\u0301\u00a0\u3000',
+      '"é\u0301\u00a0\u3000"',
+    ],
     ['emoji and CJK stay readable', '😀 部署', '"😀 部署"'],
     ['Markdown and HTML are shown literally', '# T\n<b>x</b>', '"# T\\n<b>x</b>"'],
     ['a lone surrogate, as JSON.stringify', 'a\ud800', '"a\\ud800"'],
@@ -62,8 +75,9 @@ describe('renderContentForDisplay', () => {
 });
 
 describe('renderContentForDisplay equals the one-regex reference', () => {
+  const every = new RegExp(HIDDEN_CLASS, 'gv');
   const reference = (content: string) =>
-    JSON.stringify(content).replace(/[\u007f-\u009f\u2028\u2029\p{Cf}]/gu, (match) =>
+    JSON.stringify(content).replace(every, (match) =>
       // One escape per UTF-16 unit: an astral format character is two.
       Array.from(
         { length: match.length },
@@ -72,7 +86,18 @@ describe('renderContentForDisplay equals the one-regex reference', () => {
     );
   const unit = fc.oneof(
     fc.constantFrom('a', ' ', '"', '\\', '\n', '\u007e', '\u007f', '\u0085', '\u00ad', '\u2028', '\u202e'),
-    fc.constantFrom('\ufeff', '\u{110bd}', '\u{e0020}', '\ud800', '部', '😀'),
+    fc.constantFrom(
+      '\ufeff',
+      '\u{110bd}',
+      '\u{e0020}',
+      '\ud800',
+      '部',
+      '😀',
+      '\ufe0f',
+      '\u{e0100}',
+      '\u2800',
+    ),
+    fc.constantFrom('\u3164', '\u034f', '\ue000', '\u{10fffd}', '\u180e', '\ufff9'),
     fc.string({ unit: 'binary', maxLength: 3 }),
   );
   it('for strings built from ASCII, hidden and astral characters', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidMemoryContent } from '../../../src/context/memory-content.js';
+import { hiddenInMemoryContent, isValidMemoryContent } from '../../../src/context/memory-content.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
@@ -89,5 +89,18 @@ describe('isValidMemoryContent equals the \\p{…} reference rule', () => {
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('hiddenInMemoryContent: valid content a terminal would draw otherwise (refused by the hook and the tool)', () => {
+  it.each<[string, string, number[]]>([
+    ['plain text with tab and newline', 'run npm ci\n\tthen test', []],
+    ['CJK, emoji, accents, no-break space', '部署 😀 é\u0301\u00a0', []],
+    ['variation selectors after visible text', 'ok\ufe0f\u{E01EF}', [0xfe0f, 0xe01ef]],
+    ['a bidi override and a zero-width space', 'abc\u202edef\u200b', [0x202e, 0x200b]],
+    ['a carriage return and C1 controls', 'a\rb\u0085', [0x0d, 0x85]],
+  ])('%s', (_case, content, hidden) => {
+    expect(isValidMemoryContent(content)).toBe(true);
+    expect(hiddenInMemoryContent(content)).toEqual(hidden);
   });
 });

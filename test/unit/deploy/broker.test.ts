@@ -1,5 +1,8 @@
 // deployment.json `broker`: what render writes (broker.json, the drop-in, the provider configs and
 // settings pointed at the listeners, launch plans that read no credential) and what it refuses.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { brokerUpstreamTimeoutMs } from '../../../src/base/limits.js';
 import { BROKER_KEY } from '../../../src/contracts/broker.js';
@@ -7,7 +10,7 @@ import { brokerConfigSchema } from '../../../src/contracts/broker-config.js';
 import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid, formatProblem } from '../../../src/deploy/deployment/problems.js';
-import { render } from './fixtures.js';
+import { REPO, render } from './fixtures.js';
 
 const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
 
@@ -287,6 +290,24 @@ describe('what render refuses with a broker', () => {
 
   it('the control: the full example is accepted', () => {
     expect(problems(() => {})).toEqual([]);
+  });
+
+  it('the OpenClaw profile (its plugin would need the credential in the OpenClaw process)', async () => {
+    const example = JSON.parse(
+      await readFile(join(REPO, 'examples', 'deployments', 'openclaw-recall.json'), 'utf8'),
+    );
+    example.broker = { allow: { users: ['alice'] } };
+    let found: string[] = [];
+    try {
+      parseDeploymentValue(example);
+    } catch (error) {
+      if (!(error instanceof DeploymentInvalid)) throw error;
+      found = error.problems.map(formatProblem);
+    }
+    expect(
+      found.some((l) => /^profiles\.openclaw-recall: is not fronted by the credential broker yet/.test(l)),
+      found.join('\n'),
+    ).toBe(true);
   });
 
   it.each<[string, (d: Record<string, any>) => void, RegExp]>([

@@ -180,7 +180,9 @@ function naiveRender(items: readonly ContextItem[]): string {
     },
   })
     .replaceAll('<', '\\u003c')
-    .replaceAll('>', '\\u003e');
+    .replaceAll('>', '\\u003e')
+    .replaceAll('\u2028', '\\u2028')
+    .replaceAll('\u2029', '\\u2029');
 }
 
 describe('renderContext', () => {
@@ -188,7 +190,7 @@ describe('renderContext', () => {
     fc.oneof(
       fc.string({ maxLength: max }),
       fc.string({
-        unit: fc.constantFrom('<', '>', '"', '\\', '\u2028', '😀', '\ud800', 'a'),
+        unit: fc.constantFrom('<', '>', '"', '\\', '\u2028', '\u2029', '😀', '\ud800', 'a'),
         maxLength: max,
       }),
     );

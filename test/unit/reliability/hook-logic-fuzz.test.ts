@@ -6,6 +6,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HIDDEN_CLASS } from '../../../scripts/generate-hidden-code-points.js';
+import {
+  hiddenContentReason,
+  hiddenInMemoryContent,
+  isValidMemoryContent,
+} from '../../../src/context/memory-content.js';
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
 import { contextSearchOutputSchema } from '../../../src/contracts/context-search.js';
 import { PERMISSION_REMEMBER } from '../../../src/contracts/names.js';
@@ -46,8 +52,9 @@ const EXPECTED = {
   answers: '`{}` or one injection (schema-valid envelope, ≤ 4000 units, no raw < >); never a throw',
   getter: 'never reads `prompt`',
   write:
-    'the decision table: deny non-objects; `{}` for other events/tools; deny invalid requests, plan and unknown ' +
-    'modes; otherwise ask, showing one line that JSON.parses to the exact content and has no control, bidi or invisible character',
+    'the decision table: deny non-objects; `{}` for other events/tools; deny invalid requests, content holding ' +
+    'hidden code points (naming them), plan and unknown modes; otherwise ask, showing one line that JSON.parses ' +
+    'to the exact content and has no control, bidi or invisible character',
   guard:
     'never deny; ask only for a guarded mode and a tool other than context_remember; the tool shown escaped',
 };
@@ -160,7 +167,7 @@ const stdin = fc.oneof(
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b)) },
 );
 
-/** main.ts in process, minus the process: provenance, then steps 2–6. */
+/** auto-recall.ts in process, minus the process: provenance, then steps 2–6. */
 async function hook(bytes: Buffer): Promise<string> {
   const parsed = readAutoRecallEvent(parseJson(bytes));
   if (parsed === undefined) return '{}';
@@ -258,7 +265,8 @@ describe('auto-recall logic', () => {
 });
 
 const MODES = ['default', 'auto', 'auto_edit', 'auto-edit', 'yolo'];
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]/u;
+// Never shown raw: any C0 control, and every code point of the generated hidden set (Unicode data).
+const HIDDEN = new RegExp(`[\\u0000-\\u001f]|${HIDDEN_CLASS}`, 'v');
 const content = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
@@ -271,6 +279,9 @@ const content = fc.oneof(
     'a\ud800',
     ' \n\t ',
     '\u200b',
+    'Fine.\ufe01\u{E0100}\u{E0141}',
+    'x\u3164\u2800',
+    'a\rb',
     'x'.repeat(4000),
     '😀'.repeat(4001),
   ),
@@ -333,6 +344,15 @@ describe('PreToolUse decisions', () => {
         const reason: string = decision.permissionDecisionReason;
         const mode = input['permission_mode'];
         if (decision.permissionDecision === 'deny') {
+          const content = (input['tool_input'] as Record<string, unknown> | undefined)?.['content'];
+          if (typeof mode === 'string' && typeof content === 'string' && isValidMemoryContent(content)) {
+            // Content a terminal would draw otherwise is refused in every mode, naming its code points.
+            const hidden = hiddenInMemoryContent(content);
+            if (hidden.length > 0) {
+              expect(reason).toBe(hiddenContentReason(hidden));
+              return;
+            }
+          }
           expect([REASON_INVALID, REASON_PLAN, REASON_MODE]).toContain(reason);
           // A mode is refused only for what it is: plan mode, or a mode the table does not know.
           if (reason === REASON_PLAN) expect(mode).toBe('plan');
@@ -348,7 +368,9 @@ describe('PreToolUse decisions', () => {
         expect(question).toBe(ASK_QUESTION);
         expect(rest).toEqual([]);
         expect(shown).not.toMatch(HIDDEN);
-        expect(JSON.parse(shown!)).toBe((input['tool_input'] as Record<string, unknown>)['content']);
+        const asked = (input['tool_input'] as Record<string, unknown>)['content'] as string;
+        expect(JSON.parse(shown!)).toBe(asked);
+        expect(hiddenInMemoryContent(asked)).toEqual([]);
       }),
       { numRuns: 1000, ...LIMITS },
     );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hiddenContentReason } from '../../../src/context/memory-content.js';
 import {
   ASK_QUESTION,
   decideWriteConfirmation,
@@ -74,17 +75,46 @@ describe('decision table, in order', () => {
   });
 });
 
-describe('the ask reason shows the exact content, escaped for display', () => {
+describe('content a terminal could draw otherwise is refused before any question, naming its code points', () => {
+  it.each<[string, string, number[]]>([
+    [
+      'a payload spelled in variation selectors after innocent text',
+      'Deploys are fine.\ufe01\ufe02\u{E0100}\u{E0141}',
+      [0xfe01, 0xfe02, 0xe0100, 0xe0141],
+    ],
+    ['tag characters (ASCII smuggling)', 'ok\u{E0001}\u{E0049}\u{E0047}', [0xe0001, 0xe0049, 0xe0047]],
+    ['bidi override', 'safe \u202e txt.exe', [0x202e]],
+    ['isolates', '\u2066a\u2067b\u2068c\u2069', [0x2066, 0x2067, 0x2068, 0x2069]],
+    ['zero-width', 'a\u200bb\u200cc\u200dd\ufeff', [0x200b, 0x200c, 0x200d, 0xfeff]],
+    ['astral Cf', 'x\u{110bd}y', [0x110bd]],
+    ['C1 controls and DEL', 'a\u0085b\u009bc\u007f', [0x85, 0x9b, 0x7f]],
+    ['a carriage return (it would overwrite the line on a terminal)', 'SECRET\rvisible', [0x0d]],
+    ['an escape sequence', 'a\u001b[2Kb', [0x1b]],
+    ['line and paragraph separators', 'a\u2028b\u2029c', [0x2028, 0x2029]],
+    ['Hangul and braille fillers', 'x\u3164\u115f\u1160\u2800', [0x3164, 0x115f, 0x1160, 0x2800]],
+    ['the combining grapheme joiner', 'a\u034fb', [0x034f]],
+    ['private use', 'icon \ue0a0', [0xe0a0]],
+  ])('%s', (_name, content, codePoints) => {
+    for (const mode of ['default', 'yolo', 'plan']) {
+      expect(decideWriteConfirmation(event({ permission_mode: mode, tool_input: { content } }))).toEqual(
+        deny(hiddenContentReason(codePoints)),
+      );
+    }
+  });
+
+  it('names the code points in plain ASCII', () => {
+    expect(hiddenContentReason([0xfe0f, 0xe0041])).toBe(
+      'the memory content holds code points a terminal may draw as nothing or as something else (U+FE0F, U+E0041), so the text shown for approval would not be what is stored; nothing was stored: write it without them',
+    );
+  });
+});
+
+describe('the ask reason shows the exact content', () => {
   it.each<[string, string]>([
-    ['bidi override', 'safe \u202e txt.exe'],
-    ['isolates', '\u2066a\u2067b\u2068c\u2069'],
-    ['zero-width', 'a\u200bb\u200cc\u200dd\ufeff'],
-    ['astral Cf', 'x\u{110bd}y'],
-    ['C1 controls', 'a\u0085b\u009bc\u007f'],
-    ['line and paragraph separators', 'a\u2028b\u2029c'],
     ['markdown', '**Approve** [link](https://evil.example) `code`\n# heading'],
     ['html', '<script>alert(1)</script><b>bold</b>'],
-    ['newlines and quotes', 'line 1\nline "2"\r\n\ttab \\ backslash'],
+    ['newlines and quotes', 'line 1\nline "2"\n\ttab \\ backslash'],
+    ['accents, CJK, emoji, no-break spaces', 'café\u0301 部署 😀\u00a0\u3000'],
   ])('%s round-trips', (_name, content) => {
     const out = decideWriteConfirmation(event({ tool_input: { content } })) as {
       hookSpecificOutput: { permissionDecisionReason: string };
@@ -93,14 +123,5 @@ describe('the ask reason shows the exact content, escaped for display', () => {
     expect(question).toBe(ASK_QUESTION);
     expect(rest).toEqual([]);
     expect(JSON.parse(shown!)).toBe(content);
-    // Nothing invisible or line-breaking reaches the terminal unescaped.
-    expect(shown).not.toMatch(/[\u007f-\u009f\u2028\u2029\p{Cf}]/u);
-  });
-
-  it('escapes astral Cf per UTF-16 unit in lower-case hex', () => {
-    const out = decideWriteConfirmation(event({ tool_input: { content: 'a\u{110bd}' } })) as {
-      hookSpecificOutput: { permissionDecisionReason: string };
-    };
-    expect(out.hookSpecificOutput.permissionDecisionReason).toBe(`${ASK_QUESTION}\n"a\\ud804\\udcbd"`);
   });
 });

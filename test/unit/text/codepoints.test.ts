@@ -7,7 +7,7 @@ import { codePointWidthAt, takeCodePoints } from '../../../src/text/codepoints.j
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
 
 const unit = fc.oneof(
-  fc.constantFrom('<', '>', '"', '\\', '\n', '\u0000', '\u2028', '😀', '\ud800', '\udc00', 'a'),
+  fc.constantFrom('<', '>', '"', '\\', '\n', '\u0000', '\u2028', '\u2029', '😀', '\ud800', '\udc00', 'a'),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
 );
 
@@ -59,6 +59,7 @@ describe('escapedJsonLength', () => {
     ['\n\u0001', 10],
     ['😀', 4],
     ['\ud800', 8],
+    ['\u2028\u2029', 14],
   ])('%j → %d', (text, expected) => {
     expect(escapedJsonLength(text)).toBe(expected);
   });
@@ -66,7 +67,11 @@ describe('escapedJsonLength', () => {
   it('equals the length of the rendered escape', () => {
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 60 }), (text) => {
-        const rendered = JSON.stringify(text).replaceAll('<', '\\u003c').replaceAll('>', '\\u003e');
+        const rendered = JSON.stringify(text)
+          .replaceAll('<', '\\u003c')
+          .replaceAll('>', '\\u003e')
+          .replaceAll('\u2028', '\\u2028')
+          .replaceAll('\u2029', '\\u2029');
         expect(escapedJsonLength(text)).toBe(rendered.length);
       }),
     );
