@@ -20,6 +20,7 @@ import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js
 import { routedCredentials } from '../src/policy/routed-credentials.js';
 import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
+import { type BrokerCheckDeps, brokerListeners, checkBroker } from './broker.js';
 import { computeEnv, type EnvComputation, envRecord } from './env.js';
 import { failure, type LaunchError, rolledBackNotice } from './messages.js';
 import { loadPins, type PinsFs } from './pins.js';
@@ -62,6 +63,11 @@ export interface LaunchInput {
   nodeVersionOf?: (node: string) => string | undefined;
   /** The lazily loaded project checks (runtime/launch-repository.js). */
   loadProject: RepositoryInput['loadProject'];
+  /**
+   * How the credential broker of a brokered plan is checked (launch only): its listeners' owners and
+   * health. Required to launch a brokered profile; `plan` shows the listeners without checking.
+   */
+  broker?: BrokerCheckDeps;
   argumentPolicy?: ArgumentPolicy;
   environmentPolicy?: EnvironmentPolicy;
 }
@@ -96,6 +102,11 @@ export interface LaunchDecision {
   refused: string[];
   /** The line printed before a rolled-back profile starts. */
   notice?: string;
+  /**
+   * The credential broker this session talks to (a brokered plan): no credential is read, the
+   * provider's variable holds `key`, and these listeners were checked (launch) before anything ran.
+   */
+  broker?: { user: string; key: string; listeners: Array<{ name: string; port: number }> };
 }
 
 /** The decision; throws a LaunchError for a pin, the terminal or a credential the launch cannot use. */
@@ -117,6 +128,16 @@ export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision>
   const platform = plan.platform;
   // Step 3: terminal.
   if (input.terminal !== undefined) checkTerminal(input.terminal);
+  // Step 3b: a brokered profile's broker runs, is the broker (root or its user holds each port), and
+  // lets this user in — one line otherwise, instead of Qwen's ~109 s retry of a refused connection.
+  const broker = plan.broker === undefined ? undefined : brokerListeners(plan, externalContextActive);
+  if (purpose === 'launch' && plan.broker !== undefined) {
+    if (input.broker === undefined)
+      throw failure(
+        'this profile uses the credential broker, which the launcher was not given a way to check',
+      );
+    await checkBroker(plan, externalContextActive, input.broker);
+  }
   // Step 4: environment. HOME and the Qwen home come from the passwd entry, not from $HOME.
   const layout = platform === 'windows' ? 'win32' : homePlatform(input.hostPlatform);
   const qwenHome = qwenHomePath(layout, input.home, plan.installId, kind);
@@ -193,6 +214,7 @@ export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision>
     repository,
     refused: repository.refused.map(refusalLine),
     ...(externalContextActive ? {} : { notice: rolledBackNotice(kind) }),
+    ...(broker === undefined ? {} : { broker }),
   };
 }
 

@@ -1,6 +1,6 @@
 // What the benchmark runs against: a loopback Generic HTTP provider that answers 5 items at once,
 // runtime configs, hook inputs, and an install directory rendered by the real `qwen-managed render`.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import http from 'node:http';
 import * as path from 'node:path';
@@ -24,6 +24,44 @@ export function startProvider(): Promise<Loopback> {
     req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
   });
   return listenOnLoopback(server);
+}
+
+/**
+ * The credential broker in its own process (scripts/bench/broker-child.ts) in front of `upstream`,
+ * adding `token`; resolves with its origin once it listens.
+ */
+export function startBroker(
+  upstream: string,
+  token: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(import.meta.dirname, 'broker-child.ts'), upstream, token],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let first = '';
+    const onData = (chunk: Buffer) => {
+      first += chunk.toString();
+      const end = first.indexOf('\n');
+      if (end === -1) return;
+      // Later output is the audit: read and dropped, as a journal would take it.
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve({
+        url: `http://127.0.0.1:${first.slice(0, end)}`,
+        close: () =>
+          new Promise<void>((done) => {
+            child.once('exit', () => done());
+            child.kill();
+          }),
+      });
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`bench broker exited ${code}`)));
+  });
 }
 
 export function writeJson(file: string, value: unknown): string {

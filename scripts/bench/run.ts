@@ -131,6 +131,22 @@ async function main(): Promise<void> {
       floorNamed + SEARCH_OVER_FLOOR,
       `floor ${floorNamed.toFixed(2)}× + ${SEARCH_OVER_FLOOR}×`,
     );
+    // The credential broker's cost on the hot path: one more loopback hop, a kernel-table lookup per
+    // connection, the body check. Against the direct search, in alternating pairs of the same run.
+    process.stderr.write('bench: auto-recall search through the credential broker…\n');
+    const [direct, viaBroker] = await rotate(PAIRS, WARMUP, [
+      timed(set.byId('search')),
+      timed(set.byId('search-broker')),
+    ]);
+    const brokerStats = pairStats(viaBroker!, direct!);
+    rows.push({
+      name: 'auto-recall search through the credential broker ÷ the same search direct',
+      unit: 'ratio',
+      value: brokerStats.medianRatio,
+      target: 1.1,
+      stats: brokerStats,
+      note: 'how much longer a brokered prompt takes',
+    });
     await ratio('write-confirmation', 1.1);
     await ratio('approval-guard', 1.1);
     // Upstream's way (zod, process.stdin, undici fetch) against ours, in the same rounds.

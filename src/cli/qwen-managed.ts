@@ -8,6 +8,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
 import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { processIO } from './command.js';
+import { brokerCommand } from './commands/broker.js';
 import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
 import { renderCommand } from './commands/render.js';
@@ -49,6 +50,7 @@ const COMMANDS = [
   rollbackCommand,
   statusCommand,
   serveContextCommand,
+  brokerCommand,
 ];
 
 const info = {

@@ -13,6 +13,7 @@ import { type LaunchPlan, PROFILE_KINDS, type ProfileKind } from '../contracts/l
 import { launchPlanSchema } from '../contracts/launch-plan-schema.js';
 import { EXTRA_CA_VARIABLE, PROFILE_FILES, profileRel } from '../contracts/layout.js';
 import { createTransport } from '../http/create-transport.js';
+import { withNoProxyHost } from '../policy/broker-env.js';
 import { readCredential } from '../policy/routed-credentials.js';
 import { type ProbeResult, probeProvider } from './probe.js';
 import { parseManifestText } from './render/manifest.js';
@@ -101,11 +102,23 @@ async function probeProfile(
   const plan = launchPlanSchema.parse(
     await readJson(path.join(dir, profileRel(kind, PROFILE_FILES.launchPlan))),
   );
-  const credential = credentialFor(plan, credentialVariable(config.provider), options.env);
+  // Through the credential broker, as the runtimes go: its listener, its public key, and never through
+  // a proxy (the broker's own environment decides how it reaches the provider).
+  const broker = plan.broker;
+  const credential =
+    broker === undefined ? credentialFor(plan, credentialVariable(config.provider), options.env) : broker.key;
+  const env =
+    broker === undefined
+      ? options.env
+      : {
+          ...options.env,
+          NO_PROXY: withNoProxyHost(options.env['NO_PROXY'], broker.host),
+          no_proxy: withNoProxyHost(options.env['no_proxy'], broker.host),
+        };
   const caFile = plan.environment.files[EXTRA_CA_VARIABLE];
   const ca = caFile === undefined ? undefined : await fs.readFile(caFile, 'utf8');
   const timeoutMs = config.version === 2 ? config.autoRecall.timeoutMs : config.timeoutMs;
-  const handle = await createTransport(options.env, { timeoutMs, ...(ca === undefined ? {} : { ca }) });
+  const handle = await createTransport(env, { timeoutMs, ...(ca === undefined ? {} : { ca }) });
   try {
     return await probeProvider(kind, config.provider, credential, {
       transport: handle.transport,

@@ -84,6 +84,8 @@ export interface PlanReport {
   missingCredentials: string[];
   /** The repository check as it would run now, for this user. */
   repository: PlanRepository;
+  /** The credential broker the session talks to: the launcher reads no credential and checks these listeners first. */
+  broker?: { user: string; listeners: Array<{ name: string; port: number }> };
 }
 
 const FLAGS = {
@@ -159,6 +161,9 @@ export async function planReport(
     inherited: decision.environment.inherited,
     dropped: decision.environment.dropped,
     missingCredentials: decision.missingCredentials,
+    ...(decision.broker === undefined
+      ? {}
+      : { broker: { user: decision.broker.user, listeners: decision.broker.listeners } }),
     repository: {
       trust: plan.repositoryTrust,
       envFiles: repository.envFiles.map((f) => ({ path: f.path, scope: f.scope })),
@@ -180,6 +185,8 @@ const SOURCE_TEXT: Record<EnvEntry['source'], string> = {
   'launch-defaults':
     'system defaults written by the launcher at each start (the admin file + the .env names kept out)',
   'provider-config': 'pinned provider config',
+  'broker-key': "the credential broker's public key (not a secret: the broker adds the real credential)",
+  'broker-no-proxy': "extended with the credential broker's address (proxies never see its traffic)",
 };
 
 /** Values are printed as they are unless they hold control characters, which are escaped. */
@@ -220,6 +227,12 @@ export function formatPlan(report: PlanReport): string {
     for (const d of report.dropped) lines.push(`  ${d.name} (from ${d.from}): ${d.reason}`);
   }
   if (report.notice !== undefined) lines.push('', `The launcher prints: ${report.notice}`);
+  if (report.broker !== undefined) {
+    lines.push(
+      '',
+      `Credential broker (user ${report.broker.user}): no credential is read; before Qwen starts the launcher checks that root or ${report.broker.user} holds, and answers on, ${report.broker.listeners.map((l) => `127.0.0.1:${l.port} (${l.name})`).join(', ')}`,
+    );
+  }
   const repository = report.repository;
   if (repository !== undefined) {
     lines.push('', `Repository (${repository.trust}), as it is now for you:`);
