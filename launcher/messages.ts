@@ -1,4 +1,4 @@
-// Everything the launcher says, and the error type that carries its exit code to main.ts.
+// Everything the launcher says, and the error type that carries its exit code to launch-qwen.ts.
 
 import { EXIT, type ExitCode, ManagedError } from '../src/base/errors.js';
 import { show } from '../src/policy/quote.js';
@@ -7,7 +7,7 @@ import { show } from '../src/policy/quote.js';
 
 export const PROGRAM = 'launch-qwen';
 
-/** Exit codes of the launcher itself (Qwen's own status is passed through unchanged); no 70: see main.ts. */
+/** Exit codes of the launcher itself (Qwen's own status is passed through unchanged); no 70: see launch-qwen.ts. */
 export const LAUNCH_EXIT = { ok: EXIT.ok, failure: EXIT.failure, usage: EXIT.usage } as const;
 
 /** A refusal: every problem is one line naming what is wrong and, where possible, the fix. */

@@ -1,7 +1,7 @@
 // The launcher's whole decision, pure: from the install directory, the profile, the caller's
 // environment, the user and the terminal — through an injected file system, read-only — to exactly
 // what runs (node, argv, environment, working directory), what is written before (the Qwen home and
-// the launch's system-defaults layer) and what refuses. launcher/main.ts executes it;
+// the launch's system-defaults layer) and what refuses. launcher/launch-qwen.ts executes it;
 // `qwen-managed plan` prints it. Steps 2–5 of docs/contracts.md, "Launcher steps".
 import { posix, win32 } from 'node:path';
 import { type Platform, platformOfHost } from '../src/base/platform.js';

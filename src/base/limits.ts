@@ -25,6 +25,13 @@ export const HOOK_STDIN_BYTES = 1024 * 1024;
 export const HOOK_TIMEOUT_MS = 8000;
 /** The auto-recall hook's own wall-clock budget, between the provider timeout and HOOK_TIMEOUT_MS. */
 export const HOOK_BUDGET_MS = 6500;
+/**
+ * The OpenClaw recall plugin's own wall-clock budget per prompt build, between the provider timeout
+ * and OPENCLAW_HOOK_TIMEOUT_MS: when it runs out the plugin answers nothing.
+ */
+export const OPENCLAW_RECALL_BUDGET_MS = 6500;
+/** OpenClaw's per-handler timeout of the plugin's `before_prompt_build`, rendered as `hooks.timeouts`. */
+export const OPENCLAW_HOOK_TIMEOUT_MS = 8000;
 /** The MCP server entry's call timeout in mcp.json. */
 export const MCP_TIMEOUT_MS = 8000;
 /** Provider timeouts of the runtime config: top-level `timeoutMs` and `autoRecall.timeoutMs` (default, largest accepted). */

@@ -1,5 +1,10 @@
-// What every admin subcommand looks like. Commands get their I/O injected so tests run them in-process.
+// What every admin subcommand looks like, and the one way a command is wired: defineCommand() takes
+// its name, help, flag table and a run over parsed flags; flag parsing, --help and the command's
+// name on every refusal are done here, once. Commands get their I/O and the machine's dependencies
+// injected, so tests run them in-process.
 import type { Readable, Writable } from 'node:stream';
+import { commandError } from './command-errors.js';
+import { type FlagOptions, type Flags, parseFlags } from './flags.js';
 
 export interface CliIO {
   env: Readonly<Record<string, string | undefined>>;
@@ -14,7 +19,7 @@ export interface CliIO {
   onInterrupt?(handler: () => Promise<void>): () => void;
 }
 
-/** The I/O of a real process, for the entries (main.ts, rollback-main.ts) to pass in. */
+/** The I/O of a real process, for the entries (qwen-managed.ts, rollback.ts) to pass in. */
 export function processIO(proc: NodeJS.Process): CliIO {
   return {
     env: proc.env,
@@ -41,6 +46,45 @@ export interface Command {
   summary: string;
   /** Full `--help` text for this command. */
   help: string;
-  /** Resolves to the exit code; throws UsageError / InputError / CheckFailed (see errors.ts). */
+  /** Resolves to the exit code; throws UsageError / InputError / CheckFailed (see command-errors.ts). */
   run(args: readonly string[], io: CliIO): Promise<number>;
+}
+
+export interface CommandSpec<O extends FlagOptions, D> {
+  name: string;
+  /** One line for `qwen-managed --help`. */
+  summary: string;
+  /** Full `--help` text. */
+  help: string;
+  flags: O;
+  /** The command over its parsed flags; domain steps are named functions it calls. */
+  run(flags: Flags<O>, io: CliIO, deps: D): Promise<number>;
+  /** Sees every refusal before it propagates (verify --json prints it as JSON too). */
+  refused?(error: unknown, args: readonly string[], io: CliIO): void;
+}
+
+/** A command factory: the entry passes the dependencies (the program's, or a test's). */
+export type CommandFactory<D> = (deps: D) => Command;
+
+/**
+ * The one way to wire a command: strict flags with -h/--help (parseFlags), then `run`; an expected
+ * error of a lower layer gets the command's name in front (commandError), a bug stays a bug.
+ */
+export function defineCommand<O extends FlagOptions, D>(spec: CommandSpec<O, D>): CommandFactory<D> {
+  return (deps) => ({
+    name: spec.name,
+    summary: spec.summary,
+    help: spec.help,
+    async run(args, io) {
+      try {
+        const flags = parseFlags(spec.name, args, spec.flags, { text: spec.help, stdout: io.stdout });
+        if (flags === undefined) return 0;
+        return await spec.run(flags, io, deps);
+      } catch (error) {
+        const refusal = commandError(spec.name, error);
+        spec.refused?.(refusal, args, io);
+        throw refusal;
+      }
+    },
+  });
 }

@@ -1,7 +1,8 @@
-// What the admin commands need from the machine, injected by the entry (main.ts) so that tests run
-// the commands in-process with a fixed clock, uid and runtime folder.
+// What the admin commands need from the machine, injected by the entry (qwen-managed.ts) so that
+// tests run the commands in-process with a fixed clock, uid, runtime folder and streams.
 import type { Writable } from 'node:stream';
-import type { StepRunner } from './progress.js';
+import type { LaunchFs } from '../../launcher/prepare-launch.js';
+import type { Progress } from './progress.js';
 
 export interface AdminDeps {
   toolkitVersion: string;
@@ -14,6 +15,12 @@ export interface AdminDeps {
   /** The Node running the toolkit: smoke runs use it when the pinned node is absent here. */
   nodePath: string;
   hostPlatform: NodeJS.Platform;
+  /** The current user's passwd entry (plan: HOME and QWEN_HOME come from it, never from $HOME). */
+  userInfo(): { homedir: string };
+  /** The file system the launcher's decision reads through (plan). */
+  fs: LaunchFs;
   /** Progress renderer for a command's steps (listr2 on a TTY, plain lines otherwise). */
-  steps(stdout: Writable & { isTTY?: boolean }, stderr: Writable): StepRunner;
+  progress(stdout: Writable & { isTTY?: boolean }, stderr: Writable): Progress;
+  /** Calls `stop` on the first SIGINT/SIGTERM; returns a function that removes the handlers. */
+  onShutdownSignal(stop: () => void): () => void;
 }

@@ -1,11 +1,13 @@
 // Strict flag parsing shared by the admin commands: unknown flags and stray words are usage errors.
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { UsageError } from './errors.js';
+import { UsageError } from './command-errors.js';
 
-type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+/** A command's flag table, in node:util parseArgs' shape. */
+export type FlagOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
 
-type Flags<O extends Options> = {
+/** The parsed values of a flag table. */
+export type Flags<O extends FlagOptions> = {
   [K in keyof O]?: O[K] extends { type: 'boolean' }
     ? boolean
     : O[K] extends { multiple: true }
@@ -19,7 +21,7 @@ const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
  * A command's flags, parsed strictly, with `-h`/`--help` on every command: then `help` is written to
  * stdout and the result is undefined, and the command exits 0 without doing anything else.
  */
-export function parseFlags<O extends Options>(
+export function parseFlags<O extends FlagOptions>(
   command: string,
   args: readonly string[],
   options: O,

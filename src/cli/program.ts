@@ -1,9 +1,9 @@
 // Dispatch for the admin CLI: `<program> <command> [args]`, `--help`, `--version`, and the mapping of
-// errors to exit codes (errors.ts). No process access here: the entries pass the I/O in.
+// errors to exit codes (command-errors.ts). No process access here: the entries pass the I/O in.
 
 import { EXIT, exitCodeOf } from '../base/errors.js';
 import type { CliIO, Command } from './command.js';
-import { fileSystemRefusal, UsageError } from './errors.js';
+import { fileSystemRefusal, UsageError } from './command-errors.js';
 
 export interface ProgramInfo {
   name: string;

@@ -1,60 +1,69 @@
 // Progress for long admin commands: listr2 on a terminal, one plain line per step otherwise (CI logs,
-// pipes). Injectable through CliIO's streams.
+// pipes). A command awaits each step and keeps its result: no state shared between steps.
 import type { Writable } from 'node:stream';
 import { Listr, ListrLogger, ProcessOutput } from 'listr2';
 
-export interface Step {
-  title: string;
-  /** Resolves to an optional detail shown after the title. */
-  run(): Promise<string | undefined>;
+export interface Progress {
+  /**
+   * Runs one step, shows it done (with `detail(result)` after the title) or failed, and returns its
+   * result; a failure propagates.
+   */
+  step<T>(title: string, run: () => Promise<T>, detail?: (result: T) => string | undefined): Promise<T>;
 }
 
-export type StepRunner = (steps: readonly Step[]) => Promise<void>;
-
 /** `title … ok (detail)` per step; `title … failed` before the error propagates. */
-export function plainSteps(out: Writable): StepRunner {
-  return async (steps) => {
-    for (const step of steps) {
+export function plainProgress(out: Writable): Progress {
+  return {
+    async step(title, run, detail) {
+      let result: Awaited<ReturnType<typeof run>>;
       try {
-        const detail = await step.run();
-        out.write(`${step.title} … ok${detail === undefined ? '' : ` (${detail})`}\n`);
+        result = await run();
       } catch (error) {
-        out.write(`${step.title} … failed\n`);
+        out.write(`${title} … failed\n`);
         throw error;
       }
-    }
+      const shown = detail?.(result);
+      out.write(`${title} … ok${shown === undefined ? '' : ` (${shown})`}\n`);
+      return result;
+    },
   };
 }
 
 /** Runs the steps and prints nothing (machine-readable output owns stdout). */
-export const quietSteps: StepRunner = async (steps) => {
-  for (const step of steps) await step.run();
-};
+export const quietProgress: Progress = { step: (_title, run) => run() };
 
-export function listrSteps(stdout: Writable, stderr: Writable): StepRunner {
-  return async (steps) => {
-    const output = new ProcessOutput(stdout as NodeJS.WriteStream, stderr as NodeJS.WriteStream);
-    const list = new Listr(
-      steps.map((step) => ({
-        title: step.title,
-        task: async (_ctx: unknown, task: { title: string }) => {
-          const detail = await step.run();
-          if (detail !== undefined) task.title = `${step.title} (${detail})`;
+export function listrProgress(stdout: Writable, stderr: Writable): Progress {
+  const output = new ProcessOutput(stdout as NodeJS.WriteStream, stderr as NodeJS.WriteStream);
+  return {
+    async step(title, run, detail) {
+      let result: Awaited<ReturnType<typeof run>> | undefined;
+      const list = new Listr(
+        [
+          {
+            title,
+            task: async (_ctx: unknown, task: { title: string }) => {
+              const value = await run();
+              result = value;
+              const shown = detail?.(value);
+              if (shown !== undefined) task.title = `${title} (${shown})`;
+            },
+          },
+        ],
+        {
+          exitOnError: true,
+          registerSignalListeners: false,
+          renderer: 'default',
+          rendererOptions: { logger: new ListrLogger({ processOutput: output }) },
+          // listr2 falls back to its line renderer when process.stdout is not a TTY; keep our streams there too.
+          fallbackRendererOptions: { logger: new ListrLogger({ processOutput: output }) },
         },
-      })),
-      {
-        exitOnError: true,
-        registerSignalListeners: false,
-        renderer: 'default',
-        rendererOptions: { logger: new ListrLogger({ processOutput: output }) },
-        // listr2 falls back to its line renderer when process.stdout is not a TTY; keep our streams there too.
-        fallbackRendererOptions: { logger: new ListrLogger({ processOutput: output }) },
-      },
-    );
-    await list.run();
+      );
+      await list.run();
+      return result as Awaited<ReturnType<typeof run>>;
+    },
   };
 }
 
-export function stepRunnerFor(stdout: Writable & { isTTY?: boolean }, stderr: Writable): StepRunner {
-  return stdout.isTTY === true ? listrSteps(stdout, stderr) : plainSteps(stdout);
+export function progressFor(stdout: Writable & { isTTY?: boolean }, stderr: Writable): Progress {
+  return stdout.isTTY === true ? listrProgress(stdout, stderr) : plainProgress(stdout);
 }

@@ -2,7 +2,7 @@
 // verify and rollback parse with it; the launcher checks the JSON Schema generated from it
 // (schema/install-manifest.schema.json).
 import * as z from 'zod/mini';
-import { PROFILE_KINDS } from './launch-plan.js';
+import { ALL_PROFILE_KINDS } from './launch-plan.js';
 
 export const installManifestSchema = z.strictObject({
   toolkitVersion: z.string(),
@@ -19,7 +19,7 @@ export const installManifestSchema = z.strictObject({
     }),
   ),
   profiles: z.partialRecord(
-    z.enum(PROFILE_KINDS),
+    z.enum(ALL_PROFILE_KINDS),
     z.strictObject({ state: z.enum(['active', 'rolled-back']), changedAt: z.string() }),
   ),
 });

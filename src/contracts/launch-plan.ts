@@ -8,6 +8,15 @@ import type { credentialSourceSchema, launchPlanSchema } from './launch-plan-sch
 export const PROFILE_KINDS = ['on-demand', 'auto-recall', 'write'] as const;
 export type ProfileKind = (typeof PROFILE_KINDS)[number];
 
+/**
+ * The OpenClaw profile: the same bounded auto-recall as an OpenClaw plugin (docs/openclaw.md). Not a
+ * Qwen profile: it has no Qwen settings, and render, verify and rollback handle its files on their own.
+ */
+export const OPENCLAW_PROFILE = 'openclaw-recall';
+/** Every profile kind a deployment and a manifest may hold, Qwen's then OpenClaw's. */
+export const ALL_PROFILE_KINDS = [...PROFILE_KINDS, OPENCLAW_PROFILE] as const;
+export type AnyProfileKind = (typeof ALL_PROFILE_KINDS)[number];
+
 /** The trust decisions a deployment may pin for its repository (Qwen's folder trust). */
 export const REPOSITORY_TRUST = ['trusted', 'untrusted'] as const;
 export type RepositoryTrust = (typeof REPOSITORY_TRUST)[number];

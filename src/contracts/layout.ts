@@ -4,7 +4,7 @@
 
 import { sha256Hex } from '../base/hash.js';
 import { type Platform, pathFunctions, pathSeparator } from '../base/platform.js';
-import type { ProfileKind } from './launch-plan.js';
+import type { AnyProfileKind, ProfileKind } from './launch-plan.js';
 import { RUNTIME_CODE_CACHE, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './runtime-files.js';
 
 export const PROFILE_FILES = {
@@ -16,6 +16,28 @@ export const PROFILE_FILES = {
   launchPlan: 'launch.json',
   /** Written by rollback only: what it removed, so a later render reproduces the rolled-back files. */
   rollbackRecord: 'rollback.json',
+} as const;
+
+/** The files of the openclaw-recall profile, under profiles/openclaw-recall/. */
+export const OPENCLAW_PROFILE_FILES = {
+  /** OPENCLAW_CONFIG_PATH: the admin's OpenClaw config with the managed plugin keys merged in. */
+  config: 'openclaw.json',
+  providerConfig: PROFILE_FILES.providerConfig,
+  /** What a managed OpenClaw session runs (src/contracts/openclaw-launch.ts). */
+  launchPlan: PROFILE_FILES.launchPlan,
+  /** Written by rollback only, as for the Qwen profiles. */
+  rollbackRecord: PROFILE_FILES.rollbackRecord,
+} as const;
+
+/**
+ * The OpenClaw plugin package render writes under runtime/: OpenClaw loads it from this directory
+ * (`plugins.load.paths`), reading the manifest, then package.json's `openclaw.extensions` entry.
+ */
+export const OPENCLAW_PLUGIN_PACKAGE = {
+  dir: 'openclaw-recall',
+  manifest: 'openclaw.plugin.json',
+  packageJson: 'package.json',
+  entry: 'index.mjs',
 } as const;
 
 /** The environment variables the launcher pins to admin-owned files of the profile. */
@@ -70,7 +92,7 @@ export function renderedProfileFiles(kind: ProfileKind): string[] {
   return files;
 }
 
-export function profileRel(kind: ProfileKind, file: string): string {
+export function profileRel(kind: AnyProfileKind, file: string): string {
   return `profiles/${kind}/${file}`;
 }
 
@@ -92,13 +114,17 @@ export class PinnedLayout {
   ) {
     this.join = pathFunctions(platform).join;
   }
+  /** The OpenClaw plugin package directory (what `plugins.load.paths` names). */
+  get openclawPluginDir(): string {
+    return this.join(this.installDir, 'runtime', OPENCLAW_PLUGIN_PACKAGE.dir);
+  }
   get runtimeDir(): string {
     return this.join(this.installDir, 'runtime');
   }
   runtime(file: string): string {
     return this.join(this.installDir, 'runtime', file);
   }
-  profileFile(kind: ProfileKind, file: string): string {
+  profileFile(kind: AnyProfileKind, file: string): string {
     return this.join(this.installDir, 'profiles', kind, file);
   }
   /** True for installDir itself and anything below it (Windows paths compared without case). */

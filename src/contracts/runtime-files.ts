@@ -29,3 +29,9 @@ export const RUNTIME_CODE_CACHE = {
 } as const;
 /** The bundles are CommonJS (a cheaper start than ESM); this marker makes `.js` mean CommonJS there. */
 export const RUNTIME_MODULE_MARKER = { file: 'package.json', content: '{"type":"commonjs"}\n' } as const;
+
+/**
+ * The OpenClaw plugin bundle in dist/runtime (an ES module). Render installs it only with the
+ * openclaw-recall profile, as the entry of the plugin package OPENCLAW_PLUGIN_PACKAGE.
+ */
+export const OPENCLAW_PLUGIN_BUNDLE = 'openclaw-recall.mjs';

@@ -5,7 +5,7 @@
 
 import { MAX_ITEMS } from '../base/limits.js';
 import type { ProviderConfig } from '../config/schema.js';
-import { isProviderRequestError } from '../http/errors.js';
+import { isProviderRequestError } from '../http/request-error.js';
 import type { Transport } from '../http/transport.js';
 import { describeProvider } from '../providers/describe.js';
 import { requestUrl, sendRequest } from '../providers/request.js';

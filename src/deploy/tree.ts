@@ -1,5 +1,6 @@
 // Reads an install tree (or a staged one) into memory for verify, rollback and re-render. I/O only;
 // the checks over it are pure.
+import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { BACKUPS_DIR, type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
@@ -61,18 +62,29 @@ export async function isDirectory(root: string): Promise<boolean> {
 /** What render always writes at the top of a tree: a directory with none of them is not an install. */
 export const INSTALL_MARKS = [MANIFEST_FILE, 'bin', 'runtime', 'profiles'] as const;
 
+/** The calls notAnInstallTree makes (node:fs has them; plan passes its injected file system). */
+export interface InstallMarksFs {
+  statSync(path: string): { isDirectory(): boolean };
+  lstatSync(path: string): unknown;
+}
+
 /**
  * Why `dir` is not an install tree to read (not a directory, or none of INSTALL_MARKS in it), with
  * the fix — checked before anything under it is read (`--dir /` would otherwise walk the whole disk);
  * undefined when it looks like one.
  */
-export async function notAnInstallTree(dir: string): Promise<string | undefined> {
-  if (!(await isDirectory(dir))) return `--dir ${dir} is not a directory`;
-  const marks = await Promise.all(
-    INSTALL_MARKS.map(
-      async (name) => (await fs.lstat(path.join(dir, name)).catch(() => undefined)) !== undefined,
-    ),
+export function notAnInstallTree(dir: string, marksFs: InstallMarksFs = fsSync): string | undefined {
+  const found = <T>(look: () => T): T | undefined => {
+    try {
+      return look();
+    } catch {
+      return undefined;
+    }
+  };
+  if (found(() => marksFs.statSync(dir))?.isDirectory() !== true) return `--dir ${dir} is not a directory`;
+  const marked = INSTALL_MARKS.some(
+    (name) => found(() => marksFs.lstatSync(path.join(dir, name))) !== undefined,
   );
-  if (marks.includes(true)) return undefined;
+  if (marked) return undefined;
   return `--dir ${dir} is not an install tree (it has none of ${INSTALL_MARKS.join(', ')}). Fix: point --dir at the installDir of a rendered deployment, or at a \`render --out\` staging directory`;
 }

@@ -1,7 +1,8 @@
 // postJson: the one way providers talk HTTP (docs/contracts.md, "HTTP client rules"). One request, no
 // retry, no redirect following; every failure is a ProviderRequestError with a fixed message.
-import { ProviderRequestError } from './errors.js';
+
 import { decodeJson, readBoundedBody } from './read-body.js';
+import { ProviderRequestError } from './request-error.js';
 import type { CancelSignal, Transport, TransportResponse } from './transport.js';
 
 export interface CredentialHeader {

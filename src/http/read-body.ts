@@ -1,7 +1,7 @@
 // Bounded body reading: the 1 MiB cap is enforced on the declared length AND on the running total,
 // because a server may omit or lie about content-length.
 import { parseJsonBytes } from '../text/json.js';
-import { ProviderRequestError } from './errors.js';
+import { ProviderRequestError } from './request-error.js';
 import type { TransportResponse } from './transport.js';
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;

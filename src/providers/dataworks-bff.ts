@@ -4,7 +4,7 @@
 // wrapped in a `{"code", "data"}` envelope whose `code` other than 0 or 200 is a rejection. The BFF
 // scopes by the token: no scope field crosses the wire. docs/contracts.md has the whole contract.
 
-import { ProviderRequestError } from '../http/errors.js';
+import { ProviderRequestError } from '../http/request-error.js';
 import { isPlainObject, type JsonObject } from '../text/json.js';
 import { clampLimit, normaliseItems } from './items.js';
 import { isValidProviderId } from './mem0/write-outcome.js';

@@ -2,7 +2,7 @@
 // provider never writes.
 
 import { MAX_ITEMS } from '../base/limits.js';
-import { ProviderRequestError } from '../http/errors.js';
+import { ProviderRequestError } from '../http/request-error.js';
 import { isPlainObject, type JsonObject } from '../text/json.js';
 import { normaliseItems } from './items.js';
 import { jsonPost } from './request.js';

@@ -3,23 +3,17 @@
 // the launcher's own functions, with this command's environment standing in for the caller's and
 // the current user's passwd home for HOME. Credential values are never shown.
 
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { resolve } from 'node:path';
 import type { DroppedName, EnvEntry, InheritedName } from '../../../launcher/env.js';
 import { LaunchError } from '../../../launcher/messages.js';
-import { NotDeployedError } from '../../../launcher/pins.js';
-import {
-  type LaunchDecision,
-  type LaunchFs,
-  prepareLaunch,
-  REDACTED,
-} from '../../../launcher/prepare-launch.js';
-import type { Platform } from '../../base/platform.js';
+import { NotDeployedError, readManifest } from '../../../launcher/pins.js';
+import { type LaunchDecision, prepareLaunch, REDACTED } from '../../../launcher/prepare-launch.js';
+import { type Platform, platformOfHost } from '../../base/platform.js';
 import {
   type CredentialSource,
   isProfileKind,
   type LaunchPlan,
+  OPENCLAW_PROFILE,
   PROFILE_KINDS,
   type ProfileKind,
   unknownProfileKind,
@@ -27,16 +21,13 @@ import {
 import { notAnInstallTree } from '../../deploy/tree.js';
 import { looksSecret } from '../../policy/environment-names.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
-import type { Command } from '../command.js';
-import { InputError, UsageError } from '../errors.js';
-import { parseFlags } from '../flags.js';
+import { defineCommand } from '../command.js';
+import { InputError, UsageError } from '../command-errors.js';
+import type { AdminDeps } from '../deps.js';
+import { formatOpenclawPlan, openclawPlanReport } from './plan-openclaw.js';
 
-export interface PlanDeps {
-  /** The current user's passwd entry (HOME and QWEN_HOME come from it, never from $HOME). */
-  userInfo(): { homedir: string };
-  fs: LaunchFs;
-  platform: NodeJS.Platform;
-}
+/** What plan needs from the machine: the user, the file system, the platform. */
+export type PlanDeps = Pick<AdminDeps, 'userInfo' | 'fs' | 'hostPlatform'>;
 
 export { REDACTED };
 
@@ -49,7 +40,7 @@ developer's, and your passwd home for theirs.
 
 Options:
   --dir DIR        the install directory (or a staged render)
-  --profile KIND   ${PROFILE_KINDS.join(', ')}
+  --profile KIND   ${PROFILE_KINDS.join(', ')}, openclaw-recall
   --json           one JSON object instead of text
   -h, --help       show this help
 
@@ -116,7 +107,7 @@ async function decide(
     return await prepareLaunch({
       installDir: dir,
       kind,
-      hostPlatform: deps.platform,
+      hostPlatform: deps.hostPlatform,
       purpose: 'plan',
       fs: deps.fs,
       callerEnv,
@@ -246,31 +237,34 @@ export function formatPlan(report: PlanReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function createPlanCommand(deps: PlanDeps): Command {
-  return {
-    name: 'plan',
-    summary: 'print exactly what launch-qwen would run for a profile',
-    help: HELP,
-    async run(args, io) {
-      const flags = parseFlags('plan', args, FLAGS, { text: HELP, stdout: io.stdout });
-      if (flags === undefined) return 0;
-      if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
-      if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
-      if (!isProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
+export const planCommand = defineCommand({
+  name: 'plan',
+  summary: 'print exactly what launch-qwen would run for a profile',
+  help: HELP,
+  flags: FLAGS,
+  async run(flags, io, deps: PlanDeps) {
+    if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
+    if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
+    if (flags.profile === OPENCLAW_PROFILE) {
+      // OpenClaw has no launcher of its own yet: plan prints the rendered plan and its config.
       const dir = resolve(io.cwd, flags.dir);
-      // A directory that is not an install is a wrong --dir, not a tree to re-render.
-      const notInstall = await notAnInstallTree(dir);
-      if (notInstall !== undefined) throw new InputError(`plan: ${notInstall}`);
-      const report = await planReport(dir, flags.profile, io.env, deps);
-      if (flags.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else io.stdout.write(formatPlan(report));
+      const manifest = readManifest(deps.fs, dir, platformOfHost(deps.hostPlatform));
+      const state = manifest.profiles[OPENCLAW_PROFILE]?.state;
+      if (state === undefined)
+        throw new InputError(`plan: profile ${OPENCLAW_PROFILE} is not deployed in ${dir}`);
+      const report = openclawPlanReport(dir, state, io.env, (file) => String(deps.fs.readFileSync(file)));
+      io.stdout.write(
+        flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatOpenclawPlan(report),
+      );
       return 0;
-    },
-  };
-}
-
-export const planCommand: Command = createPlanCommand({
-  userInfo: () => os.userInfo(),
-  fs,
-  platform: process.platform,
+    }
+    if (!isProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
+    const dir = resolve(io.cwd, flags.dir);
+    // A directory that is not an install is a wrong --dir, not a tree to re-render.
+    const notInstall = notAnInstallTree(dir, deps.fs);
+    if (notInstall !== undefined) throw new InputError(`plan: ${notInstall}`);
+    const report = await planReport(dir, flags.profile, io.env, deps);
+    io.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatPlan(report));
+    return 0;
+  },
 });

@@ -1,25 +1,25 @@
-// `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]`
-
-import * as fs from 'node:fs/promises';
+// `qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--runtime-dir DIR] [--json]`:
+// four progress steps, each one named stage of src/deploy/render/render-stages.ts or the writer.
 import * as path from 'node:path';
 import { ManagedError } from '../../base/errors.js';
 import { platformOfHost } from '../../base/platform.js';
 import type { ProfileKind } from '../../contracts/launch-plan.js';
-import { type ParsedDeployment, parseDeploymentText } from '../../deploy/deployment/parse.js';
-import { pinnedHostProblems } from '../../deploy/deployment/pinned-host.js';
-import { DeploymentInvalid } from '../../deploy/deployment/problems.js';
-import { readPinnedHostFacts } from '../../deploy/pinned-host-facts.js';
-import { acquireInstallLock, type InstallLock } from '../../deploy/render/lock.js';
-import { type PreviousInstall, type RenderedInstall, renderInstall } from '../../deploy/render/render.js';
-import { codeCacheSummary, loadRuntimeFiles, withCodeCache } from '../../deploy/render/runtime-files.js';
+import type { InstallLock } from '../../deploy/render/lock.js';
+import type { RenderedInstall } from '../../deploy/render/render.js';
+import {
+  checkRenderTarget,
+  loadBundledRuntimes,
+  type RenderOverOptions,
+  type RenderTarget,
+  readDeploymentFile,
+  renderOverTree,
+} from '../../deploy/render/render-stages.js';
 import { type WriteResult, writeInstall } from '../../deploy/render/writer.js';
-import { isDirectory, loadInstallTree, previousInstallOf } from '../../deploy/tree.js';
-import { SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
-import type { Command } from '../command.js';
+import { type CliIO, defineCommand } from '../command.js';
+import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { commandError, InputError, UsageError } from '../errors.js';
-import { parseFlags, required } from '../flags.js';
-import { quietSteps } from '../progress.js';
+import { required } from '../flags.js';
+import { type Progress, quietProgress } from '../progress.js';
 
 export const RENDER_HELP = `Usage: qwen-managed render --deployment FILE [--out DIR] [--reactivate] [--take-over] [--runtime-dir DIR] [--json]
 
@@ -118,175 +118,147 @@ export function renderJsonResult(
   };
 }
 
-async function readDeployment(file: string): Promise<ParsedDeployment> {
-  const text = await fs.readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) throw new InputError(`render: cannot read --deployment ${file}`);
-  try {
-    return parseDeploymentText(text, file);
-  } catch (error) {
-    if (error instanceof DeploymentInvalid) throw new InputError(`render: refused: ${error.message}`);
-    throw error;
-  }
-}
-
-async function previousInstall(dir: string): Promise<PreviousInstall | undefined> {
-  return (await isDirectory(dir)) ? previousInstallOf(await loadInstallTree(dir)) : undefined;
-}
-
-export function createRenderCommand(deps: AdminDeps): Command {
+/** Releases a held install lock on Ctrl+C (a killed render's lock would block the next render). */
+function releaseOnInterrupt(io: CliIO): { held(lock: InstallLock): void; done(): Promise<void> } {
+  let lock: InstallLock | undefined;
+  const stop = io.onInterrupt?.(async () => {
+    const held = lock;
+    lock = undefined;
+    await held?.release();
+    io.stderr.write(
+      held === undefined
+        ? 'render: interrupted (Ctrl+C) before writing anything\n'
+        : `render: interrupted (Ctrl+C); released the lock of ${held.dir}. manifest.json is written last, so the tree is either as before or has new files that verify reports; run render again to finish\n`,
+    );
+  });
   return {
-    name: 'render',
-    summary:
-      'Render the install tree (settings, hooks, runtimes, launch plans, manifest) from deployment.json',
-    help: RENDER_HELP,
-    async run(args, io) {
-      const flags = parseFlags(
-        'render',
-        args,
-        {
-          deployment: { type: 'string' },
-          out: { type: 'string' },
-          reactivate: { type: 'boolean' },
-          'take-over': { type: 'boolean' },
-          'runtime-dir': { type: 'string' },
-          json: { type: 'boolean' },
-        },
-        { text: RENDER_HELP, stdout: io.stdout },
-      );
-      if (flags === undefined) return 0;
-      const deploymentFile = path.resolve(io.cwd, required('render', 'deployment', flags.deployment));
-      let parsed!: ParsedDeployment;
-      let target!: string;
-      let rendered!: RenderedInstall;
-      let written!: WriteResult;
-      let runtimeFiles!: Map<string, Uint8Array>;
-      let lock: InstallLock | undefined;
-      const now = deps.now();
-      // With --json, stdout carries the result alone: no progress lines.
-      const steps = flags.json === true ? quietSteps : deps.steps(io.stdout, io.stderr);
-      // Ctrl+C: release the lock (a killed render's lock would block the next one until taken over).
-      const stopWatching = io.onInterrupt?.(async () => {
-        const held = lock;
-        lock = undefined;
-        await held?.release();
-        io.stderr.write(
-          held === undefined
-            ? 'render: interrupted (Ctrl+C) before writing anything\n'
-            : `render: interrupted (Ctrl+C); released the lock of ${held.dir}. manifest.json is written last, so the tree is either as before or has new files that verify reports; run render again to finish\n`,
-        );
-      });
-      try {
-        await steps([
-          {
-            title: `Validate ${path.basename(deploymentFile)}`,
-            run: async () => {
-              parsed = await readDeployment(deploymentFile);
-              const { deployment } = parsed;
-              const local = platformOfHost(deps.hostPlatform);
-              if (flags.out === undefined && deployment.platform !== local) {
-                throw new UsageError(
-                  `render: a ${deployment.platform} deployment must be staged with --out on this machine`,
-                );
-              }
-              // Rendering where the pins are (the target machine), they are judged by what they resolve to:
-              // the wrapper behind a bin/qwen link, the Qwen package's engines, its version's settings.
-              const host =
-                deployment.platform === 'posix' && local === 'posix' ? readPinnedHostFacts(deployment) : {};
-              const pinnedQwen = host.qwen?.version;
-              const problems = pinnedHostProblems(deployment, host);
-              if (problems.length > 0) {
-                throw new InputError(
-                  `render: refused: ${new DeploymentInvalid(deploymentFile, problems).message}`,
-                );
-              }
-              target = flags.out === undefined ? deployment.installDir : path.resolve(io.cwd, flags.out);
-              const existing = await fs.stat(target).catch(() => undefined);
-              if (existing !== undefined && !existing.isDirectory()) {
-                throw new InputError(
-                  `render: ${flags.out === undefined ? 'installDir' : '--out'} ${target} is an existing file, not a directory; nothing was written. Fix: name a directory (new or an existing install tree), or remove the file`,
-                );
-              }
-              const checked =
-                pinnedQwen === undefined
-                  ? ''
-                  : SUPPORTED_QWEN_VERSIONS.includes(pinnedQwen)
-                    ? `; settings checked against the pinned Qwen ${pinnedQwen}`
-                    : `; the pinned Qwen ${pinnedQwen} is not supported (verify and the launcher refuse it)`;
-              return `${deployment.platform}, profiles: ${Object.keys(deployment.profiles).join(', ')}${checked}`;
-            },
-          },
-          {
-            title: 'Load the bundled runtimes',
-            run: async () => {
-              const dir =
-                flags['runtime-dir'] === undefined
-                  ? await deps.runtimeDir()
-                  : path.resolve(io.cwd, flags['runtime-dir']);
-              const loaded = withCodeCache(await loadRuntimeFiles(dir), parsed.deployment, deps.adminUid());
-              runtimeFiles = loaded.files;
-              return `${dir}; ${codeCacheSummary(loaded.cache)}`;
-            },
-          },
-          {
-            title: 'Render the install tree',
-            run: async () => {
-              // Held from reading the current tree until the manifest is written: no interleaved writers.
-              lock = await acquireInstallLock(target, now);
-              const previous = await previousInstall(target);
-              rendered = renderInstall(parsed, runtimeFiles, {
-                toolkitVersion: deps.toolkitVersion,
-                adminUid: deps.adminUid(),
-                now,
-                ...(previous === undefined ? {} : { previous }),
-                reactivate: flags.reactivate === true,
-                deploymentFile,
-                takeOver: flags['take-over'] === true,
-              });
-              return `${rendered.files.size + 1} files`;
-            },
-          },
-          {
-            title: 'Write the install tree',
-            run: async () => {
-              written = await writeInstall(target, rendered, { now, lock });
-              const parts = [`${written.written.length} written`, `${written.unchanged.length} unchanged`];
-              if (written.retired.length > 0) parts.push(`${written.retired.length} retired`);
-              if (written.backupDir !== undefined) parts.push(`previous versions in ${written.backupDir}/`);
-              return parts.join(', ');
-            },
-          },
-        ]);
-      } catch (error) {
-        // An expected error names itself; an errno from the file system is explained by writeRefusal.
-        throw error instanceof ManagedError
-          ? commandError('render', error)
-          : (writeRefusal(error, target, flags.out !== undefined) ?? error);
-      } finally {
-        await lock?.release();
-        stopWatching?.();
-      }
-      if (flags.json === true) {
-        const result = renderJsonResult(
-          target,
-          deploymentFile,
-          parsed.deployment.installDir,
-          rendered,
-          written,
-        );
-        io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-        return 0;
-      }
-      for (const notice of rendered.notices) io.stdout.write(`render: ${notice}\n`);
-      const staged =
-        target !== parsed.deployment.installDir
-          ? ` (staged; files refer to ${parsed.deployment.installDir})`
-          : '';
-      io.stdout.write(
-        written.written.length === 0 && written.retired.length === 0
-          ? `render: ${target} is up to date${staged}\n`
-          : `render: rendered ${target}${staged}; run \`qwen-managed verify --dir ${target} --deployment ${deploymentFile}\`\n`,
-      );
-      return 0;
+    held: (taken) => {
+      lock = taken;
+    },
+    async done() {
+      const held = lock;
+      lock = undefined;
+      await held?.release();
+      stop?.();
     },
   };
 }
+
+function writeSummary(written: WriteResult): string {
+  const parts = [`${written.written.length} written`, `${written.unchanged.length} unchanged`];
+  if (written.retired.length > 0) parts.push(`${written.retired.length} retired`);
+  if (written.backupDir !== undefined) parts.push(`previous versions in ${written.backupDir}/`);
+  return parts.join(', ');
+}
+
+/** The closing lines of a render without --json. */
+function renderOutcome(
+  dir: string,
+  installDir: string,
+  deploymentFile: string,
+  rendered: RenderedInstall,
+  written: WriteResult,
+): string {
+  const notices = rendered.notices.map((notice) => `render: ${notice}\n`).join('');
+  const staged = dir !== installDir ? ` (staged; files refer to ${installDir})` : '';
+  return (
+    notices +
+    (written.written.length === 0 && written.retired.length === 0
+      ? `render: ${dir} is up to date${staged}\n`
+      : `render: rendered ${dir}${staged}; run \`qwen-managed verify --dir ${dir} --deployment ${deploymentFile}\`\n`)
+  );
+}
+
+/** Steps 3 and 4: render over the tree under its lock, then write it; errno refusals explained. */
+async function renderAndWrite(
+  progress: Progress,
+  target: RenderTarget,
+  runtimeFiles: Map<string, Uint8Array>,
+  options: RenderOverOptions & { staged: boolean },
+): Promise<{ rendered: RenderedInstall; written: WriteResult }> {
+  try {
+    const { rendered, lock } = await progress.step(
+      'Render the install tree',
+      () => renderOverTree(target, runtimeFiles, options),
+      (r) => `${r.rendered.files.size + 1} files`,
+    );
+    const written = await progress.step(
+      'Write the install tree',
+      () => writeInstall(target.dir, rendered, { now: options.now, lock }),
+      writeSummary,
+    );
+    return { rendered, written };
+  } catch (error) {
+    // An expected error names itself; an errno from the file system is explained by writeRefusal.
+    if (error instanceof ManagedError) throw error;
+    throw writeRefusal(error, target.dir, options.staged) ?? error;
+  }
+}
+
+export const renderCommand = defineCommand({
+  name: 'render',
+  summary: 'Render the install tree (settings, hooks, runtimes, launch plans, manifest) from deployment.json',
+  help: RENDER_HELP,
+  flags: {
+    deployment: { type: 'string' },
+    out: { type: 'string' },
+    reactivate: { type: 'boolean' },
+    'take-over': { type: 'boolean' },
+    'runtime-dir': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run(flags, io, deps: AdminDeps) {
+    const deploymentFile = path.resolve(io.cwd, required('render', 'deployment', flags.deployment));
+    const out = flags.out === undefined ? undefined : path.resolve(io.cwd, flags.out);
+    const now = deps.now();
+    // With --json, stdout carries the result alone: no progress lines.
+    const progress = flags.json === true ? quietProgress : deps.progress(io.stdout, io.stderr);
+    // Ctrl+C from here on releases the lock render holds (and says what was written).
+    const lock = releaseOnInterrupt(io);
+    try {
+      const target = await progress.step(
+        `Validate ${path.basename(deploymentFile)}`,
+        async () => {
+          const parsed = await readDeploymentFile(deploymentFile);
+          if (out === undefined && parsed.deployment.platform !== platformOfHost(deps.hostPlatform)) {
+            throw new UsageError(
+              `render: a ${parsed.deployment.platform} deployment must be staged with --out on this machine`,
+            );
+          }
+          return checkRenderTarget(deploymentFile, parsed, { out, hostPlatform: deps.hostPlatform });
+        },
+        (checked) => checked.summary,
+      );
+      const runtimes = await progress.step(
+        'Load the bundled runtimes',
+        async () =>
+          loadBundledRuntimes(
+            flags['runtime-dir'] === undefined
+              ? await deps.runtimeDir()
+              : path.resolve(io.cwd, flags['runtime-dir']),
+            target.parsed.deployment,
+            deps.adminUid(),
+          ),
+        (loaded) => loaded.summary,
+      );
+      const { rendered, written } = await renderAndWrite(progress, target, runtimes.files, {
+        toolkitVersion: deps.toolkitVersion,
+        adminUid: deps.adminUid(),
+        now,
+        reactivate: flags.reactivate === true,
+        takeOver: flags['take-over'] === true,
+        locked: lock.held,
+        staged: out !== undefined,
+      });
+      const { installDir } = target.parsed.deployment;
+      io.stdout.write(
+        flags.json === true
+          ? `${JSON.stringify(renderJsonResult(target.dir, deploymentFile, installDir, rendered, written), null, 2)}\n`
+          : renderOutcome(target.dir, installDir, deploymentFile, rendered, written),
+      );
+    } finally {
+      await lock.done();
+    }
+    return 0;
+  },
+});

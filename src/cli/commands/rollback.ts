@@ -1,16 +1,22 @@
 // `qwen-managed rollback` — also the whole of the self-contained rollback bundle (runtime/rollback.js),
 // so it imports nothing beyond the rollback modules and node built-ins.
 import * as path from 'node:path';
-import { isProfileKind, PROFILE_KINDS, unknownProfileKind } from '../../contracts/launch-plan.js';
+import {
+  ALL_PROFILE_KINDS,
+  type AnyProfileKind,
+  isProfileKind,
+  OPENCLAW_PROFILE,
+  unknownProfileKind,
+} from '../../contracts/launch-plan.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
 import { rollbackInstall } from '../../deploy/rollback/install.js';
 import { MANAGED_HOOK_NAMES } from '../../deploy/rollback/record.js';
 import { rollbackSettingsFile } from '../../deploy/rollback/settings-file.js';
 import { RESTART_MESSAGE, type RollbackOutcome } from '../../deploy/rollback/types.js';
-import type { CliIO, Command } from '../command.js';
-import { commandError, UsageError } from '../errors.js';
-import { parseFlags } from '../flags.js';
+import { type CliIO, defineCommand } from '../command.js';
+import { UsageError } from '../command-errors.js';
+import type { Flags } from '../flags.js';
 
 export const ROLLBACK_HELP = `Usage:
   qwen-managed rollback --dir DIR --profile KIND [--restore-config FILE] [--remove-guard] [--dry-run]
@@ -62,91 +68,102 @@ function report(io: CliIO, outcome: RollbackOutcome, dryRun: boolean): void {
   io.stdout.write(`rollback: ${RESTART_MESSAGE}\n`);
 }
 
-export function createRollbackCommand(deps: { now(): string; hostPlatform: NodeJS.Platform }): Command {
-  return {
-    name: 'rollback',
-    summary:
-      'Remove the managed hooks from an install profile or any Qwen settings file; restore a saved v1 config',
-    help: ROLLBACK_HELP,
-    async run(args, io) {
-      const flags = parseFlags(
-        'rollback',
-        args,
-        {
-          dir: { type: 'string' },
-          profile: { type: 'string' },
-          settings: { type: 'string' },
-          hooks: { type: 'string' },
-          'restore-config': { type: 'string' },
-          config: { type: 'string' },
-          'remove-guard': { type: 'boolean' },
-          'dry-run': { type: 'boolean' },
-        },
-        { text: ROLLBACK_HELP, stdout: io.stdout },
-      );
-      if (flags === undefined) return 0;
-      const dryRun = flags['dry-run'] === true;
-      const resolve = (p: string | undefined) => (p === undefined ? undefined : path.resolve(io.cwd, p));
-      if ((flags.dir === undefined) === (flags.settings === undefined)) {
-        throw new UsageError('rollback: give either --dir DIR --profile KIND or --settings FILE');
-      }
-      try {
-        let outcome: RollbackOutcome;
-        if (flags.dir !== undefined) {
-          if (flags.hooks !== undefined || flags.config !== undefined) {
-            throw new UsageError('rollback: --hooks and --config belong to --settings mode');
-          }
-          const kind = flags.profile;
-          if (kind === undefined) {
-            throw new UsageError(`rollback: --profile must be one of ${PROFILE_KINDS.join(', ')}`);
-          }
-          if (!isProfileKind(kind)) throw new UsageError(`rollback: --profile: ${unknownProfileKind(kind)}`);
-          const restore = resolve(flags['restore-config']);
-          outcome = await rollbackInstall({
-            dir: resolve(flags.dir)!,
-            kind,
-            ...(restore === undefined ? {} : { restoreConfig: restore }),
-            removeGuard: flags['remove-guard'] === true,
-            dryRun,
-            now: deps.now(),
-            checkModes: deps.hostPlatform !== 'win32',
-          });
-        } else {
-          if (flags.profile !== undefined || flags['remove-guard'] === true) {
-            throw new UsageError(
-              'rollback: --profile and --remove-guard belong to --dir mode (use --hooks with --settings)',
-            );
-          }
-          const hooks = flags.hooks
-            ?.split(',')
-            .map((h) => h.trim())
-            .filter((h) => h !== '');
-          for (const hook of hooks ?? []) {
-            if (!(MANAGED_HOOK_NAMES as readonly string[]).includes(hook)) {
-              throw new UsageError(
-                `rollback: --hooks ${hook} is not a managed hook (${MANAGED_HOOK_NAMES.join(', ')})`,
-              );
-            }
-          }
-          if ((flags['restore-config'] === undefined) !== (flags.config === undefined)) {
-            throw new UsageError('rollback: --restore-config and --config go together in --settings mode');
-          }
-          const restore = resolve(flags['restore-config']);
-          const config = resolve(flags.config);
-          outcome = await rollbackSettingsFile({
-            settings: resolve(flags.settings)!,
-            ...(hooks === undefined ? {} : { hooks }),
-            ...(restore === undefined ? {} : { restoreConfig: restore }),
-            ...(config === undefined ? {} : { config }),
-            dryRun,
-            now: deps.now(),
-          });
-        }
-        report(io, outcome, dryRun);
-        return 0;
-      } catch (error) {
-        throw commandError('rollback', error);
-      }
-    },
-  };
+/** What rollback needs from the machine (the self-contained rollback bundle passes no more). */
+export interface RollbackDeps {
+  now(): string;
+  hostPlatform: NodeJS.Platform;
 }
+
+const ROLLBACK_FLAGS = {
+  dir: { type: 'string' },
+  profile: { type: 'string' },
+  settings: { type: 'string' },
+  hooks: { type: 'string' },
+  'restore-config': { type: 'string' },
+  config: { type: 'string' },
+  'remove-guard': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+} as const;
+
+type RollbackFlags = Flags<typeof ROLLBACK_FLAGS>;
+type Resolve = (p: string | undefined) => string | undefined;
+
+/** `--dir DIR --profile KIND`: the install's profile. */
+function rollbackProfile(
+  flags: RollbackFlags,
+  resolve: Resolve,
+  deps: RollbackDeps,
+): Promise<RollbackOutcome> {
+  if (flags.hooks !== undefined || flags.config !== undefined) {
+    throw new UsageError('rollback: --hooks and --config belong to --settings mode');
+  }
+  const kind = flags.profile;
+  if (kind === undefined) {
+    throw new UsageError(`rollback: --profile must be one of ${ALL_PROFILE_KINDS.join(', ')}`);
+  }
+  if (kind !== OPENCLAW_PROFILE && !isProfileKind(kind))
+    throw new UsageError(`rollback: --profile: ${unknownProfileKind(kind)}`);
+  const restore = resolve(flags['restore-config']);
+  return rollbackInstall({
+    dir: resolve(flags.dir)!,
+    kind: kind as AnyProfileKind,
+    ...(restore === undefined ? {} : { restoreConfig: restore }),
+    removeGuard: flags['remove-guard'] === true,
+    dryRun: flags['dry-run'] === true,
+    now: deps.now(),
+    checkModes: deps.hostPlatform !== 'win32',
+  });
+}
+
+/** `--settings FILE`: any Qwen settings file, edited in place. */
+function rollbackFile(flags: RollbackFlags, resolve: Resolve, deps: RollbackDeps): Promise<RollbackOutcome> {
+  if (flags.profile !== undefined || flags['remove-guard'] === true) {
+    throw new UsageError(
+      'rollback: --profile and --remove-guard belong to --dir mode (use --hooks with --settings)',
+    );
+  }
+  const hooks = flags.hooks
+    ?.split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+  for (const hook of hooks ?? []) {
+    if (!(MANAGED_HOOK_NAMES as readonly string[]).includes(hook)) {
+      throw new UsageError(
+        `rollback: --hooks ${hook} is not a managed hook (${MANAGED_HOOK_NAMES.join(', ')})`,
+      );
+    }
+  }
+  if ((flags['restore-config'] === undefined) !== (flags.config === undefined)) {
+    throw new UsageError('rollback: --restore-config and --config go together in --settings mode');
+  }
+  const restore = resolve(flags['restore-config']);
+  const config = resolve(flags.config);
+  return rollbackSettingsFile({
+    settings: resolve(flags.settings)!,
+    ...(hooks === undefined ? {} : { hooks }),
+    ...(restore === undefined ? {} : { restoreConfig: restore }),
+    ...(config === undefined ? {} : { config }),
+    dryRun: flags['dry-run'] === true,
+    now: deps.now(),
+  });
+}
+
+export const rollbackCommand = defineCommand({
+  name: 'rollback',
+  summary:
+    'Remove the managed hooks from an install profile or any Qwen settings file; restore a saved v1 config',
+  help: ROLLBACK_HELP,
+  flags: ROLLBACK_FLAGS,
+  async run(flags, io, deps: RollbackDeps) {
+    const resolve = (p: string | undefined) => (p === undefined ? undefined : path.resolve(io.cwd, p));
+    if ((flags.dir === undefined) === (flags.settings === undefined)) {
+      throw new UsageError('rollback: give either --dir DIR --profile KIND or --settings FILE');
+    }
+    const outcome =
+      flags.dir !== undefined
+        ? await rollbackProfile(flags, resolve, deps)
+        : await rollbackFile(flags, resolve, deps);
+    report(io, outcome, flags['dry-run'] === true);
+    return 0;
+  },
+});

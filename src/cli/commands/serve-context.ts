@@ -3,14 +3,14 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CREDENTIAL_NAME } from '../../config/names.js';
 import { type ContextServer, type ContextServerOptions, startContextServer } from '../../serve/server.js';
-import type { Command } from '../command.js';
-import { InputError, UsageError } from '../errors.js';
-import { parseFlags, required } from '../flags.js';
+import { defineCommand } from '../command.js';
+import { InputError, UsageError } from '../command-errors.js';
+import type { AdminDeps } from '../deps.js';
+import { required } from '../flags.js';
 
-export interface ServeContextDeps {
-  /** Calls `stop` on the first SIGINT/SIGTERM; returns a function that removes the handlers. */
-  onShutdownSignal(stop: () => void): () => void;
-  startServer(options: ContextServerOptions): Promise<ContextServer>;
+export interface ServeContextDeps extends Pick<AdminDeps, 'onShutdownSignal'> {
+  /** Starts the server (default: the reference server, src/serve/server.ts). */
+  startServer?(options: ContextServerOptions): Promise<ContextServer>;
 }
 
 const DEFAULT_TOKEN_ENV = 'CONTEXT_API_TOKEN';
@@ -35,16 +35,6 @@ Options:
 Prints one line with the URL to use as the provider's baseUrl; stops on SIGINT or SIGTERM.
 `;
 
-export const processSignals: ServeContextDeps['onShutdownSignal'] = (stop) => {
-  const handler = () => stop();
-  process.once('SIGINT', handler);
-  process.once('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
-};
-
 const FLAGS = {
   dir: { type: 'string' },
   host: { type: 'string' },
@@ -68,63 +58,56 @@ async function requireDirectory(dir: string): Promise<void> {
   }
 }
 
-export function createServeContextCommand(
-  deps: ServeContextDeps = { onShutdownSignal: processSignals, startServer: startContextServer },
-): Command {
-  return {
-    name: 'serve-context',
-    summary: 'Serve a folder of Markdown/text files as a Generic HTTP Search v1 context endpoint',
-    help: HELP,
-    async run(args, io) {
-      const flags = parseFlags('serve-context', args, FLAGS, { text: HELP, stdout: io.stdout });
-      if (flags === undefined) return 0;
-      const dir = resolve(io.cwd, required('serve-context', 'dir', flags.dir));
-      const host = flags.host ?? DEFAULT_HOST;
-      if (host === '') throw new UsageError('serve-context: --host must not be empty');
-      const port = parsePort(flags.port);
-      const tokenEnv = flags['token-env'] ?? DEFAULT_TOKEN_ENV;
-      if (!CREDENTIAL_NAME.test(tokenEnv)) {
-        throw new UsageError('serve-context: --token-env must be an environment variable name');
-      }
-      const token = io.env[tokenEnv];
-      if (token === undefined || token === '') {
-        throw new InputError(
-          `serve-context: environment variable ${tokenEnv} is not set or empty; set it to the bearer token clients will send`,
-        );
-      }
-      await requireDirectory(dir);
+export const serveContextCommand = defineCommand({
+  name: 'serve-context',
+  summary: 'Serve a folder of Markdown/text files as a Generic HTTP Search v1 context endpoint',
+  help: HELP,
+  flags: FLAGS,
+  async run(flags, io, deps: ServeContextDeps) {
+    const dir = resolve(io.cwd, required('serve-context', 'dir', flags.dir));
+    const host = flags.host ?? DEFAULT_HOST;
+    if (host === '') throw new UsageError('serve-context: --host must not be empty');
+    const port = parsePort(flags.port);
+    const tokenEnv = flags['token-env'] ?? DEFAULT_TOKEN_ENV;
+    if (!CREDENTIAL_NAME.test(tokenEnv)) {
+      throw new UsageError('serve-context: --token-env must be an environment variable name');
+    }
+    const token = io.env[tokenEnv];
+    if (token === undefined || token === '') {
+      throw new InputError(
+        `serve-context: environment variable ${tokenEnv} is not set or empty; set it to the bearer token clients will send`,
+      );
+    }
+    await requireDirectory(dir);
 
-      let server: ContextServer;
-      try {
-        server = await deps.startServer({
-          dir,
-          token,
-          host,
-          port,
-          logQueries: flags['log-queries'] === true,
-          log: io.stderr,
-        });
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'error';
-        throw new InputError(`serve-context: cannot serve ${dir} on ${host}:${port} (${code})`);
-      }
-      if (!LOOPBACK.has(host)) {
-        // The bearer token travels in clear over plain HTTP; only loopback keeps it off the network.
-        io.stderr.write(
-          'serve-context: warning: plain HTTP on a non-loopback address; put TLS in front of it\n',
-        );
-      }
-      io.stdout.write(`serve-context: listening on ${server.url}\n`);
-
-      let unregister = () => {};
-      await new Promise<void>((stop) => {
-        unregister = deps.onShutdownSignal(stop);
+    let server: ContextServer;
+    try {
+      server = await (deps.startServer ?? startContextServer)({
+        dir,
+        token,
+        host,
+        port,
+        logQueries: flags['log-queries'] === true,
+        log: io.stderr,
       });
-      unregister();
-      await server.close();
-      return 0;
-    },
-  };
-}
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      throw new InputError(`serve-context: cannot serve ${dir} on ${host}:${port} (${code})`);
+    }
+    if (!LOOPBACK.has(host)) {
+      // The bearer token travels in clear over plain HTTP; only loopback keeps it off the network.
+      io.stderr.write(
+        'serve-context: warning: plain HTTP on a non-loopback address; put TLS in front of it\n',
+      );
+    }
+    io.stdout.write(`serve-context: listening on ${server.url}\n`);
 
-export const serveContextCommand: Command = createServeContextCommand();
+    let unregister = () => {};
+    await new Promise<void>((stop) => {
+      unregister = deps.onShutdownSignal(stop);
+    });
+    unregister();
+    await server.close();
+    return 0;
+  },
+});

@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import { EXIT, exitCodeOf } from '../../base/errors.js';
 import { reportJson, reportText } from '../../deploy/verify/report.js';
 import { runVerify } from '../../deploy/verify/run.js';
-import type { CliIO, Command } from '../command.js';
+import { defineCommand } from '../command.js';
+import { UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { commandError, UsageError } from '../errors.js';
-import { parseFlags, required } from '../flags.js';
+import { required } from '../flags.js';
 
 export const VERIFY_HELP = `Usage: qwen-managed verify --dir DIR [--deployment FILE] [--json] [--skip-smoke] [--runtime-dir DIR]
 
@@ -45,41 +45,19 @@ export function verifyErrorJson(error: unknown): string {
   return `${JSON.stringify({ ok: false, error: { kind, message }, exitCode: code }, null, 2)}\n`;
 }
 
-export function createVerifyCommand(deps: AdminDeps): Command {
-  return {
-    name: 'verify',
-    summary: 'Check an install tree against the managed contract (and deployment.json for drift)',
-    help: VERIFY_HELP,
-    async run(args, io) {
-      try {
-        return await runVerifyCommand(args, io, deps);
-      } catch (error) {
-        const refusal = commandError('verify', error);
-        // Any spelling parseArgs accepts for the flag (`--json`, `--json=`) counts.
-        if (args.some((a) => a === '--json' || a.startsWith('--json=')))
-          io.stdout.write(verifyErrorJson(refusal));
-        throw refusal;
-      }
-    },
-  };
-}
-
-async function runVerifyCommand(args: readonly string[], io: CliIO, deps: AdminDeps): Promise<number> {
-  const flags = parseFlags(
-    'verify',
-    args,
-    {
-      dir: { type: 'string' },
-      deployment: { type: 'string' },
-      json: { type: 'boolean' },
-      'skip-smoke': { type: 'boolean' },
-      'runtime-dir': { type: 'string' },
-    },
-    { text: VERIFY_HELP, stdout: io.stdout },
-  );
-  if (flags === undefined) return 0;
-  const dir = path.resolve(io.cwd, required('verify', 'dir', flags.dir));
-  try {
+export const verifyCommand = defineCommand({
+  name: 'verify',
+  summary: 'Check an install tree against the managed contract (and deployment.json for drift)',
+  help: VERIFY_HELP,
+  flags: {
+    dir: { type: 'string' },
+    deployment: { type: 'string' },
+    json: { type: 'boolean' },
+    'skip-smoke': { type: 'boolean' },
+    'runtime-dir': { type: 'string' },
+  },
+  async run(flags, io, deps: AdminDeps) {
+    const dir = path.resolve(io.cwd, required('verify', 'dir', flags.dir));
     const report = await runVerify({
       dir,
       ...(flags.deployment === undefined ? {} : { deploymentFile: path.resolve(io.cwd, flags.deployment) }),
@@ -95,7 +73,9 @@ async function runVerifyCommand(args: readonly string[], io: CliIO, deps: AdminD
     });
     io.stdout.write(flags.json === true ? reportJson(report) : reportText(report));
     return report.ok ? 0 : 1;
-  } catch (error) {
-    throw commandError('verify', error);
-  }
-}
+  },
+  refused(error, args, io) {
+    // Any spelling parseArgs accepts for the flag (`--json`, `--json=`) counts.
+    if (args.some((a) => a === '--json' || a.startsWith('--json='))) io.stdout.write(verifyErrorJson(error));
+  },
+});

@@ -2,8 +2,8 @@
 // routed to it. By default a credential goes to the profiles whose provider names it; any other
 // credential (a model key) must list its `profiles`, otherwise it is refused as unused.
 import { credentialVariable } from '../../config/names.js';
-import type { CredentialSource, ProfileKind } from '../../contracts/launch-plan.js';
-import { deployedKinds } from './kinds.js';
+import type { AnyProfileKind, CredentialSource } from '../../contracts/launch-plan.js';
+import { deployedProfileKinds } from './kinds.js';
 import type { Problem } from './problems.js';
 import { problem } from './problems.js';
 import type { Deployment } from './schema.js';
@@ -20,15 +20,15 @@ export function sourceOf(entry: Deployment['credentials'][string]): CredentialSo
 }
 
 export function routeCredentials(deployment: Deployment): {
-  routes: Map<ProfileKind, ProfileCredentials>;
+  routes: Map<AnyProfileKind, ProfileCredentials>;
   problems: Problem[];
 } {
   const problems: Problem[] = [];
-  const kinds = deployedKinds(deployment);
-  const providerVar = new Map<ProfileKind, string>();
+  const kinds = deployedProfileKinds(deployment);
+  const providerVar = new Map<AnyProfileKind, string>();
   for (const kind of kinds) providerVar.set(kind, credentialVariable(deployment.profiles[kind]!.provider));
 
-  const routes = new Map<ProfileKind, ProfileCredentials>();
+  const routes = new Map<AnyProfileKind, ProfileCredentials>();
   for (const kind of kinds) routes.set(kind, { all: {}, external: [providerVar.get(kind)!] });
 
   for (const name of Object.keys(deployment.credentials).sort()) {

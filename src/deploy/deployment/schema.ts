@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { AUTO_RECALL_TIMEOUT_MS, MCP_TIMEOUT_MS, PROVIDER_TIMEOUT_MS } from '../../base/limits.js';
 import { PLATFORMS } from '../../base/platform.js';
 import { providerSchema } from '../../config/schema.js';
-import { PROFILE_KINDS, REPOSITORY_TRUST } from '../../contracts/launch-plan.js';
+import { ALL_PROFILE_KINDS, REPOSITORY_TRUST } from '../../contracts/launch-plan.js';
 import { DEFAULT_GUARD_MODES } from '../../contracts/names.js';
 import { qwenSettingsJsonSchema } from '../../qwen/settings-json-schema.js';
 import { DEFAULT_QWEN_VERSION } from '../../qwen/versions.js';
@@ -58,8 +58,25 @@ const autoRecallProfileSchema = z
   })
   .describe('The auto-recall profile: a UserPromptSubmit hook searches once per prompt (config version 2)');
 
+/** The openclaw-recall profile: the auto-recall provider block and timeout, for the OpenClaw plugin. */
+const openclawRecallProfileSchema = z
+  .strictObject({
+    provider: providerSchema,
+    timeoutMs: z
+      .int()
+      .min(1)
+      .max(AUTO_RECALL_TIMEOUT_MS.max)
+      .default(AUTO_RECALL_TIMEOUT_MS.default)
+      .describe(
+        `autoRecall.timeoutMs: provider timeout of the OpenClaw plugin's search, at most ${AUTO_RECALL_TIMEOUT_MS.max}`,
+      ),
+  })
+  .describe(
+    'The openclaw-recall profile: an OpenClaw plugin searches once per user turn (config version 2, repositoryRoot as auto-recall); needs the top-level "openclaw" block',
+  );
+
 const credentialProfiles = z
-  .array(z.enum(PROFILE_KINDS))
+  .array(z.enum(ALL_PROFILE_KINDS))
   .min(1)
   .optional()
   .describe(
@@ -155,6 +172,21 @@ export const deploymentSchema = z
       .describe(
         'Trust a private certificate authority (an internal provider, a TLS-inspecting proxy); absent: only the public ones',
       ),
+    openclaw: z
+      .strictObject({
+        node: absolutePath(
+          'The Node 24 executable OpenClaw runs on (OpenClaw 2026.9.6 needs >= 24.16, < 25)',
+        ),
+        cli: absolutePath("OpenClaw's openclaw.mjs, inside the openclaw package of a supported version"),
+        config: z
+          .record(z.string(), z.unknown())
+          .default({})
+          .describe(
+            'Your own OpenClaw configuration (models, agents, tools, …) as openclaw.json holds it; render merges the managed plugin keys into it and refuses a config that sets them ("plugins", agents.defaults.workspace, "$include", env.shellEnv)',
+          ),
+      })
+      .optional()
+      .describe('OpenClaw for the openclaw-recall profile: its pinned Node, CLI and your configuration'),
     approvalGuard: z
       .union([
         z.literal(false),
@@ -172,6 +204,7 @@ export const deploymentSchema = z
         'on-demand': v1ProfileSchema.optional(),
         'auto-recall': autoRecallProfileSchema.optional(),
         write: v1ProfileSchema.optional().describe('Requires a Mem0 provider whose preset defines a write'),
+        'openclaw-recall': openclawRecallProfileSchema.optional(),
       })
       .refine((profiles) => Object.keys(profiles).length > 0, { message: 'at least one profile is required' })
       .describe('The deployed profiles (each a separate, mutually exclusive Qwen configuration)'),
@@ -184,3 +217,4 @@ export type Developers = z.output<typeof developersSchema>;
 export type CredentialEntry = z.output<typeof credentialSchema>;
 export type GuardMode = (typeof GUARD_MODES)[number];
 export type ProfileSpec = NonNullable<Deployment['profiles'][keyof Deployment['profiles']]>;
+export type OpenclawBlock = NonNullable<Deployment['openclaw']>;

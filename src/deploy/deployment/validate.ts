@@ -13,10 +13,11 @@ import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
+import { openclawDeploymentProblems } from '../render/openclaw.js';
 import { providerConfigFor, providerConfigVersion } from '../render/provider-config.js';
 import { posixShimPathProblem, windowsShimPathProblem } from '../render/shims.js';
 import { routeCredentials } from './credential-routes.js';
-import { deployedKinds } from './kinds.js';
+import { deployedProfileKinds } from './kinds.js';
 import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 import type { Deployment } from './schema.js';
@@ -250,9 +251,14 @@ export function mem0ScopeProblem(
 
 function profileProblems(deployment: Deployment): Problem[] {
   const problems: Problem[] = [];
-  for (const kind of deployedKinds(deployment)) {
+  for (const kind of deployedProfileKinds(deployment)) {
     const profile = deployment.profiles[kind]!;
-    if (usesMcp(kind) && profile.repositoryTrust === 'untrusted') {
+    if (
+      kind !== 'openclaw-recall' &&
+      usesMcp(kind) &&
+      'repositoryTrust' in profile &&
+      profile.repositoryTrust === 'untrusted'
+    ) {
       problems.push(
         problem(
           ['profiles', kind, 'repositoryTrust'],
@@ -349,5 +355,8 @@ export function validateDeployment(deployment: Deployment): Problem[] {
           ...settingsFactsProblems(deployment.settings),
         ]),
     ...guardProblems(deployment),
+    ...openclawDeploymentProblems(deployment, (keyPath, value) =>
+      pinnedPathProblems(keyPath, value, deployment.platform),
+    ),
   ];
 }

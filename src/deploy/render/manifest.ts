@@ -4,7 +4,7 @@
 import { sha256Hex } from '../../base/hash.js';
 import type { InstallManifest } from '../../contracts/install-manifest.js';
 import { installManifestSchema } from '../../contracts/install-manifest-schema.js';
-import { PROFILE_KINDS, type ProfileKind } from '../../contracts/launch-plan.js';
+import { ALL_PROFILE_KINDS, type AnyProfileKind } from '../../contracts/launch-plan.js';
 import { renderJson } from '../json.js';
 import type { RenderedFile } from './types.js';
 
@@ -20,7 +20,7 @@ export function buildManifest(input: {
   deploymentFile?: string;
   adminUid: number;
   files: ReadonlyMap<string, RenderedFile>;
-  states: ReadonlyMap<ProfileKind, ProfileState>;
+  states: ReadonlyMap<AnyProfileKind, ProfileState>;
   previous: InstallManifest | undefined;
   now: string;
 }): InstallManifest {
@@ -30,7 +30,7 @@ export function buildManifest(input: {
     files[rel] = { sha256: sha256Hex(file.bytes), mode: fileMode(file.mode) };
   }
   const profiles: InstallManifest['profiles'] = {};
-  for (const kind of PROFILE_KINDS) {
+  for (const kind of ALL_PROFILE_KINDS) {
     const state = input.states.get(kind);
     if (state === undefined) continue;
     const before = input.previous?.profiles[kind];

@@ -14,7 +14,7 @@ import {
 import { PERMISSION_REMEMBER } from '../../contracts/names.js';
 import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
-import { DEFAULT_QWEN_VERSION, hookTimeoutValue, qwenVersionFacts } from '../../qwen/versions.js';
+import { hookTimeoutValue, pinnedQwenFacts } from '../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import type { ProfileCredentials } from '../deployment/credential-routes.js';
 import type { Deployment } from '../deployment/schema.js';
@@ -55,6 +55,8 @@ export function pinnedValues(pins: {
   platform: Platform;
   installDir: string;
   node: string;
+  /** The pinned Qwen package's version, when it was read (the default version's facts otherwise). */
+  qwenVersion?: string | undefined;
 }): Record<string, unknown> {
   const layout = new PinnedLayout(pins.platform, pins.installDir);
   const values: Record<string, unknown> = {
@@ -62,8 +64,8 @@ export function pinnedValues(pins: {
     runtimeDir: layout.runtimeDir,
     // The platform-specific part of the one template per profile: the hook entries' shell.
     hookShell: HOOK_SHELL[pins.platform] ?? OMIT,
-    // The unit is a per-version fact: 0.24.x reads seconds and warns about the legacy ms form.
-    hookTimeout: hookTimeoutValue(qwenVersionFacts(DEFAULT_QWEN_VERSION)!, HOOK_TIMEOUT_MS),
+    // The unit is a per-version fact of the pinned Qwen: 0.24.x reads seconds and warns about the legacy ms form.
+    hookTimeout: hookTimeoutValue(pinnedQwenFacts(pins.qwenVersion), HOOK_TIMEOUT_MS),
     mcpTimeoutMs: MCP_TIMEOUT_MS,
   };
   for (const file of Object.values(RUNTIME_FILES)) {
@@ -84,10 +86,11 @@ export function templateValues(
   kind: ProfileKind,
   deployment: Deployment,
   credentials: ProfileCredentials,
+  qwenVersion?: string,
 ): TemplateValues {
   const layout = new PinnedLayout(deployment.platform, deployment.installDir);
   const values: Record<string, unknown> = {
-    ...pinnedValues(deployment),
+    ...pinnedValues({ ...deployment, qwenVersion }),
     profile: kind,
     platform: deployment.platform,
     installDir: deployment.installDir,
@@ -158,8 +161,9 @@ export function renderProfile(
   kind: ProfileKind,
   deployment: Deployment,
   credentials: ProfileCredentials,
+  qwenVersion?: string,
 ): Map<string, string> {
-  const values = templateValues(kind, deployment, credentials);
+  const values = templateValues(kind, deployment, credentials, qwenVersion);
   const settings = systemSettingsFor(kind, deployment, values);
   const documents: Record<string, unknown> = {
     [PROFILE_FILES.systemSettings]: settings,

@@ -6,16 +6,31 @@ import { AdminInputError } from '../../base/errors.js';
 import { sha256Hex } from '../../base/hash.js';
 import type { Platform } from '../../base/platform.js';
 import type { InstallManifest } from '../../contracts/install-manifest.js';
-import type { ProfileKind } from '../../contracts/launch-plan.js';
-import { BIN_FILES, PinnedLayout, PROFILE_FILES, profileRel, runtimeRel } from '../../contracts/layout.js';
+import { type AnyProfileKind, OPENCLAW_PROFILE, type ProfileKind } from '../../contracts/launch-plan.js';
+import {
+  BIN_FILES,
+  OPENCLAW_PROFILE_FILES,
+  PinnedLayout,
+  PROFILE_FILES,
+  profileRel,
+  runtimeRel,
+} from '../../contracts/layout.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
-import { RUNTIME_CODE_CACHE, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from '../../contracts/runtime-files.js';
+import {
+  OPENCLAW_PLUGIN_BUNDLE,
+  RUNTIME_CODE_CACHE,
+  RUNTIME_FILES,
+  RUNTIME_MODULE_MARKER,
+} from '../../contracts/runtime-files.js';
+import type { JsonObject } from '../../text/json.js';
 import { routeCredentials } from '../deployment/credential-routes.js';
 import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
+import { renderJson } from '../json.js';
 import { removeHooksFromText } from '../jsonc/remove-hooks.js';
 import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from '../rollback/record.js';
 import { buildManifest, manifestText, type ProfileState } from './manifest.js';
+import { openclawProfileFiles, pluginPackageFiles, withoutPlugin } from './openclaw.js';
 import { renderProfile } from './profile.js';
 import { posixShim, windowsShims } from './shims.js';
 import { EXECUTABLE_MODE, FILE_MODE, type RenderedFile } from './types.js';
@@ -38,6 +53,11 @@ export interface RenderOptions {
   deploymentFile?: string;
   /** Render over a tree another deployment.json owns, retiring its profiles (`render --take-over`). */
   takeOver?: boolean;
+  /**
+   * The pinned Qwen package's version where render reads it (on the target machine): its per-version
+   * facts (the hook timeout's unit) are rendered; the default version's without it.
+   */
+  qwenVersion?: string;
 }
 
 export interface RenderedInstall {
@@ -71,7 +91,7 @@ export function requiredRuntimeFiles(): string[] {
   return Object.values(RUNTIME_FILES).sort();
 }
 
-function rollbackRecordOf(kind: ProfileKind, previous: PreviousInstall): RollbackRecord {
+function rollbackRecordOf(kind: AnyProfileKind, previous: PreviousInstall): RollbackRecord {
   const bytes = previous.files.get(profileRel(kind, PROFILE_FILES.rollbackRecord));
   if (bytes === undefined) return { version: 1, removedHooks: [...EXTERNAL_CONTEXT_HOOKS].sort() };
   const record = parseRollbackRecord(decode(bytes));
@@ -142,9 +162,14 @@ export function renderInstall(
     mode: FILE_MODE,
   });
 
-  const states = new Map<ProfileKind, ProfileState>();
+  const states = new Map<AnyProfileKind, ProfileState>();
   for (const kind of deployedKinds(deployment)) {
-    const files: Map<string, string | Uint8Array> = renderProfile(kind, deployment, routes.get(kind)!);
+    const files: Map<string, string | Uint8Array> = renderProfile(
+      kind,
+      deployment,
+      routes.get(kind)!,
+      options.qwenVersion,
+    );
     const before = options.previous?.manifest.profiles[kind]?.state;
     let state: ProfileState = 'active';
     if (before === 'rolled-back' && options.previous !== undefined) {
@@ -165,8 +190,11 @@ export function renderInstall(
       });
     }
   }
+  if (deployment.profiles[OPENCLAW_PROFILE] !== undefined) {
+    renderOpenclaw(parsed, runtimeFiles, options, { out, states, notices, routes });
+  }
   const retiring = Object.keys(options.previous?.manifest.profiles ?? {}).filter(
-    (kind) => !states.has(kind as ProfileKind),
+    (kind) => !states.has(kind as AnyProfileKind),
   );
   const owner = options.previous?.manifest.deploymentFile;
   // Two deployment files aimed at one installDir would silently retire each other's profiles.
@@ -196,4 +224,50 @@ export function renderInstall(
     now: options.now,
   });
   return { files: sorted, manifest, manifestText: manifestText(manifest), notices };
+}
+
+/** The openclaw-recall profile: its plugin package and files, kept rolled back like a Qwen profile. */
+function renderOpenclaw(
+  parsed: ParsedDeployment,
+  runtimeFiles: ReadonlyMap<string, Uint8Array>,
+  options: RenderOptions,
+  into: {
+    out: Map<string, RenderedFile>;
+    states: Map<AnyProfileKind, ProfileState>;
+    notices: string[];
+    routes: ReturnType<typeof routeCredentials>['routes'];
+  },
+): void {
+  const { deployment } = parsed;
+  const bundle = runtimeFiles.get(OPENCLAW_PLUGIN_BUNDLE);
+  if (bundle === undefined) {
+    throw new RenderError(
+      `the runtime directory lacks ${OPENCLAW_PLUGIN_BUNDLE}; run \`npm run build\` first`,
+    );
+  }
+  for (const [rel, content] of pluginPackageFiles(options.toolkitVersion, bundle)) {
+    into.out.set(rel, { bytes: typeof content === 'string' ? utf8(content) : content, mode: FILE_MODE });
+  }
+  const files: Map<string, string> = openclawProfileFiles(deployment, into.routes.get(OPENCLAW_PROFILE)!);
+  let state: ProfileState = 'active';
+  const before = options.previous?.manifest.profiles[OPENCLAW_PROFILE]?.state;
+  if (before === 'rolled-back' && options.previous !== undefined) {
+    if (options.reactivate === true)
+      into.notices.push(`profile ${OPENCLAW_PROFILE}: re-activated (was rolled back)`);
+    else {
+      state = 'rolled-back';
+      const record = rollbackRecordOf(OPENCLAW_PROFILE, options.previous);
+      const pluginDir = new PinnedLayout(deployment.platform, deployment.installDir).openclawPluginDir;
+      const config = JSON.parse(files.get(OPENCLAW_PROFILE_FILES.config)!) as JsonObject;
+      files.set(OPENCLAW_PROFILE_FILES.config, renderJson(withoutPlugin(config, pluginDir)));
+      files.set(OPENCLAW_PROFILE_FILES.rollbackRecord, rollbackRecordText(record));
+      into.notices.push(
+        `profile ${OPENCLAW_PROFILE}: stays rolled back; render --reactivate to restore its external context`,
+      );
+    }
+  }
+  into.states.set(OPENCLAW_PROFILE, state);
+  for (const [file, text] of files) {
+    into.out.set(profileRel(OPENCLAW_PROFILE, file), { bytes: utf8(text), mode: FILE_MODE });
+  }
 }

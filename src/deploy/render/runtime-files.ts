@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { errorCode } from '../../base/errors.js';
 import { codeCacheMakerArgs } from '../../contracts/code-cache.js';
 import { PinnedLayout } from '../../contracts/layout.js';
-import { RUNTIME_CODE_CACHE } from '../../contracts/runtime-files.js';
+import { OPENCLAW_PLUGIN_BUNDLE, RUNTIME_CODE_CACHE } from '../../contracts/runtime-files.js';
 import { StrictModes } from '../../host/strict-modes.js';
 import type { Deployment } from '../deployment/schema.js';
 import { RenderError, requiredRuntimeFiles } from './render.js';
@@ -26,6 +26,9 @@ export async function loadRuntimeFiles(dir: string): Promise<Map<string, Uint8Ar
       `${dir} lacks the bundled runtime(s) ${missing.join(', ')}; run \`npm run build\` or pass --runtime-dir`,
     );
   }
+  // Installed only with the openclaw-recall profile (render says so when it is missing then).
+  const plugin = await fs.readFile(path.join(dir, OPENCLAW_PLUGIN_BUNDLE)).catch(() => undefined);
+  if (plugin !== undefined) files.set(OPENCLAW_PLUGIN_BUNDLE, plugin);
   return files;
 }
 

@@ -7,11 +7,18 @@
 import * as path from 'node:path';
 import { sha256Hex } from '../../base/hash.js';
 import { type InstallManifest, MANIFEST_FILE } from '../../contracts/install-manifest.js';
-import type { ProfileKind } from '../../contracts/launch-plan.js';
-import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
-import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD } from '../../contracts/names.js';
+import { type AnyProfileKind, OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
+import {
+  OPENCLAW_PLUGIN_PACKAGE,
+  OPENCLAW_PROFILE_FILES,
+  PROFILE_FILES,
+  profileRel,
+} from '../../contracts/layout.js';
+import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD, OPENCLAW_PLUGIN_ID } from '../../contracts/names.js';
+import { isPlainObject } from '../../text/json.js';
 import { JsoncError } from '../../text/jsonc.js';
 import { TEMP_MARKER } from '../atomic-file.js';
+import { renderJson } from '../json.js';
 import { type RemovedHook, removeHooksFromText } from '../jsonc/remove-hooks.js';
 import {
   assertNotLocked,
@@ -21,6 +28,7 @@ import {
   withInstallLock,
 } from '../render/lock.js';
 import { fileMode, manifestText } from '../render/manifest.js';
+import { withoutPlugin } from '../render/openclaw.js';
 import type { RenderedFile } from '../render/types.js';
 import { FILE_MODE } from '../render/types.js';
 import { writeInstall } from '../render/writer.js';
@@ -31,7 +39,7 @@ import { type FileChange, RollbackError, type RollbackOutcome } from './types.js
 
 export interface InstallRollbackOptions {
   dir: string;
-  kind: ProfileKind;
+  kind: AnyProfileKind;
   /** A saved version-1 provider config to restore over the profile's external-context.json. */
   restoreConfig?: string;
   /** Also remove the approval guard (default rollback removes only the external-context hooks). */
@@ -105,17 +113,26 @@ async function rollbackLocked(
     );
   }
 
-  const settingsRel = profileRel(kind, PROFILE_FILES.systemSettings);
+  const openclaw = kind === OPENCLAW_PROFILE;
+  if (openclaw && options.restoreConfig !== undefined) {
+    throw new RollbackError(
+      '--restore-config restores a version-1 MCP config; the openclaw-recall profile has none',
+    );
+  }
+  // The OpenClaw profile's "settings" are openclaw.json, and what is removed by name is the plugin.
+  const settingsRel = profileRel(
+    kind,
+    openclaw ? OPENCLAW_PROFILE_FILES.config : PROFILE_FILES.systemSettings,
+  );
   const configRel = profileRel(kind, PROFILE_FILES.providerConfig);
   const recordRel = profileRel(kind, PROFILE_FILES.rollbackRecord);
-  const names: string[] = [
-    ...EXTERNAL_CONTEXT_HOOKS,
-    ...(options.removeGuard === true ? [HOOK_APPROVAL_GUARD] : []),
-  ];
+  const names: string[] = openclaw
+    ? []
+    : [...EXTERNAL_CONTEXT_HOOKS, ...(options.removeGuard === true ? [HOOK_APPROVAL_GUARD] : [])];
   const settingsBefore = decode(tree.files.get(settingsRel)?.bytes ?? new Uint8Array());
   let removed: { text: string; removed: RemovedHook[] };
   try {
-    removed = removeHooksFromText(settingsBefore, names);
+    removed = openclaw ? removePlugin(settingsBefore) : removeHooksFromText(settingsBefore, names);
   } catch (error) {
     if (error instanceof JsoncError) throw new RollbackError(`${settingsRel}: ${error.message}`);
     throw error;
@@ -202,4 +219,33 @@ async function rollbackLocked(
   outcome.written = true;
   if (result.backupDir !== undefined) outcome.backups.push(result.backupDir);
   return outcome;
+}
+
+/**
+ * openclaw.json without the qwen-managed plugin: its id, load path and entry removed, every other key
+ * kept (the same function render uses to keep a rolled-back profile rolled back). Reported like a
+ * removed hook, by name.
+ */
+function removePlugin(text: string): { text: string; removed: RemovedHook[] } {
+  let config: unknown;
+  try {
+    config = JSON.parse(text);
+  } catch {
+    throw new RollbackError(
+      `${profileRel(OPENCLAW_PROFILE, OPENCLAW_PROFILE_FILES.config)} is not valid JSON`,
+    );
+  }
+  if (!isPlainObject(config)) throw new RollbackError('openclaw.json is not a JSON object');
+  const plugins = config['plugins'];
+  const paths =
+    isPlainObject(plugins) && isPlainObject(plugins['load']) ? plugins['load']['paths'] : undefined;
+  // The rendered load path names the final install location; match it by its tail, as staged trees have another dir.
+  const tail = `/runtime/${OPENCLAW_PLUGIN_PACKAGE.dir}`;
+  const pluginDir = Array.isArray(paths)
+    ? paths.find((p) => typeof p === 'string' && p.endsWith(tail))
+    : undefined;
+  const next = withoutPlugin(config, typeof pluginDir === 'string' ? pluginDir : '');
+  const after = renderJson(next);
+  const present = after !== text;
+  return { text: after, removed: present ? [{ event: 'plugin', name: OPENCLAW_PLUGIN_ID }] : [] };
 }

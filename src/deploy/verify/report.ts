@@ -3,7 +3,7 @@
 //    "summary": {"errors": n, "warnings": n, "passed": n},
 //    "checks": [{"id", "severity": "error"|"warning", "ok", "profile": kind|null, "file": rel|null, "message"}]}
 // `ok` is false when any check with severity "error" failed; warnings never fail verify.
-import type { ProfileKind } from '../../contracts/launch-plan.js';
+import type { AnyProfileKind } from '../../contracts/launch-plan.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -11,13 +11,13 @@ export interface Check {
   id: string;
   severity: Severity;
   ok: boolean;
-  profile: ProfileKind | null;
+  profile: AnyProfileKind | null;
   file: string | null;
   message: string;
 }
 
 export interface Scope {
-  profile?: ProfileKind | null;
+  profile?: AnyProfileKind | null;
   file?: string | null;
 }
 

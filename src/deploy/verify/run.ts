@@ -6,27 +6,31 @@ import { execFile } from 'node:child_process';
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { AdminInputError } from '../../base/errors.js';
+import { AdminInputError, errorCode } from '../../base/errors.js';
 import { type Platform, platformOfHost } from '../../base/platform.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/names.js';
 import type { LaunchPlan } from '../../contracts/launch-plan.js';
-import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
+import { OPENCLAW_PROFILE_FILES, PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
+import { openclawLaunchPlanSchema } from '../../contracts/openclaw-launch.js';
 import { type HostFs, installHostProblems } from '../../host/install-checks.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
+import { StrictModes } from '../../host/strict-modes.js';
 import { planArgv } from '../../policy/arguments.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { pinnedQwenFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid } from '../deployment/problems.js';
 import { pathChain, readAccountDb } from '../host-accounts.js';
+import { readPinnedHostFacts } from '../pinned-host-facts.js';
 import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
 import { type InstallTree, loadInstallTree, notAnInstallTree, previousInstallOf } from '../tree.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
 import { type CredentialAccessFacts, credentialFiles, developersOf } from './checks/credential-access.js';
 import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks/host.js';
+import type { OpenclawHostFact } from './checks/openclaw.js';
 import type { QwenTreeFact, RipgrepFact } from './checks/qwen-tree.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { type McpSmokeProfile, smokeRuntimes } from './smoke.js';
@@ -167,7 +171,14 @@ async function deploymentInputs(
       tree.manifest?.adminUid ?? 0,
     );
     const previous = previousInstallOf(tree);
+    // The pinned Qwen's version read as render reads it, so its per-version facts render the same.
+    const local = platformOfHost(options.hostPlatform);
+    const qwenVersion =
+      parsed.deployment.platform === 'posix' && local === 'posix'
+        ? readPinnedHostFacts(parsed.deployment).qwen?.version
+        : undefined;
     const rendered = renderInstall(parsed, runtimeFiles, {
+      ...(qwenVersion === undefined ? {} : { qwenVersion }),
       toolkitVersion: options.toolkitVersion,
       // Drift is about content: compare with the uid that rendered the tree, not the verifier's.
       adminUid: tree.manifest?.adminUid ?? 0,
@@ -203,9 +214,56 @@ function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | unde
   return undefined;
 }
 
+/** The pinned Node's `--version` and the OpenClaw package's version, on a machine of the profile's platform. */
+async function openclawHostFact(
+  view: TreeView,
+  hostPlatform: Platform,
+  adminUid: number,
+): Promise<OpenclawHostFact | undefined> {
+  const parsed = view.openclaw?.json(OPENCLAW_PROFILE_FILES.launchPlan);
+  if (parsed?.ok !== true) return undefined;
+  const plan = openclawLaunchPlanSchema.safeParse(parsed.value);
+  if (!plan.success || plan.data.platform !== hostPlatform) return undefined;
+  const { node, cli } = plan.data;
+  const version = await nodeVersion(node);
+  let openclawVersion: OpenclawHostFact['openclawVersion'];
+  try {
+    const pkg = JSON.parse(await fs.readFile(path.join(path.dirname(cli), 'package.json'), 'utf8')) as {
+      name?: unknown;
+      version?: unknown;
+    };
+    openclawVersion =
+      pkg.name === 'openclaw' && typeof pkg.version === 'string'
+        ? { ok: true, version: pkg.version }
+        : {
+            ok: false,
+            why: 'is not inside the openclaw package (no package.json named "openclaw" beside it)',
+          };
+  } catch (error) {
+    openclawVersion = { ok: false, why: `cannot read the package.json beside it (${errorCode(error)})` };
+  }
+  // Like Qwen's pins: each file and every directory above it owned by root or the admin, not writable by others.
+  const strict = new StrictModes(adminUid, fsSync);
+  const missing: string[] = [];
+  for (const pin of [node, cli]) {
+    const chain = strict.checkChain(pin);
+    if (chain.kind === 'missing') missing.push(`${pin} does not exist (${chain.path} is missing)`);
+  }
+  return {
+    node,
+    cli,
+    strictModes: [...strict.problems(), ...missing],
+    nodeVersion:
+      version === undefined
+        ? { ok: false, why: 'cannot be run (missing, not executable, or no version)' }
+        : { ok: true, version },
+    openclawVersion,
+  };
+}
+
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
   const dir = path.resolve(options.dir);
-  const notInstall = await notAnInstallTree(dir);
+  const notInstall = notAnInstallTree(dir);
   if (notInstall !== undefined) throw new VerifyInputError(notInstall);
   const tree = await loadInstallTree(dir);
   const deployment =
@@ -255,6 +313,8 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
   if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform))
     installHost = launcherHostProblems(view, dir, hostPlatform, host);
 
+  const openclawHost = await openclawHostFact(view, hostPlatform, tree.manifest?.adminUid ?? 0);
+
   let smoke: SmokeResult[] | undefined;
   if (options.smoke && tree.manifest !== undefined) {
     const pinned = plans[0]?.node;
@@ -279,6 +339,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     ...(ripgrep === undefined ? {} : { ripgrep }),
     ...(installHost === undefined ? {} : { installHost }),
     ...(smoke === undefined ? {} : { smoke }),
+    ...(openclawHost === undefined ? {} : { openclawHost }),
     checkModes: !onWindows,
   });
   return buildReport(dir, options.deploymentFile ?? null, checks);

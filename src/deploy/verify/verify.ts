@@ -10,6 +10,7 @@ import { checkDrift } from './checks/drift.js';
 import { checkFiles } from './checks/files.js';
 import { checkHost, type HostFacts } from './checks/host.js';
 import { checkLaunchPlans } from './checks/launch.js';
+import { checkOpenclaw, type OpenclawHostFact } from './checks/openclaw.js';
 import { checkProviders } from './checks/provider.js';
 import { checkQwenSettings } from './checks/qwen-settings.js';
 import { checkQwenTree, checkRipgrep, type QwenTreeFact, type RipgrepFact } from './checks/qwen-tree.js';
@@ -50,6 +51,8 @@ export interface VerifyInputs {
    */
   installHost?: readonly string[];
   smoke?: readonly SmokeResult[];
+  /** The pinned Node and OpenClaw of the openclaw-recall profile, as found on this machine. */
+  openclawHost?: OpenclawHostFact;
   /** Permission bits are meaningless on a Windows host. */
   checkModes: boolean;
 }
@@ -60,8 +63,11 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
   checkFiles(view, checks, { checkModes: inputs.checkModes });
   if (inputs.tree.manifest !== undefined) {
     checkLaunchPlans(view, checks);
-    checkSettings(view, checks);
+    // The pinned package's version where this machine has it (a staged tree: the default version's).
+    const pinned = inputs.qwenTree;
+    checkSettings(view, checks, pinned?.kind === 'walked' && pinned.qwenPackage ? pinned.version : undefined);
     checkProviders(view, checks);
+    checkOpenclaw(view.openclaw, inputs.openclawHost, checks);
     // The real install: the launcher's own refusals are the violations, judged once for both.
     const real = inputs.installHost !== undefined;
     if (inputs.installHost !== undefined)

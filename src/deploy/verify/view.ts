@@ -1,7 +1,12 @@
 // What the checks look at: the loaded tree, its manifest, and per profile the parsed files and the
 // launch plan (the pinned truth that node, installDir and platform are checked against).
 
-import { type LaunchPlan, PROFILE_KINDS, type ProfileKind } from '../../contracts/launch-plan.js';
+import {
+  type LaunchPlan,
+  OPENCLAW_PROFILE,
+  PROFILE_KINDS,
+  type ProfileKind,
+} from '../../contracts/launch-plan.js';
 import { launchPlanSchema } from '../../contracts/launch-plan-schema.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { parseJsonc } from '../../text/jsonc.js';
@@ -20,9 +25,18 @@ export interface ProfileView {
   has(file: string): boolean;
 }
 
+/** The openclaw-recall profile, when the manifest lists it (it has no Qwen files). */
+export interface OpenclawView {
+  tree: InstallTree;
+  state: 'active' | 'rolled-back';
+  json(file: string): Parsed;
+  text(file: string): string | undefined;
+}
+
 export interface TreeView {
   tree: InstallTree;
   profiles: ProfileView[];
+  openclaw?: OpenclawView;
   /** Profile directories present in the tree but not in the manifest. */
   strayProfiles: string[];
 }
@@ -75,5 +89,21 @@ export function buildView(tree: InstallTree): TreeView {
     });
   }
   const known = new Set(profiles.map((p) => p.kind as string));
-  return { tree, profiles, strayProfiles: [...dirs].filter((d) => !known.has(d)).sort() };
+  let openclaw: OpenclawView | undefined;
+  const openclawEntry = manifest?.profiles[OPENCLAW_PROFILE];
+  if (openclawEntry !== undefined) {
+    known.add(OPENCLAW_PROFILE);
+    const text = (file: string) => tree.files.get(profileRel(OPENCLAW_PROFILE, file))?.bytes.toString('utf8');
+    const json = (file: string): Parsed => {
+      const t = text(file);
+      return t === undefined ? undefined : parseText(t);
+    };
+    openclaw = { tree, state: openclawEntry.state, json, text };
+  }
+  return {
+    tree,
+    profiles,
+    ...(openclaw === undefined ? {} : { openclaw }),
+    strayProfiles: [...dirs].filter((d) => !known.has(d)).sort(),
+  };
 }

@@ -11,7 +11,7 @@ import {
   SCOPE_WIRE_NAME,
   type ScopeKey,
 } from '../../contracts/mem0-presets.js';
-import { ProviderRequestError } from '../../http/errors.js';
+import { ProviderRequestError } from '../../http/request-error.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { clampLimit, normaliseItems } from '../items.js';
 import { jsonPost } from '../request.js';

@@ -3,7 +3,7 @@
 // stored the memory and the model must not retry it blindly.
 
 import type { WriteResponseKind } from '../../contracts/mem0-presets.js';
-import { isProviderRequestError } from '../../http/errors.js';
+import { isProviderRequestError } from '../../http/request-error.js';
 import { isPlainObject } from '../../text/json.js';
 import type { RememberResult } from '../types.js';
 

@@ -1,4 +1,4 @@
-// Steps 2–6 of the auto-recall hook, bundled as auto-recall-search.js and loaded by main.ts only
+// Steps 2–6 of the auto-recall hook, bundled as auto-recall-search.js and loaded by auto-recall.ts only
 // after provenance passed, so the no-op path never reads or compiles the providers or the client.
 // The search itself is the host-neutral core (src/recall/recall.ts); this file only answers Qwen.
 

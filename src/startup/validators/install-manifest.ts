@@ -98,7 +98,7 @@ function v10(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'record');
   const o = v as Json;
   const out: Json = {};
-  const keys = ['on-demand', 'auto-recall', 'write'];
+  const keys = ['on-demand', 'auto-recall', 'write', 'openclaw-recall'];
   const unknown: string[] = [];
   for (const key of Object.keys(o)) {
     if (key === '__proto__') continue;

@@ -28,7 +28,7 @@ beforeAll(async () => {
   bundle = path.join(work, 'toolkit', 'cli', 'qwen-managed.mjs');
   // The CLI with its packages inlined, and the runtimes beside it: readable by the non-root user.
   await build({
-    entryPoints: [path.join(REPO, 'src', 'cli', 'main.ts')],
+    entryPoints: [path.join(REPO, 'src', 'cli', 'qwen-managed.ts')],
     outfile: bundle,
     bundle: true,
     platform: 'node',

@@ -20,14 +20,14 @@ export interface TestUser {
 }
 
 /**
- * launcher/main.ts as one self-contained file, with the options scripts/build.mjs bundles the runtimes
+ * launcher/launch-qwen.ts as one self-contained file, with the options scripts/build.mjs bundles the runtimes
  * with. Unlike the install, the repository checks (launch-repository.js there) are inlined: the
  * install fixtures copy this one file.
  */
 export async function bundleLauncher(outFile: string): Promise<void> {
   await build({
     ...RUNTIME_BUNDLE_OPTIONS,
-    entryPoints: [path.join(repoRoot, 'launcher', 'main.ts')],
+    entryPoints: [path.join(repoRoot, 'launcher', 'launch-qwen.ts')],
     outfile: outFile,
   });
 }

@@ -229,7 +229,7 @@ describe.each([
     const report = await planReport(c.f.installDir, 'auto-recall', CALLER_ENV, {
       userInfo: () => ({ homedir: suite.user.home }),
       fs,
-      platform: process.platform,
+      hostPlatform: process.platform,
     });
     expect(report.environment.find((e) => e.name === 'NODE_EXTRA_CA_CERTS')).toEqual({
       name: 'NODE_EXTRA_CA_CERTS',
@@ -288,7 +288,7 @@ describe.each([
     const report = await planReport(c.f.installDir, 'on-demand', CALLER_ENV, {
       userInfo: () => ({ homedir: suite.user.home }),
       fs,
-      platform: process.platform,
+      hostPlatform: process.platform,
     });
     expect(report.argv).toEqual([node, ...record.argv]);
     expect(report.cwd).toBe(record.cwd);

@@ -120,7 +120,7 @@ describe('launch-qwen on a rendered install', () => {
       const report = await planReport(installDir, kind, CALLER_ENV, {
         userInfo: () => ({ homedir: suite.user.home }),
         fs,
-        platform: process.platform,
+        hostPlatform: process.platform,
       });
       expect(report.argv).toEqual([node, ...(record?.argv ?? [])]);
       expect(

@@ -2,8 +2,8 @@ import { createServer } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
-import { createServeContextCommand, serveContextCommand } from '../../../src/cli/commands/serve-context.js';
-import { InputError, UsageError } from '../../../src/cli/errors.js';
+import { InputError, UsageError } from '../../../src/cli/command-errors.js';
+import { serveContextCommand } from '../../../src/cli/commands/serve-context.js';
 import { startContextServer } from '../../../src/serve/server.js';
 import { makeFolder, removeFolder, SEARCH, type Sink, sink } from './harness.js';
 
@@ -16,13 +16,16 @@ function io(dir: string, env: Record<string, string | undefined> = { CONTEXT_API
   return { cliIo, stdout, stderr };
 }
 
+/** The command as the program wires it, its shutdown signal never sent. */
+const standalone = serveContextCommand({ onShutdownSignal: () => () => {} });
+
 /** A command whose shutdown "signal" the test fires, and a promise for its announced URL. */
 function controllable() {
   let stop: (() => void) | undefined;
   let unregistered = false;
-  const command = createServeContextCommand({
+  const command = serveContextCommand({
     startServer: startContextServer,
-    onShutdownSignal: (s) => {
+    onShutdownSignal: (s: () => void) => {
       stop = s;
       return () => {
         unregistered = true;
@@ -55,10 +58,7 @@ describe('serve-context command', () => {
   }
 
   it('is named and described for the main program', () => {
-    expect([serveContextCommand.name, serveContextCommand.help.includes('--token-env NAME')]).toEqual([
-      'serve-context',
-      true,
-    ]);
+    expect([standalone.name, standalone.help.includes('--token-env NAME')]).toEqual(['serve-context', true]);
   });
 
   it('serves the folder, prints one line with the URL, and stops cleanly on the shutdown signal', async () => {
@@ -113,8 +113,8 @@ describe('serve-context command', () => {
 
   it('prints its help', async () => {
     const { cliIo, stdout } = io('/');
-    expect(await serveContextCommand.run(['--help'], cliIo)).toBe(0);
-    expect(stdout.text()).toBe(serveContextCommand.help);
+    expect(await standalone.run(['--help'], cliIo)).toBe(0);
+    expect(stdout.text()).toBe(standalone.help);
   });
 
   it.each([
@@ -130,7 +130,7 @@ describe('serve-context command', () => {
     ['a --token-env that is not a variable name', ['--dir', 'docs', '--token-env', 'MY-TOKEN']],
   ])('refuses %s with a usage error', async (_name, args) => {
     const dir = await docs();
-    await expect(serveContextCommand.run(args, io(dir).cliIo)).rejects.toBeInstanceOf(UsageError);
+    await expect(standalone.run(args, io(dir).cliIo)).rejects.toBeInstanceOf(UsageError);
   });
 
   it.each([
@@ -138,7 +138,7 @@ describe('serve-context command', () => {
     ['is empty', { CONTEXT_API_TOKEN: '' }],
   ])('refuses to start when the token variable %s, naming the variable', async (_name, env) => {
     const dir = await docs();
-    const run = serveContextCommand.run(['--dir', 'docs'], io(dir, env).cliIo);
+    const run = standalone.run(['--dir', 'docs'], io(dir, env).cliIo);
     await expect(run).rejects.toThrow(InputError);
     await expect(run).rejects.toThrow(/environment variable CONTEXT_API_TOKEN is not set or empty/);
   });
@@ -148,7 +148,7 @@ describe('serve-context command', () => {
     ['a file', 'docs/deploy.md'],
   ])('refuses %s as --dir', async (_name, target) => {
     const dir = await docs();
-    await expect(serveContextCommand.run(['--dir', target], io(dir).cliIo)).rejects.toThrow(
+    await expect(standalone.run(['--dir', target], io(dir).cliIo)).rejects.toThrow(
       /is not a readable directory/,
     );
   });
@@ -158,7 +158,7 @@ describe('serve-context command', () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
-    const run = serveContextCommand.run(['--dir', 'docs', '--port', String(port)], io(dir).cliIo);
+    const run = standalone.run(['--dir', 'docs', '--port', String(port)], io(dir).cliIo);
     await expect(run).rejects.toThrow(
       new InputError(`serve-context: cannot serve ${dir}/docs on 127.0.0.1:${port} (EADDRINUSE)`),
     );

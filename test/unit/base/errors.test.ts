@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { failure, usage } from '../../../launcher/messages.js';
 import { ConfigurationError, EXIT, exitCodeOf, ManagedError } from '../../../src/base/errors.js';
 import type { CliIO } from '../../../src/cli/command.js';
-import { CheckFailed, commandError, InputError, UsageError } from '../../../src/cli/errors.js';
+import { CheckFailed, commandError, InputError, UsageError } from '../../../src/cli/command-errors.js';
 import { runProgram } from '../../../src/cli/program.js';
 import { DeploymentInvalid } from '../../../src/deploy/deployment/problems.js';
 import { SurgicalEditError } from '../../../src/deploy/jsonc/remove-hooks.js';
@@ -16,7 +16,7 @@ import { TemplateError } from '../../../src/deploy/render/substitute.js';
 import { WriterError } from '../../../src/deploy/render/writer.js';
 import { RollbackError } from '../../../src/deploy/rollback/types.js';
 import { VerifyInputError } from '../../../src/deploy/verify/run.js';
-import { ProviderRequestError } from '../../../src/http/errors.js';
+import { ProviderRequestError } from '../../../src/http/request-error.js';
 import { JsoncError } from '../../../src/text/jsonc.js';
 import { FAILING_PROGRAM, failingCommand } from '../../fixtures/failing-command.js';
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { sha256Hex } from '../../../src/base/hash.js';
 import type { InstallManifest } from '../../../src/contracts/install-manifest.js';
-import { RUNTIME_FILES } from '../../../src/contracts/runtime-files.js';
+import { OPENCLAW_PLUGIN_BUNDLE, RUNTIME_FILES } from '../../../src/contracts/runtime-files.js';
 import {
   type ParsedDeployment,
   parseDeploymentText,
@@ -98,6 +98,8 @@ export function fakeRuntimes(): Map<string, Uint8Array> {
     [RUNTIME_FILES.autoRecallSearch]: "'use strict';\n",
     [RUNTIME_FILES.proxyTransport]: "'use strict';\n",
     [RUNTIME_FILES.launchRepository]: "'use strict';\n",
+    // The OpenClaw plugin: render copies it into the plugin package; nothing here runs it.
+    [OPENCLAW_PLUGIN_BUNDLE]: 'export default {};\n',
   };
   return new Map(Object.entries(text).map(([name, t]) => [name, new TextEncoder().encode(t)]));
 }

@@ -1,6 +1,4 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { plainSteps, stepRunnerFor } from '../../../src/cli/progress.js';
 import { unifiedDiff } from '../../../src/deploy/rollback/diff.js';
 import { buildReport, Checks, reportJson, reportText } from '../../../src/deploy/verify/report.js';
 
@@ -116,39 +114,5 @@ describe('unifiedDiff', () => {
     expect(unifiedDiff('', 'a\nb\n', 'new.json')).toBe(
       '--- a/new.json\n+++ b/new.json\n@@ -0,0 +1,2 @@\n+a\n+b\n',
     );
-  });
-});
-
-describe('progress', () => {
-  it('prints plain lines off a terminal, and marks the failing step', async () => {
-    const out = new PassThrough();
-    let text = '';
-    out.on('data', (c) => (text += c));
-    await expect(
-      plainSteps(out)([
-        { title: 'One', run: async () => 'detail' },
-        { title: 'Two', run: async () => undefined },
-        {
-          title: 'Three',
-          run: async () => {
-            throw new Error('boom');
-          },
-        },
-      ]),
-    ).rejects.toThrow('boom');
-    expect(text).toBe('One … ok (detail)\nTwo … ok\nThree … failed\n');
-  });
-
-  it('uses listr2 on a terminal', async () => {
-    const tty = Object.assign(new PassThrough(), { isTTY: true, columns: 80, rows: 24 });
-    let text = '';
-    tty.on('data', (c) => (text += c));
-    await stepRunnerFor(
-      tty,
-      new PassThrough(),
-    )([{ title: 'Render the install tree', run: async () => '3 files' }]);
-    expect(text).toContain('Render the install tree (3 files)');
-    expect(text).toContain('✔');
-    expect(text).not.toContain(' … ok');
   });
 });

@@ -1,7 +1,7 @@
 // postJson over the default node:http transport, against a real misbehaving loopback server.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postJson, requestHeaders } from '../../../src/http/client.js';
-import { ProviderRequestError } from '../../../src/http/errors.js';
+import { ProviderRequestError } from '../../../src/http/request-error.js';
 import type { Transport } from '../../../src/http/transport.js';
 import { createNodeTransport } from '../../../src/http/transport-node.js';
 import { abortWhen } from '../../fixtures/abort-when.js';

@@ -1,7 +1,7 @@
 // The outcome mapping as pure functions (the same rows run against the fakes in
 // test/integration/providers/write-outcomes.test.ts).
 import { describe, expect, it } from 'vitest';
-import { ProviderRequestError } from '../../../src/http/errors.js';
+import { ProviderRequestError } from '../../../src/http/request-error.js';
 import {
   isUuid,
   isValidProviderId,

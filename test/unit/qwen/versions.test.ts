@@ -145,9 +145,10 @@ describe('per-version facts render and verify apply', () => {
     expect(pinnedQwenFacts(version)).toEqual(qwenVersionFacts(expected));
   });
 
-  // Render may stage where the pinned package is not, so it writes hook timeouts in the default
-  // version's unit (and verify expects them so): a version that reads another unit needs render to
-  // learn the pinned version before it can be supported.
+  // Render and verify read the hook timeout's unit from the pinned package's version where it is
+  // (test/unit/deploy/hook-timeout-unit.test.ts); a render staged without the package writes the default
+  // version's unit, which verify on the target then flags for another unit. One unit across the
+  // supported versions keeps every staged render valid wherever it lands.
   it.each(SUPPORTED_QWEN_VERSIONS)('%s reads hook timeouts in the default version’s unit', (version) => {
     expect(qwenVersionFacts(version)!.hookTimeoutUnit).toBe(
       qwenVersionFacts(DEFAULT_QWEN_VERSION)!.hookTimeoutUnit,

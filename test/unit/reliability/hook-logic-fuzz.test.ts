@@ -167,7 +167,7 @@ const stdin = fc.oneof(
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b)) },
 );
 
-/** main.ts in process, minus the process: provenance, then steps 2–6. */
+/** auto-recall.ts in process, minus the process: provenance, then steps 2–6. */
 async function hook(bytes: Buffer): Promise<string> {
   const parsed = readAutoRecallEvent(parseJson(bytes));
   if (parsed === undefined) return '{}';

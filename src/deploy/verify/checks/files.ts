@@ -99,7 +99,8 @@ function checkLayout(view: TreeView, checks: Checks): void {
   for (const name of runtimeFileNames()) {
     if (!tree.files.has(runtimeRel(name))) problems.push(`${runtimeRel(name)} is missing`);
   }
-  if (view.profiles.length === 0) problems.push('manifest.json lists no profile');
+  if (view.profiles.length === 0 && view.openclaw === undefined)
+    problems.push('manifest.json lists no profile');
   for (const dir of view.strayProfiles)
     problems.push(`profiles/${dir}/ is not a profile listed in manifest.json`);
   checks.expect('layout', {}, problems, 'bin/, runtime/ and the profile directories are complete');

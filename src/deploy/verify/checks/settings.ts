@@ -14,7 +14,7 @@ import {
   MCP_SERVER_NAME,
 } from '../../../contracts/names.js';
 import { SETTINGS_BASELINE } from '../../../policy/policies.js';
-import { DEFAULT_QWEN_VERSION } from '../../../qwen/versions.js';
+import { pinnedQwenFacts } from '../../../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../../../text/json.js';
 import { GUARD_MODES } from '../../deployment/schema.js';
 import { deepEqual, getPath, showValue } from '../../json.js';
@@ -38,6 +38,8 @@ interface Pins {
   platform: LaunchPlan['platform'];
   node: string;
   installDir: string;
+  /** The pinned Qwen package's version on this machine, when it was read. */
+  qwenVersion?: string;
 }
 
 interface ManagedHook {
@@ -63,14 +65,13 @@ function expectations(kind: ProfileKind, pins: Pins, guardModes: string) {
   return { profile, managed };
 }
 
-function entryProblems(
-  name: string,
-  actual: JsonObject,
-  expected: JsonObject,
-  platform: Pins['platform'],
-): string[] {
+function entryProblems(name: string, actual: JsonObject, expected: JsonObject, pins: Pins): string[] {
   const problems: string[] = [];
-  if (platform === 'posix' && typeof actual.command === 'string' && !actual.command.startsWith('exec ')) {
+  if (
+    pins.platform === 'posix' &&
+    typeof actual.command === 'string' &&
+    !actual.command.startsWith('exec ')
+  ) {
     problems.push(
       `hook ${name}: command must start with \`exec\` so Node replaces the shell (found ${showValue(actual.command, 200)})`,
     );
@@ -78,7 +79,7 @@ function entryProblems(
   for (const key of Object.keys(expected)) {
     if (key === 'timeout' && actual.timeout !== expected.timeout) {
       problems.push(
-        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} (${HOOK_TIMEOUT_MS} ms in the unit Qwen ${DEFAULT_QWEN_VERSION} reads; timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} ms < hook timeout ${HOOK_TIMEOUT_MS} ms)`,
+        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} (${HOOK_TIMEOUT_MS} ms in the unit Qwen ${pinnedQwenFacts(pins.qwenVersion).version} reads; timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} ms < hook timeout ${HOOK_TIMEOUT_MS} ms)`,
       );
     } else if (!deepEqual(actual[key], expected[key])) {
       problems.push(
@@ -164,7 +165,7 @@ function hookProblems(profile: ProfileView, settings: JsonObject, pins: Pins): s
         }
         if (entries.length !== 1)
           problems.push(`${where}: the ${name} hook must be alone in its matcher group`);
-        problems.push(...entryProblems(name, entry, expected.entry, pins.platform));
+        problems.push(...entryProblems(name, entry, expected.entry, pins));
         if (name === HOOK_APPROVAL_GUARD) problems.push(...guardModeProblems(entry));
       });
     });
@@ -253,14 +254,20 @@ function exclusivityProblems(kind: ProfileKind, settings: JsonObject, expectedPr
   return problems;
 }
 
-export function pinsOf(view: TreeView, profile: ProfileView): Pins | undefined {
+export function pinsOf(view: TreeView, profile: ProfileView, qwenVersion?: string): Pins | undefined {
   const plan = profile.plan ?? view.profiles.find((p) => p.plan !== undefined)?.plan;
   return plan === undefined
     ? undefined
-    : { platform: plan.platform, node: plan.node, installDir: plan.installDir };
+    : {
+        platform: plan.platform,
+        node: plan.node,
+        installDir: plan.installDir,
+        ...(qwenVersion === undefined ? {} : { qwenVersion }),
+      };
 }
 
-export function checkSettings(view: TreeView, checks: Checks): void {
+/** `qwenVersion`: the pinned Qwen package's, where verify read it; its per-version facts are expected. */
+export function checkSettings(view: TreeView, checks: Checks, qwenVersion?: string): void {
   for (const profile of view.profiles) {
     const { kind } = profile;
     const file = profileRel(kind, PROFILE_FILES.systemSettings);
@@ -284,7 +291,7 @@ export function checkSettings(view: TreeView, checks: Checks): void {
       baselineProblems(settings),
       'the managed baseline holds key by key',
     );
-    const pins = pinsOf(view, profile);
+    const pins = pinsOf(view, profile, qwenVersion);
     if (pins === undefined) {
       checks.add(
         'settings.hooks',

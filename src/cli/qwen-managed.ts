@@ -1,19 +1,21 @@
 // `qwen-managed`: the admin CLI entry (dist/cli/qwen-managed.js). The only module of the CLI that
-// touches the process: it builds the I/O and the machine dependencies, dispatches, and sets the exit
-// code (errors.ts maps errors to codes).
+// touches the process: it builds the I/O and the machine dependencies, wires every command the one
+// way (defineCommand factories given the same deps), dispatches, and sets the exit code (command-errors.ts
+// maps errors to codes).
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
 import { processIO } from './command.js';
 import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
-import { createRenderCommand } from './commands/render.js';
-import { createRollbackCommand } from './commands/rollback.js';
+import { renderCommand } from './commands/render.js';
+import { rollbackCommand } from './commands/rollback.js';
 import { serveContextCommand } from './commands/serve-context.js';
-import { createVerifyCommand } from './commands/verify.js';
+import { verifyCommand } from './commands/verify.js';
 import type { AdminDeps } from './deps.js';
 import { runProgram } from './program.js';
-import { stepRunnerFor } from './progress.js';
+import { progressFor } from './progress.js';
 
 const deps: AdminDeps = {
   toolkitVersion: packageJson.version,
@@ -22,15 +24,27 @@ const deps: AdminDeps = {
   runtimeDir: () => defaultRuntimeDir(import.meta.url),
   nodePath: process.execPath,
   hostPlatform: os.platform(),
-  steps: stepRunnerFor,
+  userInfo: () => os.userInfo(),
+  fs,
+  progress: progressFor,
+  onShutdownSignal(stop) {
+    const handler = () => stop();
+    process.once('SIGINT', handler);
+    process.once('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
+  },
 };
 
-const commands = [
-  createRenderCommand(deps),
-  createVerifyCommand(deps),
+/** In the order `--help` lists them. */
+const COMMANDS = [
+  renderCommand,
+  verifyCommand,
   planCommand,
   probeCommand,
-  createRollbackCommand(deps),
+  rollbackCommand,
   serveContextCommand,
 ];
 
@@ -40,4 +54,9 @@ const info = {
   description: packageJson.description,
 };
 
-process.exitCode = await runProgram(info, commands, process.argv.slice(2), processIO(process));
+process.exitCode = await runProgram(
+  info,
+  COMMANDS.map((command) => command(deps)),
+  process.argv.slice(2),
+  processIO(process),
+);

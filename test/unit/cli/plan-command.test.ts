@@ -5,8 +5,8 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEnv } from '../../../launcher/env.js';
 import type { CliIO } from '../../../src/cli/command.js';
-import { createPlanCommand, planReport, REDACTED } from '../../../src/cli/commands/plan.js';
-import { InputError, UsageError } from '../../../src/cli/errors.js';
+import { InputError, UsageError } from '../../../src/cli/command-errors.js';
+import { planCommand, planReport, REDACTED } from '../../../src/cli/commands/plan.js';
 import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
 import {
   buildInstallDir,
@@ -17,8 +17,8 @@ import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 
 const HOME = '/home/admin';
 const SECRET = 'sk-secret-Zx81Qm';
-const deps = { userInfo: () => ({ homedir: HOME }), fs, platform: 'linux' as const };
-const command = createPlanCommand(deps);
+const deps = { userInfo: () => ({ homedir: HOME }), fs, hostPlatform: 'linux' as const };
+const command = planCommand(deps);
 const CALLER = {
   TERM: 'xterm-256color',
   OPENAI_API_KEY: SECRET,

@@ -3,37 +3,33 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
-import { createRenderCommand, writeRefusal } from '../../../src/cli/commands/render.js';
-import { createRollbackCommand } from '../../../src/cli/commands/rollback.js';
-import { createVerifyCommand } from '../../../src/cli/commands/verify.js';
-import type { AdminDeps } from '../../../src/cli/deps.js';
-import { InputError, UsageError } from '../../../src/cli/errors.js';
+import { InputError, UsageError } from '../../../src/cli/command-errors.js';
+import { renderCommand, writeRefusal } from '../../../src/cli/commands/render.js';
+import { rollbackCommand } from '../../../src/cli/commands/rollback.js';
+import { verifyCommand } from '../../../src/cli/commands/verify.js';
 import { runProgram } from '../../../src/cli/program.js';
-import { plainSteps } from '../../../src/cli/progress.js';
+import { adminDeps } from '../../fixtures/admin-deps.js';
 import { FAILING_PROGRAM, failingCommand } from '../../fixtures/failing-command.js';
-import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from './fixtures.js';
+import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from '../deploy/fixtures.js';
 
 async function setup() {
   const root = await tempDir();
   const runtimeDir = path.join(root, 'runtime');
   await fs.mkdir(runtimeDir);
   for (const [name, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, name), bytes);
-  const deps: AdminDeps = {
+  const deps = adminDeps({
     toolkitVersion: TOOLKIT,
     now: () => NOW,
     adminUid: () => 4242,
     runtimeDir: async () => runtimeDir,
-    nodePath: process.execPath,
-    hostPlatform: 'linux',
-    steps: (stdout) => plainSteps(stdout),
-  };
+  });
   const out = { stdout: '', stderr: '' };
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   stdout.on('data', (c) => (out.stdout += c));
   stderr.on('data', (c) => (out.stderr += c));
   const io: CliIO = { env: {}, cwd: root, stdin: new PassThrough(), stdout, stderr };
-  const commands = [createRenderCommand(deps), createVerifyCommand(deps), createRollbackCommand(deps)];
+  const commands = [renderCommand(deps), verifyCommand(deps), rollbackCommand(deps)];
   const cli = (args: string[]) =>
     runProgram({ name: 'qwen-managed', version: TOOLKIT, description: 'test' }, commands, args, io);
   return { root, out, cli };
@@ -111,26 +107,24 @@ describe('Ctrl+C during render', () => {
     let stopped = false;
     const lockFile = path.join(root, 'tree', '.qwen-managed.lock');
     const seen: { lockWhileRendering?: boolean; lockAfterInterrupt?: boolean } = {};
-    const deps: AdminDeps = {
+    const deps = adminDeps({
       toolkitVersion: TOOLKIT,
       now: () => NOW,
-      adminUid: () => 0,
       runtimeDir: async () => runtimeDir,
-      nodePath: process.execPath,
-      hostPlatform: 'linux',
       // Ctrl+C arrives right after "Render the install tree" (the lock is held, nothing written yet).
-      steps: () => async (steps) => {
-        for (const step of steps) {
-          await step.run();
-          if (step.title === 'Render the install tree') {
+      progress: () => ({
+        async step(title, run) {
+          const result = await run();
+          if (title === 'Render the install tree') {
             seen.lockWhileRendering = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
             await interrupt!();
             seen.lockAfterInterrupt = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
             throw new Error('the process ends here (exit 130)');
           }
-        }
-      },
-    };
+          return result;
+        },
+      }),
+    });
     let stderr = '';
     const errors = new PassThrough();
     errors.on('data', (c) => (stderr += c));
@@ -149,7 +143,7 @@ describe('Ctrl+C during render', () => {
     };
     const deployment = path.join(REPO, 'examples', 'deployments', 'on-demand.json');
     await expect(
-      createRenderCommand(deps).run(['render', '--deployment', deployment, '--out', 'tree'].slice(1), io),
+      renderCommand(deps).run(['render', '--deployment', deployment, '--out', 'tree'].slice(1), io),
     ).rejects.toThrow('exit 130');
     expect({ ...seen, stopped }).toEqual({
       lockWhileRendering: true,

