@@ -174,8 +174,13 @@ export function buildEnv(
   policy: EnvironmentPolicy,
   options: EnvOptions,
 ): Record<string, string> {
+  return envRecord(computeEnv(callerEnv, plan, policy, options).entries);
+}
+
+/** The entries as the environment block execve gets. */
+export function envRecord(entries: readonly EnvEntry[]): Record<string, string> {
   // No prototype: a variable named `__proto__` or `constructor` is just a variable.
   const env: Record<string, string> = Object.create(null);
-  for (const entry of computeEnv(callerEnv, plan, policy, options).entries) env[entry.name] = entry.value;
+  for (const entry of entries) env[entry.name] = entry.value;
   return env;
 }

@@ -20,7 +20,7 @@ import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js
 import { routedCredentials } from '../src/policy/routed-credentials.js';
 import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
-import { computeEnv, type EnvComputation } from './env.js';
+import { computeEnv, type EnvComputation, envRecord } from './env.js';
 import { failure, type LaunchError, rolledBackNotice } from './messages.js';
 import { loadPins, type PinsFs } from './pins.js';
 import { homePlatform, launchDefaultsPath, qwenHomePath } from './qwen-home.js';
@@ -137,8 +137,7 @@ export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision>
     externalContextActive,
     launchDefaults,
   });
-  const env: Record<string, string> = Object.create(null);
-  for (const entry of environment.entries) env[entry.name] = entry.value;
+  const env = envRecord(environment.entries);
   // Step 4b: what the repository and the user's home would carry into Qwen, judged by the pinned
   // package's own version (a stand-in cli.js has none: the default version's facts).
   const facts = pinnedQwenFacts(pins.qwenVersion);

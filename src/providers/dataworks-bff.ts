@@ -6,10 +6,10 @@
 
 import { ProviderRequestError } from '../http/request-error.js';
 import { isPlainObject, type JsonObject } from '../text/json.js';
-import { clampLimit, normaliseItems } from './items.js';
+import { clampLimit } from './items.js';
 import { isValidProviderId } from './mem0/write-outcome.js';
 import { jsonPost } from './request.js';
-import type { ContextItem, CredentialPlacement, ProviderContract, RememberResult } from './types.js';
+import type { CredentialPlacement, ProviderContract, RememberResult } from './types.js';
 
 export const DATAWORKS_SEARCH_PATH = '/dmai/mem0MemoriesSearch';
 export const DATAWORKS_WRITE_PATH = '/dmai/mem0MemoriesAdd';
@@ -81,11 +81,6 @@ function dataworksContent(item: JsonObject): string | undefined {
     if (typeof value === 'string' && value !== '') return value;
   }
   return undefined;
-}
-
-/** A search answer → normalised items; a rejection or another shape fails the search. */
-export function parseDataworksSearchResponse(answer: unknown, limit: number): ContextItem[] {
-  return normaliseItems(dataworksResults(answer), limit, dataworksContent);
 }
 
 /** The id the BFF gave the stored memory: `data` itself, or the first item of its list, that carries one. */

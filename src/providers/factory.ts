@@ -6,7 +6,7 @@ import { type DescribeOptions, describeProvider } from './describe.js';
 import { normaliseItems } from './items.js';
 import { outcomeFromError } from './mem0/write-outcome.js';
 import { sendRequest } from './request.js';
-import type { ContextItem, Provider, ProviderContract, RememberResult } from './types.js';
+import type { ContextItem, Provider, RememberResult } from './types.js';
 
 export interface ProviderFactoryOptions extends DescribeOptions {
   transport: Transport;
@@ -17,11 +17,8 @@ export function createProvider(
   credential: string,
   options: ProviderFactoryOptions,
 ): Provider {
-  return providerFor(describeProvider(config, options), credential, options.transport);
-}
-
-/** Search and (where the contract writes) remember, over `transport`. */
-export function providerFor(contract: ProviderContract, credential: string, transport: Transport): Provider {
+  const contract = describeProvider(config, options);
+  const { transport } = options;
   const provider: Provider = {
     async search(request): Promise<ContextItem[]> {
       const { search } = contract;
