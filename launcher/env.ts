@@ -5,6 +5,7 @@ import type { Platform } from '../src/base/platform.js';
 import type { LaunchPlan } from '../src/contracts/launch-plan.js';
 import { OPTIONAL_PINNED_FILE_VARIABLES, PINNED_FILE_VARIABLES } from '../src/contracts/layout.js';
 import { PROVIDER_CONFIG_VARIABLE } from '../src/contracts/names.js';
+import { NO_PROXY_VARIABLES, withNoProxyHost } from '../src/policy/broker-env.js';
 import {
   dedupeEnvEntries,
   forbiddenReason,
@@ -31,6 +32,8 @@ export type EnvSource =
   | 'qwen-home'
   | 'launch-defaults'
   | 'provider-config'
+  | 'broker-key'
+  | 'broker-no-proxy'
   | 'state-dir';
 
 export interface EnvEntry {
@@ -153,6 +156,24 @@ export function computeEnv(
 ): EnvComputation {
   const { platform, externalContextActive } = options;
   const { entries, dropped, inherited } = allowListedEntries(callerEnv, plan, policy, options);
+
+  // With a credential broker the session holds no secret: each variable a runtime reads its
+  // credential from gets the broker's public key (the broker swaps in the real one).
+  if (plan.broker !== undefined) {
+    for (const name of plan.broker.keyVariables) {
+      if (withheldCredential(plan, name, externalContextActive, platform)) continue;
+      entries.push({ name, value: plan.broker.key, source: 'broker-key' });
+    }
+    // Proxy variables never capture the loopback traffic to the broker.
+    for (const name of NO_PROXY_VARIABLES) {
+      const current = dedupeEnvEntries(entries, platform).find((e) => sameEnvName(e.name, name, platform));
+      entries.push({
+        name,
+        value: withNoProxyHost(current?.value, plan.broker.host),
+        source: 'broker-no-proxy',
+      });
+    }
+  }
 
   // The launcher's own values come last, so nothing above can override them.
   for (const [name, value] of Object.entries(policy.forced)) entries.push({ name, value, source: 'forced' });

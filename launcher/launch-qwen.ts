@@ -43,6 +43,15 @@ function nodeVersionOf(node: string): string | undefined {
   }
 }
 
+/** A file's text, or empty when it cannot be read (the broker check then finds nothing there). */
+function readOrEmpty(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** Executes the decision of prepareLaunch(): nothing is written or started before it is complete. */
 async function launch(kind: AnyProfileKind): Promise<void> {
   const platform = platformOfHost(process.platform);
@@ -60,6 +69,14 @@ async function launch(kind: AnyProfileKind): Promise<void> {
     terminal: { stdinIsTTY: tty.isatty(0), stdoutIsTTY: tty.isatty(1) },
     nodeVersionOf,
     loadProject: () => import('./repository-project.js'),
+    // A brokered profile's credential broker: who holds its ports (the kernel's socket table) and
+    // whether it answers this user. Loaded only for a brokered plan: node:net is not otherwise needed.
+    broker: {
+      tables: () => ({ tcp: readOrEmpty('/proc/net/tcp'), tcp6: readOrEmpty('/proc/net/tcp6') }),
+      byteOrder: os.endianness(),
+      passwd: () => readOrEmpty('/etc/passwd'),
+      connect: (host, port) => process.getBuiltinModule('node:net').connect({ host, port }),
+    },
   });
   const refusal = repositoryRefusal(decision);
   if (refusal !== undefined) throw refusal;
@@ -68,7 +85,11 @@ async function launch(kind: AnyProfileKind): Promise<void> {
   if (decision.host === 'openclaw') {
     ensurePrivateHome(decision.stateDir, 'the OpenClaw state directory', homeOptions);
   } else {
-    ensureQwenHome(decision.qwenHome, { ...homeOptions, uniqueSuffix: uniqueSuffix() });
+    ensureQwenHome(decision.qwenHome, {
+      ...homeOptions,
+      uniqueSuffix: uniqueSuffix(),
+      seed: decision.qwenHomeSeed,
+    });
     writeLaunchDefaults(decision.launchDefaults.file, decision.launchDefaults.content!, {
       fs,
       uniqueSuffix: uniqueSuffix(),

@@ -27,6 +27,7 @@ import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js
 import { routedCredentials } from '../src/policy/routed-credentials.js';
 import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
+import { type BrokerCheckDeps, brokerListeners, checkBroker } from './broker.js';
 import { computeEnv, type EnvComputation, envRecord, REDACTED } from './env.js';
 import { failure, type LaunchError, rolledBackNotice } from './messages.js';
 import { loadPins, type PinsFs } from './pins.js';
@@ -69,6 +70,11 @@ export interface LaunchInput {
   nodeVersionOf?: (node: string) => string | undefined;
   /** The lazily loaded project checks (runtime/launch-repository.js). */
   loadProject: RepositoryInput['loadProject'];
+  /**
+   * How the credential broker of a brokered plan is checked (launch only): its listeners' owners and
+   * health. Required to launch a brokered profile; `plan` shows the listeners without checking.
+   */
+  broker?: BrokerCheckDeps;
   argumentPolicy?: ArgumentPolicy;
   environmentPolicy?: EnvironmentPolicy;
 }
@@ -102,6 +108,8 @@ export interface QwenLaunchDecision extends DecisionCommon {
   plan: LaunchPlan;
   /** The per-user, per-profile QWEN_HOME, created 0700 before Qwen starts. */
   qwenHome: string;
+  /** What a new QWEN_HOME gets before Qwen first starts in it (the pinned version's `qwenHomeSeed`). */
+  qwenHomeSeed: Readonly<Record<string, string>>;
   /**
    * The launch's system-defaults layer, written (0600, atomically) before Qwen starts: the admin's
    * system defaults plus the names the repository check keeps out. Its content is made only to
@@ -109,6 +117,11 @@ export interface QwenLaunchDecision extends DecisionCommon {
    */
   launchDefaults: { file: string; content?: string };
   repository: RepositoryReport;
+  /**
+   * The credential broker this session talks to (a brokered plan): no credential is read, the
+   * provider's variable holds `key`, and these listeners were checked (launch) before anything ran.
+   */
+  broker?: { user: string; key: string; listeners: Array<{ name: string; port: number }> };
 }
 
 /** The decision; throws a LaunchError for a pin, the terminal or a credential the launch cannot use. */
@@ -136,6 +149,16 @@ async function prepareQwenLaunch(input: LaunchInput & { kind: ProfileKind }): Pr
   const platform = plan.platform;
   // Step 3: terminal.
   if (input.terminal !== undefined) checkTerminal(input.terminal);
+  // Step 3b: a brokered profile's broker runs, is the broker (root or its user holds each port), and
+  // lets this user in — one line otherwise, instead of Qwen's ~109 s retry of a refused connection.
+  const broker = plan.broker === undefined ? undefined : brokerListeners(plan, externalContextActive);
+  if (purpose === 'launch' && plan.broker !== undefined) {
+    if (input.broker === undefined)
+      throw failure(
+        'this profile uses the credential broker, which the launcher was not given a way to check',
+      );
+    await checkBroker(plan, externalContextActive, input.broker);
+  }
   // Step 4: environment. HOME and the Qwen home come from the passwd entry, not from $HOME.
   const layout = platform === 'windows' ? 'win32' : homePlatform(input.hostPlatform);
   const qwenHome = qwenHomePath(layout, input.home, plan.installId, kind);
@@ -205,6 +228,7 @@ async function prepareQwenLaunch(input: LaunchInput & { kind: ProfileKind }): Pr
       .filter(([name, source]) => 'inherit' in source && !lookupEnv(input.callerEnv, name, platform))
       .map(([name]) => name),
     qwenHome,
+    qwenHomeSeed: facts.qwenHomeSeed,
     launchDefaults: {
       file: launchDefaults,
       ...(defaults === undefined ? {} : { content: `${JSON.stringify(defaults, null, 2)}\n` }),
@@ -212,6 +236,7 @@ async function prepareQwenLaunch(input: LaunchInput & { kind: ProfileKind }): Pr
     repository,
     refused: repository.refused.map(refusalLine),
     ...(externalContextActive ? {} : { notice: rolledBackNotice(kind) }),
+    ...(broker === undefined ? {} : { broker }),
   };
 }
 

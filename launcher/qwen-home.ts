@@ -77,6 +77,11 @@ export interface EnsureQwenHomeOptions {
   fs: QwenHomeFs;
   /** Makes the temporary file name unique (pid and random bytes). */
   uniqueSuffix: string;
+  /**
+   * The pinned Qwen version's `qwenHomeSeed`: each file is written (0600, its directories 0700) only
+   * when the top-level directory of its path does not exist yet — a home Qwen already ran in is its own.
+   */
+  seed?: Readonly<Record<string, string>>;
 }
 
 function tryLstat(fs: QwenHomeFs, path: string): QwenHomeStat | undefined {
@@ -146,24 +151,53 @@ export function ensurePrivateHome(dir: string, label: string, options: PrivateHo
 /**
  * Makes sure `qwenHome` exists as the user's private directory with a `settings.json`: creates each
  * missing level below `home` with mode 0700, writes `{"$version":4}` atomically when the settings
- * file is missing, and refuses a QWEN_HOME that is a symlink, not the user's, or open to others.
+ * file is missing, seeds a new home with the pinned Qwen's `qwenHomeSeed`, and refuses a QWEN_HOME
+ * that is a symlink, not the user's, or open to others.
  */
 export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions): void {
   const { fs, platform } = options;
   const sep = ensurePrivateHome(qwenHome, 'the Qwen home', { ...options, fs, platform });
   const settings = `${qwenHome}${sep}settings.json`;
-  if (tryLstat(fs, settings) !== undefined) return;
-  const temp = `${settings}.${options.uniqueSuffix}.tmp`;
+  if (tryLstat(fs, settings) === undefined)
+    createFile(fs, settings, QWEN_HOME_SETTINGS, options.uniqueSuffix);
+  // Taken per top-level directory before any is made, so that one entry cannot seed another's.
+  const fresh = new Set(
+    Object.keys(options.seed ?? {})
+      .map((rel) => rel.split('/')[0]!)
+      .filter((top) => tryLstat(fs, `${qwenHome}${sep}${top}`) === undefined),
+  );
+  for (const [rel, content] of Object.entries(options.seed ?? {})) {
+    const parts = rel.split('/');
+    if (!fresh.has(parts[0]!)) continue;
+    let dir = qwenHome;
+    for (const part of parts.slice(0, -1)) {
+      dir = `${dir}${sep}${part}`;
+      if (tryLstat(fs, dir) !== undefined) continue;
+      try {
+        fs.mkdirSync(dir, { mode: 0o700 });
+        if (platform !== 'win32') fs.chmodSync(dir, 0o700);
+      } catch (error) {
+        if (errorCode(error) !== 'EEXIST') throw failure(`cannot create ${show(dir)} (${errorCode(error)})`);
+      }
+    }
+    const file = `${qwenHome}${sep}${parts.join(sep)}`;
+    if (tryLstat(fs, file) === undefined) createFile(fs, file, content, options.uniqueSuffix);
+  }
+}
+
+/** Writes a new private file atomically; one that appeared meanwhile (the user, another launch) stays. */
+function createFile(fs: QwenHomeFs, file: string, content: string, uniqueSuffix: string): void {
+  const temp = `${file}.${uniqueSuffix}.tmp`;
   try {
-    fs.writeFileSync(temp, QWEN_HOME_SETTINGS, { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     throw failure(`cannot write ${show(temp)} (${errorCode(error)})`);
   }
   try {
-    // A hard link never replaces: a settings.json created meanwhile (by the user or another launch) stays.
-    fs.linkSync(temp, settings);
+    // A hard link never replaces an existing file.
+    fs.linkSync(temp, file);
   } catch (error) {
-    if (errorCode(error) !== 'EEXIST') throw failure(`cannot write ${show(settings)} (${errorCode(error)})`);
+    if (errorCode(error) !== 'EEXIST') throw failure(`cannot write ${show(file)} (${errorCode(error)})`);
   } finally {
     try {
       fs.unlinkSync(temp);

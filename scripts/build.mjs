@@ -38,7 +38,8 @@ const SPLIT = {
   'launcher/launch-qwen.ts': { './repository-project.js': './launch-repository.js' },
 };
 
-const splitPlugin = {
+/** `together`: importers (keys of SPLIT) whose lazy pieces stay in their bundle (the bench undoes a split). */
+const splitPlugin = (together = []) => ({
   name: 'split-lazy-bundles',
   setup(b) {
     b.onResolve({ filter: /^\.\// }, (args) => {
@@ -46,13 +47,54 @@ const splitPlugin = {
         .slice(root.length + 1)
         .split('\\')
         .join('/');
-      const target = SPLIT[rel]?.[args.path];
+      const target = together.includes(rel) ? undefined : SPLIT[rel]?.[args.path];
       return target === undefined || args.kind !== 'dynamic-import'
         ? undefined
         : { path: target, external: true };
     });
   },
+});
+
+/**
+ * What the MCP SDK imports but our stdio server never runs, replaced in mcp-server.js by stubs that
+ * throw if reached: ajv (the SDK checks elicitation answers with it, and builds it in Server's
+ * constructor unless given a validator; our server never elicits and passes its own, server.ts), and
+ * zod v3 with zod-to-json-schema (only for zod v3 schemas; ours are v4). Loading them cost the
+ * server's start more than 1 ms (docs/performance.md); test/integration/runtimes/fast-paths.test.ts
+ * checks the bundle carries none of them.
+ */
+const MCP_SDK_UNUSED = [
+  {
+    specifier: /\/validation\/ajv-provider\.js$/,
+    stub: 'export class AjvJsonSchemaValidator { constructor() { throw new Error("ajv is not bundled"); } }',
+  },
+  { specifier: /^zod\/v3$/, stub: 'export function object() { throw new Error("zod v3 is not bundled"); }' },
+  {
+    specifier: /^zod-to-json-schema$/,
+    stub: 'export function zodToJsonSchema() { throw new Error("zod-to-json-schema is not bundled"); }',
+  },
+];
+
+const mcpSdkUnusedPlugin = {
+  name: 'mcp-sdk-unused',
+  setup(b) {
+    for (const [index, { specifier }] of MCP_SDK_UNUSED.entries()) {
+      // Only the SDK's own imports: our code never imports these.
+      b.onResolve({ filter: specifier }, (args) =>
+        args.importer.split('\\').join('/').includes('/node_modules/@modelcontextprotocol/sdk/')
+          ? { path: String(index), namespace: 'mcp-sdk-unused' }
+          : undefined,
+      );
+    }
+    b.onLoad({ filter: /.*/, namespace: 'mcp-sdk-unused' }, (args) => ({
+      contents: MCP_SDK_UNUSED[Number(args.path)].stub,
+      loader: 'js',
+    }));
+  },
 };
+
+/** Plugins of one runtime bundle only. */
+const RUNTIME_PLUGINS = { 'mcp-server.js': [mcpSdkUnusedPlugin] };
 
 const common = {
   bundle: true,
@@ -77,21 +119,22 @@ export const RUNTIME_BUNDLE_OPTIONS = {
 /**
  * Bundles the runtime `file` (a key of RUNTIMES) into `dir`, lazily loaded pieces split off as in
  * the install. `plugins` are added after the split plugin: the instruction bench
- * (scripts/bench/instructions.ts) builds the same bundles with a longer hook budget.
+ * (scripts/bench/instructions.ts) builds the same bundles with a longer hook budget, `npm run bench`
+ * with a start-up trick undone (scripts/bench/tricks.ts; `together` undoes a split).
  */
-async function bundleRuntime(dir, file, plugins = []) {
+async function bundleRuntime(dir, file, plugins, together) {
   await build({
     ...RUNTIME_BUNDLE_OPTIONS,
     entryPoints: [RUNTIMES[file]],
     outfile: join(dir, file),
-    plugins: [splitPlugin, ...plugins],
+    plugins: [splitPlugin(together), ...(RUNTIME_PLUGINS[file] ?? []), ...plugins],
   });
 }
 
 /** Bundles every runtime into `dir`, with the marker that makes its `.js` files CommonJS. */
-export async function buildRuntimes(dir, plugins = []) {
+export async function buildRuntimes(dir, plugins = [], together = []) {
   await mkdir(dir, { recursive: true });
-  await Promise.all(Object.keys(RUNTIMES).map((file) => bundleRuntime(dir, file, plugins)));
+  await Promise.all(Object.keys(RUNTIMES).map((file) => bundleRuntime(dir, file, plugins, together)));
   // The package is ESM; this marker makes the runtime folder's .js files CommonJS.
   await writeFile(join(dir, 'package.json'), '{"type":"commonjs"}\n');
 }
@@ -131,6 +174,14 @@ async function main() {
     format: 'esm',
     // The admin CLI runs from an installed package: its dependencies come from node_modules.
     packages: 'external',
+    banner: { js: '#!/usr/bin/env node' },
+  });
+  // The package's `launch-qwen` on PATH: finds the deployed install and runs its bin/launch-qwen.
+  await build({
+    ...common,
+    entryPoints: ['src/cli/launch-qwen-locator.ts'],
+    outfile: join(out, 'cli', 'launch-qwen.js'),
+    format: 'esm',
     banner: { js: '#!/usr/bin/env node' },
   });
 }

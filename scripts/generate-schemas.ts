@@ -8,7 +8,9 @@ import { contextSearchInputSchema, contextSearchOutputSchema } from '../src/cont
 import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
 import { deploymentSchema } from '../src/deploy/deployment/schema.js';
-import { ADMIN_DOC, withMem0Presets } from './docs/mem0-presets.js';
+import { ADMIN_DOC } from './docs/admin-doc.js';
+import { withMem0Presets } from './docs/mem0-presets.js';
+import { withProviderFields } from './docs/provider-fields.js';
 import { generateHiddenCodePoints, HIDDEN_CODE_POINTS_FILE } from './generate-hidden-code-points.js';
 import { generateValidators } from './generate-validators.js';
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from './qwen-facts/generate-tables.js';
@@ -53,8 +55,9 @@ export function writeSchemaFiles(root: string = REPOSITORY_ROOT): void {
   const files = new Map([...generateSchemaFiles(), ...generateValidators()])
     .set(SETTINGS_TABLES_FILE, generateSettingsTables())
     .set(HIDDEN_CODE_POINTS_FILE, generateHiddenCodePoints())
-    // The admin guide's Mem0 preset table comes from the preset table itself.
-    .set(ADMIN_DOC, withMem0Presets(readFileSync(join(root, ADMIN_DOC), 'utf8')));
+    // The admin guide's Mem0 preset table comes from the preset table itself, its provider-field
+    // tables from the schema's descriptions.
+    .set(ADMIN_DOC, withProviderFields(withMem0Presets(readFileSync(join(root, ADMIN_DOC), 'utf8'))));
   for (const [file, text] of files) {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);

@@ -7,10 +7,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { jsonLineReader, MCP_INITIALIZED, mcpInitializeRequest } from '../../src/deploy/verify/smoke.js';
 import { buildRuntimes } from '../build.mjs';
+import { TOKEN, writeJson } from './fixtures.js';
 import { buildReferenceHook } from './reference-hook-build.js';
-import { BENCH_NODE, type Scenario, scenarios } from './scenarios.js';
+import { BENCH_NODE, installRuntime, type Scenario, scenarios } from './scenarios.js';
 import { median } from './stats.js';
+import { buildUndone, TRICKS } from './tricks.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 /**
@@ -56,6 +59,50 @@ export function countInstructions(
   });
 }
 
+/**
+ * The MCP server's start as Qwen pays it, counted: spawn → `initialize` answered → `initialized` and
+ * `tools/list` sent → answered → stdin closed → exit.
+ */
+export function countMcpStart(
+  node: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  work: string,
+): Promise<number> {
+  const out = path.join(work, `callgrind.${process.hrtime.bigint()}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'valgrind',
+      ['--tool=callgrind', '--trace-children=no', `--callgrind-out-file=${out}`, node, ...args],
+      { stdio: ['pipe', 'pipe', 'pipe'], env },
+    );
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    const read = jsonLineReader();
+    let stderr = '';
+    let listed = false;
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      for (const message of read(chunk) as { id?: number }[]) {
+        if (message.id === 1) {
+          send(MCP_INITIALIZED);
+          send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+        } else if (message.id === 2) {
+          listed = true;
+          child.stdin.end();
+        }
+      }
+    });
+    child.on('error', reject);
+    child.on('close', () => {
+      fs.rmSync(out, { force: true });
+      const match = /Collected : (\d+)/.exec(stderr);
+      if (match === null || !listed) return reject(new Error(`no tools/list answer or no count:\n${stderr}`));
+      resolve(Number(match[1]));
+    });
+    send(mcpInitializeRequest('bench'));
+  });
+}
+
 /** Under valgrind a hook runs ~80× slower: a 6500 ms budget would end it early with the fallback. */
 const VALGRIND_BUDGET_MS = 600_000;
 const BUDGET = /(export const HOOK_BUDGET_MS = )[\d_]+;/;
@@ -77,6 +124,8 @@ function longBudget(): { plugin: Plugin; rewritten(): boolean } {
   return { plugin, rewritten: () => found };
 }
 
+const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
+
 async function main(): Promise<void> {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-instructions-')));
   const runtime = path.join(work, 'runtime');
@@ -88,7 +137,11 @@ async function main(): Promise<void> {
   const set = await scenarios(work, { runtime, referenceHook });
   try {
     const only = process.env['BENCH_ONLY']?.split(',');
-    const picked = set.list.filter((s) => only === undefined || only.includes(s.id));
+    // Ours is counted for every scenario a trick is measured on, so its saving has its baseline.
+    const onTricks = only?.includes('tricks') ? TRICKS.map((trick) => trick.on as string) : [];
+    const picked = set.list.filter(
+      (s) => only === undefined || only.includes(s.id) || onTricks.includes(s.id),
+    );
     const measure = async (scenario: Scenario) => {
       const counts: number[] = [];
       for (let i = 0; i < RUNS; i++) {
@@ -107,6 +160,63 @@ async function main(): Promise<void> {
       process.stderr.write(`instructions: ${scenario.name}…\n`);
       const instructions = await measure(scenario);
       rows.push({ id: scenario.id, name: scenario.name, instructions, ratio: instructions / bare });
+    }
+    // Each hook trick of tricks.ts undone: what it saves, in instructions (BENCH_ONLY=tricks alone).
+    for (const trick of TRICKS) {
+      if (trick.on === 'launcher' || (only !== undefined && !only.includes('tricks'))) continue;
+      process.stderr.write(`instructions: trick ${trick.id}…\n`);
+      const built = await buildUndone(ROOT, trick, path.join(work, `built-${trick.id}`), runtime, [
+        budget.plugin,
+      ]);
+      const installed = installRuntime(
+        built,
+        path.join(work, `undone-${trick.id}`),
+        trick.noCodeCache !== true,
+      );
+      const ours = set.byId(trick.on);
+      const undone = { ...ours, args: ours.args.map((arg) => path.join(installed, path.basename(arg))) };
+      const saved =
+        (await measure(undone)) - (rows.find((r) => r.id === ours.id)?.instructions ?? (await measure(ours)));
+      rows.push({
+        id: `trick-${trick.id}`,
+        name: `trick kept: ${trick.name} (saves, on ${trick.on})`,
+        instructions: saved,
+        ratio: saved / bare,
+      });
+    }
+    // The MCP server's start against a bare node that echoes (BENCH_ONLY=mcp alone).
+    if (only === undefined || only.includes('mcp')) {
+      const v1 = writeJson(path.join(work, 'v1.json'), {
+        version: 1,
+        timeoutMs: 5000,
+        provider: { type: 'generic-http-search-v1', baseUrl: set.providerUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
+      });
+      const mcp = async (args: string[], env: Record<string, string>) => {
+        const counts: number[] = [];
+        for (let i = 0; i < RUNS; i++)
+          counts.push(await countMcpStart(BENCH_NODE, [...seedArgs(i), ...args], env, work));
+        return median(counts);
+      };
+      process.stderr.write('instructions: MCP server start…\n');
+      const echo = await mcp([path.join(ROOT, 'scripts/bench/echo-stdio.cjs')], {});
+      const server = await mcp([path.join(runtime, 'mcp-server.js')], {
+        QWEN_EXTERNAL_CONTEXT_CONFIG: v1,
+        CONTEXT_API_TOKEN: TOKEN,
+      });
+      rows.push(
+        {
+          id: 'mcp-echo',
+          name: 'MCP start: a bare node that echoes, spawn → tools/list answer',
+          instructions: echo,
+          ratio: echo / bare,
+        },
+        {
+          id: 'mcp',
+          name: 'MCP server start, spawn → tools/list answer',
+          instructions: server,
+          ratio: server / bare,
+        },
+      );
     }
     const lines = ['| figure | instructions | vs bare node |', '|---|---|---|'];
     for (const row of rows) {

@@ -11,25 +11,38 @@ export interface Row {
   /** The target is a floor (≥), not a ceiling (≤). */
   atLeast?: boolean;
   stats?: PairStats;
+  /** The same figure for the before checkout (BENCH_BEFORE), measured in the same rounds. */
+  before?: number;
   note?: string;
 }
 
 interface Results {
   generatedAt: string;
-  machine: { cpus: number; model: string; node: string };
+  machine: { cpus: number; model: string; node: string; loadavg?: number[] };
   pairs: number;
+  /** The checkout the "before" column was measured on. */
+  before?: string;
   rows: Row[];
 }
 
 const fmt = (row: Row, v: number) => (row.unit === 'ratio' ? `${v.toFixed(2)}×` : `${v.toFixed(1)} ms`);
 
 export function formatTable(results: Results): string {
+  const { machine } = results;
+  const load =
+    machine.loadavg === undefined ? '' : ` (load average ${machine.loadavg.join(', ')} at the end)`;
+  const withBefore = results.rows.some((row) => row.before !== undefined);
   const lines = [
-    `Measured ${results.generatedAt.slice(0, 10)} on ${results.machine.cpus} × ${results.machine.model}, ${results.machine.node}; ` +
-      `${results.pairs} alternating pairs per figure, ratios are the median of per-pair ratios against a bare \`node\` start of an empty CommonJS file.`,
+    `Measured ${results.generatedAt.slice(0, 10)} on ${machine.cpus} × ${machine.model}${load}, ${machine.node}; ` +
+      `${results.pairs} rounds per figure (the order rotating), ratios are the median of per-round ratios against a bare \`node\` start of an empty CommonJS file` +
+      (withBefore
+        ? '; "before" is the same figure for the code before issue 27, measured in the same rounds.'
+        : '.'),
     '',
-    '| figure | result | target | met | detail |',
-    '|---|---|---|---|---|',
+    withBefore
+      ? '| figure | before | result | target | met | detail |'
+      : '| figure | result | target | met | detail |',
+    withBefore ? '|---|---|---|---|---|---|' : '|---|---|---|---|---|',
   ];
   for (const row of results.rows) {
     const target = Number.isNaN(row.target) ? '—' : `${row.atLeast ? '≥' : '≤'} ${fmt(row, row.target)}`;
@@ -43,7 +56,8 @@ export function formatTable(results: Results): string {
     ]
       .filter((s) => s !== '')
       .join('; ');
-    lines.push(`| ${row.name} | ${fmt(row, row.value)} | ${target} | ${met} | ${detail} |`);
+    const before = withBefore ? ` ${row.before === undefined ? '—' : fmt(row, row.before)} |` : '';
+    lines.push(`| ${row.name} |${before} ${fmt(row, row.value)} | ${target} | ${met} | ${detail} |`);
   }
   return lines.join('\n');
 }

@@ -1,7 +1,9 @@
 // `npm run bench`: start-up cost of every runtime as a ratio against a bare `node` start of an empty
-// CommonJS file measured in the same run (alternating pairs, warm-up discarded), plus the worst cases
-// of the sanitizer and renderer in milliseconds. Prints a table, writes bench/results.json and
-// refreshes the table in README.md between the bench markers.
+// CommonJS file measured in the same run (warm-up discarded, the order rotating from round to round),
+// each kept start-up trick against a build with it undone, plus the worst cases of the sanitizer and
+// renderer in milliseconds. Prints a table, writes bench/results.json and refreshes the table in
+// README.md between the bench markers. BENCH_BEFORE=<a built checkout> measures that checkout's
+// runtimes and launcher in the same rounds (the table's "before" column).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,25 +16,58 @@ import { timedMcpSession, timedMcpStart } from './mcp-session.js';
 import { timedPtyRun, timedRun } from './processes.js';
 import { buildReferenceHook } from './reference-hook-build.js';
 import { formatTable, type Row, updateReadme } from './report.js';
-import { BENCH_NODE, RUNTIME, type Scenario, scenarios } from './scenarios.js';
-import { alternate, median, pairStats } from './stats.js';
+import { BENCH_NODE, installRuntime, RUNTIME, type Scenario, scenarios } from './scenarios.js';
+import { median, medianDifference, type PairStats, pairStats, rotate } from './stats.js';
+import { buildUndone, TRICK_MIN_MS, TRICKS, type Trick } from './tricks.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 41);
 const WARMUP = 3;
 const NODE = BENCH_NODE;
+const BEFORE = process.env['BENCH_BEFORE'];
 /** scripts/bench/floor-launcher.cjs, run as it is. */
 const FLOOR_LAUNCHER = path.join(ROOT, 'scripts/bench/floor-launcher.cjs');
 /** scripts/bench/echo-stdio.cjs: the bare `node` the MCP start rows are measured against. */
 const ECHO_STDIO = path.join(ROOT, 'scripts/bench/echo-stdio.cjs');
+/** The real Qwen package: the launcher checks every file of it, so it is measured on the real one. */
+const QWEN_PACKAGE = path.join(ROOT, '.cache/e2e/node_modules/@qwen-code/qwen-code');
 /** How far above its floor a search row may be, in bare starts (issue 27). */
 const SEARCH_OVER_FLOOR = 0.15;
 /** How far above its floor the launcher may be (issue 27). */
 const LAUNCHER_OVER_FLOOR_MS = 10;
 
+type Timed = () => Promise<number>;
+
+/**
+ * `ours` (and the before checkout's, when there is one) against `baseline` in the same rounds:
+ * ours's stats, and the before one's median ratio.
+ */
+async function measured(
+  baseline: Timed,
+  ours: Timed,
+  before?: Timed,
+): Promise<{ stats: PairStats; before?: number; runs: number[][] }> {
+  const runs = await rotate(
+    PAIRS,
+    WARMUP,
+    before === undefined ? [baseline, ours] : [baseline, ours, before],
+  );
+  const [base, mine, theirs] = runs as [number[], number[], number[] | undefined];
+  return {
+    stats: pairStats(mine, base),
+    ...(theirs === undefined ? {} : { before: pairStats(theirs, base).medianRatio }),
+    runs,
+  };
+}
+
 async function main(): Promise<void> {
   const work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-bench-')));
   const set = await scenarios(work, { runtime: RUNTIME, referenceHook: await buildReferenceHook(work) });
+  // The before checkout's runtimes, installed the same way (its own code cache made by this node).
+  const beforeInstalled =
+    BEFORE === undefined
+      ? undefined
+      : installRuntime(path.join(BEFORE, 'dist/runtime'), path.join(work, 'before-install'));
   const rows: Row[] = [];
   try {
     const timed = (scenario: Scenario) => async () => {
@@ -42,18 +77,26 @@ async function main(): Promise<void> {
       }
       return run.ms;
     };
+    /** The scenario on the before checkout's runtimes (undefined when it runs none of ours). */
+    const beforeOf = (scenario: Scenario): Timed | undefined => {
+      if (beforeInstalled === undefined || !scenario.args.some((arg) => arg.startsWith(set.runtime))) {
+        return undefined;
+      }
+      const args = scenario.args.map((arg) => arg.replace(set.runtime, beforeInstalled));
+      return timed({ ...scenario, args });
+    };
     const bare = timed(set.bare);
     const ratio = async (id: string, target: number, note?: string) => {
       const scenario = set.byId(id);
       process.stderr.write(`bench: ${scenario.name}…\n`);
-      const { subject: s, baseline: b } = await alternate(PAIRS, WARMUP, bare, timed(scenario));
-      const stats = pairStats(s, b);
+      const { stats, before } = await measured(bare, timed(scenario), beforeOf(scenario));
       rows.push({
         name: scenario.name,
         unit: 'ratio',
         value: stats.medianRatio,
         target,
         stats,
+        ...(before === undefined ? {} : { before }),
         ...(note === undefined ? {} : { note }),
       });
       return stats.medianRatio;
@@ -64,13 +107,16 @@ async function main(): Promise<void> {
       provider: { type: 'generic-http-search-v1', baseUrl: set.providerUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
     });
     const serverEnv = { QWEN_EXTERNAL_CONTEXT_CONFIG: v1, CONTEXT_API_TOKEN: TOKEN };
+    const servers = [path.join(RUNTIME, 'mcp-server.js')];
+    if (beforeInstalled !== undefined) servers.push(path.join(beforeInstalled, 'mcp-server.js'));
 
-    // BENCH_ONLY=launcher or =mcp measures those rows alone (a quick check while tuning them; the
-    // README table is left alone, bench/results.json holds those rows).
+    // BENCH_ONLY=launcher, =mcp or =tricks (the hooks' tricks) measures those rows alone (a quick
+    // check while tuning them; the README table is left alone, bench/results.json holds those rows).
     const only = process.env['BENCH_ONLY'];
-    if (only === 'launcher' || only === 'mcp') {
-      if (only === 'launcher') await launcherOverhead(work, set.providerUrl, rows);
-      else await mcpStart(serverEnv, rows);
+    if (only === 'launcher' || only === 'mcp' || only === 'tricks') {
+      if (only === 'launcher') await launcherRows(work, set.providerUrl, rows);
+      else if (only === 'mcp') await mcpStart(servers, serverEnv, rows);
+      else await hookTricks(work, set, timed, rows);
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;
     }
@@ -85,33 +131,59 @@ async function main(): Promise<void> {
       floorNamed + SEARCH_OVER_FLOOR,
       `floor ${floorNamed.toFixed(2)}× + ${SEARCH_OVER_FLOOR}×`,
     );
+    // The credential broker's cost on the hot path: one more loopback hop, a kernel-table lookup per
+    // connection, the body check. Against the direct search, in alternating pairs of the same run.
+    process.stderr.write('bench: auto-recall search through the credential broker…\n');
+    const [direct, viaBroker] = await rotate(PAIRS, WARMUP, [
+      timed(set.byId('search')),
+      timed(set.byId('search-broker')),
+    ]);
+    const brokerStats = pairStats(viaBroker!, direct!);
+    rows.push({
+      name: 'auto-recall search through the credential broker ÷ the same search direct',
+      unit: 'ratio',
+      value: brokerStats.medianRatio,
+      target: 1.1,
+      stats: brokerStats,
+      note: 'how much longer a brokered prompt takes',
+    });
     await ratio('write-confirmation', 1.1);
     await ratio('approval-guard', 1.1);
-    // Upstream's way (zod, process.stdin, undici fetch) against ours, in alternating pairs.
+    // Upstream's way (zod, process.stdin, undici fetch) against ours, in the same rounds.
     process.stderr.write('bench: reference hook against ours…\n');
-    const vs = await alternate(PAIRS, WARMUP, timed(set.byId('search')), timed(set.byId('reference')));
-    const stats = pairStats(vs.subject, vs.baseline);
+    const search = set.byId('search');
+    const vs = await measured(timed(search), timed(set.byId('reference')));
+    const beforeSearch = beforeOf(search);
+    const beforeVs =
+      beforeSearch === undefined ? undefined : await measured(beforeSearch, timed(set.byId('reference')));
     rows.push({
       name: 'reference hook (zod, undici fetch) ÷ ours, search by IP literal',
       unit: 'ratio',
-      value: stats.medianRatio,
+      value: vs.stats.medianRatio,
       target: 2.5,
       atLeast: true,
-      stats,
+      stats: vs.stats,
+      ...(beforeVs === undefined ? {} : { before: beforeVs.stats.medianRatio }),
       note: 'how many times longer the reference takes',
     });
     process.stderr.write('bench: MCP server session…\n');
-    const session = () => timedMcpSession(NODE, path.join(RUNTIME, 'mcp-server.js'), serverEnv);
-    const mcp = await alternate(PAIRS, WARMUP, bare, session);
+    const session = (server: string) => () => timedMcpSession(NODE, server, serverEnv);
+    const mcp = await measured(
+      bare,
+      session(servers[0]!),
+      servers[1] === undefined ? undefined : session(servers[1]),
+    );
     rows.push({
       name: 'MCP server session (initialize, tools/list, one search)',
       unit: 'ratio',
-      value: pairStats(mcp.subject, mcp.baseline).medianRatio,
+      value: mcp.stats.medianRatio,
       target: Number.NaN,
-      stats: pairStats(mcp.subject, mcp.baseline),
+      stats: mcp.stats,
+      ...(mcp.before === undefined ? {} : { before: mcp.before }),
     });
-    await mcpStart(serverEnv, rows);
-    await launcherOverhead(work, set.providerUrl, rows);
+    await mcpStart(servers, serverEnv, rows);
+    await hookTricks(work, set, timed, rows);
+    await launcherRows(work, set.providerUrl, rows);
     await hotPaths(work, rows);
   } finally {
     await set.close();
@@ -120,9 +192,15 @@ async function main(): Promise<void> {
 
   const results = {
     generatedAt: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model ?? 'unknown', node: nodeVersion(NODE) },
+    machine: {
+      cpus: os.cpus().length,
+      model: os.cpus()[0]?.model ?? 'unknown',
+      node: nodeVersion(NODE),
+      loadavg: os.loadavg().map((load) => Number(load.toFixed(1))),
+    },
     pairs: PAIRS,
     warmup: WARMUP,
+    ...(BEFORE === undefined ? {} : { before: BEFORE }),
     rows,
   };
   fs.mkdirSync(path.join(ROOT, 'bench'), { recursive: true });
@@ -132,44 +210,79 @@ async function main(): Promise<void> {
   if (!process.argv.includes('--no-readme')) updateReadme(path.join(ROOT, 'README.md'), table);
 }
 
+/** A kept trick's row: what undoing it costs where it is paid, median of per-round differences. */
+function trickRow(trick: Trick, undone: number[], ours: number[], paid: string): Row {
+  return {
+    name: `trick kept: ${trick.name} (ms saved per ${paid})`,
+    unit: 'ms',
+    value: medianDifference(undone, ours),
+    target: TRICK_MIN_MS,
+    atLeast: true,
+    stats: pairStats(undone, ours),
+    note: 'undone ÷ ours',
+  };
+}
+
+const PAID = { noop: 'hook start', search: 'search prompt', 'write-confirmation': 'write confirmation' };
+
+/** Each hook trick of tricks.ts: ours against a build with the trick undone, in the same rounds. */
+async function hookTricks(
+  work: string,
+  set: Awaited<ReturnType<typeof scenarios>>,
+  timed: (scenario: Scenario) => Timed,
+  rows: Row[],
+): Promise<void> {
+  for (const trick of TRICKS) {
+    if (trick.on === 'launcher') continue;
+    process.stderr.write(`bench: trick ${trick.id}…\n`);
+    const built = await buildUndone(ROOT, trick, path.join(work, `built-${trick.id}`), RUNTIME);
+    const installed = installRuntime(
+      built,
+      path.join(work, `undone-${trick.id}`),
+      trick.noCodeCache !== true,
+    );
+    const ours = set.byId(trick.on);
+    const undone = { ...ours, args: ours.args.map((arg) => arg.replace(set.runtime, installed)) };
+    const [mine, theirs] = await rotate(PAIRS, WARMUP, [timed(ours), timed(undone)]);
+    rows.push(trickRow(trick, theirs!, mine!, PAID[trick.on]));
+  }
+}
+
 /**
  * The start Qwen waits for at every on-demand or write session (spawn → the `initialize` answer, →
- * the `tools/list` answer), against a bare node that echoes, in alternating pairs.
+ * the `tools/list` answer), against a bare node that echoes, in the same rounds.
  */
-async function mcpStart(serverEnv: Record<string, string>, rows: Row[]): Promise<void> {
+async function mcpStart(servers: string[], serverEnv: Record<string, string>, rows: Row[]): Promise<void> {
   process.stderr.write('bench: MCP server start…\n');
-  const start = await alternate(
-    PAIRS,
-    WARMUP,
+  const runs = await rotate(PAIRS, WARMUP, [
     () => timedMcpStart(NODE, [ECHO_STDIO], {}),
-    () => timedMcpStart(NODE, [path.join(RUNTIME, 'mcp-server.js')], serverEnv),
-  );
-  for (const key of ['initialize', 'tools/list'] as const) {
-    const pick = (run: { initialize: number; toolsList: number }) =>
-      key === 'initialize' ? run.initialize : run.toolsList;
-    const stats = pairStats(start.subject.map(pick), start.baseline.map(pick));
+    ...servers.map((server) => () => timedMcpStart(NODE, [server], serverEnv)),
+  ]);
+  const [echo, ours, before] = runs;
+  for (const key of ['initialize', 'toolsList'] as const) {
+    const pick = (list: { initialize: number; toolsList: number }[]) => list.map((run) => run[key]);
+    const stats = pairStats(pick(ours!), pick(echo!));
     rows.push({
-      name: `MCP server start: spawn → the \`${key}\` answer, against a bare node that echoes`,
+      name: `MCP server start: spawn → the \`${key === 'toolsList' ? 'tools/list' : key}\` answer, against a bare node that echoes`,
       unit: 'ratio',
       value: stats.medianRatio,
       target: Number.NaN,
       stats,
+      ...(before === undefined ? {} : { before: pairStats(pick(before), pick(echo!)).medianRatio }),
     });
   }
 }
 
-/** launch-qwen → stub Qwen under a pty, against `node stub` under a pty; both on the pinned Node. */
-async function launcherOverhead(work: string, providerUrl: string, rows: Row[]): Promise<void> {
+/**
+ * launch-qwen → stub Qwen under a pty, against `node stub` under a pty, both on the pinned Node: the
+ * launcher's floor, the launcher (judged against that floor + 10 ms), and its tricks undone.
+ */
+async function launcherRows(work: string, providerUrl: string, rows: Row[]): Promise<void> {
   process.stderr.write('bench: launcher…\n');
   const node = NODE;
-  const installDir = renderLauncherInstall(
-    work,
-    node,
-    path.join(ROOT, 'dist/cli/qwen-managed.js'),
-    providerUrl,
-    // The launcher checks every file of the Qwen package beside cli.js: measure it on the real one.
-    path.join(ROOT, '.cache/e2e/node_modules/@qwen-code/qwen-code'),
-  );
+  const cli = path.join(ROOT, 'dist/cli/qwen-managed.js');
+  const installDir = renderLauncherInstall(work, node, cli, providerUrl, QWEN_PACKAGE);
+  const installs = [installDir];
   const stub = JSON.parse(
     fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
   ).qwenCli;
@@ -179,59 +292,81 @@ async function launcherOverhead(work: string, providerUrl: string, rows: Row[]):
     if (run.code !== 0) throw new Error(`${what} failed: ${run.stdout}`);
     return run.ms;
   };
-  const launcher = underPty(
-    [path.join(installDir, 'runtime/launch-qwen.js'), '--profile', 'on-demand'],
-    'launch-qwen',
-  );
+  const launcherOf = (dir: string, what: string) =>
+    underPty([path.join(dir, 'runtime/launch-qwen.js'), '--profile', 'on-demand'], what);
+  const launcher = launcherOf(installDir, 'launch-qwen');
+  let before: Timed | undefined;
+  if (BEFORE !== undefined) {
+    // The before checkout's own render and launcher, into an install beside ours.
+    const beforeDir = renderLauncherInstall(
+      work,
+      node,
+      path.join(BEFORE, 'dist/cli/qwen-managed.js'),
+      providerUrl,
+      QWEN_PACKAGE,
+      {
+        name: 'before',
+        runtimeDir: path.join(BEFORE, 'dist/runtime'),
+      },
+    );
+    installs.push(beforeDir);
+    before = launcherOf(beforeDir, 'the before launch-qwen');
+  }
   // The floor: only what the launcher's contract makes every start pay (floor-launcher.cjs).
   const floor = underPty([FLOOR_LAUNCHER, installDir, stub], 'floor-launcher.cjs');
   const direct = async () => (await timedPtyRun(node, [stub], { env, cwd: work })).ms;
   const bareStart = async () => (await timedRun(node, [path.join(work, 'empty.cjs')])).ms;
-  const { subject: bares } = await alternate(PAIRS, WARMUP, direct, bareStart);
+  const [, bares] = await rotate(PAIRS, WARMUP, [direct, bareStart]);
   // What each adds beyond starting one more Node (a launcher start is one Node more than Qwen alone).
-  const overhead = async (
-    name: string,
-    target: number,
-    what: string,
-    run: () => Promise<number>,
-    judged?: string,
-  ) => {
-    const pairs = await alternate(PAIRS, WARMUP, direct, run);
-    const stats = pairStats(pairs.subject, pairs.baseline);
-    const value = stats.subjectMedianMs - stats.baselineMedianMs - median(bares);
-    const note = `${what}→stub ${stats.subjectMedianMs.toFixed(0)} ms vs node stub ${stats.baselineMedianMs.toFixed(0)} ms`;
-    rows.push({
-      name,
-      unit: 'ms',
-      value,
-      target,
-      stats,
-      note: judged === undefined ? note : `${judged}; ${note}`,
-    });
-    return value;
-  };
+  const overhead = (runs: number[], directs: number[]) => median(runs) - median(directs) - median(bares!);
+  const note = (what: string, runs: number[], directs: number[]) =>
+    `${what}→stub ${median(runs).toFixed(0)} ms vs node stub ${median(directs).toFixed(0)} ms`;
   // Measured first: the launcher is judged against its floor + 10 ms of the same run.
-  const floorMs = await overhead(
-    'floor: the launcher contract alone (checksums, Qwen package walk, terminal check, execve)',
-    Number.NaN,
-    'floor',
-    floor,
-  );
-  await overhead(
-    `launcher overhead beyond one extra Node start (${nodeVersion(node)})`,
-    floorMs + LAUNCHER_OVER_FLOOR_MS,
-    'launch-qwen',
-    launcher,
-    `floor ${floorMs.toFixed(1)} ms + ${LAUNCHER_OVER_FLOOR_MS} ms`,
-  );
-  // The per-user QWEN_HOME the launcher created for this throwaway install.
-  const id = JSON.parse(
-    fs.readFileSync(path.join(installDir, 'profiles/on-demand/launch.json'), 'utf8'),
-  ).installId;
-  fs.rmSync(path.join(os.userInfo().homedir, '.local/share/qwen-managed', id), {
-    recursive: true,
-    force: true,
+  const [directs, floors] = (await rotate(PAIRS, WARMUP, [direct, floor])) as [number[], number[]];
+  const floorMs = overhead(floors, directs);
+  rows.push({
+    name: 'floor: the launcher contract alone (checksums, Qwen package walk, terminal check, execve)',
+    unit: 'ms',
+    value: floorMs,
+    target: Number.NaN,
+    stats: pairStats(floors, directs),
+    note: note('floor', floors, directs),
   });
+  const launched = (await rotate(
+    PAIRS,
+    WARMUP,
+    before === undefined ? [direct, launcher] : [direct, launcher, before],
+  )) as [number[], number[], number[] | undefined];
+  rows.push({
+    name: `launcher overhead beyond one extra Node start (${nodeVersion(node)})`,
+    unit: 'ms',
+    value: overhead(launched[1], launched[0]),
+    target: floorMs + LAUNCHER_OVER_FLOOR_MS,
+    stats: pairStats(launched[1], launched[0]),
+    ...(launched[2] === undefined ? {} : { before: overhead(launched[2], launched[0]) }),
+    note: `floor ${floorMs.toFixed(1)} ms + ${LAUNCHER_OVER_FLOOR_MS} ms; ${note('launch-qwen', launched[1], launched[0])}`,
+  });
+  for (const trick of TRICKS.filter((t) => t.on === 'launcher')) {
+    process.stderr.write(`bench: trick ${trick.id}…\n`);
+    const runtimeDir = await buildUndone(ROOT, trick, path.join(work, `built-${trick.id}`), RUNTIME);
+    const undoneDir = renderLauncherInstall(work, node, cli, providerUrl, QWEN_PACKAGE, {
+      name: trick.id,
+      runtimeDir,
+    });
+    installs.push(undoneDir);
+    const [mine, theirs] = await rotate(PAIRS, WARMUP, [launcher, launcherOf(undoneDir, trick.id)]);
+    rows.push(trickRow(trick, theirs!, mine!, 'session start'));
+  }
+  // The per-user QWEN_HOME the launcher created for each throwaway install.
+  for (const dir of installs) {
+    const id = JSON.parse(
+      fs.readFileSync(path.join(dir, 'profiles/on-demand/launch.json'), 'utf8'),
+    ).installId;
+    fs.rmSync(path.join(os.userInfo().homedir, '.local/share/qwen-managed', id), {
+      recursive: true,
+      force: true,
+    });
+  }
 }
 
 function nodeVersion(node: string): string {

@@ -3,9 +3,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BROKER_KEY } from '../../src/contracts/broker.js';
 import { RUNTIME_CODE_CACHE } from '../../src/contracts/runtime-files.js';
 import { codeCacheSummary, withCodeCache } from '../../src/deploy/render/runtime-files.js';
-import { hookEvent, rememberEvent, startProvider, TOKEN, writeJson } from './fixtures.js';
+import { hookEvent, rememberEvent, startBroker, startProvider, TOKEN, writeJson } from './fixtures.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 /** The built runtimes `npm run build` writes. */
@@ -35,18 +36,25 @@ export interface Scenarios {
   bare: Scenario;
   list: Scenario[];
   byId(id: string): Scenario;
+  /** The installed runtime folder the scenarios run (`<work>/hooks-install/runtime`). */
+  runtime: string;
   providerUrl: string;
   close(): Promise<void>;
 }
 
 /**
  * The runtimes as a deployment has them: copied to `<installDir>/runtime` with the search bundle's
- * code cache made by the bench's node, the way render makes it with the pinned one.
+ * code cache made by the bench's node, the way render makes it with the pinned one (`codeCache:
+ * false`: left empty, as render leaves it when it cannot run that node).
  */
-function installRuntime(built: string, installDir: string): string {
+export function installRuntime(built: string, installDir: string, codeCache = true): string {
   const dir = path.join(installDir, 'runtime');
   fs.cpSync(built, dir, { recursive: true });
   const bundle = RUNTIME_CODE_CACHE.of;
+  if (!codeCache) {
+    fs.writeFileSync(path.join(dir, RUNTIME_CODE_CACHE.file), '');
+    return dir;
+  }
   const { files, cache: outcome } = withCodeCache(
     new Map([[bundle, fs.readFileSync(path.join(dir, bundle))]]),
     { platform: 'posix', installDir, node: BENCH_NODE },
@@ -65,6 +73,8 @@ export async function scenarios(
 ): Promise<Scenarios> {
   const { referenceHook } = bundles;
   const provider = await startProvider();
+  // The same provider behind the credential broker: the hook sends the public key, the broker the token.
+  const broker = await startBroker(provider.url, TOKEN);
   const empty = path.join(work, 'empty.cjs');
   fs.writeFileSync(empty, '');
   const repo = path.join(work, 'repo');
@@ -79,6 +89,7 @@ export async function scenarios(
   // The same provider by host name: Node's resolver (dns.lookup) before the connection.
   const named = v2(provider.url.replace('127.0.0.1', 'localhost'), 'v2-named.json');
   const hookEnv = (config: string) => ({ QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN });
+  const brokered = v2(broker.url, 'v2-broker.json');
   const searched = (o: string) => o.includes('additionalContext');
   const installed = installRuntime(bundles.runtime, path.join(work, 'hooks-install'));
   const runtime = (file: string) => [path.join(installed, file)];
@@ -109,6 +120,15 @@ export async function scenarios(
       args: runtime('auto-recall.js'),
       stdin: hookEvent(repo),
       env: hookEnv(named),
+      expect: searched,
+    },
+    {
+      ...base,
+      id: 'search-broker',
+      name: 'auto-recall search through the credential broker (same provider)',
+      args: runtime('auto-recall.js'),
+      stdin: hookEvent(repo),
+      env: { QWEN_EXTERNAL_CONTEXT_CONFIG: brokered, CONTEXT_API_TOKEN: BROKER_KEY },
       expect: searched,
     },
     // The floor: the same request from the least a Node hook can be (floor-hook.cjs).
@@ -163,7 +183,11 @@ export async function scenarios(
       if (found === undefined) throw new Error(`no bench scenario ${id}`);
       return found;
     },
+    runtime: installed,
     providerUrl: provider.url,
-    close: () => provider.close(),
+    close: async () => {
+      await broker.close();
+      await provider.close();
+    },
   };
 }

@@ -33,31 +33,26 @@ export function pairStats(subject: readonly number[], baseline: readonly number[
   };
 }
 
+/** The median of `subject[i] − baseline[i]`: what the subject costs more, pair by pair (ms). */
+export function medianDifference(subject: readonly number[], baseline: readonly number[]): number {
+  return median(subject.map((s, i) => s - baseline[i]!));
+}
+
 /**
- * Runs `warmup` discarded pairs, then `pairs` measured ones; the order inside a pair alternates so
- * neither side always runs on a warmer cache.
+ * Runs `warmup` discarded rounds, then `rounds` measured ones, each running every one of `runs` once;
+ * the order rotates from round to round so no run always goes first (on a colder cache) or last.
+ * Returns each run's results, in the order of `runs`.
  */
-export async function alternate<T = number>(
-  pairs: number,
-  warmup: number,
-  baseline: () => Promise<T>,
-  subject: () => Promise<T>,
-): Promise<{ subject: T[]; baseline: T[] }> {
-  const out = { subject: [] as T[], baseline: [] as T[] };
-  for (let i = 0; i < warmup + pairs; i++) {
-    let s: T;
-    let b: T;
-    if (i % 2 === 0) {
-      b = await baseline();
-      s = await subject();
-    } else {
-      s = await subject();
-      b = await baseline();
+export async function rotate<T>(rounds: number, warmup: number, runs: (() => Promise<T>)[]): Promise<T[][]> {
+  const out = runs.map(() => [] as T[]);
+  for (let round = 0; round < warmup + rounds; round++) {
+    const results: T[] = [];
+    for (let k = 0; k < runs.length; k++) {
+      const index = (round + k) % runs.length;
+      results[index] = await runs[index]!();
     }
-    if (i >= warmup) {
-      out.subject.push(s);
-      out.baseline.push(b);
-    }
+    if (round < warmup) continue;
+    for (const [index, result] of results.entries()) out[index]!.push(result);
   }
   return out;
 }

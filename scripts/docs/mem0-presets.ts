@@ -2,10 +2,7 @@
 // adding a preset is one entry there (and its row in the provider contract test): `npm run schemas`
 // writes the table between the markers, and test/unit/deploy/admin-doc.test.ts refuses a stale one.
 import { MEM0_PRESETS, type PresetSpec } from '../../src/contracts/mem0-presets.js';
-
-export const ADMIN_DOC = 'docs/admin.md';
-const START = '<!-- mem0-presets:start -->';
-const END = '<!-- mem0-presets:end -->';
+import { withGeneratedBlock } from './admin-doc.js';
 
 const HEADER: Record<PresetSpec['auth'], string> = {
   token: '`Authorization: Token <key>`',
@@ -43,8 +40,10 @@ export function mem0PresetTable(): string {
 
 /** `text` (docs/admin.md) with the table between its markers replaced by a fresh one. */
 export function withMem0Presets(text: string): string {
-  const start = text.indexOf(START);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${ADMIN_DOC}: the ${START} … ${END} markers are missing`);
-  return `${text.slice(0, start + START.length)}\n${mem0PresetTable()}\n${text.slice(end)}`;
+  return withGeneratedBlock(
+    text,
+    'mem0-presets',
+    `${mem0PresetTable()}
+`,
+  );
 }

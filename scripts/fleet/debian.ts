@@ -2,6 +2,8 @@
 // documentation Debian requires, the lintian overrides and the `qwen-managed` wrapper. Pure: the
 // builder (package.ts) does the I/O. The layout is described in docs/fleet.md.
 
+import { BROKER_UNIT, DEFAULT_BROKER_USER } from '../../src/contracts/broker.js';
+
 export const PACKAGE_NAME = 'qwen-managed';
 export const ARCHITECTURE = 'amd64';
 
@@ -23,6 +25,10 @@ export const LAYOUT = {
   doc: `/usr/share/doc/${PACKAGE_NAME}`,
   lintianOverrides: `/usr/share/lintian/overrides/${PACKAGE_NAME}`,
   manPage: '/usr/share/man/man1/qwen-managed.1.gz',
+  /** The credential broker's unit: `qwen-managed broker` for LAYOUT.install (a drop-in names another). */
+  brokerUnit: `/lib/systemd/system/${BROKER_UNIT}`,
+  /** Creates the broker's system user (systemd-sysusers at boot; the Ansible role at once). */
+  sysusers: `/usr/lib/sysusers.d/${PACKAGE_NAME}.conf`,
 } as const;
 
 /** A semver version as a Debian version: a prerelease sorts before its release (`1.0.0-rc.1` → `1.0.0~rc.1`). */
@@ -122,6 +128,64 @@ export function wrapperScript(): string {
     `exec ${LAYOUT.nodeBinary} ${LAYOUT.toolkit}/dist/cli/qwen-managed.js "$@"`,
     '',
   ].join('\n');
+}
+
+/**
+ * The credential broker's unit. It starts as the broker's user with one capability (ports below 1024)
+ * and reads the credentials systemd loads for it: the install's broker/systemd.conf drop-in names the
+ * install, the user and one LoadCredential= per credential (render writes it; the role installs it).
+ * Hardened as far as Node allows: no MemoryDenyWriteExecute (V8 compiles code at run time), and
+ * /proc/net stays readable (that is how the broker learns who calls).
+ */
+export function brokerUnitText(): string {
+  return `[Unit]
+Description=qwen-managed credential broker (holds the managed Qwen Code deployment's credentials)
+Documentation=man:qwen-managed(1)
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=exec
+Environment=QWEN_MANAGED_INSTALL_DIR=${LAYOUT.install}
+ExecStart=${LAYOUT.wrapper} broker --dir \${QWEN_MANAGED_INSTALL_DIR}
+User=${DEFAULT_BROKER_USER}
+AmbientCapabilities=CAP_NET_BIND_SERVICE
+CapabilityBoundingSet=CAP_NET_BIND_SERVICE
+NoNewPrivileges=yes
+UMask=0077
+ProtectSystem=strict
+ProtectHome=yes
+PrivateTmp=yes
+PrivateDevices=yes
+ProtectProc=invisible
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectKernelLogs=yes
+ProtectControlGroups=yes
+ProtectClock=yes
+ProtectHostname=yes
+RestrictNamespaces=yes
+RestrictRealtime=yes
+RestrictSUIDSGID=yes
+RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
+LockPersonality=yes
+RemoveIPC=yes
+SystemCallArchitectures=native
+SystemCallFilter=@system-service
+Restart=on-failure
+RestartSec=2s
+TimeoutStopSec=15s
+
+[Install]
+WantedBy=multi-user.target
+`;
+}
+
+/** sysusers.d(5): the broker's system user, no home, no login. */
+export function sysusersText(): string {
+  return `# qwen-managed: the credential broker runs as this user (qwen-managed-broker.service).
+u ${DEFAULT_BROKER_USER} - "qwen-managed credential broker" /nonexistent /usr/sbin/nologin
+`;
 }
 
 export function copyrightText(input: { nodeVersion: string; qwenVersion: string; year: number }): string {

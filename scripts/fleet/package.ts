@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import {
+  brokerUnitText,
   changelogText,
   controlText,
   copyrightText,
@@ -23,6 +24,7 @@ import {
   PACKAGE_NAME,
   packagedMode,
   RIPGREP,
+  sysusersText,
   wrapperScript,
 } from './debian.js';
 
@@ -217,6 +219,8 @@ function main(): void {
     0o644,
   );
   writeStaged(LAYOUT.lintianOverrides, lintianOverrides(), 0o644);
+  writeStaged(LAYOUT.brokerUnit, brokerUnitText(), 0o644);
+  writeStaged(LAYOUT.sysusers, sysusersText(), 0o644);
   writeStaged(LAYOUT.manPage, gzipSync(manPage({ version, date, ...cliHelp() }), { level: 9 }), 0o644);
 
   const entries = walk(STAGE);

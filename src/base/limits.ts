@@ -37,3 +37,24 @@ export const MCP_TIMEOUT_MS = 8000;
 /** Provider timeouts of the runtime config: top-level `timeoutMs` and `autoRecall.timeoutMs` (default, largest accepted). */
 export const PROVIDER_TIMEOUT_MS = { default: 5000, max: 30_000 } as const;
 export const AUTO_RECALL_TIMEOUT_MS = { default: 1500, max: 5000 } as const;
+
+/**
+ * The credential broker's deadline for one provider exchange, nested below the profile's own provider
+ * timeout (`timeoutMs`, which the runtime keeps): the runtime then sees the broker's 504 instead of
+ * timing out itself, and its fail-open budget is unchanged. A fifth of the timeout, at most 250 ms,
+ * is left for the hop to the broker.
+ */
+export function brokerUpstreamTimeoutMs(providerTimeoutMs: number): number {
+  return providerTimeoutMs - Math.min(250, Math.ceil(providerTimeoutMs / 5));
+}
+/** The smallest provider `timeoutMs` a brokered profile accepts (its broker deadline is then 1 ms). */
+export const BROKER_MIN_PROVIDER_TIMEOUT_MS = 2;
+/**
+ * The model listener's idle bounds (no total deadline: an answer streams as long as the model writes):
+ * the wait for the answer's head, and for each next piece of its body.
+ */
+export const BROKER_MODEL_IDLE_MS = 600_000;
+/** Largest request body a broker listener reads: a provider search or write, a model request. */
+export const BROKER_BODY_BYTES = { provider: 256 * 1024, model: 64 * 1024 * 1024 } as const;
+/** How long the launcher (and verify) wait for each broker listener's health answer. */
+export const BROKER_HEALTH_TIMEOUT_MS = 3000;

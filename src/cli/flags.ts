@@ -1,6 +1,7 @@
 // Strict flag parsing shared by the admin commands: unknown flags and stray words are usage errors.
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { closest } from '../text/closest.js';
 import { UsageError } from './command-errors.js';
 
 /** A command's flag table, in node:util parseArgs' shape. */
@@ -36,11 +37,24 @@ export function parseFlags<O extends FlagOptions>(
       options: { ...options, ...HELP_FLAG },
     }).values as Flags<O> & { help?: boolean };
   } catch (error) {
-    throw new UsageError(`${command}: ${(error as Error).message}`);
+    throw new UsageError(
+      `${command}: ${flagMessage(error as NodeJS.ErrnoException, Object.keys(options ?? {}))}`,
+    );
   }
   if (values.help !== true) return values;
   help.stdout.write(help.text);
   return undefined;
+}
+
+/** Node's parseArgs message, with "did you mean" for an unknown option close to a known one. */
+function flagMessage(error: NodeJS.ErrnoException, names: readonly string[]): string {
+  const typed =
+    error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(--?[^'=]+)/.exec(error.message)?.[1] : undefined;
+  if (typed === undefined) return error.message;
+  const near = closest(typed.replace(/^-+/, ''), [...names, 'help']);
+  return near === undefined
+    ? `Unknown option '${typed}' (options: ${[...names, 'help'].map((n) => `--${n}`).join(', ')})`
+    : `Unknown option '${typed}'; did you mean '--${near}'?`;
 }
 
 export function required(command: string, flag: string, value: string | undefined): string {

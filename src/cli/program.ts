@@ -2,6 +2,7 @@
 // errors to exit codes (command-errors.ts). No process access here: the entries pass the I/O in.
 
 import { EXIT, exitCodeOf } from '../base/errors.js';
+import { closest } from '../text/closest.js';
 import type { CliIO, Command } from './command.js';
 import { fileSystemRefusal, UsageError } from './command-errors.js';
 
@@ -9,6 +10,15 @@ export interface ProgramInfo {
   name: string;
   version: string;
   description: string;
+  /** What `--version` prints after the name and version (the Qwen versions the toolkit supports). */
+  versionDetails?: readonly string[];
+}
+
+/** `--version`, `-V`, `-v` and the word `version`: one answer. */
+const VERSION_WORDS = new Set(['--version', '-V', '-v', 'version']);
+
+function versionText(info: ProgramInfo): string {
+  return [`${info.name} ${info.version}`, ...(info.versionDetails ?? [])].join('\n') + '\n';
 }
 
 export function programHelp(info: ProgramInfo, commands: readonly Command[]): string {
@@ -24,8 +34,8 @@ export function programHelp(info: ProgramInfo, commands: readonly Command[]): st
     `Run \`${info.name} <command> --help\` for a command's options.`,
     '',
     'Options:',
-    '  -h, --help     show this help',
-    '  -V, --version  print the version',
+    '  -h, --help          show this help',
+    '  -V, -v, --version   print the version and the Qwen versions it supports',
     '',
     'Exit codes: 0 success, 1 refused input or failed checks, 2 usage error, 70 internal error.',
     '',
@@ -69,15 +79,17 @@ export async function runProgram(
     io.stdout.write(programHelp(info, commands));
     return EXIT.ok;
   }
-  if (first === '--version' || first === '-V') {
-    io.stdout.write(`${info.name} ${info.version}\n`);
+  if (VERSION_WORDS.has(first) && rest.length === 0) {
+    io.stdout.write(versionText(info));
     return EXIT.ok;
   }
   const command = commands.find((c) => c.name === first);
   return guarded(info, io, command === undefined ? info.name : `${info.name} ${first}`, async () => {
     if (command === undefined) {
+      const names = commands.map((c) => c.name);
+      const near = closest(first, names);
       throw new UsageError(
-        `unknown command ${JSON.stringify(first)} (commands: ${commands.map((c) => c.name).join(', ')})`,
+        `unknown command ${JSON.stringify(first)}${near === undefined ? '' : `; did you mean "${near}"?`} (commands: ${names.join(', ')})`,
       );
     }
     return command.run(rest, io);
@@ -91,8 +103,8 @@ export async function runSingleCommand(
   argv: readonly string[],
   io: CliIO,
 ): Promise<number> {
-  if (argv[0] === '--version' || argv[0] === '-V') {
-    io.stdout.write(`${info.name} ${info.version}\n`);
+  if (argv.length === 1 && VERSION_WORDS.has(argv[0]!) && argv[0] !== 'version') {
+    io.stdout.write(versionText(info));
     return EXIT.ok;
   }
   return guarded(info, io, info.name, () => command.run(argv, io));

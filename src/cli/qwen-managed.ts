@@ -6,12 +6,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
+import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { processIO } from './command.js';
+import { brokerCommand } from './commands/broker.js';
 import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
 import { renderCommand } from './commands/render.js';
 import { rollbackCommand } from './commands/rollback.js';
 import { serveContextCommand } from './commands/serve-context.js';
+import { statusCommand } from './commands/status.js';
 import { verifyCommand } from './commands/verify.js';
 import type { AdminDeps } from './deps.js';
 import { runProgram } from './program.js';
@@ -45,13 +48,18 @@ const COMMANDS = [
   planCommand,
   probeCommand,
   rollbackCommand,
+  statusCommand,
   serveContextCommand,
+  brokerCommand,
 ];
 
 const info = {
   name: 'qwen-managed',
   version: packageJson.version,
   description: packageJson.description,
+  versionDetails: [
+    `Qwen Code ${DEFAULT_QWEN_VERSION} (default); supported: ${SUPPORTED_QWEN_VERSIONS.join(', ')}`,
+  ],
 };
 
 process.exitCode = await runProgram(

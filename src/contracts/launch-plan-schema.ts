@@ -47,6 +47,21 @@ export const launchPlanSchema = z.strictObject({
    * files against it; absent when the deployment names none (or was rendered before the field).
    */
   developers: z.optional(z.strictObject({ users: z.array(z.string()), groups: z.array(z.string()) })),
+  /**
+   * The credential broker this profile's session talks to (deployment.json `broker`): the launcher
+   * reads no credential (`credentials` is empty), sets `keyVariables` to the public `key`, and before
+   * starting Qwen checks that each listener's port is held by root or `user` and answers its health
+   * request. The provider's listener (named after the profile) only while the profile is active.
+   */
+  broker: z.optional(
+    z.strictObject({
+      user: z.string(),
+      host: z.literal('127.0.0.1'),
+      key: z.string(),
+      listeners: z.array(z.strictObject({ name: z.string(), port: z.int().check(z.gte(1), z.lte(65_535)) })),
+      keyVariables: z.array(z.string()),
+    }),
+  ),
   /** Credentials routed to this profile: name → where the launcher gets the value. */
   credentials: z.record(z.string(), credentialSourceSchema),
   /**

@@ -19,6 +19,7 @@ import { launchPlanSchema } from '../contracts/launch-plan-schema.js';
 import { EXTRA_CA_VARIABLE, PROFILE_FILES, profileRel } from '../contracts/layout.js';
 import { openclawLaunchPlanSchema } from '../contracts/openclaw-launch.js';
 import { createTransport } from '../http/create-transport.js';
+import { withNoProxyHost } from '../policy/broker-env.js';
 import { readCredential } from '../policy/routed-credentials.js';
 import { providerConfigVersion } from './deployment/provider-config.js';
 import { type ProbeResult, probeProvider } from './probe.js';
@@ -70,6 +71,8 @@ async function profilesToProbe(dir: string, only: AnyProfileKind | undefined): P
 type ProbedPlan = Pick<LaunchPlan, 'credentials' | 'platform'> & {
   profile: AnyProfileKind;
   environment: Pick<LaunchPlan['environment'], 'files'>;
+  /** Qwen's plans only: render refuses a broker in front of the OpenClaw profile. */
+  broker?: LaunchPlan['broker'];
 };
 
 /** The credential the launcher would give the profile (its one reader), or a ProbeRefused naming where it looked. */
@@ -115,11 +118,23 @@ async function probeProfile(
   const planJson = await readJson(path.join(dir, profileRel(kind, PROFILE_FILES.launchPlan)));
   const plan: ProbedPlan =
     kind === OPENCLAW_PROFILE ? openclawLaunchPlanSchema.parse(planJson) : launchPlanSchema.parse(planJson);
-  const credential = credentialFor(plan, credentialVariable(config.provider), options.env);
+  // Through the credential broker, as the runtimes go: its listener, its public key, and never through
+  // a proxy (the broker's own environment decides how it reaches the provider).
+  const broker = plan.broker;
+  const credential =
+    broker === undefined ? credentialFor(plan, credentialVariable(config.provider), options.env) : broker.key;
+  const env =
+    broker === undefined
+      ? options.env
+      : {
+          ...options.env,
+          NO_PROXY: withNoProxyHost(options.env['NO_PROXY'], broker.host),
+          no_proxy: withNoProxyHost(options.env['no_proxy'], broker.host),
+        };
   const caFile = plan.environment.files[EXTRA_CA_VARIABLE];
   const ca = caFile === undefined ? undefined : await fs.readFile(caFile, 'utf8');
   const timeoutMs = config.version === 2 ? config.autoRecall.timeoutMs : config.timeoutMs;
-  const handle = await createTransport(options.env, { timeoutMs, ...(ca === undefined ? {} : { ca }) });
+  const handle = await createTransport(env, { timeoutMs, ...(ca === undefined ? {} : { ca }) });
   try {
     return await probeProvider(kind, config.provider, credential, {
       transport: handle.transport,

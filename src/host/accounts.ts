@@ -8,6 +8,8 @@ export interface Account {
   uid: number;
   /** Primary group. */
   gid: number;
+  /** The passwd home (the launcher's HOME and QWEN_HOME come from it). */
+  home?: string;
 }
 
 export interface Group {
@@ -26,9 +28,9 @@ export interface AccountDb {
 export function parseAccountDb(passwd: string, group: string): AccountDb {
   const users: Account[] = [];
   for (const line of passwd.split('\n')) {
-    const [name, , uid, gid] = line.split(':');
+    const [name, , uid, gid, , home] = line.split(':');
     if (name === undefined || name === '' || !/^\d+$/.test(uid ?? '') || !/^\d+$/.test(gid ?? '')) continue;
-    users.push({ name, uid: Number(uid), gid: Number(gid) });
+    users.push({ name, uid: Number(uid), gid: Number(gid), ...(home ? { home } : {}) });
   }
   const groups: Group[] = [];
   for (const line of group.split('\n')) {

@@ -3,7 +3,7 @@
 
 import { decodeJson, readBoundedBody } from './read-body.js';
 import { ProviderRequestError } from './request-error.js';
-import type { CancelSignal, Transport, TransportResponse } from './transport.js';
+import type { Transport, TransportResponse } from './transport.js';
 
 export interface CredentialHeader {
   /** Lower-case header name, e.g. `authorization` or `x-api-key`. */
@@ -16,7 +16,7 @@ export interface PostJsonRequest {
   credential: CredentialHeader;
   /** Serialised with `JSON.stringify`, key order preserved. */
   body: unknown;
-  signal: CancelSignal;
+  signal: AbortSignal;
 }
 
 /** Every header of a request but the credential's (providers describe their requests with it). */

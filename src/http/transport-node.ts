@@ -3,13 +3,7 @@
 // makes). One connection per request (`connection: close`), always destroyed, over node:net (http)
 // or node:tls (https): public APIs only, with Node's own resolver and address-family fallback.
 import { type ParserEvent, ResponseParser } from './http1-response.js';
-import type {
-  CancelSignal,
-  Transport,
-  TransportOptions,
-  TransportRequest,
-  TransportResponse,
-} from './transport.js';
+import type { Transport, TransportOptions, TransportRequest, TransportResponse } from './transport.js';
 import type { Dial, Wire } from './wire.js';
 import { netDial } from './wire-net.js';
 
@@ -74,12 +68,7 @@ async function tlsDial(url: URL, options: NodeTransportOptions): Promise<Dial> {
   );
 }
 
-function exchange(
-  dial: Dial,
-  text: string,
-  signal: CancelSignal,
-  idleMs: number,
-): Promise<TransportResponse> {
+function exchange(dial: Dial, text: string, signal: AbortSignal, idleMs: number): Promise<TransportResponse> {
   return new Promise((resolve, reject) => {
     const parser = new ResponseParser();
     const queue: Uint8Array[] = [];

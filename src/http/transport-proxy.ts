@@ -88,7 +88,7 @@ function post(agent: EnvHttpProxyAgent, req: TransportRequest): Promise<Transpor
   return new Promise<TransportResponse>((resolve, reject) => {
     let settled = false;
     let body: Readable | undefined;
-    // undici wants a real AbortSignal; the caller's may be a lighter one (transport.ts).
+    // undici gets a signal of its own, aborted with the caller's (see onAbort).
     const undiciAbort = new AbortController();
     const onAbort = (): void => {
       undiciAbort.abort();

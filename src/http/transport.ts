@@ -1,16 +1,6 @@
 // The seam between the HTTP client rules (client.ts) and the wire. Two implementations:
 // transport-node.ts (default, cheap start) and transport-proxy.ts (undici, only when a proxy is set).
 
-/**
- * What a request needs from a cancellation signal. AbortSignal has this shape; the auto-recall hook
- * passes a lighter deadline (deadline.ts) because creating AbortSignals costs it ~0.4 ms per prompt.
- */
-export interface CancelSignal {
-  readonly aborted: boolean;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
-}
-
 export interface TransportRequest {
   /** Absolute http(s) URL. */
   url: string;
@@ -19,7 +9,7 @@ export interface TransportRequest {
   /** Request body, sent as UTF-8. */
   body: string;
   /** Aborts connect, the wait for headers and every body read. */
-  signal: CancelSignal;
+  signal: AbortSignal;
 }
 
 export interface TransportResponse {

@@ -2,7 +2,7 @@
 // sends, what probe sends and what a broker pins are one description.
 import { joinUrl } from '../base/origin.js';
 import { type CredentialHeader, JSON_HEADERS, postJson } from '../http/client.js';
-import type { CancelSignal, Transport } from '../http/transport.js';
+import type { Transport } from '../http/transport.js';
 import type { JsonObject } from '../text/json.js';
 import type { CredentialPlacement, ProviderOperation, ProviderRequest } from './types.js';
 
@@ -40,7 +40,7 @@ export function sendRequest(
   transport: Transport,
   request: ProviderRequest,
   credential: string,
-  signal: CancelSignal,
+  signal: AbortSignal,
 ): Promise<unknown> {
   return postJson(transport, {
     url: requestUrl(request),

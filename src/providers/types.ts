@@ -1,5 +1,4 @@
 // Shared provider contracts. Pure types: nothing here touches the network.
-import type { CancelSignal } from '../http/transport.js';
 import type { JsonObject } from '../text/json.js';
 
 /** One normalised search result, in provider ranking order. */
@@ -16,7 +15,7 @@ export interface SearchRequest {
   query: string;
   /** Requested result count; providers never ask for more than 5. */
   limit: number;
-  signal: CancelSignal;
+  signal: AbortSignal;
 }
 
 export interface SearchProvider {
@@ -32,7 +31,7 @@ export type RememberResult =
 
 export interface RememberRequest {
   content: string;
-  signal: CancelSignal;
+  signal: AbortSignal;
 }
 
 /** Scope, tenant and metadata never cross this interface: they come only from the admin's config. */

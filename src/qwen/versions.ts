@@ -20,6 +20,17 @@ export type HookTimeoutUnit = 'seconds' | 'milliseconds';
 /** Defects of the package as the registry serves it, which verify reports with their fix. */
 export type PackagingDefect = 'ripgrep-not-executable';
 
+/** One model client Qwen builds for a `security.auth.selectedType` (what the credential broker fronts). */
+export interface ModelClientFact {
+  /** The environment variable Qwen reads the key from; it beats `security.auth.apiKey`. */
+  keyVariable: string;
+  /** The environment variable that beats `security.auth.baseUrl`. */
+  baseUrlVariable: string;
+  credentialHeader: { name: string; prefix: string };
+  /** Every request the client makes, the path relative to the base URL's path. */
+  routes: ReadonlyArray<{ method: 'GET' | 'POST'; path: string }>;
+}
+
 interface VersionEntry {
   /** The policies/qwen/<dir>/settings.json this version's settings keys are in. */
   settings: string;
@@ -31,9 +42,18 @@ interface VersionEntry {
    * no Qwen package is there to read (render, verify and the launcher read the package's own).
    */
   nodeEngines: string;
+  /**
+   * Files (path relative to QWEN_HOME, `/`-separated → content) the launcher writes into a Qwen home
+   * whose top-level directory of that path does not exist yet: the empty extension store Qwen would
+   * otherwise create at its first start, while its extension watcher already runs — which prints
+   * "Extensions changed on disk. Run /reload-plugins" to the developer (measured on every 0.24.x).
+   */
+  qwenHomeSeed: Readonly<Record<string, string>>;
   /** The vendored ripgrep Qwen runs, relative to the package (`{arch}`/`{platform}` as in Node). */
   ripgrep: string;
   packagingDefects: readonly PackagingDefect[];
+  /** By `security.auth.selectedType`: the model clients the credential broker can front. */
+  modelClients: Readonly<Record<string, ModelClientFact>>;
 }
 
 export interface QwenVersionFacts extends Omit<VersionEntry, 'settings'> {

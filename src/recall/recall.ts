@@ -11,8 +11,7 @@ import type { RuntimeConfigV2 } from '../config/schema.js';
 import { renderContext } from '../context/renderer.js';
 import { sanitizeQuery } from '../context/sanitizer.js';
 import { createTransport } from '../http/create-transport.js';
-import { deadline } from '../http/deadline.js';
-import type { CancelSignal, Transport, TransportHandle } from '../http/transport.js';
+import type { Transport, TransportHandle } from '../http/transport.js';
 import { createProvider } from '../providers/factory.js';
 import { validateRuntimeConfig } from '../startup/validators/runtime-config.js';
 import { isInsideRoot } from './inside-root.js';
@@ -55,7 +54,7 @@ export async function recallContext(input: RecallInput): Promise<Recalled | unde
     return undefined;
   }
   if (query === undefined) return undefined;
-  const signal = deadline(loaded.config.autoRecall.timeoutMs);
+  const signal = AbortSignal.timeout(loaded.config.autoRecall.timeoutMs);
   const expired = new Promise<undefined>((resolve) =>
     signal.addEventListener('abort', () => resolve(undefined)),
   );
@@ -65,7 +64,7 @@ export async function recallContext(input: RecallInput): Promise<Recalled | unde
 async function searchOnce(
   { config, credential }: LoadedConfig<RuntimeConfigV2>,
   query: string,
-  signal: CancelSignal,
+  signal: AbortSignal,
   input: RecallInput,
 ): Promise<Recalled | undefined> {
   let handle: TransportHandle | undefined;

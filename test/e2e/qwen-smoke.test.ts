@@ -47,7 +47,7 @@ describe('qwen 0.24.4 smoke', { timeout: 120_000 }, () => {
     expect(promptText(request.chat!)).toBe('hello from the smoke test');
     expect(hookContextParts(request.chat!)).toEqual([]);
     // A socket (Node's 'pipe' stdio), written and closed at once: the managed hooks' fs.read of it
-    // (src/runtimes/shared/stdin.ts) always reaches its end, never blocking a thread.
+    // (src/startup/stdin.ts) always reaches its end, never blocking a thread.
     expect(recorder.records().map((r) => [r.stdinType, r.stdin?.['hook_event_name']])).toEqual([
       ['socket', 'UserPromptSubmit'],
     ]);

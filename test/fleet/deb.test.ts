@@ -248,7 +248,9 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect(
       entries.filter((e) => !e.path.startsWith(`.${PREFIX}/`) && !e.path.endsWith('/')).map((e) => e.path),
     ).toEqual([
+      './lib/systemd/system/qwen-managed-broker.service',
       './usr/bin/qwen-managed',
+      './usr/lib/sysusers.d/qwen-managed.conf',
       './usr/share/doc/qwen-managed/changelog.gz',
       './usr/share/doc/qwen-managed/copyright',
       './usr/share/doc/qwen-managed/toolchain-package-lock.json',
@@ -306,6 +308,11 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     const strict = new StrictModes(0, fs);
     for (const file of [LAYOUT.nodeBinary, LAYOUT.qwenCli]) strict.checkChain(file);
     expect(strict.problems()).toEqual([]);
+  });
+
+  it("the credential broker's unit as installed passes systemd-analyze verify (its ExecStart and man page exist now)", () => {
+    const verify = sh('systemd-analyze', ['verify', LAYOUT.brokerUnit]);
+    expect([verify.code, verify.stdout, verify.stderr]).toEqual([0, '', '']);
   });
 
   it('the example playbook, twice: the first run changes the machine, the second reports changed=0', async () => {

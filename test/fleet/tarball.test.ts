@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requiredRuntimeFiles } from '../../src/deploy/render/render.js';
+import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../../src/qwen/versions.js';
 import { REPO } from '../unit/deploy/fixtures.js';
 
 const pkg = JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
@@ -54,6 +55,7 @@ describe('npm pack → npm install -g → a working qwen-managed', () => {
     const expected = [
       'README.md',
       'package.json',
+      'dist/cli/launch-qwen.js',
       'dist/cli/qwen-managed.js',
       ...requiredRuntimeFiles().map((f) => `dist/runtime/${f}`),
       'dist/runtime/package.json',
@@ -77,6 +79,23 @@ describe('npm pack → npm install -g → a working qwen-managed', () => {
     const installed = path.join(prefix, 'lib', 'node_modules', 'qwen-managed');
     const bin = path.join(prefix, 'bin', 'qwen-managed');
     expect(await fs.realpath(bin)).toBe(path.join(installed, 'dist', 'cli', 'qwen-managed.js'));
+    // Both commands on the prefix's PATH, found the way a shell finds them.
+    const onPath = (name: string) =>
+      run('/bin/sh', ['-c', `command -v ${name}`], work, {
+        PATH: `${path.join(prefix, 'bin')}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+      }).stdout.trim();
+    expect([onPath('qwen-managed'), onPath('launch-qwen')]).toEqual([
+      bin,
+      path.join(prefix, 'bin', 'launch-qwen'),
+    ]);
+    expect(await fs.realpath(onPath('launch-qwen'))).toBe(
+      path.join(installed, 'dist', 'cli', 'launch-qwen.js'),
+    );
+    const launcher = run(onPath('launch-qwen'), ['--version'], work, {
+      PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+    });
+    expect(launcher, launcher.stderr).toMatchObject({ code: 0 });
+    expect(launcher.stdout).toMatch(new RegExp(`^launch-qwen ${pkg.version.replaceAll('.', '\\.')}`));
 
     // Only this Node and the system directories on PATH; the working directory knows nothing of the repo.
     const site = path.join(work, 'site');
@@ -88,7 +107,11 @@ describe('npm pack → npm install -g → a working qwen-managed', () => {
     const env = { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: site };
     const cli = (...args: string[]) => run(bin, args, site, env);
 
-    expect(cli('--version')).toEqual({ code: 0, stdout: `qwen-managed ${pkg.version}\n`, stderr: '' });
+    expect(cli('--version')).toEqual({
+      code: 0,
+      stdout: `qwen-managed ${pkg.version}\nQwen Code ${DEFAULT_QWEN_VERSION} (default); supported: ${SUPPORTED_QWEN_VERSIONS.join(', ')}\n`,
+      stderr: '',
+    });
     const render = cli('render', '--deployment', 'deployment.json', '--out', 'stage', '--json');
     expect(render, render.stderr).toMatchObject({ code: 0 });
     expect(JSON.parse(render.stdout)).toMatchObject({

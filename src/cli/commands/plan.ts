@@ -99,6 +99,8 @@ export interface PlanReport {
   repository?: PlanRepository;
   /** openclaw-recall: the OpenClaw version, the state directory and what in it refuses now. */
   openclaw?: PlanOpenclaw;
+  /** The credential broker the session talks to: the launcher reads no credential and checks these listeners first. */
+  broker?: { user: string; listeners: Array<{ name: string; port: number }> };
 }
 
 const FLAGS = {
@@ -176,6 +178,9 @@ export async function planReport(
     missingCredentials: decision.missingCredentials,
     ...(decision.host === 'qwen'
       ? {
+          ...(decision.broker === undefined
+            ? {}
+            : { broker: { user: decision.broker.user, listeners: decision.broker.listeners } }),
           repository: {
             trust: decision.plan.repositoryTrust,
             envFiles: decision.repository.envFiles.map((f) => ({ path: f.path, scope: f.scope })),
@@ -206,6 +211,8 @@ const SOURCE_TEXT: Record<EnvEntry['source'], string> = {
   'launch-defaults':
     'system defaults written by the launcher at each start (the admin file + the .env names kept out)',
   'provider-config': 'pinned provider config',
+  'broker-key': "the credential broker's public key (not a secret: the broker adds the real credential)",
+  'broker-no-proxy': "extended with the credential broker's address (proxies never see its traffic)",
   'state-dir': 'per-user, per-profile OpenClaw state directory (created 0700 when missing)',
 };
 
@@ -248,6 +255,12 @@ export function formatPlan(report: PlanReport): string {
     for (const d of report.dropped) lines.push(`  ${d.name} (from ${d.from}): ${d.reason}`);
   }
   if (report.notice !== undefined) lines.push('', `The launcher prints: ${report.notice}`);
+  if (report.broker !== undefined) {
+    lines.push(
+      '',
+      `Credential broker (user ${report.broker.user}): no credential is read; before Qwen starts the launcher checks that root or ${report.broker.user} holds, and answers on, ${report.broker.listeners.map((l) => `127.0.0.1:${l.port} (${l.name})`).join(', ')}`,
+    );
+  }
   const repository = report.repository;
   if (repository !== undefined) {
     lines.push('', `Repository (${repository.trust}), as it is now for you:`);

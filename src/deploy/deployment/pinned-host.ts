@@ -28,8 +28,15 @@ export function pinnedHostProblems(deployment: Deployment, facts: PinnedHostFact
   const wrapper = qwenWrapperProblem(deployment.qwenCli, facts.qwenCliReal, show);
   // By name alone it is refused with the other path rules (validate.ts); here the link's target.
   if (wrapper !== undefined && facts.qwenCliReal !== undefined && facts.qwenCliReal !== deployment.qwenCli) {
-    const [message, fix] = split(wrapper);
-    problems.push(problem(['qwenCli'], deployment.qwenCli, message.replace(/^Qwen cli "[^"]*" /, ''), fix));
+    const [, fix] = split(wrapper);
+    problems.push(
+      problem(
+        ['qwenCli'],
+        deployment.qwenCli,
+        `resolves to ${show(facts.qwenCliReal)}, Qwen's self-updating wrapper (npm's bin/qwen links to it), which relaunches Qwen and can apply an update first`,
+        fix,
+      ),
+    );
   }
   if (facts.qwen !== undefined) {
     const engines = nodeEnginesProblem(deployment.node, facts.nodeVersion, facts.qwen, show);

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { AUTO_RECALL_TIMEOUT_MS, MCP_TIMEOUT_MS, PROVIDER_TIMEOUT_MS } from '../../base/limits.js';
 import { PLATFORMS } from '../../base/platform.js';
 import { providerSchema } from '../../config/schema.js';
+import { DEFAULT_BROKER_PORTS, DEFAULT_BROKER_USER } from '../../contracts/broker.js';
 import { ALL_PROFILE_KINDS, REPOSITORY_TRUST } from '../../contracts/launch-plan.js';
 import { DEFAULT_GUARD_MODES } from '../../contracts/names.js';
 import { qwenSettingsJsonSchema } from '../../qwen/settings-json-schema.js';
@@ -116,6 +117,50 @@ export const developersSchema = z
     'The developers this deployment is for (users and groups): verify checks that every credential file is readable by them and by no one else',
   );
 
+const brokerPort = (listener: string, port: number) =>
+  z
+    .int()
+    .min(1)
+    .max(65_535)
+    .optional()
+    .describe(
+      `Loopback port of the ${listener} listener (default ${port}: below 1024, so no developer can take it)`,
+    );
+
+/**
+ * The credential broker: with it, every credential of the deployment is held by one local service
+ * running as its own system user, and nothing secret is in any file, environment or process of the
+ * developers (docs/admin.md, "The credential broker"). POSIX (Linux) only.
+ */
+export const brokerSchema = z
+  .strictObject({
+    user: z
+      .string()
+      .default(DEFAULT_BROKER_USER)
+      .describe(
+        `The system user the broker runs as (default ${DEFAULT_BROKER_USER}): no login shell, not root, not a developer; created by the Debian package's sysusers.d entry or the Ansible role`,
+      ),
+    allow: z
+      .strictObject({
+        users: z.array(z.string().min(1)).default([]).describe('Accounts that may use the broker'),
+        groups: z.array(z.string().min(1)).default([]).describe('Groups whose members may use the broker'),
+      })
+      .optional()
+      .describe('Who may use the broker (the kernel says who calls); default: "developers"'),
+    ports: z
+      .strictObject({
+        model: brokerPort('model', DEFAULT_BROKER_PORTS.model),
+        'on-demand': brokerPort('on-demand provider', DEFAULT_BROKER_PORTS['on-demand']),
+        'auto-recall': brokerPort('auto-recall provider', DEFAULT_BROKER_PORTS['auto-recall']),
+        write: brokerPort('write provider', DEFAULT_BROKER_PORTS.write),
+      })
+      .default({})
+      .describe('Loopback ports of the listeners: one for the model, one per deployed profile'),
+  })
+  .describe(
+    "Hold every credential in a local broker (its own system user) instead of the developers' processes; Linux only",
+  );
+
 export const deploymentSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Editor hint; ignored by qwen-managed'),
@@ -149,6 +194,7 @@ export const deploymentSchema = z
       .record(z.string(), credentialSchema)
       .default({})
       .describe('Where the launcher gets each secret variable: {"file": …} or {"inherit": true}'),
+    broker: brokerSchema.optional(),
     settings: z
       .record(z.string(), z.unknown())
       // Validated against the Qwen version's own settings facts (settings.ts), with "did you mean"
@@ -214,6 +260,7 @@ export const deploymentSchema = z
 export type Deployment = z.output<typeof deploymentSchema>;
 export type DeploymentInput = z.input<typeof deploymentSchema>;
 export type Developers = z.output<typeof developersSchema>;
+export type BrokerBlock = z.output<typeof brokerSchema>;
 export type CredentialEntry = z.output<typeof credentialSchema>;
 export type GuardMode = (typeof GUARD_MODES)[number];
 export type ProfileSpec = NonNullable<Deployment['profiles'][keyof Deployment['profiles']]>;

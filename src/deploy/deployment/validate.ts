@@ -13,6 +13,8 @@ import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { forbiddenReason, sameEnvName } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../../policy/policies.js';
 import { renderJson } from '../json.js';
+import { POSIX_ACCOUNT, WINDOWS_ACCOUNT } from './account-names.js';
+import { brokerProblems } from './broker.js';
 import { routeCredentials } from './credential-routes.js';
 import { deployedProfileKinds } from './kinds.js';
 import { openclawDeploymentProblems } from './openclaw.js';
@@ -313,11 +315,6 @@ function guardProblems(deployment: Deployment): Problem[] {
   );
 }
 
-/** POSIX account names as shadow-utils accepts them (a trailing `$` marks a Samba machine account). */
-const POSIX_ACCOUNT = /^[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?$/;
-/** Windows: an optional `DOMAIN\` prefix, then a name without the characters Windows refuses. */
-const WINDOWS_ACCOUNT = /^(?:[^\\/\x00-\x1f"[\]:;|=,+*?<>]+\\)?[^\\/\x00-\x1f"[\]:;|=,+*?<>]{1,104}$/;
-
 function developersProblems(deployment: Deployment): Problem[] {
   const developers = deployment.developers;
   if (developers === undefined) return [];
@@ -346,6 +343,7 @@ export function validateDeployment(deployment: Deployment): Problem[] {
     ...pathProblems(deployment),
     ...environmentProblems(deployment),
     ...developersProblems(deployment),
+    ...brokerProblems(deployment),
     ...routeCredentials(deployment).problems,
     ...profileProblems(deployment),
     ...(deployment.settings === undefined

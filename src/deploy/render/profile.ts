@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../base/limits.js';
 import type { Platform } from '../../base/platform.js';
+import { credentialVariable } from '../../config/names.js';
 import type { ProfileKind, RepositoryTrust } from '../../contracts/launch-plan.js';
 import {
   installIdFor,
@@ -23,6 +24,7 @@ import { managedBaseSettings, mergeSettings, qwenVersionsMissing } from '../depl
 import { renderJson } from '../json.js';
 import { OMIT, substitute, type TemplateValues } from '../templates/substitute.js';
 import { TEMPLATES } from '../templates/templates.js';
+import { brokeredSettings, launchBroker, renderBroker } from './broker.js';
 import { HOOK_SHELL, hookCommand } from './commands.js';
 
 /** The guard's matcher: every tool, except context_remember in the write profile (it already asks). */
@@ -89,6 +91,7 @@ export function templateValues(
   qwenVersion?: string,
 ): TemplateValues {
   const layout = new PinnedLayout(deployment.platform, deployment.installDir);
+  const broker = renderBroker(deployment);
   const values: Record<string, unknown> = {
     ...pinnedValues({ ...deployment, qwenVersion }),
     profile: kind,
@@ -112,7 +115,12 @@ export function templateValues(
             users: [...deployment.developers.users].sort(),
             groups: [...deployment.developers.groups].sort(),
           },
-    credentials: sortedRecord(credentials.all),
+    // With a broker the launcher reads no credential: the session gets the public key instead.
+    broker:
+      broker === undefined
+        ? OMIT
+        : launchBroker(broker, kind, credentialVariable(deployment.profiles[kind]!.provider)),
+    credentials: broker === undefined ? sortedRecord(credentials.all) : {},
     'externalContext.argv': externalContextArgv(kind, layout),
     'externalContext.credentials': [...credentials.external],
     'guard.matcher': guardMatcher(kind),
@@ -128,8 +136,12 @@ export function systemSettingsFor(
   deployment: Deployment,
   values: TemplateValues,
 ): JsonObject {
-  const extra =
-    deployment.settings === undefined ? undefined : (sortedKeys(deployment.settings) as JsonObject);
+  const broker = renderBroker(deployment);
+  const settings0 =
+    deployment.settings === undefined || broker === undefined
+      ? deployment.settings
+      : brokeredSettings(deployment.settings, broker);
+  const extra = settings0 === undefined ? undefined : (sortedKeys(settings0) as JsonObject);
   let settings = mergeSettings(
     managedBaseSettings(extra),
     substitute(TEMPLATES.systemSettings[kind], values) as JsonObject,

@@ -5,6 +5,7 @@
 import { AdminInputError } from '../../base/errors.js';
 import { sha256Hex } from '../../base/hash.js';
 import type { Platform } from '../../base/platform.js';
+import { BROKER_CONFIG_REL, BROKER_SYSTEMD_REL } from '../../contracts/broker.js';
 import type { InstallManifest } from '../../contracts/install-manifest.js';
 import { type AnyProfileKind, OPENCLAW_PROFILE, type ProfileKind } from '../../contracts/launch-plan.js';
 import {
@@ -28,6 +29,7 @@ import { deployedKinds } from '../deployment/kinds.js';
 import type { ParsedDeployment } from '../deployment/parse.js';
 import { renderJson } from '../json.js';
 import { removeHooksFromText } from '../jsonc/remove-hooks.js';
+import { renderBroker, systemdDropIn } from './broker.js';
 import { buildManifest, manifestText, type ProfileState } from './manifest.js';
 import { openclawProfileFiles, pluginPackageFiles, withoutPlugin } from './openclaw.js';
 import { renderProfile } from './profile.js';
@@ -161,6 +163,12 @@ export function renderInstall(
     bytes: utf8(RUNTIME_MODULE_MARKER.content),
     mode: FILE_MODE,
   });
+
+  const broker = renderBroker(deployment);
+  if (broker !== undefined) {
+    out.set(BROKER_CONFIG_REL, { bytes: utf8(renderJson(broker.config)), mode: FILE_MODE });
+    out.set(BROKER_SYSTEMD_REL, { bytes: utf8(systemdDropIn(deployment, broker.config)), mode: FILE_MODE });
+  }
 
   const states = new Map<AnyProfileKind, ProfileState>();
   for (const kind of deployedKinds(deployment)) {

@@ -6,10 +6,10 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorCode } from '../../base/errors.js';
-import { codeCacheMakerArgs } from '../../contracts/code-cache.js';
 import { PinnedLayout } from '../../contracts/layout.js';
 import { OPENCLAW_PLUGIN_BUNDLE, RUNTIME_CODE_CACHE } from '../../contracts/runtime-files.js';
 import { StrictModes } from '../../host/strict-modes.js';
+import { codeCacheMakerArgs } from '../../startup/code-cache.js';
 import type { Deployment } from '../deployment/schema.js';
 import { RenderError, requiredRuntimeFiles } from './render.js';
 

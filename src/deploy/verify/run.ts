@@ -28,6 +28,8 @@ import { readPinnedHostFacts } from '../pinned-host-facts.js';
 import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
 import { type InstallTree, loadInstallTree, notAnInstallTree, previousInstallOf } from '../tree.js';
+import { brokerHostFacts } from './broker-facts.js';
+import { type BrokerHostFacts, brokerConfigOf } from './checks/broker.js';
 import { CA_FILE_MAX_BYTES, type CaFileFact } from './checks/ca-file.js';
 import { type CredentialAccessFacts, credentialFiles, developersOf } from './checks/credential-access.js';
 import { extraCaFiles, type HostFacts, type HostStat, hostPaths } from './checks/host.js';
@@ -308,8 +310,14 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
       ripgrep = ripgrepFact(qwenTree);
     }
   }
-  if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform))
+  let broker: BrokerHostFacts | undefined;
+  if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform)) {
     installHost = launcherHostProblems(view, dir, hostPlatform, host);
+    // The broker's host checks need Linux's socket table: the broker itself runs nowhere else.
+    const config = brokerConfigOf(view);
+    if (options.hostPlatform === 'linux' && config !== undefined && typeof config !== 'string')
+      broker = await brokerHostFacts(config, tree);
+  }
 
   const openclawHost = await openclawHostFact(view, dir, hostPlatform);
 
@@ -336,6 +344,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     ...(qwenCliReal === undefined ? {} : { qwenCliReal }),
     ...(ripgrep === undefined ? {} : { ripgrep }),
     ...(installHost === undefined ? {} : { installHost }),
+    ...(broker === undefined ? {} : { broker }),
     ...(smoke === undefined ? {} : { smoke }),
     ...(openclawHost === undefined ? {} : { openclawHost }),
     checkModes: !onWindows,

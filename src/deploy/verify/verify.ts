@@ -4,6 +4,7 @@ import { formatProblem, type Problem } from '../deployment/problems.js';
 import type { RenderedInstall } from '../render/render.js';
 import type { CodeCacheOutcome } from '../render/runtime-files.js';
 import type { InstallTree } from '../tree.js';
+import { type BrokerHostFacts, brokerConfigOf, checkBrokerHost, checkBrokerTree } from './checks/broker.js';
 import { type CaFileFact, checkCaFiles } from './checks/ca-file.js';
 import { type CredentialAccessFacts, checkCredentialAccess } from './checks/credential-access.js';
 import { checkDrift } from './checks/drift.js';
@@ -39,6 +40,8 @@ export interface VerifyInputs {
   caFiles?: { facts: ReadonlyMap<string, CaFileFact>; now: string };
   /** On a POSIX machine of the tree's platform: the user database and each credential file's path chain. */
   credentialAccess?: CredentialAccessFacts;
+  /** On the real install of a brokered deployment: the broker's user, credential files, listeners. */
+  broker?: BrokerHostFacts;
   /** The Qwen package around the pinned qwenCli, walked on this (POSIX) machine. */
   qwenTree?: QwenTreeFact;
   /** The pinned qwenCli's real path on this machine, when it exists (every pin is judged by its target). */
@@ -67,6 +70,7 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
     const pinned = inputs.qwenTree;
     checkSettings(view, checks, pinned?.kind === 'walked' && pinned.qwenPackage ? pinned.version : undefined);
     checkProviders(view, checks);
+    checkBrokerTree(view, checks);
     checkOpenclaw(view.openclaw, inputs.openclawHost, checks);
     // The real install: the launcher's own refusals are the violations, judged once for both.
     const real = inputs.installHost !== undefined;
@@ -83,11 +87,14 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
         ...(inputs.qwenTree === undefined ? {} : { qwen: inputs.qwenTree }),
         ...(inputs.qwenCliReal === undefined ? {} : { qwenCliReal: inputs.qwenCliReal }),
       });
-    if (inputs.credentialAccess !== undefined)
+    // With a credential broker no developer reads a credential file: broker.credentials judges them.
+    if (inputs.credentialAccess !== undefined && brokerConfigOf(view) === undefined)
       checkCredentialAccess(view, inputs.credentialAccess, checks, {
         real,
         adminUid: inputs.tree.manifest.adminUid,
       });
+    if (inputs.broker !== undefined)
+      checkBrokerHost(view, inputs.broker, checks, inputs.tree.manifest.adminUid);
     if (inputs.caFiles !== undefined)
       checkCaFiles(inputs.caFiles.facts, new Date(inputs.caFiles.now), checks);
     if (inputs.qwenTree !== undefined) {

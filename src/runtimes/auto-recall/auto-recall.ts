@@ -1,10 +1,11 @@
 // Entry of dist/runtime/auto-recall.js, Qwen's UserPromptSubmit command hook. Fail-open on every
 // failure: stdout `{}`, empty stderr — within a 6500 ms budget that starts with the process.
 // Only provenance is decided here; everything heavier lives in search.js, loaded when needed.
+
+import { loadSearchWithCodeCache } from '../../startup/code-cache.js';
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
 import { readAutoRecallEvent } from './event.js';
-import { loadSearchWithCodeCache } from './load-search.js';
 
 const EMPTY = '{}';
 
@@ -17,7 +18,9 @@ export function main(): void {
       if (event === undefined) return EMPTY;
       // As a bundle, the search code comes with its render-time code cache when there is one.
       const cached =
-        typeof __filename === 'string' ? await loadSearchWithCodeCache(__filename, require) : undefined;
+        typeof __filename === 'string'
+          ? await loadSearchWithCodeCache<typeof import('./search.js')>(__filename, require)
+          : undefined;
       const { searchAndRender } = cached ?? (await import('./search.js'));
       return searchAndRender(event, { env: process.env });
     },

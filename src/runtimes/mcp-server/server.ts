@@ -2,6 +2,7 @@
 // `write: {"enabled": true}` and a Mem0 writer. Transport-agnostic so tests can connect in memory.
 
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import * as z from 'zod';
 import { MAX_ITEMS } from '../../base/limits.js';
 import type { RuntimeConfigV1 } from '../../config/schema.js';
@@ -37,8 +38,16 @@ export interface ServerOptions {
   version: string;
 }
 
+/**
+ * The SDK checks a client's elicitation answers with a JSON Schema validator (ajv unless given one).
+ * This server never elicits, so it needs none: passing this keeps ajv out of its start (build.mjs).
+ */
+const NEVER_ELICITS: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: 'this server never elicits' }),
+};
+
 export function createExternalContextServer({ config, provider, version }: ServerOptions): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version });
+  const server = new McpServer({ name: MCP_SERVER_NAME, version }, { jsonSchemaValidator: NEVER_ELICITS });
   const deadline = (signal: AbortSignal) => AbortSignal.any([signal, AbortSignal.timeout(config.timeoutMs)]);
 
   server.registerTool(

@@ -2,8 +2,9 @@
 // that starts with the process, answer exactly one JSON object on stdout, exit. Nothing — timer,
 // socket, proxy — outlives the answer, and stderr stays empty.
 import { HOOK_BUDGET_MS, HOOK_STDIN_BYTES } from '../../base/limits.js';
+import { parseJson, readStdin } from '../../startup/stdin.js';
+import { useOneThread } from '../../startup/threadpool.js';
 import { silenceWarnings, writeStdoutSync } from './process.js';
-import { parseJson, readStdin } from './stdin.js';
 
 export interface HookSpec {
   /** The answer for a budget overrun or a crash. */
@@ -14,10 +15,8 @@ export interface HookSpec {
 
 export function runHook(spec: HookSpec): void {
   silenceWarnings();
-  // libuv reads this when the threadpool first starts (the stdin read below): one thread instead of
-  // four is all a hook needs (stdin, then at most one DNS lookup) and starts measurably faster.
-  // The launcher never passes the variable on (policies/environment.json), so nothing is overridden.
-  process.env['UV_THREADPOOL_SIZE'] = '1';
+  // Before the stdin read below starts the threadpool.
+  useOneThread();
   let finished = false;
   const stdin = readStdin(HOOK_STDIN_BYTES);
   const finish = (output: string) => {

@@ -102,6 +102,66 @@ function v11(v: unknown, p: Path, issues: Issue[]): unknown {
 }
 
 function v12(v: unknown, p: Path, issues: Issue[]): unknown {
+  if (v !== '127.0.0.1') issues.push({ code: 'invalid_value', path: p });
+  return v;
+}
+
+function v13(v: unknown, p: Path, issues: Issue[]): unknown {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return fail(issues, p, 'number');
+  if (!Number.isInteger(v)) return fail(issues, p, 'int');
+  if (!Number.isSafeInteger(v))
+    issues.push({ code: v > 0 ? 'too_big' : 'too_small', path: p, continue: true });
+  return v;
+}
+
+function v14(v: unknown, p: Path, issues: Issue[]): unknown {
+  const s = issues.length;
+  const x = v13(v, p, issues);
+  if (aborted(issues, s)) return x;
+  if (!((x as number) >= 1)) issues.push({ code: 'too_small', path: p, continue: true });
+  if (!((x as number) <= 65535)) issues.push({ code: 'too_big', path: p, continue: true });
+  return x;
+}
+
+function v15(v: unknown, p: Path, issues: Issue[]): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
+  const o = v as Json;
+  const out: Json = {};
+  out['name'] = v3(o['name'], [...p, 'name'], issues);
+  out['port'] = v14(o['port'], [...p, 'port'], issues);
+  const keys = ['name', 'port'];
+  const unknown = Object.keys(o).filter((key) => !keys.includes(key));
+  if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
+  return out;
+}
+
+function v16(v: unknown, p: Path, issues: Issue[]): unknown {
+  if (!Array.isArray(v)) return fail(issues, p, 'array');
+  const out: unknown[] = new Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v15(v[i], [...p, i], issues);
+  return out;
+}
+
+function v17(v: unknown, p: Path, issues: Issue[]): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
+  const o = v as Json;
+  const out: Json = {};
+  out['user'] = v3(o['user'], [...p, 'user'], issues);
+  out['host'] = v12(o['host'], [...p, 'host'], issues);
+  out['key'] = v3(o['key'], [...p, 'key'], issues);
+  out['listeners'] = v16(o['listeners'], [...p, 'listeners'], issues);
+  out['keyVariables'] = v5(o['keyVariables'], [...p, 'keyVariables'], issues);
+  const keys = ['user', 'host', 'key', 'listeners', 'keyVariables'];
+  const unknown = Object.keys(o).filter((key) => !keys.includes(key));
+  if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
+  return out;
+}
+
+function v18(v: unknown, p: Path, issues: Issue[]): unknown {
+  return v === undefined ? undefined : v17(v, p, issues);
+}
+
+function v19(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   const o = v as Json;
   const out: Json = {};
@@ -112,28 +172,28 @@ function v12(v: unknown, p: Path, issues: Issue[]): unknown {
   return out;
 }
 
-function v13(v: unknown, p: Path, issues: Issue[]): unknown {
+function v20(v: unknown, p: Path, issues: Issue[]): unknown {
   if (v !== true) issues.push({ code: 'invalid_value', path: p });
   return v;
 }
 
-function v14(v: unknown, p: Path, issues: Issue[]): unknown {
+function v21(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   const o = v as Json;
   const out: Json = {};
-  out['inherit'] = v13(o['inherit'], [...p, 'inherit'], issues);
+  out['inherit'] = v20(o['inherit'], [...p, 'inherit'], issues);
   const keys = ['inherit'];
   const unknown = Object.keys(o).filter((key) => !keys.includes(key));
   if (unknown.length > 0) issues.push({ code: 'unrecognized_keys', path: p, keys: unknown, continue: true });
   return out;
 }
 
-function v15(v: unknown, p: Path, issues: Issue[]): unknown {
+function v22(v: unknown, p: Path, issues: Issue[]): unknown {
   const i0: Issue[] = [];
-  const o0 = v12(v, p, i0);
+  const o0 = v19(v, p, i0);
   if (i0.length === 0) return o0;
   const i1: Issue[] = [];
-  const o1 = v14(v, p, i1);
+  const o1 = v21(v, p, i1);
   if (i1.length === 0) return o1;
   const open = [i0, i1].filter((found) => !aborted(found, 0));
   if (open.length === 1) {
@@ -145,17 +205,17 @@ function v15(v: unknown, p: Path, issues: Issue[]): unknown {
   return v;
 }
 
-function v16(v: unknown, p: Path, issues: Issue[]): unknown {
+function v23(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'record');
   const o = v as Json;
   const out: Json = {};
   for (const key of Object.keys(o)) {
-    if (key !== '__proto__') out[key] = v15(o[key], [...p, key], issues);
+    if (key !== '__proto__') out[key] = v22(o[key], [...p, key], issues);
   }
   return out;
 }
 
-function v17(v: unknown, p: Path, issues: Issue[]): unknown {
+function v24(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   const o = v as Json;
   const out: Json = {};
@@ -168,7 +228,7 @@ function v17(v: unknown, p: Path, issues: Issue[]): unknown {
   return out;
 }
 
-function v18(v: unknown, p: Path, issues: Issue[]): unknown {
+function v25(v: unknown, p: Path, issues: Issue[]): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(issues, p, 'object');
   const o = v as Json;
   const out: Json = {};
@@ -190,8 +250,9 @@ function v18(v: unknown, p: Path, issues: Issue[]): unknown {
   out['repositoryTrust'] = v7(o['repositoryTrust'], [...p, 'repositoryTrust'], issues);
   out['environment'] = v9(o['environment'], [...p, 'environment'], issues);
   if ('developers' in o) out['developers'] = v11(o['developers'], [...p, 'developers'], issues);
-  out['credentials'] = v16(o['credentials'], [...p, 'credentials'], issues);
-  out['externalContext'] = v17(o['externalContext'], [...p, 'externalContext'], issues);
+  if ('broker' in o) out['broker'] = v18(o['broker'], [...p, 'broker'], issues);
+  out['credentials'] = v23(o['credentials'], [...p, 'credentials'], issues);
+  out['externalContext'] = v24(o['externalContext'], [...p, 'externalContext'], issues);
   const keys = [
     'version',
     'profile',
@@ -206,6 +267,7 @@ function v18(v: unknown, p: Path, issues: Issue[]): unknown {
     'repositoryTrust',
     'environment',
     'developers',
+    'broker',
     'credentials',
     'externalContext',
   ];
@@ -217,6 +279,6 @@ function v18(v: unknown, p: Path, issues: Issue[]): unknown {
 /** For values JSON.parse makes (strings, numbers, booleans, null, arrays and plain objects). */
 export function validateLaunchPlan(value: unknown): Validation<LaunchPlan> {
   const issues: Issue[] = [];
-  const out = v18(value, [], issues);
+  const out = v25(value, [], issues);
   return issues.length === 0 ? { ok: true, value: out as LaunchPlan } : { ok: false, issues };
 }

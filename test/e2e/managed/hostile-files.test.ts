@@ -359,9 +359,12 @@ describe('neutralised or ordinary repositories start, from the repository and fr
           60_000,
         );
         let answered = false;
-        void refusal.then(() => {
-          answered = true;
-        });
+        refusal.then(
+          () => {
+            answered = true;
+          },
+          () => undefined,
+        );
         const deadline = Date.now() + 60_000;
         while (!answered) {
           await s.term.flush();

@@ -309,6 +309,10 @@ describe("managed files stay the admin's: Qwen as a non-root user through launch
       await s.term.waitFor('ANSWER-READ-DONE-6d1', 30_000);
       await s.submit('Thanks, that is all');
       await s.term.waitFor('ANSWER-PLAIN-FILES-3a8', 30_000);
+      // The first start in a new QWEN_HOME: the launcher seeded the empty extension store, so Qwen
+      // had nothing to create under its extension watcher and told the developer nothing about it
+      // (unseeded, every first start shows the notice: test/e2e/measure/extensions.ts).
+      expect(s.term.fullText()).not.toContain('Extensions changed on disk');
       expect(await s.quit()).toBe(0);
 
       const qwenHome = w.qwenHome(KIND);

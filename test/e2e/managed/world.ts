@@ -56,6 +56,11 @@ export interface WorldOptions {
   services?: Record<string, FakeService>;
   /** Another supported Qwen's cli.js in the run location (toolchain.ts `qwenCliOf`); default 0.24.4. */
   qwenCli?: string;
+  /**
+   * A credential broker (deployment.json `broker`) running as this system user on these ports: the
+   * credential files are then root's alone (0600), and the world's user is the one allowed developer.
+   */
+  broker?: { user: string; ports: Record<string, number> };
 }
 
 /**
@@ -158,10 +163,12 @@ export class ManagedWorld {
       const credentials: Record<string, Record<string, unknown>> = {};
       const secret = (name: string, value: string): string => {
         const file = join(secretsDir, `${name.toLowerCase()}.secret`);
-        writeFileSync(file, `${value}\n`, { mode: 0o640 });
-        chmodSync(file, 0o640);
-        // Root-owned, readable by the user's group only: the user can read it, never change it.
-        chownSync(file, 0, user!.gid);
+        // Root-owned, readable by the user's group only: the user can read it, never change it. With a
+        // broker, root's alone: the broker reads it before it drops privileges.
+        const mode = options.broker === undefined ? 0o640 : 0o600;
+        writeFileSync(file, `${value}\n`, { mode });
+        chmodSync(file, mode);
+        chownSync(file, 0, options.broker === undefined ? user!.gid : 0);
         return file;
       };
       for (const [name, value] of Object.entries(options.credentials ?? {})) {
@@ -189,6 +196,12 @@ export class ManagedWorld {
           security: { auth: { selectedType: 'openai', baseUrl: model.baseUrl } },
         },
         ...(options.approvalGuard !== undefined ? { approvalGuard: options.approvalGuard } : {}),
+        ...(options.broker === undefined
+          ? {}
+          : {
+              developers: { users: [user.name] },
+              broker: { user: options.broker.user, ports: options.broker.ports },
+            }),
         profiles: options.profiles,
       };
       const deploymentFile = join(root, 'deployment.json');

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 import { REPO, tempDir } from '../../unit/deploy/fixtures.js';
 
@@ -32,12 +33,12 @@ describe('qwen-managed --help, --version and exit codes', () => {
   it('lists every command', () => {
     const { code, stdout } = run(['--help']);
     expect(code).toBe(0);
-    for (const command of ['render', 'verify', 'probe', 'plan', 'rollback', 'serve-context'])
+    for (const command of ['render', 'verify', 'probe', 'plan', 'rollback', 'status', 'serve-context'])
       expect(stdout).toContain(`  ${command}`);
     expect(stdout).toContain('Exit codes: 0 success, 1 refused input or failed checks, 2 usage error');
   });
 
-  it.each(['render', 'verify', 'probe', 'plan', 'rollback', 'serve-context'])(
+  it.each(['render', 'verify', 'probe', 'plan', 'rollback', 'status', 'serve-context'])(
     '%s --help exits 0 with its usage',
     (command) => {
       const { code, stdout } = run([command, '--help']);
@@ -46,13 +47,27 @@ describe('qwen-managed --help, --version and exit codes', () => {
     },
   );
 
-  it('--version prints the package version', async () => {
-    const pkg = JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8'));
-    expect(run(['--version'])).toMatchObject({ code: 0, stdout: `qwen-managed ${pkg.version}\n` });
-  });
+  it.each([['--version'], ['-V'], ['-v'], ['version']])(
+    '%s prints the toolkit version, the default Qwen version and the supported ones',
+    async (flag) => {
+      const pkg = JSON.parse(await fs.readFile(path.join(REPO, 'package.json'), 'utf8'));
+      expect(run([flag])).toMatchObject({
+        code: 0,
+        stdout: `qwen-managed ${pkg.version}\nQwen Code ${DEFAULT_QWEN_VERSION} (default); supported: ${SUPPORTED_QWEN_VERSIONS.join(', ')}\n`,
+        stderr: '',
+      });
+    },
+  );
 
   it.each([
-    [['frobnicate'], /unknown command "frobnicate"/],
+    [['frobnicate'], /unknown command "frobnicate" \(commands: render, verify/],
+    // "Did you mean" for commands and flags, with the rule settings keys use (src/text/closest.ts).
+    [['rendr'], /unknown command "rendr"; did you mean "render"\?/],
+    [
+      ['render', '--deploymnet', 'x.json'],
+      /render: Unknown option '--deploymnet'; did you mean '--deployment'\?/,
+    ],
+    [['verify', '--dri', '.'], /verify: Unknown option '--dri'; did you mean '--dir'\?/],
     [['render'], /render: --deployment is required/],
     [['render', '--deployment', 'x', '--bogus'], /Unknown option '--bogus'/],
     [['verify', 'stray'], /Unexpected argument 'stray'/],

@@ -14,6 +14,7 @@ import {
   GENERIC_SEARCH_ROUTE,
   OSS_SEARCH_ROUTE,
   POLARDB_SEARCH_ROUTE,
+  startDataworksBff,
   startGenericSearch,
   startMem0Oss,
   startPolarDbMem0,
@@ -30,6 +31,7 @@ let work: string;
 let generic: FakeService;
 let oss: FakeMem0Oss;
 let polar: FakeService & { store: FakeMem0Oss['store'] };
+let bff: FakeService & { store: FakeMem0Oss['store'] };
 
 // Async spawn: the fakes run in this process and must keep answering while the CLI waits.
 function run(args: string[], env: Record<string, string> = {}) {
@@ -58,12 +60,14 @@ beforeAll(async () => {
   oss.store.add('bob prefers tabs', { user_id: 'bob' });
   polar = await startPolarDbMem0({ apiKey: MEM0_KEY });
   polar.store.add(SECRET_MEMORY, { user_id: 'alice', agent_id: 'qwen' });
+  bff = await startDataworksBff({ token: MEM0_KEY, forbiddenTokens: [TOKEN], items: { id: 'memory_id' } });
+  bff.store.add(SECRET_MEMORY, { user_id: `bff:${MEM0_KEY}` });
   await fs.writeFile(path.join(work, 'context.token'), `${TOKEN}\n`, { mode: 0o600 });
   await fs.writeFile(path.join(work, 'mem0.key'), `${MEM0_KEY}\n`, { mode: 0o600 });
 });
 
 afterAll(async () => {
-  await Promise.all([generic.close(), oss.close(), polar.close()]);
+  await Promise.all([generic.close(), oss.close(), polar.close(), bff.close()]);
   await fs.rm(work, { recursive: true, force: true });
 });
 
@@ -361,5 +365,47 @@ describe('qwen-managed probe: one read-only search per profile, judged against t
       generic.requests.slice(before).map((r) => [`${r.method} ${r.route}`, r.headers.authorization]),
     ).toEqual([[GENERIC_SEARCH_ROUTE, `Bearer ${TOKEN}`]]);
     noSecrets(result.stdout);
+  });
+});
+
+describe('qwen-managed probe: the DataWorks BFF (dataworks-bff-memory-v1)', () => {
+  const bffProvider = () => ({ type: 'dataworks-bff-memory-v1', baseUrl: bff.url, tokenEnv: 'MEM0_API_KEY' });
+
+  it('one search with the Bearer token: the envelope and its items in the exact shape (memory_id ids); no scope on the wire', async () => {
+    const dir = await install('bff', { 'on-demand': { provider: bffProvider() } }, keyFile());
+    const before = bff.requests.length;
+    const result = await run(['probe', '--dir', dir, '--json']);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(JSON.parse(result.stdout).probes).toEqual([
+      expect.objectContaining({
+        profile: 'on-demand',
+        contract: 'dataworks-bff-memory-v1',
+        url: `${bff.url}/dmai/mem0MemoriesSearch`,
+        ok: true,
+        shape: 'exact',
+        scope: 'not-applicable',
+        results: 1,
+      }),
+    ]);
+    expect(
+      bff.requests.slice(before).map((r) => [`${r.method} ${r.route}`, r.headers.authorization]),
+    ).toEqual([['POST /dmai/mem0MemoriesSearch', `Bearer ${MEM0_KEY}`]]);
+    noSecrets(result.stdout + result.stderr);
+  });
+
+  it('a token the BFF refuses in its envelope (HTTP 200, code 403): no answer, exit 1, never the message', async () => {
+    await fs.writeFile(path.join(work, 'bff-readonly.token'), `${TOKEN}\n`, { mode: 0o600 });
+    const dir = await install(
+      'bff-refused',
+      { 'on-demand': { provider: bffProvider() } },
+      { MEM0_API_KEY: { file: path.join(work, 'bff-readonly.token') } },
+    );
+    const result = await run(['probe', '--dir', dir, '--json']);
+    expect(result.code).toBe(1);
+    const [probe] = JSON.parse(result.stdout).probes;
+    expect(probe).toMatchObject({ ok: false, shape: 'no-answer', results: null });
+    expect(probe.message).toMatch(/refused/);
+    expect(result.stdout).not.toContain('no permission for memories');
+    noSecrets(result.stdout + result.stderr);
   });
 });

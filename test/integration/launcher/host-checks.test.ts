@@ -217,6 +217,23 @@ const ROWS: Row[] = [
       `Qwen 0.25.0 at ${q(i.qwen)} is not a version this toolkit supports (${SUPPORTED}); pin a supported Qwen or upgrade qwen-managed`,
     ],
   ],
+  [
+    // Issue 28: the launcher started Qwen 0.24.4 on a Node older than its engines allow.
+    "the pinned node is older than the Qwen package's engines.node",
+    (i) =>
+      fs.writeFileSync(
+        path.join(i.qwen, 'package.json'),
+        JSON.stringify({
+          name: '@qwen-code/qwen-code',
+          version: '0.24.4',
+          type: 'commonjs',
+          engines: { node: '>=99.0.0' },
+        }),
+      ),
+    (i) => [
+      `node ${q(i.node)} is ${spawnSync(runner, ['--version'], { encoding: 'utf8' }).stdout.trim()}, but Qwen 0.24.4 at ${q(i.qwen)} declares engines.node ">=99.0.0": it cannot start on it; fix: pin a Node that satisfies ">=99.0.0" (docs/admin.md, "Installing Qwen for a deployment")`,
+    ],
+  ],
 ];
 
 describe('one set of host checks: verify on the real install and the launcher report the same problems', () => {

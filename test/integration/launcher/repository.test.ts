@@ -419,6 +419,13 @@ describe('launch-qwen: every repository path judged as Qwen will open it, from w
       ],
     ],
     [
+      '.qwen/rules as a link to a directory of the user (Qwen reads every rule file below it)',
+      { home: { 'notes/rule.md': 'Always …\n' }, links: { '.qwen/rules': '<home>/notes' } },
+      [
+        `<repo>/.qwen/rules: (where it leads): it leads to ~/notes (<repo>/.qwen/rules -> ~/notes), outside the repository <repo>; ${FIX_LINK}`,
+      ],
+    ],
+    [
       '.gitignore linking to /proc/self/environ',
       { links: { '.gitignore': '/proc/self/environ' } },
       [
@@ -494,6 +501,18 @@ describe('launch-qwen: every repository path judged as Qwen will open it, from w
         ],
       });
     }
+  });
+
+  it('refuses an @../ import that Qwen follows because the project root (.git) is above the repository', async () => {
+    const c = fixture({ repo: { 'QWEN.md': 'See @../secret.md\n' } });
+    const parent = path.dirname(c.f.cwd);
+    fs.mkdirSync(path.join(parent, '.git'));
+    fs.writeFileSync(path.join(parent, 'secret.md'), 'outside\n');
+    const { code, output } = await launch(c, 'repo');
+    expect(code).toBe(1);
+    expect(refusalLines(c, output)[0]).toBe(
+      `<repo>/QWEN.md: @../secret.md: it leads to ${parent}/secret.md, outside the repository <repo>; fix: keep the path inside the repository, or remove it`,
+    );
   });
 
   it('refuses the output-language rule linking to /proc/self/environ even in an untrusted repository (Qwen reads it whatever the trust)', async () => {

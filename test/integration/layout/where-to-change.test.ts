@@ -268,7 +268,12 @@ const RECIPES: Recipe[] = [
         console.log(golden.includes('"hideTips": true'));`,
       prints: 'true',
     },
-    missed: { failing: ['test/unit/deploy/render.test.ts', 'examples/deployments/auto-recall.json'] },
+    missed: {
+      failing: [
+        'test/unit/deploy/render.test.ts',
+        'golden renders (every profile × platform) examples/deployments/auto-recall.json',
+      ],
+    },
   },
 ];
 

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decideApprovalGuard, parseGuardedModes } from '../../../src/runtimes/approval-guard/decide.js';
 import { readAutoRecallEvent } from '../../../src/runtimes/auto-recall/event.js';
 import { searchAndRender } from '../../../src/runtimes/auto-recall/search.js';
-import { parseJson } from '../../../src/runtimes/shared/stdin.js';
 import { decideWriteConfirmation } from '../../../src/runtimes/write-confirmation/decide.js';
+import { parseJson } from '../../../src/startup/stdin.js';
 import {
   CONTENT_CANARY,
   CREDENTIAL_NAMES,

@@ -125,6 +125,18 @@ describe('shipped code uses public Node APIs only', () => {
     expect(fs.readFileSync(path.join(ROOT, 'dist/runtime', file), 'utf8').includes('_zod')).toBe(expected);
   });
 
+  // What the MCP SDK imports but a stdio server with zod v4 schemas never runs (scripts/build.mjs
+  // stubs it): its start would load it for nothing. Each marker is a string only that package carries.
+  it.each([
+    ['ajv', 'ajv implementation error', 'ajv/dist/compile/validate/index.js'],
+    ['zod v3', 'ZodEffects', 'zod/v3/types.js'],
+    ['zod-to-json-schema', 'definitionPath', 'zod-to-json-schema/dist/esm/Options.js'],
+  ])('mcp-server.js does not bundle %s', (_what, marker, packageFile) => {
+    expect(fs.readFileSync(path.join(ROOT, 'dist/runtime/mcp-server.js'), 'utf8')).not.toContain(marker);
+    // Negative control: the package itself carries the marker.
+    expect(fs.readFileSync(path.join(ROOT, 'node_modules', packageFile), 'utf8')).toContain(marker);
+  });
+
   it.each([
     ["process.binding('tcp_wrap')"],
     ["internalBinding('fs')"],

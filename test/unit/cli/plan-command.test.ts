@@ -313,7 +313,10 @@ describe('qwen-managed plan', () => {
       ['--dir', '/x', '--profile', 'bogus'],
       'plan: unknown profile kind "bogus" (kinds: on-demand, auto-recall, write, openclaw-recall)',
     ],
-    [['--dir', '/x', '--profile', 'write', '--yolo'], "plan: Unknown option '--yolo'"],
+    [
+      ['--dir', '/x', '--profile', 'write', '--yolo'],
+      "plan: Unknown option '--yolo' (options: --dir, --profile, --json, --help)",
+    ],
   ])('usage error for %j', async (args, message) => {
     await expect(runPlan(args)).rejects.toThrow(new UsageError(message));
   });

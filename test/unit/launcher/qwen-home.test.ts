@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +12,7 @@ import {
   QWEN_HOME_SETTINGS,
   qwenHomePath,
 } from '../../../launcher/qwen-home.js';
+import { DEFAULT_QWEN_VERSION, pinnedQwenFacts } from '../../../src/qwen/versions.js';
 import { problems } from './problems.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -136,6 +138,45 @@ describe('ensureQwenHome', () => {
     expect(JSON.parse(QWEN_HOME_SETTINGS)).toEqual({ $version: 4 });
     expect(mode(path.join(qwenHome, 'settings.json'))).toBe(0o600);
     expect(fs.readdirSync(qwenHome)).toEqual(['settings.json']);
+  });
+
+  it("seeds a new home with the pinned Qwen's empty extension store (0600 files, 0700 directories)", () => {
+    const { home, qwenHome } = fresh();
+    const seed = pinnedQwenFacts(DEFAULT_QWEN_VERSION).qwenHomeSeed;
+    ensureQwenHome(qwenHome, { home, uid, platform: 'linux', fs, uniqueSuffix: 'test', seed });
+    expect(Object.keys(seed).sort()).toEqual([
+      'extension-store/state.json',
+      'extensions/extension-enablement.json',
+    ]);
+    for (const [rel, content] of Object.entries(seed)) {
+      expect([fs.readFileSync(path.join(qwenHome, rel), 'utf8'), mode(path.join(qwenHome, rel))]).toEqual([
+        content,
+        0o600,
+      ]);
+      expect(mode(path.dirname(path.join(qwenHome, rel)))).toBe(0o700);
+    }
+    // The store is empty and its projection hash is the one Qwen computes for the empty enablement file.
+    const state = JSON.parse(seed['extension-store/state.json']!);
+    expect(state).toEqual({
+      version: 2,
+      generation: 0,
+      legacyProjectionHash: createHash('sha256').update(JSON.stringify({})).digest('hex'),
+      extensions: {},
+    });
+    expect(JSON.parse(seed['extensions/extension-enablement.json']!)).toEqual({});
+  });
+
+  it('never seeds into a directory Qwen already made: an existing store stays as it is', () => {
+    const { home, qwenHome } = fresh();
+    fs.mkdirSync(path.join(qwenHome, 'extension-store'), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(qwenHome, 'extension-store', 'state.json'), '{"version":2,"generation":7}');
+    const seed = pinnedQwenFacts(DEFAULT_QWEN_VERSION).qwenHomeSeed;
+    ensureQwenHome(qwenHome, { home, uid, platform: 'linux', fs, uniqueSuffix: 'test', seed });
+    expect(fs.readFileSync(path.join(qwenHome, 'extension-store', 'state.json'), 'utf8')).toBe(
+      '{"version":2,"generation":7}',
+    );
+    // The other top-level directory was new: it is seeded.
+    expect(fs.existsSync(path.join(qwenHome, 'extensions', 'extension-enablement.json'))).toBe(true);
   });
 
   it('leaves existing levels and an existing settings.json alone', () => {

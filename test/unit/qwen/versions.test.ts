@@ -67,16 +67,42 @@ describe('supported Qwen versions', () => {
       [
         'defaultExcludedEnvVars',
         'hookTimeoutUnit',
+        'modelClients',
         'nodeEngines',
         'packagingDefects',
+        'qwenHomeSeed',
         'ripgrep',
         'settings',
       ].sort(),
     );
+    // The model clients the credential broker fronts: each names its key and base-URL variables, the
+    // header the key travels in, and at least one request (paths relative to the base URL's path).
+    for (const client of Object.values(entry.modelClients as Record<string, Record<string, unknown>>)) {
+      expect(Object.keys(client).sort()).toEqual([
+        'baseUrlVariable',
+        'credentialHeader',
+        'keyVariable',
+        'routes',
+      ]);
+      const routes = client.routes as Array<{ method: string; path: string }>;
+      expect(routes.length).toBeGreaterThan(0);
+      for (const route of routes) {
+        expect(['GET', 'POST']).toContain(route.method);
+        expect(route.path).toMatch(/^\/[a-z/]+$/);
+      }
+    }
     expect(['seconds', 'milliseconds']).toContain(entry.hookTimeoutUnit);
     // A range the engines check can read (it judges a pinned node by it where no package is there).
     expect(satisfiesEngines('v22.23.3', String(entry.nodeEngines))).toBe(true);
     expect(satisfiesEngines('v20.20.2', String(entry.nodeEngines))).toBe(false);
+    // Seed files: plain relative paths, each a JSON document.
+    for (const [rel, content] of Object.entries(entry.qwenHomeSeed as Record<string, string>)) {
+      expect(
+        rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..'),
+        rel,
+      ).toBe(true);
+      expect(() => JSON.parse(content), rel).not.toThrow();
+    }
     for (const defect of entry.packagingDefects as unknown[])
       expect(['ripgrep-not-executable']).toContain(defect);
     // The settings table it names is extracted (policies/qwen/<dir>/) and bundled.

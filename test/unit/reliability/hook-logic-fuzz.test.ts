@@ -18,7 +18,6 @@ import { PERMISSION_REMEMBER } from '../../../src/contracts/names.js';
 import { decideApprovalGuard, parseGuardedModes } from '../../../src/runtimes/approval-guard/decide.js';
 import { readAutoRecallEvent } from '../../../src/runtimes/auto-recall/event.js';
 import { searchAndRender } from '../../../src/runtimes/auto-recall/search.js';
-import { parseJson } from '../../../src/runtimes/shared/stdin.js';
 import {
   ASK_QUESTION,
   decideWriteConfirmation,
@@ -26,6 +25,7 @@ import {
   REASON_MODE,
   REASON_PLAN,
 } from '../../../src/runtimes/write-confirmation/decide.js';
+import { parseJson } from '../../../src/startup/stdin.js';
 import { isPlainObject } from '../../../src/text/json.js';
 import { CONTENT_CANARY, CREDENTIALS, PROMPT_CANARY } from '../../fixtures/canaries.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';

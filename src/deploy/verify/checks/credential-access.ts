@@ -13,8 +13,7 @@ import {
   readBlocker,
   readersOf,
 } from '../../../host/accounts.js';
-import { posixQuote } from '../../../policy/quote.js';
-import { showValue } from '../../json.js';
+import { posixQuote, show } from '../../../policy/quote.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';
 
@@ -50,7 +49,7 @@ const mode = (stat: PathStat) => stat.mode.toString(8).padStart(4, '0');
 function describe(stat: PathStat, db: AccountDb): string {
   const owner = db.users.find((u) => u.uid === stat.uid)?.name ?? `uid ${stat.uid}`;
   const group = db.groups.find((g) => g.gid === stat.gid)?.name ?? `gid ${stat.gid}`;
-  return `${showValue(stat.path)} (${stat.directory ? 'directory' : 'file'}, mode ${mode(stat)}, ${owner}:${group})`;
+  return `${show(stat.path)} (${stat.directory ? 'directory' : 'file'}, mode ${mode(stat)}, ${owner}:${group})`;
 }
 
 /** The fix for an entry that stops a developer: a directory needs its search bit, the file its group. */
@@ -81,12 +80,12 @@ export function checkCredentialAccess(
     );
   const users = (developers?.users ?? []).flatMap((name) => {
     const account = findUser(db, name);
-    if (account === undefined) unknown(`developers.users ${showValue(name)}`);
+    if (account === undefined) unknown(`developers.users ${show(name)}`);
     return account === undefined ? [] : [account];
   });
   const groups = (developers?.groups ?? []).flatMap((name) => {
     const group = findGroup(db, name);
-    if (group === undefined) unknown(`developers.groups ${showValue(name)}`);
+    if (group === undefined) unknown(`developers.groups ${show(name)}`);
     return group === undefined ? [] : [group];
   });
   const isDeveloper = (name: string, gid: number) =>
@@ -97,7 +96,7 @@ export function checkCredentialAccess(
     const chain = facts.chains.get(file);
     if (chain === undefined || chain === null || chain.length === 0) continue; // host.pins reports absence
     judged = true;
-    const label = `credential file of ${names.join(', ')} ${showValue(file)}`;
+    const label = `credential file of ${names.join(', ')} ${show(file)}`;
     if (developers === undefined) {
       if (!readableByEveryone(chain) && readersOf(db, chain).length === 0) {
         warnings.push(

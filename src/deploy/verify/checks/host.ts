@@ -9,7 +9,7 @@ import { EXTRA_CA_VARIABLE } from '../../../contracts/layout.js';
 import { satisfiesEngines } from '../../../host/node-engines.js';
 import type { QwenPackageFact } from '../../../host/qwen-package.js';
 import { nodeEnginesProblem, qwenWrapperProblem } from '../../../host/qwen-pins.js';
-import { posixQuote } from '../../../policy/quote.js';
+import { posixQuote, show } from '../../../policy/quote.js';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../../qwen/versions.js';
 import { showValue } from '../../json.js';
 import type { Checks } from '../report.js';
@@ -155,9 +155,10 @@ export function checkHost(
   const qwen = options.qwen?.kind === 'walked' && options.qwen.qwenPackage ? options.qwen : undefined;
   if (!options.real) {
     // The launcher's own rules, by the pin's resolved target (on the real install host.install has them).
-    const wrapper = qwenWrapperProblem(plan.qwenCli, options.qwenCliReal, showValue);
+    // Whole paths (show), as the launcher prints them: a cut path would hide which file to fix.
+    const wrapper = qwenWrapperProblem(plan.qwenCli, options.qwenCliReal, show);
     if (wrapper !== undefined) errors.push(wrapper);
-    const engines = qwen === undefined ? undefined : nodeEnginesProblem(plan.node, version, qwen, showValue);
+    const engines = qwen === undefined ? undefined : nodeEnginesProblem(plan.node, version, qwen, show);
     if (engines !== undefined) errors.push(engines);
   }
   if (qwen === undefined && version !== undefined) {

@@ -72,7 +72,8 @@ function environmentProblems(plan: LaunchPlan): string[] {
       problems.push(`credentials ${name} is also inherited or set (it would survive a rollback)`);
   }
   for (const name of plan.externalContext.credentials) {
-    if (!Object.hasOwn(plan.credentials, name))
+    // With a broker the session holds the public key in its place (broker.routing checks it).
+    if (!Object.hasOwn(plan.credentials, name) && plan.broker?.keyVariables.includes(name) !== true)
       problems.push(`externalContext.credentials names ${name}, which "credentials" does not route`);
   }
   return problems;

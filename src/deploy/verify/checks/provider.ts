@@ -198,15 +198,18 @@ export function checkProviders(view: TreeView, checks: Checks): void {
       );
       if (profile.plan !== undefined && profile.state === 'active') {
         const name = credentialVariable(config.provider);
+        const brokered = profile.plan.broker?.keyVariables.includes(name) === true;
         const routed =
           profile.plan.externalContext.credentials.includes(name) &&
-          Object.hasOwn(profile.plan.credentials, name);
+          (Object.hasOwn(profile.plan.credentials, name) || brokered);
         checks.add(
           'provider.credential',
           { profile: kind, file: profileRel(kind, PROFILE_FILES.launchPlan) },
           routed,
           routed
-            ? `routes the provider credential ${name}`
+            ? brokered
+              ? `the provider credential ${name} is held by the credential broker (the session gets its public key)`
+              : `routes the provider credential ${name}`
             : `does not route the provider credential ${name} (credentials and externalContext.credentials)`,
         );
         for (const warning of providerWarnings(kind, config))

@@ -2,7 +2,7 @@
 // socket (what Qwen gives a hook) it loads node:net and Node's stream stack, which costs more than
 // the rest of a no-op hook (docs/performance.md).
 import { read } from 'node:fs';
-import { parseJsonBytes } from '../../text/json.js';
+import { parseJsonBytes } from '../text/json.js';
 
 export type StdinResult = { kind: 'ok'; bytes: Buffer } | { kind: 'oversize' };
 

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, readStdin, type StdinResult } from '../../../src/runtimes/shared/stdin.js';
+import { parseJson, readStdin, type StdinResult } from '../../../src/startup/stdin.js';
 import { ROOT } from '../../fixtures/run-runtime.js';
 
 const openFd = promisify(fs.open);
@@ -125,7 +125,7 @@ describe('readStdin: what blocks', () => {
 
 describe("readStdin on a child's own fd 0, with the defaults", () => {
   const SCRIPT = [
-    `import { readStdin } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/runtimes/shared/stdin.ts')).href)};`,
+    `import { readStdin } from ${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/startup/stdin.ts')).href)};`,
     'const stdin = readStdin(Number(process.argv[1]));',
     // A read is in flight right after the call, whatever fd 0 is.
     'const pendingAtStart = stdin.pending();',

@@ -1,0 +1,46 @@
+// The credential broker for `npm run bench`, in its own process as in a deployment: one provider
+// listener in front of the bench's loopback provider, the kernel peer lookup per connection, this
+// user allowed. Prints its port, serves until killed. Run with `node --import tsx`.
+import * as os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Agent } from 'undici';
+import { BROKER_BODY_BYTES, brokerUpstreamTimeoutMs } from '../../src/base/limits.js';
+import { admit } from '../../src/broker/allow.js';
+import { accountCache, socketPeerUid } from '../../src/broker/machine.js';
+import { createBrokerServer } from '../../src/broker/server.js';
+
+const [upstream, token] = process.argv.slice(2) as [string, string];
+const allow = { users: [os.userInfo().username], groups: [] };
+const cache = accountCache([], () => performance.now());
+const server = createBrokerServer({
+  config: {
+    version: 1,
+    user: 'bench',
+    allow,
+    host: '127.0.0.1',
+    credentials: { CONTEXT_API_TOKEN: { file: '/unused' } },
+    listeners: [
+      {
+        name: 'auto-recall',
+        port: 0,
+        upstream,
+        credential: 'CONTEXT_API_TOKEN',
+        header: { name: 'authorization', prefix: 'Bearer ' },
+        timeoutMs: brokerUpstreamTimeoutMs(5000),
+        maxBodyBytes: BROKER_BODY_BYTES.provider,
+        routes: [{ method: 'POST', path: '/v1/context/search' }],
+      },
+    ],
+  },
+  credentials: new Map([['CONTEXT_API_TOKEN', token]]),
+  peerUid: socketPeerUid,
+  admit: (uid) => admit(uid, allow, cache.withUid(uid)),
+  upstream: new Agent(),
+  // As deployed: one audit line per request on stdout (the bench reads and drops them).
+  audit: (line) => process.stdout.write(line),
+  now: () => performance.now(),
+  time: () => new Date().toISOString(),
+  idle: { headersMs: 10_000, bodyMs: 10_000 },
+});
+await server.listen();
+process.stdout.write(`${server.ports().get('auto-recall')}\n`);

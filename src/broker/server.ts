@@ -1,0 +1,365 @@
+// The forwarding server: one loopback HTTP listener per broker.json listener. Per connection it asks
+// the kernel who is calling (never anything the caller sends); per request it admits the caller,
+// matches the pinned routes, removes the caller's credential headers and every held credential from
+// the body, adds the real credential, forwards to the pinned origin without following redirects,
+// streams the answer back, aborts upstream when the caller goes away, and writes one audit line.
+//
+// I/O is injected (the peer lookup, admission, upstream dispatcher, audit sink and clock), so tests
+// drive it with real sockets and real loopback upstreams.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import * as http from 'node:http';
+import type * as net from 'node:net';
+import type { Dispatcher } from 'undici';
+import { BROKER_HEALTH_PATH, BROKER_HOST, CALLER_CREDENTIAL_HEADERS } from '../contracts/broker.js';
+import type { BrokerConfig, BrokerListener } from '../contracts/broker-config.js';
+import type { Admission } from './allow.js';
+import { type AuditDecision, type AuditRecord, auditLine, auditPath } from './audit.js';
+import { matchRoute, ROUTE_REFUSALS } from './routes.js';
+import { stripSecrets } from './strip-secrets.js';
+
+/** What the broker sends upstream without a total deadline (the model): the idle bounds only. */
+export interface IdleTimeouts {
+  headersMs: number;
+  bodyMs: number;
+}
+
+export interface BrokerServerOptions {
+  config: BrokerConfig;
+  /** Credential values by variable name (read before the privilege drop). */
+  credentials: ReadonlyMap<string, string>;
+  /** The uid at the other end of an accepted connection, from the kernel's socket table. */
+  peerUid(socket: net.Socket): number | undefined;
+  admit(uid: number): Admission;
+  upstream: Dispatcher;
+  /** Receives one line per request. */
+  audit(line: string): void;
+  /** Monotonic milliseconds. */
+  now(): number;
+  /** Wall-clock ISO time for the audit. */
+  time(): string;
+  idle: IdleTimeouts;
+}
+
+export interface BrokerServer {
+  /** Binds every listener on 127.0.0.1; rejects (closing what was bound) when one cannot bind. */
+  listen(): Promise<void>;
+  /** The bound port of each listener (its configured port, or the one the OS chose for port 0). */
+  ports(): Map<string, number>;
+  /** Stops accepting, lets requests in flight finish up to `graceMs`, then cuts the rest. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** The connection-level headers a proxy never forwards (RFC 9110 §7.6.1), and ours to set. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
+  // Nothing about the caller's network position travels upstream.
+  'forwarded',
+  'via',
+]);
+
+/** Response headers that would act on the caller's connection, or hand it a cookie for nothing. */
+const RESPONSE_DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'set-cookie',
+]);
+
+/** An error answer in the shape OpenAI-compatible clients show (Qwen prints `error.message`). */
+function errorBody(message: string, code: string): string {
+  return JSON.stringify({
+    error: { message: `qwen-managed broker: ${message}`, type: 'broker_error', code },
+  });
+}
+
+function upstreamHeaders(
+  incoming: IncomingHttpHeaders,
+  listener: BrokerListener,
+  credential: string,
+  bodyLength: number,
+): Record<string, string> {
+  const dropped = new Set([...CALLER_CREDENTIAL_HEADERS, listener.header.name.toLowerCase()]);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || name.startsWith('x-forwarded-'))
+      continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  headers[listener.header.name.toLowerCase()] = `${listener.header.prefix}${credential}`;
+  if (bodyLength > 0) headers['content-length'] = String(bodyLength);
+  return headers;
+}
+
+/** Reads the request body up to `max` bytes; undefined when it is larger (the rest is not read). */
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (Number.isFinite(declared) && declared > max) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Drops an upstream body the caller will not get (its destroy error has nowhere to go). */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  const name = (error as { name?: unknown })?.name;
+  return (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    name === 'TimeoutError'
+  );
+}
+
+export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
+  const { config } = options;
+  const secrets = [...options.credentials.values()];
+  const callers = new WeakMap<net.Socket, number | undefined>();
+  const servers = new Map<string, http.Server>();
+  const bound = new Map<string, number>();
+  const inFlight = new Set<ServerResponse>();
+
+  function handler(listener: BrokerListener) {
+    return (req: IncomingMessage, res: ServerResponse): void => {
+      void serve(listener, req, res);
+    };
+  }
+
+  async function serve(listener: BrokerListener, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = options.now();
+    const uid = callers.get(req.socket);
+    const method = req.method ?? '';
+    const target = req.url ?? '';
+    const admission = uid === undefined ? undefined : options.admit(uid);
+    const record: AuditRecord = {
+      time: options.time(),
+      uid: uid ?? null,
+      user: admission?.user ?? null,
+      listener: listener.name,
+      method,
+      path: auditPath(target),
+      decision: 'refused',
+      status: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+      ms: 0,
+    };
+    inFlight.add(res);
+    let written = false;
+    res.once('close', () => {
+      inFlight.delete(res);
+      record.status = res.statusCode;
+      record.ms = Math.round(options.now() - started);
+      if (!written) {
+        written = true;
+        options.audit(auditLine(record));
+      }
+    });
+    const answer = (status: number, decision: AuditDecision, message: string, code: string): void => {
+      record.decision = decision;
+      if (decision !== 'forwarded' && decision !== 'health') record.reason = message;
+      const body = errorBody(message, code);
+      record.bytesOut = Buffer.byteLength(body);
+      // A refusal ends the connection: nothing more is read from a caller the broker refused.
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': String(record.bytesOut),
+        ...(status === 403 ? { connection: 'close' } : {}),
+      });
+      res.end(body);
+    };
+
+    if (uid === undefined || admission === undefined) {
+      answer(
+        403,
+        'refused',
+        'cannot tell who is calling (no established connection of this caller in the kernel socket table)',
+        'forbidden',
+      );
+      return;
+    }
+    if (!admission.allowed) {
+      answer(
+        403,
+        'refused',
+        `user ${admission.user ?? `uid ${uid}`} is not allowed to use the credential broker; ask your administrator to add you to broker.allow`,
+        'forbidden',
+      );
+      return;
+    }
+    if (target === BROKER_HEALTH_PATH && method === 'GET') {
+      const body = JSON.stringify({
+        broker: 'qwen-managed',
+        listener: listener.name,
+        uid,
+        user: admission.user,
+      });
+      record.decision = 'health';
+      record.bytesOut = Buffer.byteLength(body);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(record.bytesOut) });
+      res.end(body);
+      return;
+    }
+    const match = matchRoute(listener.routes, method, target);
+    if (!match.ok) {
+      answer(403, 'refused', ROUTE_REFUSALS[match.reason], 'route_refused');
+      return;
+    }
+    const raw = await readBody(req, listener.maxBodyBytes);
+    if (raw === undefined) {
+      answer(403, 'refused', `the request body is larger than ${listener.maxBodyBytes} bytes`, 'too_large');
+      return;
+    }
+    record.bytesIn = raw.length;
+    const stripped = stripSecrets(raw, secrets);
+    if (!stripped.ok) {
+      answer(403, 'refused', 'the request body is not UTF-8 JSON', 'not_json');
+      return;
+    }
+    if (stripped.removed > 0) record.stripped = stripped.removed;
+    const credential = options.credentials.get(listener.credential);
+    if (credential === undefined) {
+      // broker.json names a credential the broker did not load: its start refuses that, so a bug.
+      answer(502, 'failed', 'the broker holds no credential for this listener', 'no_credential');
+      return;
+    }
+
+    const abort = new AbortController();
+    const deadline =
+      listener.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => abort.abort(new DOMException('deadline', 'TimeoutError')), listener.timeoutMs);
+    // The caller went away (closed, reset, timed out): the upstream exchange ends with it.
+    const cancel = (): void => {
+      if (!res.writableFinished) abort.abort(new DOMException('caller gone', 'AbortError'));
+    };
+    res.once('close', cancel);
+    try {
+      let upstream: Dispatcher.ResponseData;
+      try {
+        upstream = await options.upstream.request({
+          origin: listener.upstream,
+          path: match.route.path,
+          method: match.route.method as Dispatcher.HttpMethod,
+          headers: upstreamHeaders(req.headers, listener, credential, stripped.body.length),
+          body: stripped.body.length > 0 ? Buffer.from(stripped.body) : null,
+          signal: abort.signal,
+          headersTimeout: listener.timeoutMs ?? options.idle.headersMs,
+          bodyTimeout: listener.timeoutMs ?? options.idle.bodyMs,
+        });
+      } catch (error) {
+        if (res.destroyed) return;
+        const timedOut = isTimeout(error) || isTimeout(abort.signal.reason);
+        if (timedOut) answer(504, 'failed', 'the upstream did not answer in time', 'upstream_timeout');
+        else answer(502, 'failed', 'the upstream could not be reached', 'upstream_unreachable');
+        return;
+      }
+      if (upstream.statusCode >= 300 && upstream.statusCode < 400) {
+        // Never followed, never passed on: a Location could send the caller anywhere.
+        discard(upstream.body);
+        answer(
+          502,
+          'failed',
+          'the upstream answered with a redirect, which the broker never follows',
+          'redirect',
+        );
+        return;
+      }
+      const headers: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(upstream.headers)) {
+        if (value !== undefined && !RESPONSE_DROPPED.has(name)) headers[name] = value;
+      }
+      record.decision = 'forwarded';
+      res.writeHead(upstream.statusCode, headers);
+      try {
+        for await (const chunk of upstream.body) {
+          record.bytesOut += (chunk as Buffer).length;
+          // Back-pressure: a slow caller slows the upstream read, and never grows memory.
+          if (!res.write(chunk))
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                res.off('drain', done);
+                res.off('close', done);
+                resolve();
+              };
+              res.once('drain', done);
+              res.once('close', done);
+            });
+          if (res.destroyed) break;
+        }
+        res.end();
+      } catch {
+        // The upstream broke off mid-answer (or the deadline hit): the caller sees a cut answer.
+        record.decision = 'failed';
+        record.reason = 'the upstream answer ended early';
+        discard(upstream.body);
+        res.destroy();
+      }
+    } finally {
+      if (deadline !== undefined) clearTimeout(deadline);
+      res.off('close', cancel);
+    }
+  }
+
+  return {
+    async listen() {
+      try {
+        for (const listener of config.listeners) {
+          const server = http.createServer({ requestTimeout: 0 }, handler(listener));
+          // Decided once per connection, before any byte of it is read.
+          server.on('connection', (socket: net.Socket) => {
+            callers.set(socket, options.peerUid(socket));
+          });
+          servers.set(listener.name, server);
+          await new Promise<void>((resolve, reject) => {
+            server.once('error', reject);
+            server.listen({ host: BROKER_HOST, port: listener.port, exclusive: true }, () => {
+              server.off('error', reject);
+              resolve();
+            });
+          });
+          bound.set(listener.name, (server.address() as net.AddressInfo).port);
+        }
+      } catch (error) {
+        await Promise.all([...servers.values()].map((s) => new Promise((r) => s.close(r))));
+        throw error;
+      }
+    },
+    ports: () => new Map(bound),
+    async close(graceMs) {
+      const closed = [...servers.values()].map(
+        (s) => new Promise<void>((resolve) => s.close(() => resolve())),
+      );
+      for (const server of servers.values()) server.closeIdleConnections();
+      const timer = setTimeout(() => {
+        for (const res of inFlight) res.destroy();
+        for (const server of servers.values()) server.closeAllConnections();
+      }, graceMs);
+      await Promise.all(closed);
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// `qwen-managed broker --dir DIR`, the sequence: load and check broker.json, the user and the
+// credentials; bind every listener (as root: ports below 1024); become the broker's user; serve until
+// asked to stop. Everything that touches the machine comes in through `BrokerMachine`.
+import * as tls from 'node:tls';
+import { EnvHttpProxyAgent } from 'undici';
+import { BROKER_MODEL_IDLE_MS } from '../base/limits.js';
+import { show } from '../policy/quote.js';
+import { admit } from './allow.js';
+import {
+  BrokerStartError,
+  brokerAccount,
+  type LoadFs,
+  loadBrokerConfig,
+  readBrokerCredentials,
+} from './load.js';
+import type { AccountCache } from './machine.js';
+import { dropPrivileges, type IdentityOps, startMode } from './privileges.js';
+import { type BrokerServer, createBrokerServer } from './server.js';
+
+export interface BrokerMachine {
+  fs: LoadFs;
+  env: Readonly<Record<string, string | undefined>>;
+  ids: IdentityOps;
+  accounts(groups: readonly string[]): AccountCache;
+  shellOf(name: string): string | undefined;
+  peerUid: Parameters<typeof createBrokerServer>[0]['peerUid'];
+  /** A credential file's value: one trailing newline stripped; undefined when nothing is left. */
+  credentialValue(content: string): string | undefined;
+  stdout(line: string): void;
+  stderr(line: string): void;
+  now(): number;
+  time(): string;
+}
+
+export interface RunningBroker {
+  server: BrokerServer;
+  /** Listener name → bound port. */
+  ports: Map<string, number>;
+  user: string;
+  stop(graceMs?: number): Promise<void>;
+}
+
+function bindProblem(error: unknown, port: number, user: string): string {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  if (code === 'EADDRINUSE')
+    return `127.0.0.1:${port} is already in use (another broker, or another service: \`ss -ltnp 'sport = :${port}'\` shows which); stop it or choose other broker.ports`;
+  if (code === 'EACCES')
+    return `cannot bind 127.0.0.1:${port} (EACCES): ports below 1024 need root, or CAP_NET_BIND_SERVICE for ${user}`;
+  return `cannot bind 127.0.0.1:${port} (${code})`;
+}
+
+export async function startBroker(dir: string, machine: BrokerMachine): Promise<RunningBroker> {
+  const { config } = loadBrokerConfig(dir, machine.fs);
+  const cache = machine.accounts(config.allow.groups);
+  const account = brokerAccount(config, cache.get(), machine.shellOf);
+  const mode = startMode(machine.ids, account);
+  const credentials = readBrokerCredentials(config, {
+    ...(machine.env['CREDENTIALS_DIRECTORY']
+      ? { credentialsDirectory: machine.env['CREDENTIALS_DIRECTORY'] }
+      : {}),
+    readFile: (file) => machine.fs.readFileSync(file),
+    valueOf: machine.credentialValue,
+  });
+  let ca: string[] | undefined;
+  if (config.extraCaCertificates !== undefined) {
+    try {
+      // Node's own roots stay trusted: `ca` replaces them unless they are listed too.
+      ca = [
+        ...tls.rootCertificates,
+        new TextDecoder().decode(machine.fs.readFileSync(config.extraCaCertificates)),
+      ];
+    } catch {
+      throw new BrokerStartError([`cannot read the private CA file ${show(config.extraCaCertificates)}`]);
+    }
+  }
+  const env = machine.env;
+  // The broker's own environment decides its upstream proxy (the unit's Environment=), with the
+  // standard variables and undici's NO_PROXY rules: developers' variables never reach it.
+  const upstream = new EnvHttpProxyAgent({
+    ...((env['HTTP_PROXY'] ?? env['http_proxy'])
+      ? { httpProxy: env['HTTP_PROXY'] ?? env['http_proxy'] }
+      : {}),
+    ...((env['HTTPS_PROXY'] ?? env['https_proxy'])
+      ? { httpsProxy: env['HTTPS_PROXY'] ?? env['https_proxy'] }
+      : {}),
+    ...((env['NO_PROXY'] ?? env['no_proxy']) ? { noProxy: env['NO_PROXY'] ?? env['no_proxy'] } : {}),
+    ...(ca === undefined ? {} : { connect: { ca }, requestTls: { ca } }),
+  });
+  const server = createBrokerServer({
+    config,
+    credentials,
+    peerUid: machine.peerUid,
+    admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
+    upstream,
+    audit: machine.stdout,
+    now: machine.now,
+    time: machine.time,
+    idle: { headersMs: BROKER_MODEL_IDLE_MS, bodyMs: BROKER_MODEL_IDLE_MS },
+  });
+  try {
+    await server.listen();
+  } catch (error) {
+    const port = (error as { port?: number }).port ?? 0;
+    await upstream.close();
+    throw new BrokerStartError([bindProblem(error, port, account.name)]);
+  }
+  if (mode === 'drop') {
+    try {
+      dropPrivileges(machine.ids, account);
+    } catch (error) {
+      await server.close(0);
+      await upstream.close();
+      throw error;
+    }
+  }
+  const ports = server.ports();
+  for (const listener of config.listeners) {
+    machine.stderr(
+      `qwen-managed broker: ${listener.name} on 127.0.0.1:${ports.get(listener.name)} → ${listener.upstream} (${listener.routes.map((r) => `${r.method} ${r.path}`).join(', ')})\n`,
+    );
+  }
+  machine.stderr(
+    `qwen-managed broker: serving as ${account.name} (uid ${account.uid}); one audit line per request on stdout\n`,
+  );
+  return {
+    server,
+    ports,
+    user: account.name,
+    async stop(graceMs = 5000) {
+      await server.close(graceMs);
+      await upstream.destroy();
+    },
+  };
+}

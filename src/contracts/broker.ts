@@ -1,0 +1,59 @@
+// The credential broker's fixed names (docs/admin.md, "The credential broker"): shared by render,
+// verify, the launcher, the broker itself and probe. No zod here: the launcher imports these names.
+import type { ProfileKind } from './launch-plan.js';
+
+/** The broker's file in the install tree: its listeners, routes, credentials and who may connect. */
+export const BROKER_CONFIG_REL = 'broker/broker.json';
+/** A systemd drop-in for the packaged unit: this install's directory, user and credentials. */
+export const BROKER_SYSTEMD_REL = 'broker/systemd.conf';
+/** The packaged systemd unit the drop-in extends (and the unit `systemctl` names in messages). */
+export const BROKER_UNIT = 'qwen-managed-broker.service';
+
+/** Every listener binds here: loopback only, IPv4, the address Qwen's and the runtimes' URLs name. */
+export const BROKER_HOST = '127.0.0.1';
+
+/**
+ * What Qwen and the runtimes send in place of every credential once a broker holds them: a fixed,
+ * public value (Qwen refuses an empty API key, the runtimes an unset credential variable). The broker
+ * removes it with every other caller credential header and adds the real one.
+ */
+export const BROKER_KEY = 'qwen-managed-broker-no-secret';
+
+/** The listener that carries Qwen's model traffic; the others are named after their profile. */
+export const MODEL_LISTENER = 'model';
+export type ListenerName = typeof MODEL_LISTENER | ProfileKind;
+
+/**
+ * Default ports, below the unprivileged start (1024 on Linux unless lowered): no developer can bind
+ * them, so no developer can stand in for a stopped broker and collect others' requests.
+ */
+export const DEFAULT_BROKER_PORTS: Readonly<Record<ListenerName, number>> = {
+  model: 940,
+  'on-demand': 941,
+  'auto-recall': 942,
+  write: 943,
+};
+
+/** The system user the broker runs as when deployment.json names none. */
+export const DEFAULT_BROKER_USER = 'qwen-managed-broker';
+
+/** Answered by every listener itself (never forwarded): whether the broker runs and lets the caller in. */
+export const BROKER_HEALTH_PATH = '/.well-known/qwen-managed-broker/health';
+
+/** `http://127.0.0.1:<port>`: the origin Qwen and the runtimes are rendered to call. */
+export function brokerOrigin(port: number): string {
+  return `http://${BROKER_HOST}:${port}`;
+}
+
+/**
+ * The credential headers the broker removes from every caller request before it adds the real one:
+ * whatever a client could use to smuggle its own credential (or another's) upstream.
+ */
+export const CALLER_CREDENTIAL_HEADERS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+];

@@ -1,0 +1,178 @@
+// Who owns a loopback TCP socket, read from the kernel's socket tables (Linux `/proc/net/tcp` and
+// `/proc/net/tcp6`): the credential broker asks it for the uid at the other end of each connection,
+// the launcher and verify for the uid that holds the broker's listening port. Nothing the caller
+// sends is believed: the kernel wrote these rows. Pure: the I/O layer reads the two files.
+//
+// A row is `sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …`. Addresses are
+// hex: IPv4 is one 32-bit word, IPv6 four, each printed in the host's byte order; the port is printed
+// in network order. `st` is the TCP state (01 ESTABLISHED, 0A LISTEN).
+
+export type ByteOrder = 'LE' | 'BE';
+
+export const TCP_STATE = { established: 0x01, listen: 0x0a } as const;
+
+export interface SocketRow {
+  /** Canonical address: dotted IPv4 (an IPv4-mapped IPv6 address included), else 8 groups of hex. */
+  localAddress: string;
+  localPort: number;
+  remoteAddress: string;
+  remotePort: number;
+  state: number;
+  uid: number;
+}
+
+export interface SocketTables {
+  /** The text of /proc/net/tcp (empty when unreadable). */
+  tcp: string;
+  /** The text of /proc/net/tcp6 (empty when the kernel has no IPv6). */
+  tcp6: string;
+}
+
+export interface Endpoint {
+  address: string;
+  port: number;
+}
+
+const HEX_WORD = /^[0-9A-Fa-f]{8}$/;
+
+/** One 32-bit word as the kernel printed it → its four bytes in memory (network) order. */
+function wordBytes(hex: string, order: ByteOrder): number[] {
+  const bytes = [0, 2, 4, 6].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+  return order === 'LE' ? bytes.reverse() : bytes;
+}
+
+/** 16 bytes → the canonical form: dotted IPv4 for an IPv4-mapped address, else 8 lower-case groups. */
+function canonicalV6(bytes: readonly number[]): string {
+  const mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  if (mapped) return bytes.slice(12).join('.');
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16));
+  return groups.join(':');
+}
+
+/** `0100007F:1F90` → 127.0.0.1 port 8080 (on a little-endian host); undefined when malformed. */
+export function parseHexEndpoint(text: string, order: ByteOrder): Endpoint | undefined {
+  const colon = text.indexOf(':');
+  const address = text.slice(0, colon);
+  const port = text.slice(colon + 1);
+  if (colon === -1 || !/^[0-9A-Fa-f]{4}$/.test(port)) return undefined;
+  if (address.length === 8 && HEX_WORD.test(address)) {
+    return { address: wordBytes(address, order).join('.'), port: Number.parseInt(port, 16) };
+  }
+  if (address.length === 32 && /^[0-9A-Fa-f]{32}$/.test(address)) {
+    const bytes: number[] = [];
+    for (let i = 0; i < 32; i += 8) bytes.push(...wordBytes(address.slice(i, i + 8), order));
+    return { address: canonicalV6(bytes), port: Number.parseInt(port, 16) };
+  }
+  return undefined;
+}
+
+/**
+ * An address as Node reports it (`127.0.0.1`, `::1`, `::ffff:127.0.0.1`, `fe80::1%eth0`) in the same
+ * canonical form as the table's; undefined when it is not an IP literal.
+ */
+export function canonicalAddress(address: string): string | undefined {
+  const plain = address.split('%', 1)[0]!;
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(plain)) {
+    const parts = plain.split('.').map(Number);
+    return parts.every((p) => p <= 255) ? parts.join('.') : undefined;
+  }
+  if (!plain.includes(':')) return undefined;
+  // A trailing dotted IPv4 part (`::ffff:127.0.0.1`) stands for the last two groups.
+  let text = plain;
+  const dotted = /:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
+  if (dotted !== null) {
+    const v4 = dotted[1]!.split('.').map(Number);
+    if (v4.some((p) => p > 255)) return undefined;
+    text = `${text.slice(0, dotted.index)}:${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const head = halves[0] === '' ? [] : halves[0]!.split(':');
+  const tail = halves.length === 2 && halves[1] !== '' ? halves[1]!.split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  if ((halves.length === 1 && missing !== 0) || missing < 0) return undefined;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  if (groups.length !== 8 || !groups.every((g) => /^[0-9A-Fa-f]{1,4}$/.test(g))) return undefined;
+  const bytes = groups.flatMap((g) => {
+    const n = Number.parseInt(g, 16);
+    return [n >> 8, n & 0xff];
+  });
+  return canonicalV6(bytes);
+}
+
+/** Every well-formed row of one table (the header line and malformed lines are skipped). */
+export function parseSocketTable(text: string, order: ByteOrder): SocketRow[] {
+  const rows: SocketRow[] = [];
+  for (const line of text.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    // sl, local, remote, st, tx:rx, tr:when, retrnsmt, uid …
+    if (fields.length < 8 || !fields[0]!.endsWith(':')) continue;
+    const local = parseHexEndpoint(fields[1]!, order);
+    const remote = parseHexEndpoint(fields[2]!, order);
+    const state = /^[0-9A-Fa-f]{2}$/.test(fields[3]!) ? Number.parseInt(fields[3]!, 16) : Number.NaN;
+    const uid = /^\d+$/.test(fields[7]!) ? Number(fields[7]) : Number.NaN;
+    if (local === undefined || remote === undefined || Number.isNaN(state) || Number.isNaN(uid)) continue;
+    rows.push({
+      localAddress: local.address,
+      localPort: local.port,
+      remoteAddress: remote.address,
+      remotePort: remote.port,
+      state,
+      uid,
+    });
+  }
+  return rows;
+}
+
+function rowsOf(tables: SocketTables, order: ByteOrder): SocketRow[] {
+  return [...parseSocketTable(tables.tcp, order), ...parseSocketTable(tables.tcp6, order)];
+}
+
+export interface Connection {
+  /** The server's end (`socket.localAddress` / `localPort` of an accepted socket). */
+  local: Endpoint;
+  /** The caller's end (`socket.remoteAddress` / `remotePort`). */
+  remote: Endpoint;
+}
+
+/**
+ * The uid of the process that opened the caller's end of an accepted loopback connection: the
+ * ESTABLISHED row whose local end is the caller's and whose remote end is ours. Undefined when there
+ * is no such row (the caller already closed, or the connection does not come from this host's
+ * network namespace). Only ESTABLISHED counts: a TIME_WAIT or orphaned row reports uid 0, which must
+ * never pass for root.
+ */
+export function peerUid(tables: SocketTables, connection: Connection, order: ByteOrder): number | undefined {
+  const callerAddress = canonicalAddress(connection.remote.address);
+  const ourAddress = canonicalAddress(connection.local.address);
+  if (callerAddress === undefined || ourAddress === undefined) return undefined;
+  const row = rowsOf(tables, order).find(
+    (r) =>
+      r.state === TCP_STATE.established &&
+      r.localAddress === callerAddress &&
+      r.localPort === connection.remote.port &&
+      r.remoteAddress === ourAddress &&
+      r.remotePort === connection.local.port,
+  );
+  return row?.uid;
+}
+
+/**
+ * The uid holding a listening socket on `endpoint`: a LISTEN row bound to exactly that address or to
+ * the wildcard address of its family (`0.0.0.0`, `::`), which also receives its connections.
+ * Undefined when nothing listens there.
+ */
+export function listenerUid(tables: SocketTables, endpoint: Endpoint, order: ByteOrder): number | undefined {
+  const address = canonicalAddress(endpoint.address);
+  if (address === undefined) return undefined;
+  const v4 = !address.includes(':');
+  const wildcards = v4 ? ['0.0.0.0', '0:0:0:0:0:0:0:0'] : ['0:0:0:0:0:0:0:0'];
+  const rows = rowsOf(tables, order).filter(
+    (r) => r.state === TCP_STATE.listen && r.localPort === endpoint.port,
+  );
+  // An exact binding first: on Linux it takes the connection over a wildcard one.
+  const row =
+    rows.find((r) => r.localAddress === address) ?? rows.find((r) => wildcards.includes(r.localAddress));
+  return row?.uid;
+}

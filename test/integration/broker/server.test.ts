@@ -1,0 +1,407 @@
+// The forwarding server with real sockets: callers are real processes of real users (the broker reads
+// their uid from the kernel's table), upstreams are real loopback servers speaking the providers'
+// contracts. Each security row has its negative control: the same request answered when it should be.
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Loopback, listenOnLoopback } from '../../../scripts/shared/loopback.js';
+import { admit } from '../../../src/broker/allow.js';
+import type { AuditRecord } from '../../../src/broker/audit.js';
+import { accountCache, socketPeerUid } from '../../../src/broker/machine.js';
+import { type BrokerServer, createBrokerServer } from '../../../src/broker/server.js';
+import { BROKER_HEALTH_PATH } from '../../../src/contracts/broker.js';
+import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
+import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../e2e/harness/users.js';
+import { requestAs } from '../../fixtures/broker.js';
+import {
+  type FakeService,
+  GENERIC_SEARCH_ROUTE,
+  startGenericSearch,
+} from '../../fixtures/fake-services/index.js';
+
+const TOKEN = 'ctx-real-token-5e1a';
+const MODEL_KEY = 'sk-real-model-key-0c3d';
+const SEARCH = { path: '/v1/context/search', body: JSON.stringify({ query: 'deploy', limit: 5 }) };
+
+let root: string;
+let alice: TestUser;
+let mallory: TestUser;
+let search: FakeService;
+let model: {
+  loopback: Loopback;
+  requests: Array<{ headers: http.IncomingHttpHeaders; body: string }>;
+  cut: number;
+};
+let broker: BrokerServer;
+let ports: Map<string, number>;
+const audit: AuditRecord[] = [];
+
+/** A streaming chat upstream: 40 SSE chunks 25 ms apart; counts answers cut off by the broker. */
+async function startStreamingModel(): Promise<typeof model> {
+  const state = { requests: [] as Array<{ headers: http.IncomingHttpHeaders; body: string }>, cut: 0 };
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    state.requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent === 40) {
+        clearInterval(timer);
+        res.end('data: [DONE]\n\n');
+        return;
+      }
+      res.write(`data: {"choices":[{"delta":{"content":"part ${sent++} "}}]}\n\n`);
+    }, 25);
+    res.on('close', () => {
+      clearInterval(timer);
+      if (!res.writableFinished) state.cut++;
+    });
+  });
+  const loopback = await listenOnLoopback(server);
+  return Object.assign(state, { loopback });
+}
+
+function lastAudit(): AuditRecord {
+  return audit.at(-1)!;
+}
+
+async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  root = fs.mkdtempSync('/tmp/qme2e-broker-');
+  fs.chmodSync(root, 0o755);
+  fs.mkdirSync(path.join(root, 'a'), { mode: 0o755 });
+  fs.mkdirSync(path.join(root, 'm'), { mode: 0o755 });
+  alice = createThrowawayUser(path.join(root, 'a', 'home'));
+  mallory = createThrowawayUser(path.join(root, 'm', 'home'));
+  search = await startGenericSearch({
+    token: TOKEN,
+    documents: [{ id: 'd1', content: 'deploy on tuesdays' }],
+  });
+  model = await startStreamingModel();
+  const config: BrokerConfig = {
+    version: 1,
+    user: 'unused-here',
+    allow: { users: [alice.name], groups: [] },
+    host: '127.0.0.1',
+    credentials: { CONTEXT_API_TOKEN: { file: '/unused' }, OPENAI_API_KEY: { file: '/unused' } },
+    listeners: [
+      {
+        name: 'model',
+        port: 0,
+        upstream: model.loopback.url,
+        credential: 'OPENAI_API_KEY',
+        header: { name: 'authorization', prefix: 'Bearer ' },
+        maxBodyBytes: 1 << 20,
+        routes: [{ method: 'POST', path: '/v1/chat/completions' }],
+      },
+      {
+        name: 'auto-recall',
+        port: 0,
+        upstream: search.url,
+        credential: 'CONTEXT_API_TOKEN',
+        header: { name: 'authorization', prefix: 'Bearer ' },
+        timeoutMs: 800,
+        maxBodyBytes: 4096,
+        routes: [{ method: 'POST', path: '/v1/context/search' }],
+      },
+    ],
+  };
+  const cache = accountCache([], () => performance.now());
+  broker = createBrokerServer({
+    config,
+    credentials: new Map([
+      ['CONTEXT_API_TOKEN', TOKEN],
+      ['OPENAI_API_KEY', MODEL_KEY],
+    ]),
+    peerUid: socketPeerUid,
+    admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
+    upstream: new Agent(),
+    audit: (line) => audit.push(JSON.parse(line) as AuditRecord),
+    now: () => performance.now(),
+    time: () => new Date().toISOString(),
+    idle: { headersMs: 10_000, bodyMs: 10_000 },
+  });
+  await broker.listen();
+  ports = broker.ports();
+});
+
+afterAll(async () => {
+  await broker?.close(0);
+  await search?.close();
+  await model?.loopback.close();
+  if (alice) removeThrowawayUser(alice);
+  if (mallory) removeThrowawayUser(mallory);
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('who may call: the uid from the kernel, nothing the caller sends', () => {
+  it('an allowed user is forwarded: the provider receives the real token, the answer comes back', async () => {
+    const answer = await requestAs(alice, ports.get('auto-recall')!, {
+      ...SEARCH,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ items: [{ id: 'd1', content: 'deploy on tuesdays' }] });
+    expect(search.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(lastAudit()).toMatchObject({
+      uid: alice.uid,
+      user: alice.name,
+      listener: 'auto-recall',
+      method: 'POST',
+      path: '/v1/context/search',
+      decision: 'forwarded',
+      status: 200,
+    });
+  });
+
+  it('another local user is refused with 403 and audited under their uid; nothing goes upstream', async () => {
+    const before = search.requests.length;
+    const answer = await requestAs(mallory, ports.get('auto-recall')!, SEARCH);
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body).error.message).toBe(
+      `qwen-managed broker: user ${mallory.name} is not allowed to use the credential broker; ask your administrator to add you to broker.allow`,
+    );
+    expect(search.requests.length).toBe(before);
+    expect(lastAudit()).toMatchObject({
+      uid: mallory.uid,
+      user: mallory.name,
+      decision: 'refused',
+      status: 403,
+    });
+  });
+
+  it('a claimed identity in the request changes nothing (headers are not who calls)', async () => {
+    const answer = await requestAs(mallory, ports.get('auto-recall')!, {
+      ...SEARCH,
+      headers: { 'x-forwarded-user': alice.name, 'x-remote-uid': String(alice.uid), forwarded: 'for=alice' },
+    });
+    expect(answer.status).toBe(403);
+  });
+
+  it('the health request answers who the kernel says is calling', async () => {
+    const ok = await requestAs(alice, ports.get('model')!, { method: 'GET', path: BROKER_HEALTH_PATH });
+    expect([ok.status, JSON.parse(ok.body)]).toEqual([
+      200,
+      { broker: 'qwen-managed', listener: 'model', uid: alice.uid, user: alice.name },
+    ]);
+    const refused = await requestAs(mallory, ports.get('model')!, {
+      method: 'GET',
+      path: BROKER_HEALTH_PATH,
+    });
+    expect(refused.status).toBe(403);
+  });
+});
+
+describe('what is forwarded: the pinned routes, with the real credential only', () => {
+  it('a path off the route list is refused and never reaches the upstream', async () => {
+    const before = search.requests.length;
+    for (const target of [
+      '/v1/context/admin',
+      '/v1/context/search?debug=1',
+      '/v1//context/search',
+      '/v1/context/../context/search',
+    ]) {
+      const answer = await requestAs(alice, ports.get('auto-recall')!, { ...SEARCH, path: target });
+      expect([target, answer.status]).toEqual([target, 403]);
+    }
+    const wrongMethod = await requestAs(alice, ports.get('auto-recall')!, {
+      method: 'GET',
+      path: SEARCH.path,
+    });
+    expect(wrongMethod.status).toBe(403);
+    expect(search.requests.length).toBe(before);
+    expect(lastAudit()).toMatchObject({
+      decision: 'refused',
+      reason: 'this method is not allowed on this path',
+    });
+  });
+
+  it("a caller's Authorization (and every other credential header) never reaches upstream", async () => {
+    const answer = await requestAs(alice, ports.get('auto-recall')!, {
+      ...SEARCH,
+      headers: {
+        authorization: 'Bearer callers-own-token',
+        'x-api-key': 'callers-key',
+        cookie: 'session=1',
+        'proxy-authorization': 'Basic eDp5',
+        'content-type': 'application/json',
+      },
+    });
+    expect(answer.status).toBe(200);
+    const seen = search.requests.at(-1)!;
+    const credentialish = seen.rawHeaders.filter((_, i) => i % 2 === 0).map((h) => h.toLowerCase());
+    expect(
+      credentialish.filter((h) =>
+        ['authorization', 'x-api-key', 'cookie', 'proxy-authorization'].includes(h),
+      ),
+    ).toEqual(['authorization']);
+    expect(seen.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(JSON.stringify(seen.rawHeaders)).not.toContain('callers');
+  });
+
+  it('a held credential in the body is removed before it leaves (the hook no longer knows it)', async () => {
+    const answer = await requestAs(alice, ports.get('auto-recall')!, {
+      path: SEARCH.path,
+      body: JSON.stringify({ query: `deploy ${TOKEN} and ${MODEL_KEY}`, limit: 5 }),
+    });
+    expect(answer.status).toBe(200);
+    expect(search.requests.at(-1)!.body).toEqual({ query: 'deploy  and ', limit: 5 });
+    expect(lastAudit()).toMatchObject({ decision: 'forwarded', stripped: 2 });
+    expect(JSON.stringify(audit)).not.toContain(TOKEN);
+  });
+
+  it('a non-JSON body and an oversized body are refused', async () => {
+    expect(
+      (await requestAs(alice, ports.get('auto-recall')!, { path: SEARCH.path, body: 'query=x' })).status,
+    ).toBe(403);
+    expect(
+      (
+        await requestAs(alice, ports.get('auto-recall')!, {
+          path: SEARCH.path,
+          body: JSON.stringify({ q: 'x'.repeat(5000) }),
+        })
+      ).status,
+    ).toBe(403);
+  });
+});
+
+describe('upstream failures: 502/504 in the error shape clients show, never a redirect followed', () => {
+  it('a redirect is answered 502 and not followed (no Location reaches the caller)', async () => {
+    search.script(GENERIC_SEARCH_ROUTE, {
+      status: 302,
+      headers: { location: 'http://127.0.0.1:1/steal' },
+      raw: '',
+    });
+    try {
+      const answer = await requestAs(alice, ports.get('auto-recall')!, SEARCH);
+      expect(answer.status).toBe(502);
+      expect(answer.headers.location).toBeUndefined();
+      expect(JSON.parse(answer.body).error.code).toBe('redirect');
+    } finally {
+      search.unscript();
+    }
+  });
+
+  it('an upstream that hangs is answered 504 once the listener deadline (800 ms) passes', async () => {
+    search.script(GENERIC_SEARCH_ROUTE, { hang: true });
+    try {
+      const answer = await requestAs(alice, ports.get('auto-recall')!, SEARCH);
+      expect(answer.status).toBe(504);
+      expect(lastAudit()).toMatchObject({ decision: 'failed', status: 504 });
+      // Bounded by the deadline, never by the 10 s idle bound: generous, not a speed assertion.
+      expect(lastAudit().ms).toBeLessThan(8000);
+    } finally {
+      search.unscript();
+    }
+  });
+
+  it('an upstream error status passes through as it is (the runtime maps it)', async () => {
+    search.script(GENERIC_SEARCH_ROUTE, { status: 429, json: { detail: 'slow down' } });
+    try {
+      expect((await requestAs(alice, ports.get('auto-recall')!, SEARCH)).status).toBe(429);
+    } finally {
+      search.unscript();
+    }
+  });
+});
+
+describe('streaming', () => {
+  it('the model answer streams through with the real key; the caller sees every chunk', async () => {
+    const answer = await requestAs(alice, ports.get('model')!, {
+      path: '/v1/chat/completions',
+      headers: { authorization: 'Bearer qwen-managed-broker-no-secret' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('part 39');
+    expect(answer.body.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(model.requests.at(-1)!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+  });
+
+  it('a caller that goes away mid-answer aborts the upstream exchange', async () => {
+    const before = model.cut;
+    const answer = await requestAs(alice, ports.get('model')!, {
+      path: '/v1/chat/completions',
+      body: JSON.stringify({ model: 'm', stream: true, messages: [] }),
+      closeAfterBytes: 100,
+    });
+    expect(answer.status).toBe(200);
+    await waitFor(() => model.cut > before);
+    expect(model.cut).toBe(before + 1);
+  });
+});
+
+describe('controls', () => {
+  async function withBroker(
+    allowUsers: string[],
+    peerUid: (socket: import('node:net').Socket) => number | undefined,
+    body: (port: number) => Promise<void>,
+  ): Promise<void> {
+    const config: BrokerConfig = {
+      version: 1,
+      user: 'x',
+      allow: { users: allowUsers, groups: [] },
+      host: '127.0.0.1',
+      credentials: { CONTEXT_API_TOKEN: { file: '/unused' } },
+      listeners: [
+        {
+          name: 'on-demand',
+          port: 0,
+          upstream: search.url,
+          credential: 'CONTEXT_API_TOKEN',
+          header: { name: 'authorization', prefix: 'Bearer ' },
+          maxBodyBytes: 4096,
+          routes: [{ method: 'POST', path: '/v1/context/search' }],
+        },
+      ],
+    };
+    const cache = accountCache([], () => performance.now());
+    const server = createBrokerServer({
+      config,
+      credentials: new Map([['CONTEXT_API_TOKEN', TOKEN]]),
+      peerUid,
+      admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
+      upstream: new Agent(),
+      audit: () => {},
+      now: () => performance.now(),
+      time: () => new Date().toISOString(),
+      idle: { headersMs: 1000, bodyMs: 1000 },
+    });
+    await server.listen();
+    try {
+      await body(server.ports().get('on-demand')!);
+    } finally {
+      await server.close(0);
+    }
+  }
+
+  it('negative control: the refused user is forwarded once broker.allow names them', async () => {
+    await withBroker([mallory.name], socketPeerUid, async (port) => {
+      expect((await requestAs(mallory, port, SEARCH)).status).toBe(200);
+      expect((await requestAs(alice, port, SEARCH)).status).toBe(403);
+    });
+  });
+
+  it('no kernel row for the caller: even an allowed user is refused (the broker cannot tell who calls)', async () => {
+    await withBroker(
+      [alice.name],
+      () => undefined,
+      async (port) => {
+        const answer = await requestAs(alice, port, SEARCH);
+        expect(answer.status).toBe(403);
+        expect(JSON.parse(answer.body).error.message).toContain('cannot tell who is calling');
+      },
+    );
+  });
+});

@@ -1,0 +1,180 @@
+// What the broker checks before it binds: its user, its credentials (files, or systemd's
+// $CREDENTIALS_DIRECTORY), how it was started, and that it really became its user.
+import { describe, expect, it } from 'vitest';
+import { BrokerStartError, brokerAccount, readBrokerCredentials } from '../../../src/broker/load.js';
+import { dropPrivileges, type IdentityOps, startMode } from '../../../src/broker/privileges.js';
+import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
+import { parseAccountDb } from '../../../src/host/accounts.js';
+import { credentialFileValue } from '../../../src/policy/routed-credentials.js';
+
+const config: BrokerConfig = {
+  version: 1,
+  user: 'qmb',
+  allow: { users: ['alice'], groups: ['devs'] },
+  host: '127.0.0.1',
+  credentials: { TOKEN: { file: '/etc/qm/token' }, KEY: { file: '/etc/qm/key' } },
+  listeners: [
+    {
+      name: 'on-demand',
+      port: 941,
+      upstream: 'https://kb.example.com',
+      credential: 'TOKEN',
+      header: { name: 'authorization', prefix: 'Bearer ' },
+      maxBodyBytes: 1024,
+      routes: [{ method: 'POST', path: '/v1/context/search' }],
+    },
+  ],
+};
+const db = parseAccountDb(
+  [
+    'root:x:0:0::/root:/bin/bash',
+    'alice:x:1001:1001::/h:/bin/bash',
+    'qmb:x:998:998::/nonexistent:/usr/sbin/nologin',
+    'carol:x:1003:3000::/h:/bin/bash',
+  ].join('\n'),
+  'devs:x:3000:\nqmb:x:998:\n',
+);
+
+function problems(fn: () => unknown): string[] {
+  try {
+    fn();
+    return [];
+  } catch (error) {
+    if (error instanceof BrokerStartError) return [...error.problems];
+    throw error;
+  }
+}
+
+describe("the broker's user", () => {
+  it.each<[string, BrokerConfig, string | undefined, RegExp | undefined]>([
+    ['a system user without login', config, '/usr/sbin/nologin', undefined],
+    [
+      'missing',
+      { ...config, user: 'nobody-here' },
+      undefined,
+      /^the broker's user nobody-here does not exist; create it as a system user: useradd --system/,
+    ],
+    [
+      'a login shell',
+      config,
+      '/bin/bash',
+      /^the broker's user qmb has the login shell "\/bin\/bash"; a login user is refused/,
+    ],
+    ['root', { ...config, user: 'root' }, '/bin/bash', /has uid 0/],
+    [
+      'an allowed developer (by group)',
+      { ...config, user: 'carol' },
+      '/usr/sbin/nologin',
+      /is one of the users allowed to call it/,
+    ],
+  ])('%s', (_name, c, shell, refusal) => {
+    const found = problems(() => brokerAccount(c, db, () => shell));
+    if (refusal === undefined) expect(found).toEqual([]);
+    else
+      expect(
+        found.some((p) => refusal.test(p)),
+        found.join('\n'),
+      ).toBe(true);
+  });
+});
+
+describe('credentials', () => {
+  const files: Record<string, string> = {
+    '/etc/qm/token': 'tok-1\n',
+    '/etc/qm/key': 'key-2\r\n',
+    '/run/credentials/qwen-managed-broker.service/TOKEN': 'tok-from-systemd\n',
+    '/run/credentials/qwen-managed-broker.service/KEY': 'key-from-systemd',
+  };
+  const readFile = (path: string) => {
+    if (!Object.hasOwn(files, path)) throw Object.assign(new Error('no'), { code: 'EACCES' });
+    return new TextEncoder().encode(files[path]);
+  };
+
+  it('from their files (as root), one trailing newline stripped', () => {
+    expect(readBrokerCredentials(config, { readFile, valueOf: credentialFileValue })).toEqual(
+      new Map([
+        ['KEY', 'key-2'],
+        ['TOKEN', 'tok-1'],
+      ]),
+    );
+  });
+
+  it("from systemd's $CREDENTIALS_DIRECTORY, by variable name (LoadCredential=NAME:file)", () => {
+    expect(
+      readBrokerCredentials(config, {
+        credentialsDirectory: '/run/credentials/qwen-managed-broker.service',
+        readFile,
+        valueOf: credentialFileValue,
+      }),
+    ).toEqual(
+      new Map([
+        ['KEY', 'key-from-systemd'],
+        ['TOKEN', 'tok-from-systemd'],
+      ]),
+    );
+  });
+
+  it('every unreadable or empty one is named (never a value); a listener credential it does not hold too', () => {
+    expect(
+      problems(() =>
+        readBrokerCredentials(
+          { ...config, credentials: { TOKEN: { file: '/etc/qm/empty' }, X: { file: '/nope' } } },
+          {
+            readFile: (p) => (p === '/etc/qm/empty' ? new Uint8Array([10]) : readFile(p)),
+            valueOf: credentialFileValue,
+          },
+        ),
+      ),
+    ).toEqual([
+      'credential TOKEN: "/etc/qm/empty" is empty',
+      'credential X: cannot read "/nope" (EACCES); start the broker as root, or under systemd with its drop-in (LoadCredential=X:…)',
+    ]);
+  });
+});
+
+describe('start mode and privilege drop', () => {
+  function ids(uid: number): IdentityOps & { calls: string[] } {
+    const state = { uid, gid: uid, groups: [0, 4, 27] };
+    const calls: string[] = [];
+    return {
+      calls,
+      getuid: () => state.uid,
+      geteuid: () => state.uid,
+      getgid: () => state.gid,
+      getegid: () => state.gid,
+      getgroups: () => state.groups,
+      setgroups: (g) => {
+        calls.push(`setgroups ${g}`);
+        state.groups = g;
+      },
+      setgid: (g) => {
+        calls.push(`setgid ${g}`);
+        state.gid = g;
+      },
+      setuid: (u) => {
+        calls.push(`setuid ${u}`);
+        state.uid = u;
+      },
+    };
+  }
+  const account = { name: 'qmb', uid: 998, gid: 998 };
+
+  it.each<[number, string | RegExp]>([
+    [0, 'drop'],
+    [998, 'already'],
+    [1001, /^started as uid 1001: start the broker as root/],
+  ])('started as uid %s', (uid, expected) => {
+    if (typeof expected === 'string') expect(startMode(ids(uid), account)).toBe(expected);
+    else expect(problems(() => startMode(ids(uid), account))[0]).toMatch(expected);
+  });
+
+  it('drops groups, then the group, then the user — and checks the result', () => {
+    const root = ids(0);
+    dropPrivileges(root, account);
+    expect(root.calls).toEqual(['setgroups 998', 'setgid 998', 'setuid 998']);
+    const stuck = { ...ids(0), setuid: () => {} };
+    expect(problems(() => dropPrivileges(stuck, account))).toEqual([
+      'could not become qmb (uid 998); not serving',
+    ]);
+  });
+});

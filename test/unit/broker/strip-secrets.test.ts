@@ -1,0 +1,111 @@
+// The broker removes every credential it holds from a request body, however the JSON spells it.
+import { describe, expect, it } from 'vitest';
+import { admit } from '../../../src/broker/allow.js';
+import { auditPath } from '../../../src/broker/audit.js';
+import { stripSecrets } from '../../../src/broker/strip-secrets.js';
+import { parseAccountDb } from '../../../src/host/accounts.js';
+
+const SECRETS = ['ctx-real-token-9f2', 'sk-model-key-77'];
+const bytes = (text: string) => new TextEncoder().encode(text);
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+describe('stripSecrets', () => {
+  it.each<[string, string, string, number]>([
+    [
+      'a query holding the token',
+      '{"query":"deploy ctx-real-token-9f2 now","limit":5}',
+      '{"query":"deploy  now","limit":5}',
+      1,
+    ],
+    [
+      'inside a word, twice, and the other secret',
+      '{"q":"xctx-real-token-9f2y sk-model-key-77ctx-real-token-9f2"}',
+      '{"q":"xy "}',
+      3,
+    ],
+    ['spelled with JSON escapes', '{"query":"\\u0063tx-real-token-9f2"}', '{"query":""}', 1],
+    [
+      'deep in arrays and objects',
+      '{"messages":[{"role":"user","content":"key sk-model-key-77"}],"infer":false}',
+      '{"messages":[{"role":"user","content":"key "}],"infer":false}',
+      1,
+    ],
+    ['in a key', '{"sk-model-key-77":1}', '{"":1}', 1],
+  ])('%s', (_name, body, expected, removed) => {
+    const outcome = stripSecrets(bytes(body), SECRETS);
+    expect(outcome.ok && { body: text(outcome.body), removed: outcome.removed }).toEqual({
+      body: expected,
+      removed,
+    });
+  });
+
+  it('a body without a secret goes out byte for byte (no re-serialisation)', () => {
+    const body = bytes('{ "query" : "deploy",\n "limit": 5.0 }');
+    const outcome = stripSecrets(body, SECRETS);
+    expect(outcome).toEqual({ ok: true, body, removed: 0 });
+  });
+
+  it('two keys that become equal are both kept', () => {
+    const outcome = stripSecrets(bytes('{"ask-model-key-77":1,"a":2}'), SECRETS);
+    expect(outcome.ok && JSON.parse(text(outcome.body))).toEqual({ a: 1, 'a#1': 2 });
+  });
+
+  it.each<[string, Uint8Array, string]>([
+    ['not JSON', bytes('query=ctx-real-token-9f2'), 'not-json'],
+    ['not UTF-8', new Uint8Array([0x7b, 0xff, 0x7d]), 'not-utf8'],
+  ])('%s is refused', (_name, body, reason) => {
+    expect(stripSecrets(body, SECRETS)).toEqual({ ok: false, reason });
+  });
+
+  it('an empty body stays empty; an empty secret is never matched', () => {
+    expect(stripSecrets(new Uint8Array(), SECRETS)).toEqual({ ok: true, body: new Uint8Array(), removed: 0 });
+    const body = bytes('{"a":"b"}');
+    expect(stripSecrets(body, [''])).toEqual({ ok: true, body, removed: 0 });
+  });
+});
+
+describe('admit: who may use the broker', () => {
+  const accounts = parseAccountDb(
+    [
+      'root:x:0:0:root:/root:/bin/bash',
+      'alice:x:1001:1001::/home/alice:/bin/bash',
+      'bob:x:1002:1002::/home/bob:/bin/bash',
+      'carol:x:1003:2000::/home/carol:/bin/bash',
+      'dave:x:1004:1004::/home/dave:/bin/bash',
+      'qwen-managed-broker:x:998:998::/nonexistent:/usr/sbin/nologin',
+      'broken line',
+    ].join('\n'),
+    ['alice:x:1001:', 'devs:x:2000:', 'qwen:x:3000:bob,dave', 'other:x:3001:alice'].join('\n'),
+  );
+  const allow = { users: ['alice'], groups: ['devs', 'qwen'] };
+
+  it.each<[string, number, ReturnType<typeof admit>]>([
+    ['root, always', 0, { allowed: true, user: 'root', via: 'root' }],
+    ['a named user', 1001, { allowed: true, user: 'alice', via: 'user' }],
+    ['a supplementary member of an allowed group', 1002, { allowed: true, user: 'bob', via: 'group' }],
+    ['a user whose primary group is allowed', 1003, { allowed: true, user: 'carol', via: 'group' }],
+    ["the broker's own user", 998, { allowed: false, user: 'qwen-managed-broker' }],
+    ['a uid the database does not know', 4242, { allowed: false, user: null }],
+  ])('%s', (_name, uid, admission) => {
+    expect(admit(uid, allow, accounts)).toEqual(admission);
+  });
+
+  it('an allowed group the host does not have admits no one', () => {
+    expect(admit(1004, { users: [], groups: ['missing'] }, accounts)).toEqual({
+      allowed: false,
+      user: 'dave',
+    });
+  });
+});
+
+describe('auditPath', () => {
+  it.each<[string, string]>([
+    ['/v1/chat/completions', '/v1/chat/completions'],
+    ['/v1/models?key=sk-secret', '/v1/models?…'],
+    ['/a#frag', '/a#…'],
+    ['/a\r\nX-Injected: 1', '/a\\x0d\\x0aX-Injected: 1'],
+    [`/${'x'.repeat(300)}`, `/${'x'.repeat(255)}…`],
+  ])('%s', (target, shown) => {
+    expect(auditPath(target)).toBe(shown);
+  });
+});
