@@ -37,9 +37,13 @@ export interface OpenclawLaunchDecision extends DecisionCommon {
   prompt: string;
 }
 
-/** What a developer reads before OpenClaw waits: one turn per start, the message ended by Ctrl+D. */
+/**
+ * What a developer reads before OpenClaw waits: one turn per start, the message ended by Ctrl+D.
+ * Measured on 2026.9.6: what is typed before OpenClaw prints its banner is lost (it resets the
+ * terminal as it starts), so the line says when to type.
+ */
 export const OPENCLAW_PROMPT =
-  'OpenClaw (openclaw-recall): type your message, then press Ctrl+D on an empty line to send it. One turn per start; the conversation continues at the next start.';
+  'OpenClaw (openclaw-recall): when OpenClaw has printed its banner, type your message, then press Ctrl+D on an empty line to send it. One turn per start; the conversation continues at the next start.';
 
 /** Entries of the state directory the pinned version would read to change the session: one line each. */
 export function stateDirRefusals(

@@ -209,7 +209,7 @@ describe('launch-qwen --profile openclaw-recall', () => {
     });
     // The one line before OpenClaw waits for the message, then OpenClaw's own output.
     expect(output).toMatch(
-      /^OpenClaw \(openclaw-recall\): type your message, then press Ctrl\+D[^\n]*\nOPENCLAW STUB DONE\n$/,
+      /^OpenClaw \(openclaw-recall\): when OpenClaw has printed its banner, type your message, then press Ctrl\+D[^\n]*\nOPENCLAW STUB DONE\n$/,
     );
     const stat = fs.statSync(stateDir());
     expect([stat.uid, stat.mode & 0o777]).toEqual([suite.user.uid, 0o700]);
