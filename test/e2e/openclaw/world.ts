@@ -434,8 +434,12 @@ export class OpenclawWorld {
   async close(): Promise<void> {
     for (const server of this.bridges) server.close();
     await Promise.all([this.model.close(), this.search.close()]);
-    if (this.developer !== undefined) removeThrowawayUser(this.developer);
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    try {
+      if (this.developer !== undefined) removeThrowawayUser(this.developer);
+    } finally {
+      // Even when a process of the developer still runs (a hung turn): the next run's sweep removes them.
+      fs.rmSync(this.dir, { recursive: true, force: true });
+    }
   }
 }
 
