@@ -1,11 +1,17 @@
 // The rules of deployment.json `broker`: with a broker every credential is a file only the broker
 // reads, and every credential is one the broker sends somewhere (a deployed provider's, or the model
 // key of a model client it fronts); the model reaches Qwen through security.auth only; nothing routes
-// Qwen around the broker; the listeners do not collide. Each problem names the key, value and fix.
+// Qwen around the broker; the listeners do not collide, nor sit on a port fetch() refuses. Each problem
+// names the key, value and fix.
 import { BROKER_MIN_PROVIDER_TIMEOUT_MS } from '../../base/limits.js';
 import { LOOPBACK_HOSTS } from '../../base/origin.js';
 import { credentialVariable } from '../../config/names.js';
-import { type ListenerName, MODEL_LISTENER } from '../../contracts/broker.js';
+import {
+  DEFAULT_BROKER_PORTS,
+  FETCH_BLOCKED_PORTS,
+  type ListenerName,
+  MODEL_LISTENER,
+} from '../../contracts/broker.js';
 import { OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
 import { sameEnvName } from '../../policy/environment-names.js';
 import { pinnedQwenFacts } from '../../qwen/versions.js';
@@ -163,6 +169,17 @@ function versionedProblems(deployment: Deployment, qwenVersion: string | undefin
         ),
       );
     seen.set(port, name);
+    // Checked before the port is bound: the broker would answer its health check and the runtimes
+    // there, yet every fetch() client (Qwen's model client) fails before it connects.
+    if (FETCH_BLOCKED_PORTS.has(port))
+      problems.push(
+        problem(
+          ['broker', 'ports', name],
+          port,
+          `is a port fetch() refuses to connect to (a "bad port" of the Fetch standard): ${name === MODEL_LISTENER ? 'every model request of Qwen' : 'every request of a fetch() client'} through this listener would fail with "fetch failed"`,
+          `choose another port (the default is ${DEFAULT_BROKER_PORTS[name]})`,
+        ),
+      );
   }
   return [
     ...problems,
