@@ -1,13 +1,13 @@
 // Step 1, pure: the launcher's own command line. Only `--profile <kind>` (or `--profile=<kind>`, once),
 // `--help` and `--version` exist. Caller arguments are never passed to Qwen, so everything else is
 // refused by name — a Qwen flag, `--`, a subcommand or a plain word alike.
-import { isProfileKind, type ProfileKind, unknownProfileKind } from '../src/contracts/launch-plan.js';
+import { type AnyProfileKind, isAnyProfileKind, unknownProfileKind } from '../src/contracts/launch-plan.js';
 import { refusedReason } from '../src/policy/arguments.js';
 import type { ArgumentPolicy } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
 
 export type ParsedArgs =
-  | { kind: 'launch'; profile: ProfileKind }
+  | { kind: 'launch'; profile: AnyProfileKind }
   | { kind: 'help' }
   | { kind: 'version' }
   /** `argument` is the refused argument as typed, or undefined when something is missing. */
@@ -74,6 +74,6 @@ export function parseArgs(argv: readonly string[], policy: ArgumentPolicy): Pars
   if (help) return { kind: 'help' };
   if (version) return { kind: 'version' };
   if (profile === undefined) return refused(undefined, `missing ${PROFILE_FLAG} <kind>`);
-  if (!isProfileKind(profile)) return refused(profile, unknownProfileKind(profile));
+  if (!isAnyProfileKind(profile)) return refused(profile, unknownProfileKind(profile));
   return { kind: 'launch', profile };
 }

@@ -13,7 +13,7 @@ import {
   sameEnvName,
 } from '../src/policy/environment-names.js';
 import type { EnvironmentPolicy } from '../src/policy/policies.js';
-import { withheldCredential } from '../src/policy/routed-credentials.js';
+import { type CredentialRoutes, withheldCredential } from '../src/policy/routed-credentials.js';
 
 /** The variables naming the admin-owned files the launcher pins (launch.json `environment.files`). */
 export const PINNED_FILE_NAMES: readonly string[] = Object.keys(PINNED_FILE_VARIABLES);
@@ -33,7 +33,8 @@ export type EnvSource =
   | 'launch-defaults'
   | 'provider-config'
   | 'broker-key'
-  | 'broker-no-proxy';
+  | 'broker-no-proxy'
+  | 'state-dir';
 
 export interface EnvEntry {
   name: string;
@@ -81,12 +82,24 @@ export interface EnvComputation {
   inherited: InheritedName[];
 }
 
-/** Every variable with its source; `buildEnv` is exactly this, as a record. */
-export function computeEnv(
+/** Stands in for every credential value when the decision is only shown (`plan`). */
+export const REDACTED = '<redacted>';
+
+/** What the allow-list reads of a launch plan (Qwen's and OpenClaw's have it alike). */
+export type AllowListPlan = CredentialRoutes & {
+  environment: Pick<LaunchPlan['environment'], 'PATH' | 'inherit' | 'set'>;
+};
+
+/**
+ * The start of every launch environment, built from nothing: PATH from the plan, the allow-listed
+ * caller names present now, the administrator's values, then the routed credentials — each name the
+ * policy forbids (or a rolled-back profile's provider credential) dropped, with why.
+ */
+export function allowListedEntries(
   callerEnv: Readonly<Record<string, string | undefined>>,
-  plan: LaunchPlan,
+  plan: AllowListPlan,
   policy: EnvironmentPolicy,
-  options: EnvOptions,
+  options: Pick<EnvOptions, 'credentials' | 'platform' | 'externalContextActive'>,
 ): EnvComputation {
   const { platform, externalContextActive } = options;
   const entries: EnvEntry[] = [];
@@ -130,6 +143,19 @@ export function computeEnv(
     const value = lookupEnv(options.credentials, name, platform);
     if (value !== undefined) entries.push({ name, value, source: 'credential' });
   }
+
+  return { entries, dropped, inherited };
+}
+
+/** Every variable with its source; `buildEnv` is exactly this, as a record. */
+export function computeEnv(
+  callerEnv: Readonly<Record<string, string | undefined>>,
+  plan: LaunchPlan,
+  policy: EnvironmentPolicy,
+  options: EnvOptions,
+): EnvComputation {
+  const { platform, externalContextActive } = options;
+  const { entries, dropped, inherited } = allowListedEntries(callerEnv, plan, policy, options);
 
   // With a credential broker the session holds no secret: each variable a runtime reads its
   // credential from gets the broker's public key (the broker swaps in the real one).

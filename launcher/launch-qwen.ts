@@ -10,13 +10,13 @@ import * as tty from 'node:tty';
 import packageJson from '../package.json' with { type: 'json' };
 import { ManagedError } from '../src/base/errors.js';
 import { platformOfHost } from '../src/base/platform.js';
-import { PROFILE_KINDS } from '../src/contracts/launch-plan.js';
+import { ALL_PROFILE_KINDS, type AnyProfileKind } from '../src/contracts/launch-plan.js';
 import { ARGUMENT_POLICY } from '../src/policy/policies.js';
 import { parseArgs } from './args.js';
 import { installDirFromLauncher } from './install-dir.js';
 import { helpText, LAUNCH_EXIT, LaunchError, PROGRAM } from './messages.js';
 import { prepareLaunch, repositoryRefusal } from './prepare-launch.js';
-import { ensureQwenHome, homePlatform, writeLaunchDefaults } from './qwen-home.js';
+import { ensurePrivateHome, ensureQwenHome, homePlatform, writeLaunchDefaults } from './qwen-home.js';
 import { type Execve, runQwen } from './run.js';
 
 function writeErr(text: string): void {
@@ -53,7 +53,7 @@ function readOrEmpty(file: string): string {
 }
 
 /** Executes the decision of prepareLaunch(): nothing is written or started before it is complete. */
-async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
+async function launch(kind: AnyProfileKind): Promise<void> {
   const platform = platformOfHost(process.platform);
   // Step 2a: the bundle's own real path names the install directory.
   const installDir = installDirFromLauncher(__filename, fs, platform === 'windows' ? path.win32 : path.posix);
@@ -81,20 +81,24 @@ async function launch(kind: (typeof PROFILE_KINDS)[number]): Promise<void> {
   const refusal = repositoryRefusal(decision);
   if (refusal !== undefined) throw refusal;
   const uniqueSuffix = () => `${process.pid}.${randomBytes(6).toString('hex')}`;
-  ensureQwenHome(decision.qwenHome, {
-    home: user.homedir,
-    uid: user.uid,
-    platform: homePlatform(process.platform),
-    fs,
-    uniqueSuffix: uniqueSuffix(),
-    seed: decision.qwenHomeSeed,
-  });
-  writeLaunchDefaults(decision.launchDefaults.file, decision.launchDefaults.content!, {
-    fs,
-    uniqueSuffix: uniqueSuffix(),
-  });
+  const homeOptions = { home: user.homedir, uid: user.uid, platform: homePlatform(process.platform), fs };
+  if (decision.host === 'openclaw') {
+    ensurePrivateHome(decision.stateDir, 'the OpenClaw state directory', homeOptions);
+  } else {
+    ensureQwenHome(decision.qwenHome, {
+      ...homeOptions,
+      uniqueSuffix: uniqueSuffix(),
+      seed: decision.qwenHomeSeed,
+    });
+    writeLaunchDefaults(decision.launchDefaults.file, decision.launchDefaults.content!, {
+      fs,
+      uniqueSuffix: uniqueSuffix(),
+    });
+  }
   // The one line a rolled-back profile prints, once every check has passed.
   if (decision.notice !== undefined) writeErr(`${decision.notice}\n`);
+  // OpenClaw reads the turn from the terminal without a prompt of its own.
+  if (decision.host === 'openclaw') writeErr(`${decision.prompt}\n`);
   // Steps 5 and 6: working directory and run.
   const execve = (process as { execve?: Execve }).execve;
   runQwen(decision.command, {
@@ -117,7 +121,7 @@ async function main(): Promise<void> {
   // Step 1: arguments.
   const args = parseArgs(process.argv.slice(2), ARGUMENT_POLICY);
   if (args.kind === 'help') {
-    fs.writeSync(1, helpText(PROFILE_KINDS));
+    fs.writeSync(1, helpText(ALL_PROFILE_KINDS));
     return;
   }
   if (args.kind === 'version') {

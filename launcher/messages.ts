@@ -32,15 +32,19 @@ export function usage(...problems: string[]): LaunchError {
   return new LaunchError(LAUNCH_EXIT.usage, problems);
 }
 
-export function rolledBackNotice(kind: string): string {
-  return `${PROGRAM}: profile ${show(kind)} is rolled back; starting Qwen without external context.`;
+/** The agent a profile starts, as the launcher's messages name it. */
+export type Agent = 'Qwen' | 'OpenClaw';
+
+export function rolledBackNotice(kind: string, agent: Agent = 'Qwen'): string {
+  return `${PROGRAM}: profile ${show(kind)} is rolled back; starting ${agent} without external context.`;
 }
 
 export function helpText(kinds: readonly string[]): string {
   return [
     `Usage: ${PROGRAM} --profile <kind>`,
     '',
-    'Starts the pinned Qwen Code with the managed settings of one deployed profile.',
+    'Starts the pinned Qwen Code with the managed settings of one deployed profile;',
+    'openclaw-recall starts the pinned OpenClaw for one turn, the message typed on the terminal.',
     `Profile kinds: ${kinds.join(', ')}.`,
     '',
     'Options:',
@@ -48,15 +52,17 @@ export function helpText(kinds: readonly string[]): string {
     '  --help                              print this help',
     '  --version                           print the qwen-managed version',
     '',
-    'Every other argument is refused: nothing you type here is passed to Qwen.',
+    'Every other argument is refused: nothing you type here is passed to Qwen or OpenClaw.',
     'Standard input and standard output must both be terminals.',
     '',
     'Exit codes:',
     '  0    --help or --version',
     '  2    a refused or missing argument, an unknown or undeployed profile',
     '  1    a pinned file, checksum, ownership or permission check failed; not a terminal;',
-    '       a credential or the per-user Qwen home is unusable; Qwen could not be started',
-    '  *    otherwise Qwen exit status (ended by a signal: the launcher ends by the same signal)',
+    '       a credential or the per-user Qwen home (OpenClaw state directory) is unusable;',
+    '       the agent could not be started',
+    '  *    otherwise the exit status of Qwen or OpenClaw (ended by a signal: the launcher ends by the',
+    '       same signal)',
     '',
   ].join('\n');
 }

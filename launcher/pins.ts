@@ -5,7 +5,7 @@ import { errorCode } from '../src/base/errors.js';
 import type { Platform } from '../src/base/platform.js';
 import type { Issue, Validation } from '../src/base/validation.js';
 import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-manifest.js';
-import type { LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
+import type { AnyProfileKind, LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
 import { type HostFs, installHostProblems, installPath } from '../src/host/install-checks.js';
 import { qwenPackageVersion } from '../src/host/qwen-package.js';
@@ -46,7 +46,7 @@ export interface Pins {
   qwenVersion?: string;
 }
 
-function launchPlanRel(kind: ProfileKind): string {
+function launchPlanRel(kind: AnyProfileKind): string {
   return profileRel(kind, PROFILE_FILES.launchPlan);
 }
 
@@ -64,7 +64,7 @@ type JsonFileFs = Pick<PinsFs, 'readFileSync'>;
  * Reads a file render wrote and checks it with the validator generated from its zod schema (zod's
  * answer, without loading zod at every start).
  */
-function readJson<T>(
+export function readJson<T>(
   fs: JsonFileFs,
   file: string,
   validate: (value: unknown) => Validation<T>,
@@ -108,7 +108,7 @@ export function readLaunchPlan(
 /** The profile is not in the manifest: a usage error of the launcher, an input error of `plan`. */
 export class NotDeployedError extends LaunchError {
   constructor(
-    readonly kind: ProfileKind,
+    readonly kind: AnyProfileKind,
     readonly installDir: string,
     readonly deployed: readonly string[],
   ) {
@@ -121,6 +121,21 @@ export class NotDeployedError extends LaunchError {
 function nodeVersion(input: PinsInput, node: string): { nodeVersion?: string } {
   const version = input.nodeVersionOf?.(node);
   return version === undefined ? {} : { nodeVersion: version };
+}
+
+/** The plan file of a profile: read, schema-checked, its own profile's, with the bytes it was parsed from. */
+export function readProfilePlan<T extends { profile: string }>(
+  fs: JsonFileFs,
+  installDir: string,
+  kind: AnyProfileKind,
+  platform: Platform,
+  validate: (value: unknown) => Validation<T>,
+): { plan: T; bytes: Uint8Array; file: string } {
+  const file = installPath(installDir, launchPlanRel(kind), platform);
+  const { value, bytes } = readJson(fs, file, validate);
+  if (value.profile !== kind)
+    throw failure(`${show(file)} is the plan of profile ${show(value.profile)}; re-render`);
+  return { plan: value, bytes, file };
 }
 
 /** Loads and checks everything step 2 pins; throws a LaunchError listing every failure. */

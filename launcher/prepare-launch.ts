@@ -2,10 +2,17 @@
 // environment, the user and the terminal — through an injected file system, read-only — to exactly
 // what runs (node, argv, environment, working directory), what is written before (the Qwen home and
 // the launch's system-defaults layer) and what refuses. launcher/launch-qwen.ts executes it;
-// `qwen-managed plan` prints it. Steps 2–5 of docs/contracts.md, "Launcher steps".
+// `qwen-managed plan` prints it. Steps 2–5 of docs/contracts.md, "Launcher steps". One launcher for
+// both agents: the openclaw-recall profile takes the same steps in prepare-openclaw.ts.
 import { posix, win32 } from 'node:path';
 import { type Platform, platformOfHost } from '../src/base/platform.js';
-import type { CredentialSource, LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
+import {
+  type AnyProfileKind,
+  type CredentialSource,
+  type LaunchPlan,
+  OPENCLAW_PROFILE,
+  type ProfileKind,
+} from '../src/contracts/launch-plan.js';
 import { type PINNED_FILE_VARIABLES, PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
 import { installPath } from '../src/host/install-checks.js';
 import { lookupEnv } from '../src/policy/environment-names.js';
@@ -21,9 +28,10 @@ import { routedCredentials } from '../src/policy/routed-credentials.js';
 import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
 import { type BrokerCheckDeps, brokerListeners, checkBroker } from './broker.js';
-import { computeEnv, type EnvComputation, envRecord } from './env.js';
+import { computeEnv, type EnvComputation, envRecord, REDACTED } from './env.js';
 import { failure, type LaunchError, rolledBackNotice } from './messages.js';
 import { loadPins, type PinsFs } from './pins.js';
+import { type OpenclawLaunchDecision, prepareOpenclawLaunch } from './prepare-openclaw.js';
 import { homePlatform, launchDefaultsPath, qwenHomePath } from './qwen-home.js';
 import { readCredentials } from './read-credentials.js';
 import {
@@ -38,13 +46,12 @@ import { checkTerminal, type TerminalState } from './terminal.js';
 /** Everything the decision reads through (node:fs has it all). */
 export type LaunchFs = PinsFs & RepositoryFs;
 
-/** Stands in for every credential value when the decision is only shown (`plan`). */
-export const REDACTED = '<redacted>';
+export { REDACTED };
 
 export interface LaunchInput {
   /** The install directory (the launcher's: from its own real path; plan's: --dir). */
   installDir: string;
-  kind: ProfileKind;
+  kind: AnyProfileKind;
   /** `process.platform` of the machine deciding: the file layout of the home and of the install. */
   hostPlatform: NodeJS.Platform;
   /**
@@ -72,14 +79,13 @@ export interface LaunchInput {
   environmentPolicy?: EnvironmentPolicy;
 }
 
-export interface LaunchDecision {
-  kind: ProfileKind;
-  plan: LaunchPlan;
+/** What every host's decision holds: what runs, with what, and what refuses. */
+export interface DecisionCommon {
   /** The platform the plan was rendered for (the launcher refuses any other). */
   platform: Platform;
   /** False when the manifest marks the profile rolled back: it starts without external context. */
   externalContextActive: boolean;
-  /** What runs: the pinned node on `[qwenCli, ...managed argv]`, from the repository root. */
+  /** What runs: the pinned node on `[cli, ...managed argv]`, from the repository root. */
   command: QwenCommand;
   /** Every variable with its source, and what the plan asked for that is kept out. */
   environment: EnvComputation;
@@ -87,6 +93,19 @@ export interface LaunchDecision {
   credentials: Array<[string, CredentialSource]>;
   /** Inherited credentials absent from the caller's environment (plan: the launcher would refuse). */
   missingCredentials: string[];
+  /** What in the repository, the home or the state directory refuses the launch, one line each. */
+  refused: string[];
+  /** The line printed before a rolled-back profile starts. */
+  notice?: string;
+}
+
+/** The launcher's decision: Qwen's for its three profiles, OpenClaw's for openclaw-recall. */
+export type LaunchDecision = QwenLaunchDecision | OpenclawLaunchDecision;
+
+export interface QwenLaunchDecision extends DecisionCommon {
+  host: 'qwen';
+  kind: ProfileKind;
+  plan: LaunchPlan;
   /** The per-user, per-profile QWEN_HOME, created 0700 before Qwen starts. */
   qwenHome: string;
   /** What a new QWEN_HOME gets before Qwen first starts in it (the pinned version's `qwenHomeSeed`). */
@@ -98,10 +117,6 @@ export interface LaunchDecision {
    */
   launchDefaults: { file: string; content?: string };
   repository: RepositoryReport;
-  /** What in the repository or the home refuses the launch, one line each: nothing is started. */
-  refused: string[];
-  /** The line printed before a rolled-back profile starts. */
-  notice?: string;
   /**
    * The credential broker this session talks to (a brokered plan): no credential is read, the
    * provider's variable holds `key`, and these listeners were checked (launch) before anything ran.
@@ -111,6 +126,12 @@ export interface LaunchDecision {
 
 /** The decision; throws a LaunchError for a pin, the terminal or a credential the launch cannot use. */
 export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision> {
+  // One launcher, each host its own steps: the same contract, OpenClaw's pins and environment.
+  if (input.kind === OPENCLAW_PROFILE) return prepareOpenclawLaunch(input);
+  return prepareQwenLaunch({ ...input, kind: input.kind });
+}
+
+async function prepareQwenLaunch(input: LaunchInput & { kind: ProfileKind }): Promise<QwenLaunchDecision> {
   const { fs, kind, purpose } = input;
   const localPlatform = platformOfHost(input.hostPlatform);
   const policy = input.environmentPolicy ?? ENVIRONMENT_POLICY;
@@ -194,6 +215,7 @@ export async function prepareLaunch(input: LaunchInput): Promise<LaunchDecision>
         )
       : undefined;
   return {
+    host: 'qwen',
     kind,
     plan,
     platform,
@@ -223,7 +245,7 @@ export function repositoryRefusal(decision: LaunchDecision): LaunchError | undef
   if (decision.refused.length === 0) return undefined;
   return failure(
     ...decision.refused,
-    `${decision.refused.length} thing(s) in the repository or your home would change the managed ${decision.kind} session; nothing was started`,
+    `${decision.refused.length} thing(s) in ${decision.host === 'qwen' ? 'the repository or your home' : 'your OpenClaw state directory'} would change the managed ${decision.kind} session; nothing was started`,
   );
 }
 

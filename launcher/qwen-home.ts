@@ -93,21 +93,24 @@ function tryLstat(fs: QwenHomeFs, path: string): QwenHomeStat | undefined {
   }
 }
 
+/** What ensurePrivateHome needs: where the levels may be created, whose it must be, and the file system. */
+export type PrivateHomeOptions = Pick<EnsureQwenHomeOptions, 'home' | 'uid' | 'platform' | 'fs'>;
+
 /**
- * Makes sure `qwenHome` exists as the user's private directory with a `settings.json`: creates each
- * missing level below `home` with mode 0700, writes `{"$version":4}` atomically when the settings
- * file is missing, seeds a new home with the pinned Qwen's `qwenHomeSeed`, and refuses a QWEN_HOME
- * that is a symlink, not the user's, or open to others.
+ * Makes sure `dir` (below the passwd home) exists as the user's private directory: creates each
+ * missing level below `home` with mode 0700 and refuses one that is a symlink, not the user's, or open
+ * to others. `label` names it in every refusal ("the Qwen home", "the OpenClaw state directory").
+ * Returns the path separator of the platform.
  */
-export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions): void {
+export function ensurePrivateHome(dir: string, label: string, options: PrivateHomeOptions): string {
   const { fs, platform } = options;
   const sep = pathSeparator(platformOfHost(platform));
   const home = options.home.replace(/[\\/]+$/, '');
-  if (!qwenHome.startsWith(home + sep)) {
-    throw failure(`the Qwen home ${show(qwenHome)} is not under your home directory ${show(home)}`);
+  if (!dir.startsWith(home + sep)) {
+    throw failure(`${label} ${show(dir)} is not under your home directory ${show(home)}`);
   }
   let level = home;
-  for (const part of qwenHome.slice(home.length + 1).split(sep)) {
+  for (const part of dir.slice(home.length + 1).split(sep)) {
     level = `${level}${sep}${part}`;
     if (tryLstat(fs, level) !== undefined) continue;
     try {
@@ -122,26 +125,38 @@ export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions)
       }
     }
   }
-  const stat = tryLstat(fs, qwenHome);
-  // A symlink could point Qwen's state, sessions and prompt logs at a place another user reads.
+  const stat = tryLstat(fs, dir);
+  // A symlink could point the agent's state, sessions and prompt logs at a place another user reads.
   if (stat === undefined || stat.isSymbolicLink() || !stat.isDirectory()) {
     throw failure(
-      `the Qwen home ${show(qwenHome)} must be a real directory, not a symlink or a file; remove it and retry`,
+      `${label} ${show(dir)} must be a real directory, not a symlink or a file; remove it and retry`,
     );
   }
   if (platform !== 'win32') {
     if (stat.uid !== options.uid) {
       throw failure(
-        `the Qwen home ${show(qwenHome)} is owned by uid ${stat.uid}, not you (uid ${options.uid}); remove it and retry`,
+        `${label} ${show(dir)} is owned by uid ${stat.uid}, not you (uid ${options.uid}); remove it and retry`,
       );
     }
     // It holds sessions and prompt logs: nobody else may read or enter it.
     if ((stat.mode & 0o077) !== 0) {
       throw failure(
-        `the Qwen home ${show(qwenHome)} is accessible by group or others (mode ${octalMode(stat.mode)}); fix: chmod 700 ${posixQuote(qwenHome)}`,
+        `${label} ${show(dir)} is accessible by group or others (mode ${octalMode(stat.mode)}); fix: chmod 700 ${posixQuote(dir)}`,
       );
     }
   }
+  return sep;
+}
+
+/**
+ * Makes sure `qwenHome` exists as the user's private directory with a `settings.json`: creates each
+ * missing level below `home` with mode 0700, writes `{"$version":4}` atomically when the settings
+ * file is missing, seeds a new home with the pinned Qwen's `qwenHomeSeed`, and refuses a QWEN_HOME
+ * that is a symlink, not the user's, or open to others.
+ */
+export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions): void {
+  const { fs, platform } = options;
+  const sep = ensurePrivateHome(qwenHome, 'the Qwen home', { ...options, fs, platform });
   const settings = `${qwenHome}${sep}settings.json`;
   if (tryLstat(fs, settings) === undefined)
     createFile(fs, settings, QWEN_HOME_SETTINGS, options.uniqueSuffix);

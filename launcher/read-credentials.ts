@@ -1,10 +1,10 @@
 // The profile's credential values, read at launch with the one reader (src/policy/routed-credentials.ts)
 // and worded for the developer. Messages name the variable and the file, never the value — not even
 // a length or a prefix.
-import type { LaunchPlan } from '../src/contracts/launch-plan.js';
 import { show } from '../src/policy/quote.js';
 import {
   type CredentialReadIo,
+  type CredentialRoutes,
   readCredential,
   routedCredentials,
 } from '../src/policy/routed-credentials.js';
@@ -15,7 +15,7 @@ export interface CredentialOptions extends CredentialReadIo {
 }
 
 /** Reads every routed credential; throws one LaunchError listing every credential that is unusable. */
-export function readCredentials(plan: LaunchPlan, options: CredentialOptions): Record<string, string> {
+export function readCredentials(plan: CredentialRoutes, options: CredentialOptions): Record<string, string> {
   const values: Record<string, string> = Object.create(null);
   const problems: string[] = [];
   for (const [name, source] of routedCredentials(plan, options.externalContextActive, options.platform)) {

@@ -1,17 +1,20 @@
 // Step 3: stdin and stdout must both be terminals. Qwen 0.24.4 turns piped stdin into a headless
 // prompt, and with stdout piped it still draws its TUI into the pipe, so the launcher checks both.
-import { failure } from './messages.js';
+// The managed OpenClaw session reads its turn from the terminal: a pipe would feed it unattended.
+import { type Agent, failure } from './messages.js';
 
 export interface TerminalState {
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
 }
 
-export function terminalProblems(state: TerminalState): string[] {
+export function terminalProblems(state: TerminalState, agent: Agent = 'Qwen'): string[] {
   const problems: string[] = [];
   if (!state.stdinIsTTY) {
     problems.push(
-      'standard input is not a terminal: Qwen would read it as a headless prompt; run launch-qwen in a terminal',
+      agent === 'Qwen'
+        ? 'standard input is not a terminal: Qwen would read it as a headless prompt; run launch-qwen in a terminal'
+        : 'standard input is not a terminal: OpenClaw would take whatever it holds as your message, unattended; run launch-qwen in a terminal',
     );
   }
   if (!state.stdoutIsTTY) {
@@ -22,7 +25,7 @@ export function terminalProblems(state: TerminalState): string[] {
   return problems;
 }
 
-export function checkTerminal(state: TerminalState): void {
-  const problems = terminalProblems(state);
+export function checkTerminal(state: TerminalState, agent: Agent = 'Qwen'): void {
+  const problems = terminalProblems(state, agent);
   if (problems.length > 0) throw failure(...problems);
 }

@@ -11,6 +11,7 @@ import * as configRules from '../src/config/rules.js';
 import { runtimeConfigSchema } from '../src/config/schema.js';
 import { installManifestSchema } from '../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../src/contracts/launch-plan-schema.js';
+import { openclawLaunchPlanSchema } from '../src/contracts/openclaw-launch.js';
 
 export interface ValidatorTarget {
   /** The generated file, relative to the repository root. */
@@ -46,6 +47,13 @@ export const VALIDATORS: readonly ValidatorTarget[] = [
     from: 'src/contracts/launch-plan-schema.ts',
     name: 'validateLaunchPlan',
     type: { name: 'LaunchPlan', module: 'src/contracts/launch-plan.ts' },
+  },
+  {
+    file: 'src/startup/validators/openclaw-launch-plan.ts',
+    schema: openclawLaunchPlanSchema,
+    from: 'src/contracts/openclaw-launch.ts',
+    name: 'validateOpenclawLaunchPlan',
+    type: { name: 'OpenclawLaunchPlan', module: 'src/contracts/openclaw-launch.ts' },
   },
 ];
 

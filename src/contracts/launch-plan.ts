@@ -10,7 +10,8 @@ export type ProfileKind = (typeof PROFILE_KINDS)[number];
 
 /**
  * The OpenClaw profile: the same bounded auto-recall as an OpenClaw plugin (docs/openclaw.md). Not a
- * Qwen profile: it has no Qwen settings, and render, verify and rollback handle its files on their own.
+ * Qwen profile: it has no Qwen settings, and render, verify and rollback handle its files on their own;
+ * the launcher starts it through the same prepareLaunch() (launcher/prepare-openclaw.ts).
  */
 export const OPENCLAW_PROFILE = 'openclaw-recall';
 /** Every profile kind a deployment and a manifest may hold, Qwen's then OpenClaw's. */
@@ -25,11 +26,16 @@ export function isProfileKind(value: string): value is ProfileKind {
   return (PROFILE_KINDS as readonly string[]).includes(value);
 }
 
+/** A Qwen profile kind or the OpenClaw one: what the launcher, plan, probe and rollback accept. */
+export function isAnyProfileKind(value: string): value is AnyProfileKind {
+  return (ALL_PROFILE_KINDS as readonly string[]).includes(value);
+}
+
 export type CredentialSource = z.infer<typeof credentialSourceSchema>;
 export type LaunchPlan = z.infer<typeof launchPlanSchema>;
 
 /** The refusal of a `--profile` value that is no profile kind, with "did you mean" when one is close. */
 export function unknownProfileKind(value: string): string {
-  const near = closest(value, PROFILE_KINDS);
-  return `unknown profile kind ${JSON.stringify(value)}${near === undefined ? '' : `; did you mean "${near}"?`} (kinds: ${PROFILE_KINDS.join(', ')})`;
+  const near = closest(value, ALL_PROFILE_KINDS);
+  return `unknown profile kind ${JSON.stringify(value)}${near === undefined ? '' : `; did you mean "${near}"?`} (kinds: ${ALL_PROFILE_KINDS.join(', ')})`;
 }

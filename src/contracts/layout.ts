@@ -29,6 +29,9 @@ export const OPENCLAW_PROFILE_FILES = {
   rollbackRecord: PROFILE_FILES.rollbackRecord,
 } as const;
 
+/** The variable OpenClaw reads its one config file from: the launcher pins it to the profile's openclaw.json. */
+export const OPENCLAW_CONFIG_VARIABLE = 'OPENCLAW_CONFIG_PATH';
+
 /**
  * The OpenClaw plugin package render writes under runtime/: OpenClaw loads it from this directory
  * (`plugins.load.paths`), reading the manifest, then package.json's `openclaw.extensions` entry.

@@ -1,6 +1,8 @@
 // profiles/openclaw-recall/launch.json: what a managed OpenClaw session runs (docs/openclaw.md,
-// "The managed session"). Render writes it, verify judges the host by it (the pinned Node and
-// OpenClaw), and `plan` prints it. Paths are absolute and name the final install location.
+// "The managed session"). Render writes it, `launch-qwen --profile openclaw-recall` executes it
+// (launcher/prepare-openclaw.ts), verify judges the host by it, and `plan` prints the launcher's
+// decision. Paths are absolute and name the final install location. The launcher checks it with the
+// validator generated from this schema (src/startup/validators/openclaw-launch-plan.ts).
 import * as z from 'zod/mini';
 import { PLATFORMS } from '../base/platform.js';
 import { credentialSourceSchema } from './launch-plan-schema.js';
@@ -23,12 +25,15 @@ export const openclawLaunchPlanSchema = z.strictObject({
     PATH: z.string(),
     inherit: z.array(z.string()),
     set: z.record(z.string(), z.string()),
-    /** OPENCLAW_CONFIG_PATH → the profile's root-owned openclaw.json. */
+    /**
+     * OPENCLAW_CONFIG_PATH → the profile's root-owned openclaw.json; NODE_EXTRA_CA_CERTS → the
+     * deployment's private CA file (`tls`), when it names one.
+     */
     files: z.record(z.string(), z.string()),
   }),
+  /** Credentials routed to this profile (the provider's and the model keys): name → where the launcher gets the value. */
   credentials: z.record(z.string(), credentialSourceSchema),
+  /** The provider credentials among them: a rolled-back profile launches without them, as Qwen's do. */
+  externalContext: z.strictObject({ credentials: z.array(z.string()) }),
 });
 export type OpenclawLaunchPlan = z.infer<typeof openclawLaunchPlanSchema>;
-
-/** The variable OpenClaw reads its one config file from: the launcher pins it to the profile's openclaw.json. */
-export const OPENCLAW_CONFIG_VARIABLE = 'OPENCLAW_CONFIG_PATH';

@@ -9,12 +9,19 @@ import { AdminInputError } from '../base/errors.js';
 import { parseRuntimeConfig } from '../config/load.js';
 import { credentialVariable } from '../config/names.js';
 import { MANIFEST_FILE } from '../contracts/install-manifest.js';
-import { type LaunchPlan, PROFILE_KINDS, type ProfileKind } from '../contracts/launch-plan.js';
+import {
+  ALL_PROFILE_KINDS,
+  type AnyProfileKind,
+  type LaunchPlan,
+  OPENCLAW_PROFILE,
+} from '../contracts/launch-plan.js';
 import { launchPlanSchema } from '../contracts/launch-plan-schema.js';
 import { EXTRA_CA_VARIABLE, PROFILE_FILES, profileRel } from '../contracts/layout.js';
+import { openclawLaunchPlanSchema } from '../contracts/openclaw-launch.js';
 import { createTransport } from '../http/create-transport.js';
 import { withNoProxyHost } from '../policy/broker-env.js';
 import { readCredential } from '../policy/routed-credentials.js';
+import { providerConfigVersion } from './deployment/provider-config.js';
 import { type ProbeResult, probeProvider } from './probe.js';
 import { parseManifestText } from './render/manifest.js';
 
@@ -25,7 +32,7 @@ export class ProbeRefused extends AdminInputError {
 
 export interface ProbeInstallOptions {
   /** Only this profile; every active one when undefined. */
-  profile: ProfileKind | undefined;
+  profile: AnyProfileKind | undefined;
   /** Stands in for the developer's: inherited credentials and proxy variables come from it. */
   env: Environment;
   /** Milliseconds from a monotonic clock. */
@@ -43,14 +50,14 @@ async function readJson(file: string): Promise<unknown> {
 }
 
 /** The active profiles to probe, or a ProbeRefused saying why there are none. */
-async function profilesToProbe(dir: string, only: ProfileKind | undefined): Promise<ProfileKind[]> {
+async function profilesToProbe(dir: string, only: AnyProfileKind | undefined): Promise<AnyProfileKind[]> {
   const manifestText = await fs.readFile(path.join(dir, MANIFEST_FILE), 'utf8').catch(() => undefined);
   const manifest = manifestText === undefined ? undefined : parseManifestText(manifestText);
   if (manifest === undefined)
     throw new ProbeRefused(
       `${dir} is not an install tree (no valid ${MANIFEST_FILE}). Fix: point --dir at the installDir of a rendered deployment`,
     );
-  const kinds = PROFILE_KINDS.filter(
+  const kinds = ALL_PROFILE_KINDS.filter(
     (kind) => manifest.profiles[kind]?.state === 'active' && (only === undefined || only === kind),
   );
   if (kinds.length === 0)
@@ -60,8 +67,16 @@ async function profilesToProbe(dir: string, only: ProfileKind | undefined): Prom
   return kinds;
 }
 
+/** What probe reads of a launch plan: Qwen's and OpenClaw's have it alike. */
+type ProbedPlan = Pick<LaunchPlan, 'credentials' | 'platform'> & {
+  profile: AnyProfileKind;
+  environment: Pick<LaunchPlan['environment'], 'files'>;
+  /** Qwen's plans only: render refuses a broker in front of the OpenClaw profile. */
+  broker?: LaunchPlan['broker'];
+};
+
 /** The credential the launcher would give the profile (its one reader), or a ProbeRefused naming where it looked. */
-function credentialFor(plan: LaunchPlan, name: string, env: Environment): string {
+function credentialFor(plan: ProbedPlan, name: string, env: Environment): string {
   const source = plan.credentials[name];
   if (source === undefined)
     throw new ProbeRefused(
@@ -92,16 +107,17 @@ function credentialFor(plan: LaunchPlan, name: string, env: Environment): string
 /** One probe of one profile's provider, over a transport made (and closed) for it. */
 async function probeProfile(
   dir: string,
-  kind: ProfileKind,
+  kind: AnyProfileKind,
   options: ProbeInstallOptions,
 ): Promise<ProbeResult> {
   const config = parseRuntimeConfig(
     JSON.stringify(await readJson(path.join(dir, profileRel(kind, PROFILE_FILES.providerConfig)))),
-    kind === 'auto-recall' ? 2 : 1,
+    providerConfigVersion(kind),
   );
-  const plan = launchPlanSchema.parse(
-    await readJson(path.join(dir, profileRel(kind, PROFILE_FILES.launchPlan))),
-  );
+  // The OpenClaw plugin reads the same provider config and credential: only its plan's shape differs.
+  const planJson = await readJson(path.join(dir, profileRel(kind, PROFILE_FILES.launchPlan)));
+  const plan: ProbedPlan =
+    kind === OPENCLAW_PROFILE ? openclawLaunchPlanSchema.parse(planJson) : launchPlanSchema.parse(planJson);
   // Through the credential broker, as the runtimes go: its listener, its public key, and never through
   // a proxy (the broker's own environment decides how it reaches the provider).
   const broker = plan.broker;

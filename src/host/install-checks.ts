@@ -79,7 +79,8 @@ function safeRel(rel: string): boolean {
   return rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
 }
 
-interface Pin {
+/** One path the launch depends on, and how it is judged. */
+export interface Pin {
   what: string;
   path: string;
   type: 'file' | 'directory';
@@ -179,10 +180,34 @@ export function qwenVersionProblem(
   return `Qwen ${fact.version ?? '(no version)'} at ${showValue(fact.root)} is not a version this toolkit supports (${SUPPORTED_QWEN_VERSIONS.join(', ')}); pin a supported Qwen or upgrade qwen-managed`;
 }
 
-/** Every host problem of the profile, in a stable order (empty: the launcher may start Qwen). */
-export function installHostProblems(input: InstallHostInput): InstallHostResult {
-  const { installDir, kind, platform, manifest, plan, fs } = input;
-  const planRel = profileRel(kind, PROFILE_FILES.launchPlan);
+/** What the checks common to every host need: the install, its plan file and the pins. */
+export interface InstallPinsInput {
+  installDir: string;
+  platform: Platform;
+  manifest: InstallManifest;
+  /** The launch plan's path in the tree (`profiles/<kind>/launch.json`) and the very bytes parsed. */
+  planRel: string;
+  planBytes: Uint8Array;
+  /** The final install directory the plan names (pins inside it must be its checksummed files). */
+  planInstallDir: string;
+  pins: readonly Pin[];
+  fs: HostFs;
+}
+
+export interface InstallPinsResult {
+  problems: string[];
+  /** Each admin-owned pin that passed StrictModes (POSIX), by its pinned path: its real path. */
+  realPaths: ReadonlyMap<string, string>;
+}
+
+/**
+ * The checks every launch makes, whatever it starts: the plan and every file of the install against
+ * manifest.json, each pin (present, of its type, executable or readable where it must be, listed when
+ * inside the install) and, on POSIX, StrictModes up every directory of the install files and the
+ * admin-owned pins. One line per problem, in a stable order.
+ */
+export function installPinProblems(input: InstallPinsInput): InstallPinsResult {
+  const { installDir, platform, manifest, planRel, fs } = input;
   const planFile = installPath(installDir, planRel, platform);
   const problems: string[] = [];
   const listed = new Set(Object.keys(manifest.files));
@@ -221,9 +246,8 @@ export function installHostProblems(input: InstallHostInput): InstallHostResult 
     }
   }
 
-  const pins = pinsOf(plan, input.argv, input.externalContextActive, input.policy);
   const sep = platform === 'windows' ? '\\' : '/';
-  for (const pin of pins) {
+  for (const pin of input.pins) {
     if (pin.path === '' && pin.optional !== true) {
       problems.push(`${pin.what} is not pinned by the launch plan; re-render the deployment`);
       continue;
@@ -234,8 +258,8 @@ export function installHostProblems(input: InstallHostInput): InstallHostResult 
       continue;
     }
     // A pin inside the install must be one of its checksummed files.
-    if (pin.adminOwned && pin.path.startsWith(plan.installDir + sep)) {
-      const rel = pin.path.slice(plan.installDir.length + 1).replaceAll('\\', '/');
+    if (pin.adminOwned && pin.path.startsWith(input.planInstallDir + sep)) {
+      const rel = pin.path.slice(input.planInstallDir.length + 1).replaceAll('\\', '/');
       if (!listed.has(rel)) {
         problems.push(`${pin.what} ${show(pin.path)} is not listed in manifest.json; re-render`);
       }
@@ -272,20 +296,37 @@ export function installHostProblems(input: InstallHostInput): InstallHostResult 
     }
   }
   // StrictModes needs POSIX owners and modes; on Windows ACLs decide and verify reports them.
-  let qwenVersion: string | undefined;
   // Every pin is judged by what it resolves to: node runs a linked main script from its real path.
-  let realQwenCli: string | undefined;
+  const realPaths = new Map<string, string>();
   if (platform === 'posix') {
     const strict = new StrictModes(manifest.adminUid, fs);
     for (const file of installFiles) strict.checkChain(file);
-    for (const pin of pins) {
+    for (const pin of input.pins) {
       if (pin.adminOwned && pinnedPathProblem(pin.path, platform) === undefined) {
         const chain = strict.checkChain(pin.path);
-        if (pin.path === plan.qwenCli && chain.kind === 'ok') realQwenCli = chain.realPath;
+        if (chain.kind === 'ok') realPaths.set(pin.path, chain.realPath);
       }
     }
     problems.push(...strict.problems());
   }
+  return { problems, realPaths };
+}
+
+/** Every host problem of the profile, in a stable order (empty: the launcher may start Qwen). */
+export function installHostProblems(input: InstallHostInput): InstallHostResult {
+  const { installDir, kind, platform, manifest, plan, fs } = input;
+  const { problems, realPaths } = installPinProblems({
+    installDir,
+    platform,
+    manifest,
+    planRel: profileRel(kind, PROFILE_FILES.launchPlan),
+    planBytes: input.planBytes,
+    planInstallDir: plan.installDir,
+    pins: pinsOf(plan, input.argv, input.externalContextActive, input.policy),
+    fs,
+  });
+  let qwenVersion: string | undefined;
+  const realQwenCli = realPaths.get(plan.qwenCli);
   // Run through cli.js directly: cli-entry.js relaunches itself and can apply a self-update.
   const wrapper = qwenWrapperProblem(plan.qwenCli, realQwenCli, show);
   if (wrapper !== undefined) problems.push(wrapper);

@@ -8,6 +8,10 @@ interface VersionEntry {
   node: { min: string; belowMajor: number };
   /** The command after `openclaw.mjs` a managed session runs (one embedded turn, message on stdin). */
   managedArgv: readonly string[];
+  /** What the launcher sets last in OpenClaw's environment (read-only config, no self-update, …). */
+  environment: Readonly<Record<string, string>>;
+  /** Entries of the per-user state directory that would change the managed session: name → why. */
+  refusedInStateDir: Readonly<Record<string, string>>;
 }
 
 export interface OpenclawVersionFacts extends VersionEntry {

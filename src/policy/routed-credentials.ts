@@ -6,9 +6,14 @@ import type { Platform } from '../base/platform.js';
 import type { CredentialSource, LaunchPlan } from '../contracts/launch-plan.js';
 import { lookupEnv, sameEnvName } from './environment-names.js';
 
+/** What the credential rules read of a launch plan (Qwen's and OpenClaw's have it alike). */
+export type CredentialRoutes = Pick<LaunchPlan, 'credentials'> & {
+  externalContext: Pick<LaunchPlan['externalContext'], 'credentials'>;
+};
+
 /** True for a provider credential of a rolled-back profile: it stays out of the launch, however routed. */
 export function withheldCredential(
-  plan: LaunchPlan,
+  plan: CredentialRoutes,
   name: string,
   externalContextActive: boolean,
   platform: Platform,
@@ -20,7 +25,7 @@ export function withheldCredential(
 
 /** The credentials this launch delivers: those routed to the profile, minus provider ones when rolled back. */
 export function routedCredentials(
-  plan: LaunchPlan,
+  plan: CredentialRoutes,
   externalContextActive: boolean,
   platform: Platform,
 ): Array<[string, CredentialSource]> {

@@ -1,21 +1,21 @@
 // `qwen-managed plan --dir DIR --profile KIND [--json]`: exactly what `launch-qwen --profile KIND`
 // would run from that install — executable, argv, cwd and every environment variable — computed with
 // the launcher's own functions, with this command's environment standing in for the caller's and
-// the current user's passwd home for HOME. Credential values are never shown.
+// the current user's passwd home for HOME. Credential values are never shown. The same for the
+// openclaw-recall profile, whose decision prepareLaunch() makes too (launcher/prepare-openclaw.ts).
 
 import { resolve } from 'node:path';
 import type { DroppedName, EnvEntry, InheritedName } from '../../../launcher/env.js';
 import { LaunchError } from '../../../launcher/messages.js';
-import { NotDeployedError, readManifest } from '../../../launcher/pins.js';
+import { NotDeployedError } from '../../../launcher/pins.js';
 import { type LaunchDecision, prepareLaunch, REDACTED } from '../../../launcher/prepare-launch.js';
-import { type Platform, platformOfHost } from '../../base/platform.js';
+import type { Platform } from '../../base/platform.js';
 import {
+  ALL_PROFILE_KINDS,
+  type AnyProfileKind,
   type CredentialSource,
-  isProfileKind,
+  isAnyProfileKind,
   type LaunchPlan,
-  OPENCLAW_PROFILE,
-  PROFILE_KINDS,
-  type ProfileKind,
   unknownProfileKind,
 } from '../../contracts/launch-plan.js';
 import { notAnInstallTree } from '../../deploy/tree.js';
@@ -24,7 +24,6 @@ import { posixQuote, powershellQuote } from '../../policy/quote.js';
 import { defineCommand } from '../command.js';
 import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
-import { formatOpenclawPlan, openclawPlanReport } from './plan-openclaw.js';
 
 /** What plan needs from the machine: the user, the file system, the platform. */
 export type PlanDeps = Pick<AdminDeps, 'userInfo' | 'fs' | 'hostPlatform'>;
@@ -40,7 +39,7 @@ developer's, and your passwd home for theirs.
 
 Options:
   --dir DIR        the install directory (or a staged render)
-  --profile KIND   ${PROFILE_KINDS.join(', ')}, openclaw-recall
+  --profile KIND   ${ALL_PROFILE_KINDS.join(', ')}
   --json           one JSON object instead of text
   -h, --help       show this help
 
@@ -66,8 +65,22 @@ export interface PlanRepository {
   refused: string[];
 }
 
+/** openclaw-recall: what the launcher adds for OpenClaw. */
+export interface PlanOpenclaw {
+  /** The OpenClaw version the profile was rendered for (the launcher checks the pinned package is it). */
+  version: string;
+  /** The per-user, per-install, per-profile OPENCLAW_STATE_DIR (created 0700 when missing). */
+  stateDir: string;
+  /** What in the state directory would refuse the launch now, one line each. */
+  refused: string[];
+  /** The line the launcher prints before OpenClaw reads the message from the terminal. */
+  prompt: string;
+}
+
 export interface PlanReport {
-  profile: ProfileKind;
+  profile: AnyProfileKind;
+  /** The agent the launcher starts. */
+  agent: 'qwen' | 'openclaw';
   platform: Platform;
   state: 'active' | 'rolled-back';
   externalContext: boolean;
@@ -82,8 +95,10 @@ export interface PlanReport {
   dropped: DroppedName[];
   /** Inherited credentials absent from this environment: the launcher would refuse to start. */
   missingCredentials: string[];
-  /** The repository check as it would run now, for this user. */
-  repository: PlanRepository;
+  /** Qwen's profiles: the repository check as it would run now, for this user. */
+  repository?: PlanRepository;
+  /** openclaw-recall: the OpenClaw version, the state directory and what in it refuses now. */
+  openclaw?: PlanOpenclaw;
   /** The credential broker the session talks to: the launcher reads no credential and checks these listeners first. */
   broker?: { user: string; listeners: Array<{ name: string; port: number }> };
 }
@@ -101,7 +116,7 @@ function credentialOrigin(source: CredentialSource): string {
 /** The launcher's decision for this profile, as the current user would get it now. */
 async function decide(
   dir: string,
-  kind: ProfileKind,
+  kind: AnyProfileKind,
   callerEnv: Readonly<Record<string, string | undefined>>,
   deps: PlanDeps,
 ): Promise<LaunchDecision> {
@@ -132,7 +147,7 @@ async function decide(
 /** The launcher's decision (prepareLaunch) as a report: credential values are never in it. */
 export async function planReport(
   dir: string,
-  kind: ProfileKind,
+  kind: AnyProfileKind,
   callerEnv: Readonly<Record<string, string | undefined>>,
   deps: PlanDeps,
 ): Promise<PlanReport> {
@@ -147,9 +162,9 @@ export async function planReport(
     if (entry.source !== 'credential') return { ...entry };
     return { ...entry, value: REDACTED, redacted: true, from: origins.get(entry.name) ?? '' };
   });
-  const { repository } = decision;
   return {
     profile: kind,
+    agent: decision.host,
     platform: plan.platform,
     state: active ? 'active' : 'rolled-back',
     externalContext: active,
@@ -161,15 +176,26 @@ export async function planReport(
     inherited: decision.environment.inherited,
     dropped: decision.environment.dropped,
     missingCredentials: decision.missingCredentials,
-    ...(decision.broker === undefined
-      ? {}
-      : { broker: { user: decision.broker.user, listeners: decision.broker.listeners } }),
-    repository: {
-      trust: plan.repositoryTrust,
-      envFiles: repository.envFiles.map((f) => ({ path: f.path, scope: f.scope })),
-      excluded: repository.excluded,
-      refused: decision.refused,
-    },
+    ...(decision.host === 'qwen'
+      ? {
+          ...(decision.broker === undefined
+            ? {}
+            : { broker: { user: decision.broker.user, listeners: decision.broker.listeners } }),
+          repository: {
+            trust: decision.plan.repositoryTrust,
+            envFiles: decision.repository.envFiles.map((f) => ({ path: f.path, scope: f.scope })),
+            excluded: decision.repository.excluded,
+            refused: decision.refused,
+          },
+        }
+      : {
+          openclaw: {
+            version: decision.plan.openclawVersion,
+            stateDir: decision.stateDir,
+            refused: decision.refused,
+            prompt: decision.prompt,
+          },
+        }),
   };
 }
 
@@ -187,6 +213,7 @@ const SOURCE_TEXT: Record<EnvEntry['source'], string> = {
   'provider-config': 'pinned provider config',
   'broker-key': "the credential broker's public key (not a secret: the broker adds the real credential)",
   'broker-no-proxy': "extended with the credential broker's address (proxies never see its traffic)",
+  'state-dir': 'per-user, per-profile OpenClaw state directory (created 0700 when missing)',
 };
 
 /** Values are printed as they are unless they hold control characters, which are escaped. */
@@ -198,6 +225,7 @@ export function formatPlan(report: PlanReport): string {
   const quote = report.platform === 'windows' ? powershellQuote : posixQuote;
   const lines: string[] = [
     `Profile:     ${report.profile} (${report.state === 'active' ? 'active' : 'rolled back: starts without external context'})`,
+    ...(report.openclaw === undefined ? [] : [`Agent:       OpenClaw ${report.openclaw.version}`]),
     `Executable:  ${display(report.executable)}`,
     `Argv:        ${report.argv.map(quote).join(' ')}`,
     `Cwd:         ${display(report.cwd)}`,
@@ -247,6 +275,16 @@ export function formatPlan(report: PlanReport): string {
       for (const line of repository.refused) lines.push(`    ${line}`);
     }
   }
+  const openclaw = report.openclaw;
+  if (openclaw !== undefined) {
+    lines.push('', `OpenClaw state directory, as it is now for you: ${display(openclaw.stateDir)}`);
+    if (openclaw.refused.length === 0) {
+      lines.push('  the launcher would start OpenClaw, after printing:', `    ${openclaw.prompt}`);
+    } else {
+      lines.push('  the launcher would refuse to start:');
+      for (const line of openclaw.refused) lines.push(`    ${line}`);
+    }
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -258,20 +296,7 @@ export const planCommand = defineCommand({
   async run(flags, io, deps: PlanDeps) {
     if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
     if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
-    if (flags.profile === OPENCLAW_PROFILE) {
-      // OpenClaw has no launcher of its own yet: plan prints the rendered plan and its config.
-      const dir = resolve(io.cwd, flags.dir);
-      const manifest = readManifest(deps.fs, dir, platformOfHost(deps.hostPlatform));
-      const state = manifest.profiles[OPENCLAW_PROFILE]?.state;
-      if (state === undefined)
-        throw new InputError(`plan: profile ${OPENCLAW_PROFILE} is not deployed in ${dir}`);
-      const report = openclawPlanReport(dir, state, io.env, (file) => String(deps.fs.readFileSync(file)));
-      io.stdout.write(
-        flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatOpenclawPlan(report),
-      );
-      return 0;
-    }
-    if (!isProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
+    if (!isAnyProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
     const dir = resolve(io.cwd, flags.dir);
     // A directory that is not an install is a wrong --dir, not a tree to re-render.
     const notInstall = notAnInstallTree(dir, deps.fs);

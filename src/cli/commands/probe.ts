@@ -2,7 +2,7 @@
 // against its provider, with the credential the launcher would use, before the roll-out.
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { isProfileKind, unknownProfileKind } from '../../contracts/launch-plan.js';
+import { isAnyProfileKind, unknownProfileKind } from '../../contracts/launch-plan.js';
 import type { ProbeResult } from '../../deploy/probe.js';
 import { probeInstall } from '../../deploy/probe-install.js';
 import { defineCommand } from '../command.js';
@@ -21,7 +21,7 @@ the administrator, on a machine that reaches the provider as the developers' mac
 
 Options:
   --dir DIR       the install directory (required)
-  --profile KIND  probe only this profile (on-demand, auto-recall, write)
+  --profile KIND  probe only this profile (on-demand, auto-recall, write, openclaw-recall)
   --json          print the results as JSON: {"ok", "dir", "probes": [{"profile", "contract", "url",
                   "ok", "shape": "exact"|"wrong"|"no-answer", "scope": "honoured"|"ignored"|
                   "not-confirmed"|"not-applicable", "results", "latencyMs", "message"}]}
@@ -48,7 +48,7 @@ export const probeCommand = defineCommand({
   async run(flags, io) {
     const dir = path.resolve(io.cwd, required('probe', 'dir', flags.dir));
     const profile = flags.profile;
-    if (profile !== undefined && !isProfileKind(profile))
+    if (profile !== undefined && !isAnyProfileKind(profile))
       throw new UsageError(`probe: --profile: ${unknownProfileKind(profile)}`);
     const probes = await probeInstall(dir, { profile, env: io.env, now: () => performance.now() });
     const ok = probes.every((p) => p.ok);

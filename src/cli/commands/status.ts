@@ -9,8 +9,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LaunchError } from '../../../launcher/messages.js';
 import { NotDeployedError } from '../../../launcher/pins.js';
-import { type LaunchDecision, prepareLaunch } from '../../../launcher/prepare-launch.js';
-import { isProfileKind, type ProfileKind, unknownProfileKind } from '../../contracts/launch-plan.js';
+import {
+  type LaunchDecision,
+  prepareLaunch,
+  type QwenLaunchDecision,
+} from '../../../launcher/prepare-launch.js';
+import {
+  isProfileKind,
+  OPENCLAW_PROFILE,
+  type ProfileKind,
+  unknownProfileKind,
+} from '../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { pathChain, readAccountDb } from '../../deploy/host-accounts.js';
 import { nodeVersionAt } from '../../deploy/pinned-host-facts.js';
@@ -117,9 +126,9 @@ async function decide(
   home: string,
   env: Record<string, string | undefined>,
   hostPlatform: NodeJS.Platform,
-) {
+): Promise<QwenLaunchDecision> {
   try {
-    return await prepareLaunch({
+    const decision = await prepareLaunch({
       installDir: dir,
       kind,
       hostPlatform,
@@ -129,6 +138,9 @@ async function decide(
       home,
       loadProject: () => import('../../../launcher/repository-project.js'),
     });
+    // A Qwen profile kind always gets Qwen's decision.
+    if (decision.host !== 'qwen') throw new Error(`status: ${kind} decided for ${decision.host}`);
+    return decision;
   } catch (error) {
     if (error instanceof NotDeployedError)
       throw new InputError(
@@ -351,6 +363,11 @@ export const statusCommand = defineCommand({
   async run(flags, io, deps: AdminDeps) {
     const dir = path.resolve(io.cwd, required('status', 'dir', flags.dir));
     const kind = required('status', 'profile', flags.profile);
+    // Status shows Qwen's settings layers, hooks and MCP servers; OpenClaw's session is plan's and verify's.
+    if (kind === OPENCLAW_PROFILE)
+      throw new UsageError(
+        `status: --profile ${OPENCLAW_PROFILE}: status shows Qwen's profiles; for OpenClaw run \`qwen-managed plan --dir ${dir} --profile ${OPENCLAW_PROFILE}\` and \`qwen-managed verify --dir ${dir}\``,
+      );
     if (!isProfileKind(kind)) throw new UsageError(`status: --profile: ${unknownProfileKind(kind)}`);
     const notInstall = await notAnInstallTree(dir);
     if (notInstall !== undefined) throw new InputError(`status: ${notInstall}`);

@@ -4,17 +4,15 @@
 import { OPENCLAW_HOOK_TIMEOUT_MS } from '../../base/limits.js';
 import { OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
 import {
+  EXTRA_CA_VARIABLE,
   installIdFor,
+  OPENCLAW_CONFIG_VARIABLE,
   OPENCLAW_PLUGIN_PACKAGE,
   OPENCLAW_PROFILE_FILES,
   PinnedLayout,
 } from '../../contracts/layout.js';
 import { OPENCLAW_PLUGIN_ID } from '../../contracts/names.js';
-import {
-  OPENCLAW_CONFIG_VARIABLE,
-  type OpenclawLaunchPlan,
-  openclawLaunchPlanSchema,
-} from '../../contracts/openclaw-launch.js';
+import { type OpenclawLaunchPlan, openclawLaunchPlanSchema } from '../../contracts/openclaw-launch.js';
 import { DEFAULT_OPENCLAW_VERSION, openclawVersionFacts } from '../../openclaw/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import type { ProfileCredentials } from '../deployment/credential-routes.js';
@@ -159,6 +157,7 @@ export function openclawLaunchPlanFor(
   credentials: ProfileCredentials,
 ): OpenclawLaunchPlan {
   const layout = new PinnedLayout(deployment.platform, deployment.installDir);
+  const extraCa = deployment.tls?.extraCaCertificates;
   const sorted = <T>(record: Readonly<Record<string, T>>) =>
     Object.fromEntries(
       Object.keys(record)
@@ -182,9 +181,12 @@ export function openclawLaunchPlanFor(
       set: sorted(deployment.environment.set),
       files: {
         [OPENCLAW_CONFIG_VARIABLE]: layout.profileFile(OPENCLAW_PROFILE, OPENCLAW_PROFILE_FILES.config),
+        // The plugin's provider requests run inside OpenClaw's Node, which reads the CA file at start.
+        ...(extraCa === undefined ? {} : { [EXTRA_CA_VARIABLE]: extraCa }),
       },
     },
     credentials: sorted(credentials.all),
+    externalContext: { credentials: [...credentials.external].sort() },
   });
 }
 

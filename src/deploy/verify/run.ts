@@ -6,15 +6,16 @@ import { execFile } from 'node:child_process';
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { AdminInputError, errorCode } from '../../base/errors.js';
+import { AdminInputError } from '../../base/errors.js';
 import { type Platform, platformOfHost } from '../../base/platform.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/names.js';
-import type { LaunchPlan } from '../../contracts/launch-plan.js';
+import { type LaunchPlan, OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
 import { OPENCLAW_PROFILE_FILES, PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
 import { openclawLaunchPlanSchema } from '../../contracts/openclaw-launch.js';
 import { type HostFs, installHostProblems } from '../../host/install-checks.js';
+import { openclawHostProblems, openclawPackageProblems } from '../../host/openclaw-checks.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
 import { StrictModes } from '../../host/strict-modes.js';
 import { planArgv } from '../../policy/arguments.js';
@@ -216,51 +217,48 @@ function mcpSmokeProfile(tree: InstallTree, dir: string): McpSmokeProfile | unde
   return undefined;
 }
 
-/** The pinned Node's `--version` and the OpenClaw package's version, on a machine of the profile's platform. */
+/**
+ * The openclaw-recall profile's host, judged by the launcher's own checks (src/host/openclaw-checks.ts):
+ * all of them on the real install; on a staged tree only the pinned Node and OpenClaw (StrictModes,
+ * package, versions, argv), whose paths already are the final ones.
+ */
 async function openclawHostFact(
   view: TreeView,
+  dir: string,
   hostPlatform: Platform,
-  adminUid: number,
 ): Promise<OpenclawHostFact | undefined> {
+  const manifest = view.tree.manifest;
   const parsed = view.openclaw?.json(OPENCLAW_PROFILE_FILES.launchPlan);
-  if (parsed?.ok !== true) return undefined;
-  const plan = openclawLaunchPlanSchema.safeParse(parsed.value);
-  if (!plan.success || plan.data.platform !== hostPlatform) return undefined;
-  const { node, cli } = plan.data;
-  const version = await nodeVersion(node);
-  let openclawVersion: OpenclawHostFact['openclawVersion'];
-  try {
-    const pkg = JSON.parse(await fs.readFile(path.join(path.dirname(cli), 'package.json'), 'utf8')) as {
-      name?: unknown;
-      version?: unknown;
-    };
-    openclawVersion =
-      pkg.name === 'openclaw' && typeof pkg.version === 'string'
-        ? { ok: true, version: pkg.version }
-        : {
-            ok: false,
-            why: 'is not inside the openclaw package (no package.json named "openclaw" beside it)',
-          };
-  } catch (error) {
-    openclawVersion = { ok: false, why: `cannot read the package.json beside it (${errorCode(error)})` };
+  const bytes = view.tree.files.get(profileRel(OPENCLAW_PROFILE, OPENCLAW_PROFILE_FILES.launchPlan))?.bytes;
+  if (manifest === undefined || parsed?.ok !== true || bytes === undefined) return undefined;
+  const checked = openclawLaunchPlanSchema.safeParse(parsed.value);
+  if (!checked.success || checked.data.platform !== hostPlatform) return undefined;
+  const plan = checked.data;
+  const nodeVersionNow = await nodeVersion(plan.node);
+  if (realOr(plan.installDir) === realOr(dir)) {
+    const { problems } = openclawHostProblems({
+      installDir: realOr(dir),
+      platform: hostPlatform,
+      manifest,
+      plan,
+      planBytes: bytes,
+      externalContextActive: view.openclaw?.state === 'active',
+      fs: fsSync as HostFs,
+      nodeVersion: nodeVersionNow,
+    });
+    return { real: true, problems };
   }
   // Like Qwen's pins: each file and every directory above it owned by root or the admin, not writable by others.
-  const strict = new StrictModes(adminUid, fsSync);
+  const strict = new StrictModes(manifest.adminUid, fsSync);
   const missing: string[] = [];
-  for (const pin of [node, cli]) {
+  let cli = plan.cli;
+  for (const pin of [plan.node, plan.cli]) {
     const chain = strict.checkChain(pin);
     if (chain.kind === 'missing') missing.push(`${pin} does not exist (${chain.path} is missing)`);
+    if (chain.kind === 'ok' && pin === plan.cli) cli = chain.realPath;
   }
-  return {
-    node,
-    cli,
-    strictModes: [...strict.problems(), ...missing],
-    nodeVersion:
-      version === undefined
-        ? { ok: false, why: 'cannot be run (missing, not executable, or no version)' }
-        : { ok: true, version },
-    openclawVersion,
-  };
+  const pack = openclawPackageProblems(plan, cli, nodeVersionNow, fsSync as HostFs);
+  return { real: false, problems: [...strict.problems(), ...missing, ...pack.problems] };
 }
 
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
@@ -321,7 +319,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
       broker = await brokerHostFacts(config, tree);
   }
 
-  const openclawHost = await openclawHostFact(view, hostPlatform, tree.manifest?.adminUid ?? 0);
+  const openclawHost = await openclawHostFact(view, dir, hostPlatform);
 
   let smoke: SmokeResult[] | undefined;
   if (options.smoke && tree.manifest !== undefined) {

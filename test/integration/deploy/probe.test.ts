@@ -324,6 +324,48 @@ describe('qwen-managed probe: one read-only search per profile, judged against t
     expect(result.code).toBe(0);
     noSecrets(result.stdout);
   });
+
+  it("openclaw-recall: the plugin's provider, through the same request description, with the token the launcher gives OpenClaw; the model key is never used", async () => {
+    const raw = JSON.parse(
+      await fs.readFile(path.join(REPO, 'examples', 'deployments', 'openclaw-recall.json'), 'utf8'),
+    );
+    raw.credentials = {
+      ...tokenFile(),
+      LLM_API_KEY: { file: path.join(work, 'mem0.key'), profiles: ['openclaw-recall'] },
+    };
+    raw.profiles['openclaw-recall'].provider = genericProvider();
+    await fs.writeFile(path.join(work, 'openclaw.json'), JSON.stringify(raw));
+    const rendered = await run(['render', '--deployment', 'openclaw.json', '--out', 'openclaw']);
+    expect(rendered.code, rendered.stderr).toBe(0);
+    const before = generic.requests.length;
+    const result = await run([
+      'probe',
+      '--dir',
+      path.join(work, 'openclaw'),
+      '--profile',
+      'openclaw-recall',
+      '--json',
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).probes).toEqual([
+      {
+        profile: 'openclaw-recall',
+        contract: 'generic-http-search-v1',
+        url: `${generic.url}/v1/context/search`,
+        ok: true,
+        shape: 'exact',
+        scope: 'not-applicable',
+        results: 1,
+        latencyMs: expect.any(Number),
+        message: '1 result(s) in the exact shape; the contract has no scope',
+      },
+    ]);
+    expect(
+      generic.requests.slice(before).map((r) => [`${r.method} ${r.route}`, r.headers.authorization]),
+    ).toEqual([[GENERIC_SEARCH_ROUTE, `Bearer ${TOKEN}`]]);
+    noSecrets(result.stdout);
+  });
 });
 
 describe('qwen-managed probe: the DataWorks BFF (dataworks-bff-memory-v1)', () => {

@@ -162,6 +162,13 @@ describe('qwen-managed status for two developers of one install', () => {
       code: 2,
       stderr: expect.stringContaining('did you mean "auto-recall"?'),
     });
+    // OpenClaw's profile has no Qwen settings to show: status says where its decision is.
+    expect(cli(['status', '--dir', install, '--profile', 'openclaw-recall'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        `status: --profile openclaw-recall: status shows Qwen's profiles; for OpenClaw run \`qwen-managed plan --dir ${install} --profile openclaw-recall\``,
+      ),
+    });
     expect(cli(['status', '--dir', work, '--profile', 'auto-recall'])).toMatchObject({
       code: 1,
       stderr: expect.stringContaining('is not an install tree'),

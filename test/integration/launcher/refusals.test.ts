@@ -94,7 +94,7 @@ describe('arguments (exit 2, the stub never runs)', () => {
   it.each([
     [
       ['--profile', 'nonsense'],
-      'launch-qwen: unknown profile kind "nonsense" (kinds: on-demand, auto-recall, write)',
+      'launch-qwen: unknown profile kind "nonsense" (kinds: on-demand, auto-recall, write, openclaw-recall)',
     ],
     [[], 'launch-qwen: missing --profile <kind>'],
     [['--profile', 'write'], `launch-qwen: profile "write" is not deployed in `],

@@ -69,7 +69,7 @@ describe('admin commands in-process (injected clock, uid, runtimes, streams)', (
     expect(out.stderr).toMatch(/verify: --dir .*nope is not a directory/);
     expect(await cli(['rollback', '--dir', '.', '--profile', 'everything'])).toBe(2);
     expect(out.stderr).toContain(
-      'rollback: --profile: unknown profile kind "everything" (kinds: on-demand, auto-recall, write)',
+      'rollback: --profile: unknown profile kind "everything" (kinds: on-demand, auto-recall, write, openclaw-recall)',
     );
     expect(await cli(['rollback', '--dir', '.', '--profile', 'autorecall'])).toBe(2);
     expect(out.stderr).toContain('unknown profile kind "autorecall"; did you mean "auto-recall"?');

@@ -73,6 +73,7 @@ describe('qwen-managed plan', () => {
     expect(code).toBe(0);
     expect(JSON.parse(out)).toEqual({
       profile: 'on-demand',
+      agent: 'qwen',
       platform: 'posix',
       state: 'active',
       externalContext: true,
@@ -310,7 +311,7 @@ describe('qwen-managed plan', () => {
     [['--dir', '/x'], 'plan: --profile KIND is required'],
     [
       ['--dir', '/x', '--profile', 'bogus'],
-      'plan: unknown profile kind "bogus" (kinds: on-demand, auto-recall, write)',
+      'plan: unknown profile kind "bogus" (kinds: on-demand, auto-recall, write, openclaw-recall)',
     ],
     [
       ['--dir', '/x', '--profile', 'write', '--yolo'],

@@ -1,9 +1,12 @@
 // The openclaw-recall profile in deployment.json, render, verify and rollback: the admin's OpenClaw
 // config with the managed keys merged in, the plugin package, and the checks that judge them.
-import { readFileSync } from 'node:fs';
+import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { formatPlan, planReport } from '../../../src/cli/commands/plan.js';
+import { installIdFor } from '../../../src/contracts/layout.js';
 import { OPENCLAW_PLUGIN_BUNDLE } from '../../../src/contracts/runtime-files.js';
 import { openclawConfigProblems } from '../../../src/deploy/deployment/openclaw.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
@@ -18,10 +21,12 @@ import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
 import { loadInstallTree } from '../../../src/deploy/tree.js';
 import {
-  openclawHostProblems,
   openclawTimeoutProblems,
   openclawConfigProblems as verifyConfigProblems,
 } from '../../../src/deploy/verify/checks/openclaw.js';
+import { openclawPackageProblems } from '../../../src/host/openclaw-checks.js';
+import { openclawVersionFacts } from '../../../src/openclaw/versions.js';
+import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
 import { exampleText, fakeRuntimes, LATER, NOW, TOOLKIT, tempDir } from './fixtures.js';
 
 const PLUGIN_DIR = '/opt/qwen-managed/runtime/openclaw-recall';
@@ -294,20 +299,47 @@ describe('verify', () => {
       [/is v22\.23\.3; OpenClaw 2026\.9\.6 needs Node >= 24\.16\.0 and < 25/],
     ],
     ['Node 25', '2026.9.6', 'v25.0.0', [/needs Node >= 24\.16\.0 and < 25/]],
-  ])('openclaw.host: %s', (_name, openclaw, node, messages) => {
-    const problems = openclawHostProblems(
-      {
-        node: '/n',
-        cli: '/c',
-        nodeVersion: { ok: true, version: node },
-        openclawVersion: { ok: true, version: openclaw },
-        strictModes: [],
-      },
-      '2026.9.6',
-    );
+    ['a node that cannot be run', '2026.9.6', undefined, [/cannot be run/]],
+  ])('the pinned OpenClaw package and Node: %s', (_name, openclaw, node, messages) => {
+    const problems = openclawPackageProblems(
+      { node: '/n', cli: '/p/openclaw.mjs', openclawVersion: '2026.9.6', argv: [...MANAGED_ARGV] },
+      '/p/openclaw.mjs',
+      node,
+      { readFileSync: () => Buffer.from(JSON.stringify({ name: 'openclaw', version: openclaw })) },
+    ).problems;
     expect(problems).toEqual(messages.map((m) => expect.stringMatching(m)));
   });
+
+  it.each([
+    ['not the openclaw package', { name: 'other', version: '2026.9.6' }, [/is not in the openclaw package/]],
+    ['no package.json', undefined, [/is not in the openclaw package/]],
+  ])('the pinned cli: %s', (_name, pkg, messages) => {
+    const problems = openclawPackageProblems(
+      { node: '/n', cli: '/p/openclaw.mjs', openclawVersion: '2026.9.6', argv: [...MANAGED_ARGV] },
+      '/p/openclaw.mjs',
+      'v24.22.3',
+      {
+        readFileSync: () => {
+          if (pkg === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+          return Buffer.from(JSON.stringify(pkg));
+        },
+      },
+    ).problems;
+    expect(problems).toEqual(messages.map((m) => expect.stringMatching(m)));
+  });
+
+  it("an argv that is not the version's managed argv is refused", () => {
+    const problems = openclawPackageProblems(
+      { node: '/n', cli: '/p/openclaw.mjs', openclawVersion: '2026.9.6', argv: ['tui', '--local'] },
+      '/p/openclaw.mjs',
+      'v24.22.3',
+      { readFileSync: () => Buffer.from(JSON.stringify({ name: 'openclaw', version: '2026.9.6' })) },
+    ).problems;
+    expect(problems).toEqual([expect.stringMatching(/is not the managed argv of OpenClaw 2026\.9\.6/)]);
+  });
 });
+
+const MANAGED_ARGV = openclawVersionFacts('2026.9.6')!.managedArgv;
 
 describe('rollback', () => {
   it('withoutPlugin: the plugin out of allow, load paths and entries, plugins off, every other key kept', async () => {
@@ -356,35 +388,55 @@ describe('openclawConfigProblems (render) accepts what the example holds', () =>
   });
 });
 
-describe('plan --profile openclaw-recall', () => {
-  it('shows the pinned Node and OpenClaw, the managed argv, cwd, the pinned config and credential sources, never a value', async () => {
-    const { openclawPlanReport } = await import('../../../src/cli/commands/plan-openclaw.js');
+describe("plan --profile openclaw-recall: the launcher's decision, as prepareLaunch makes it", () => {
+  async function rendered(): Promise<{ dir: string; home: string }> {
     const dir = path.join(await tempDir(), 'install');
+    const home = await tempDir();
     const parsed = parseDeploymentValue(await exampleValue());
     await writeInstall(
       dir,
       renderInstall(parsed, runtimes(), { toolkitVersion: TOOLKIT, adminUid: 0, now: NOW }),
-      {
-        now: NOW,
-      },
+      { now: NOW },
     );
-    const report = openclawPlanReport(
-      dir,
-      'active',
-      { TERM: 'xterm', OPENCLAW_STATE_DIR: '/tmp/evil', LLM_API_KEY: 'secret-from-caller' },
-      (file) => readFileSync(file, 'utf8'),
-    );
-    expect(report.argv).toEqual([
+    return { dir, home };
+  }
+  const deps = (home: string) => ({
+    fs: fsSync,
+    hostPlatform: 'linux' as const,
+    userInfo: () => ({ ...os.userInfo(), homedir: home }),
+  });
+
+  it('the pinned Node and OpenClaw, the managed argv, cwd, every variable built from nothing with its source, never a value', async () => {
+    const { dir, home } = await rendered();
+    const caller = {
+      TERM: 'xterm',
+      OPENCLAW_STATE_DIR: '/tmp/evil',
+      OPENCLAW_CONFIG_PATH: '/tmp/evil.json',
+      NODE_OPTIONS: '--require /tmp/evil.cjs',
+      LLM_API_KEY: 'secret-from-caller',
+    };
+    const report = await planReport(dir, 'openclaw-recall', caller, deps(home));
+    const stateDir = `${home}/.local/share/qwen-managed/${installIdFor('/opt/qwen-managed')}/openclaw-recall/home`;
+    expect([report.agent, report.executable, report.argv, report.cwd]).toEqual([
+      'openclaw',
       '/opt/node-24/bin/node',
-      '/opt/openclaw/node_modules/openclaw/openclaw.mjs',
-      'agent',
-      '--local',
-      '--agent',
-      'main',
-      '--message-file',
-      '/dev/stdin',
+      [
+        '/opt/node-24/bin/node',
+        '/opt/openclaw/node_modules/openclaw/openclaw.mjs',
+        'agent',
+        '--local',
+        '--agent',
+        'main',
+        '--message-file',
+        '/dev/stdin',
+      ],
+      '/srv/repos/app',
     ]);
-    expect(report.cwd).toBe('/srv/repos/app');
+    const forced = Object.entries(ENVIRONMENT_POLICY.forced).map(([name, value]) => ({
+      name,
+      value,
+      source: 'forced',
+    }));
     expect(report.environment).toEqual([
       { name: 'PATH', value: '/usr/local/bin:/usr/bin:/bin', source: 'plan-path' },
       { name: 'TERM', value: 'xterm', source: 'inherited' },
@@ -402,12 +454,39 @@ describe('plan --profile openclaw-recall', () => {
         redacted: true,
         from: 'file /etc/qwen-managed/llm.key',
       },
+      ...forced,
+      { name: 'HOME', value: home, source: 'passwd-home' },
       {
         name: 'OPENCLAW_CONFIG_PATH',
         value: '/opt/qwen-managed/profiles/openclaw-recall/openclaw.json',
         source: 'pinned-file',
       },
+      { name: 'OPENCLAW_STATE_DIR', value: stateDir, source: 'state-dir' },
+      { name: 'OPENCLAW_CONFIG_READONLY', value: '1', source: 'forced' },
+      { name: 'OPENCLAW_NO_AUTO_UPDATE', value: '1', source: 'forced' },
     ]);
-    expect(JSON.stringify(report)).not.toContain('secret-from-caller');
+    expect(report.openclaw).toEqual({
+      version: '2026.9.6',
+      stateDir,
+      refused: [],
+      prompt: expect.stringContaining('Ctrl+D'),
+    });
+    expect(JSON.stringify(report)).not.toMatch(/secret-from-caller|evil/);
+    const text = formatPlan(report);
+    expect(text).toContain('Agent:       OpenClaw 2026.9.6');
+    expect(text).toContain(`OPENCLAW_STATE_DIR=${stateDir}`);
+    expect(text).toContain('the launcher would start OpenClaw');
+  });
+
+  it('a .env in the state directory: plan says the launcher would refuse, naming the file and why', async () => {
+    const { dir, home } = await rendered();
+    const stateDir = `${home}/.local/share/qwen-managed/${installIdFor('/opt/qwen-managed')}/openclaw-recall/home`;
+    await fs.mkdir(stateDir, { recursive: true });
+    await fs.writeFile(`${stateDir}/.env`, 'NODE_OPTIONS=--require /tmp/x.cjs\n');
+    const report = await planReport(dir, 'openclaw-recall', {}, deps(home));
+    expect(report.openclaw?.refused).toEqual([
+      `"${stateDir}/.env": OpenClaw applies it to itself and to every program it starts, for each variable not already set (measured: a NODE_OPTIONS in it ran code in OpenClaw's child processes); the managed session gets its environment from the launcher only — remove it`,
+    ]);
+    expect(formatPlan(report)).toContain('the launcher would refuse to start:');
   });
 });

@@ -117,13 +117,13 @@ describe('parseArgs: profile problems', () => {
     [
       ['--profile', 'nonsense'],
       'nonsense',
-      'unknown profile kind "nonsense" (kinds: on-demand, auto-recall, write)',
+      'unknown profile kind "nonsense" (kinds: on-demand, auto-recall, write, openclaw-recall)',
     ],
-    [['--profile='], '', 'unknown profile kind "" (kinds: on-demand, auto-recall, write)'],
+    [['--profile='], '', 'unknown profile kind "" (kinds: on-demand, auto-recall, write, openclaw-recall)'],
     [
       ['--profile', 'autorecall'],
       'autorecall',
-      'unknown profile kind "autorecall"; did you mean "auto-recall"? (kinds: on-demand, auto-recall, write)',
+      'unknown profile kind "autorecall"; did you mean "auto-recall"? (kinds: on-demand, auto-recall, write, openclaw-recall)',
     ],
     [['--profile'], '--profile', 'missing value: --profile <kind>'],
     [[], undefined, 'missing --profile <kind>'],

@@ -10,6 +10,7 @@ import {
   type LaunchFs,
   type LaunchInput,
   prepareLaunch,
+  type QwenLaunchDecision,
   REDACTED,
   repositoryRefusal,
 } from '../../../launcher/prepare-launch.js';
@@ -91,10 +92,17 @@ async function refusal(promise: Promise<unknown>): Promise<{ exitCode: number; p
   throw new Error('expected a refusal');
 }
 
+/** Qwen's decision (a Qwen profile never gets OpenClaw's). */
+async function prepareQwen(i: LaunchInput): Promise<QwenLaunchDecision> {
+  const decision = await prepareLaunch(i);
+  if (decision.host !== 'qwen') throw new Error(`expected Qwen's decision, got ${decision.host}'s`);
+  return decision;
+}
+
 describe('prepareLaunch', () => {
   it('decides the command, the environment and what is written before, without writing anything', async () => {
     const f = fixture();
-    const decision = await prepareLaunch(input(f));
+    const decision = await prepareQwen(input(f));
     const qwenHome = `${HOME}/.local/share/qwen-managed/${f.installId}/on-demand/home`;
     const plan = f.plans['on-demand']!;
     expect(decision.command.node).toBe(process.execPath);
@@ -129,8 +137,8 @@ describe('prepareLaunch', () => {
 
   it('plan: the same command with every credential value redacted, the missing ones named, nothing read to write', async () => {
     const f = fixture();
-    const launch = await prepareLaunch(input(f));
-    const plan = await prepareLaunch(
+    const launch = await prepareQwen(input(f));
+    const plan = await prepareQwen(
       input(f, { purpose: 'plan', terminal: undefined, callerEnv: { TERM: 'xterm' } }),
     );
     expect(plan.command.argv).toEqual(launch.command.argv);
@@ -146,7 +154,7 @@ describe('prepareLaunch', () => {
     const f = fixture();
     fs.mkdirSync(path.join(f.cwd, '.qwen'));
     fs.writeFileSync(path.join(f.cwd, '.qwen', 'settings.json'), '{"hooks":{"SessionStart":[]}}');
-    const decision = await prepareLaunch(input(f));
+    const decision = await prepareQwen(input(f));
     expect(decision.refused).toEqual([expect.stringContaining('/.qwen/settings.json: hooks.SessionStart: ')]);
     expect(repositoryRefusal(decision)?.problems).toEqual([
       ...decision.refused,
@@ -173,7 +181,7 @@ describe('prepareLaunch', () => {
 
   it('a rolled-back profile: no provider credential, the notice', async () => {
     const f = fixture({ states: { 'on-demand': 'rolled-back' } });
-    const decision = await prepareLaunch(input(f));
+    const decision = await prepareQwen(input(f));
     expect(decision.command.env['CONTEXT_API_TOKEN']).toBeUndefined();
     expect(decision.notice).toBe(
       'launch-qwen: profile "on-demand" is rolled back; starting Qwen without external context.',

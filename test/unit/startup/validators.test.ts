@@ -14,8 +14,10 @@ import { runtimeConfigSchema } from '../../../src/config/schema.js';
 import { installManifestSchema } from '../../../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 import { MEM0_PRESET_NAMES } from '../../../src/contracts/mem0-presets.js';
+import { openclawLaunchPlanSchema } from '../../../src/contracts/openclaw-launch.js';
 import { validateInstallManifest } from '../../../src/startup/validators/install-manifest.js';
 import { validateLaunchPlan } from '../../../src/startup/validators/launch-plan.js';
+import { validateOpenclawLaunchPlan } from '../../../src/startup/validators/openclaw-launch-plan.js';
 import { validateRuntimeConfig } from '../../../src/startup/validators/runtime-config.js';
 import { mutate, mutationArb } from '../../fixtures/json-mutations.js';
 import { samplePlan } from '../launcher/plan-fixture.js';
@@ -357,15 +359,55 @@ const manifest = {
   profiles: { 'on-demand': { state: 'active', changedAt: '2026-12-02T00:00:00.000Z' } },
 };
 
+/** An openclaw-recall launch.json as render writes it. */
+const openclawPlan = {
+  version: 1,
+  profile: 'openclaw-recall',
+  platform: 'posix',
+  installDir: '/opt/qwen-managed',
+  installId: '0123456789abcdef',
+  node: '/opt/node-24/bin/node',
+  cli: '/opt/openclaw/node_modules/openclaw/openclaw.mjs',
+  openclawVersion: '2026.9.6',
+  argv: ['agent', '--local', '--agent', 'main', '--message-file', '/dev/stdin'],
+  cwd: '/srv/repos/app',
+  environment: {
+    PATH: '/usr/bin:/bin',
+    inherit: ['TERM'],
+    set: {},
+    files: { OPENCLAW_CONFIG_PATH: '/opt/qwen-managed/profiles/openclaw-recall/openclaw.json' },
+  },
+  credentials: { CONTEXT_API_TOKEN: { file: '/etc/qwen-managed/context.token' } },
+  externalContext: { credentials: ['CONTEXT_API_TOKEN'] },
+};
+
 const launcherFiles = [
   { name: 'launch.json', zod: launchPlanSchema, validate: validateLaunchPlan, valid: samplePlan() },
+  {
+    name: 'openclaw-recall launch.json',
+    zod: openclawLaunchPlanSchema,
+    validate: validateOpenclawLaunchPlan,
+    valid: openclawPlan,
+  },
   { name: 'manifest.json', zod: installManifestSchema, validate: validateInstallManifest, valid: manifest },
 ] as const;
 
 // Values a mutation plants: each JSON type, the boundaries the schemas draw, and the enums' members.
 const planted = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
-  fc.constantFrom(1, 0, -1, 1.5, 2 ** 53, 'on-demand', 'rolled-back', 'posix', 'untrusted', true),
+  fc.constantFrom(
+    1,
+    0,
+    -1,
+    1.5,
+    2 ** 53,
+    'on-demand',
+    'openclaw-recall',
+    'rolled-back',
+    'posix',
+    'untrusted',
+    true,
+  ),
   fc.constantFrom('0644', '0999', 'a'.repeat(64), '0123456789abcdef', { file: '/f' }, { inherit: true }),
 );
 const keys = fc.constantFrom('version', 'extra', '__proto__', 'write', 'file', 'inherit', 'mode', 'sha256');

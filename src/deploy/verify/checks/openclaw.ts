@@ -1,27 +1,21 @@
 // The openclaw-recall profile: the plugin package, openclaw.json (only this plugin allowed and
-// enabled, the hook permissions it needs, timeouts nested), the launch plan, and — on a machine that
-// has them — the pinned Node and OpenClaw versions (policies/openclaw/versions.json).
+// enabled, the hook permissions it needs, timeouts nested), the launch plan, and — on a machine of
+// the profile's platform — the host as the launcher judges it (src/host/openclaw-checks.ts).
 import { OPENCLAW_HOOK_TIMEOUT_MS, OPENCLAW_RECALL_BUDGET_MS } from '../../../base/limits.js';
 import { parseRuntimeConfig } from '../../../config/load.js';
 import { OPENCLAW_PLUGIN_PACKAGE, OPENCLAW_PROFILE_FILES } from '../../../contracts/layout.js';
 import { OPENCLAW_PLUGIN_ID } from '../../../contracts/names.js';
 import { openclawLaunchPlanSchema } from '../../../contracts/openclaw-launch.js';
-import { openclawVersionFacts, unsupportedNodeReason } from '../../../openclaw/versions.js';
 import { isPlainObject, type JsonObject } from '../../../text/json.js';
 import { OPENCLAW_HOOK, OPENCLAW_PLUGIN_CONFIG_SCHEMA } from '../../render/openclaw.js';
 import type { Checks } from '../report.js';
 import type { OpenclawView } from '../view.js';
 
-/** What the I/O layer found of the pinned OpenClaw on this machine (verify's run.ts). */
+/** The host, as the launcher's own checks found it here (verify's run.ts): one line per problem. */
 export interface OpenclawHostFact {
-  node: string;
-  cli: string;
-  /** `node --version`, or why it could not be run. */
-  nodeVersion: { ok: true; version: string } | { ok: false; why: string };
-  /** The `version` of the package.json beside the cli, or why it could not be read. */
-  openclawVersion: { ok: true; version: string } | { ok: false; why: string };
-  /** The launcher's StrictModes check of both pins and every directory above them (owner, modes). */
-  strictModes: readonly string[];
+  /** True on the real install (the tree at its installDir): every launcher check ran, install files included. */
+  real: boolean;
+  problems: readonly string[];
 }
 
 const PROFILE = 'openclaw-recall' as const;
@@ -153,26 +147,6 @@ function pluginPackageProblems(view: OpenclawView): string[] {
   return problems;
 }
 
-export function openclawHostProblems(fact: OpenclawHostFact, renderedFor: string): string[] {
-  const problems: string[] = [...fact.strictModes];
-  if (!fact.openclawVersion.ok) problems.push(`OpenClaw ${fact.cli}: ${fact.openclawVersion.why}`);
-  const facts = fact.openclawVersion.ok ? openclawVersionFacts(fact.openclawVersion.version) : undefined;
-  if (fact.openclawVersion.ok && facts === undefined)
-    problems.push(
-      `OpenClaw ${fact.cli} is ${fact.openclawVersion.version}, which this toolkit does not support (supported: policies/openclaw/versions.json)`,
-    );
-  if (fact.openclawVersion.ok && fact.openclawVersion.version !== renderedFor)
-    problems.push(
-      `OpenClaw ${fact.cli} is ${fact.openclawVersion.version}, but the profile was rendered for ${renderedFor}; re-render`,
-    );
-  if (!fact.nodeVersion.ok) problems.push(`node ${fact.node}: ${fact.nodeVersion.why}`);
-  else {
-    const why = unsupportedNodeReason(facts ?? openclawVersionFacts(renderedFor)!, fact.nodeVersion.version);
-    if (why !== undefined) problems.push(`node ${fact.node} ${why}`);
-  }
-  return problems;
-}
-
 export function checkOpenclaw(
   view: OpenclawView | undefined,
   host: OpenclawHostFact | undefined,
@@ -248,7 +222,9 @@ export function checkOpenclaw(
     checks.expect(
       'openclaw.host',
       scope,
-      openclawHostProblems(host, plan.data.openclawVersion),
-      `the pinned OpenClaw and Node are supported (${plan.data.openclawVersion}), owned by root or the administrator and not writable by others, up to /`,
+      host.problems,
+      host.real
+        ? `the launcher would start OpenClaw ${plan.data.openclawVersion}: install files, pins, owners and modes up to /, the OpenClaw package, its Node and argv`
+        : `the pinned OpenClaw and Node are supported (${plan.data.openclawVersion}), owned by root or the administrator and not writable by others, up to /`,
     );
 }

@@ -1,0 +1,165 @@
+// prepareLaunch()'s OpenClaw steps (docs/openclaw.md, "The managed session"): the same launcher
+// contract as Qwen's — pins, terminal, an environment built from nothing, refusals, the repository
+// root, execve — for `<pinned Node 24> <openclaw.mjs> <the version's managed argv>`. Pure over the
+// injected file system, read-only; launch-qwen.ts executes the decision.
+import type { Platform } from '../src/base/platform.js';
+import { OPENCLAW_PROFILE } from '../src/contracts/launch-plan.js';
+import type { OpenclawLaunchPlan } from '../src/contracts/openclaw-launch.js';
+import { openclawHostProblems } from '../src/host/openclaw-checks.js';
+import { type OpenclawVersionFacts, openclawVersionFacts } from '../src/openclaw/versions.js';
+import { lookupEnv } from '../src/policy/environment-names.js';
+import { ENVIRONMENT_POLICY } from '../src/policy/policies.js';
+import { show } from '../src/policy/quote.js';
+import { routedCredentials } from '../src/policy/routed-credentials.js';
+import { validateOpenclawLaunchPlan } from '../src/startup/validators/openclaw-launch-plan.js';
+import { envRecord, REDACTED } from './env.js';
+import { checkPlanInstallDir } from './install-dir.js';
+import { failure, rolledBackNotice } from './messages.js';
+import { computeOpenclawEnv } from './openclaw-env.js';
+import { NotDeployedError, readManifest, readProfilePlan } from './pins.js';
+import type { DecisionCommon, LaunchFs, LaunchInput } from './prepare-launch.js';
+import { homePlatform, qwenHomePath } from './qwen-home.js';
+import { readCredentials } from './read-credentials.js';
+import { checkTerminal } from './terminal.js';
+
+export interface OpenclawLaunchDecision extends DecisionCommon {
+  host: 'openclaw';
+  kind: typeof OPENCLAW_PROFILE;
+  plan: OpenclawLaunchPlan;
+  /** The OpenClaw version the profile was rendered for, whose facts decided (checked on the host at launch). */
+  facts: OpenclawVersionFacts;
+  /**
+   * The per-user, per-install, per-profile OPENCLAW_STATE_DIR (sessions, transcripts, OpenClaw's
+   * databases): the Qwen home's scheme, created 0700 before OpenClaw starts.
+   */
+  stateDir: string;
+  /** The line the launcher prints before OpenClaw waits for the message on the terminal. */
+  prompt: string;
+}
+
+/** What a developer reads before OpenClaw waits: one turn per start, the message ended by Ctrl+D. */
+export const OPENCLAW_PROMPT =
+  'OpenClaw (openclaw-recall): type your message, then press Ctrl+D on an empty line to send it. One turn per start; the conversation continues at the next start.';
+
+/** Entries of the state directory the pinned version would read to change the session: one line each. */
+export function stateDirRefusals(
+  stateDir: string,
+  facts: OpenclawVersionFacts,
+  fs: Pick<LaunchFs, 'lstatSync'>,
+): string[] {
+  const refused: string[] = [];
+  for (const [name, why] of Object.entries(facts.refusedInStateDir)) {
+    const entry = `${stateDir}/${name}`;
+    try {
+      // Whatever it is (a file, a link, even a dangling one): OpenClaw would look there.
+      fs.lstatSync(entry);
+    } catch {
+      continue;
+    }
+    refused.push(
+      `${show(entry)}: ${why}; the managed session gets its environment from the launcher only — remove it`,
+    );
+  }
+  return refused;
+}
+
+function pinnedPlan(
+  input: LaunchInput,
+  platform: Platform,
+): {
+  plan: OpenclawLaunchPlan;
+  bytes: Uint8Array;
+  file: string;
+  manifest: ReturnType<typeof readManifest>;
+  active: boolean;
+} {
+  const { fs, installDir } = input;
+  const manifest = readManifest(fs, installDir, platform);
+  const state = manifest.profiles[OPENCLAW_PROFILE];
+  if (state === undefined)
+    throw new NotDeployedError(OPENCLAW_PROFILE, installDir, Object.keys(manifest.profiles));
+  const read = readProfilePlan(fs, installDir, OPENCLAW_PROFILE, platform, validateOpenclawLaunchPlan);
+  return { ...read, manifest, active: state.state === 'active' };
+}
+
+/** The OpenClaw launch, decided; throws a LaunchError for a pin, the terminal or a credential. */
+export function prepareOpenclawLaunch(input: LaunchInput): OpenclawLaunchDecision {
+  const { fs, purpose } = input;
+  const localPlatform: Platform = input.hostPlatform === 'win32' ? 'windows' : 'posix';
+  const policy = input.environmentPolicy ?? ENVIRONMENT_POLICY;
+  // Step 2: pins — the checks every launch makes, then OpenClaw's package, version, Node and argv.
+  const { plan, bytes, file, manifest, active } = pinnedPlan(input, localPlatform);
+  const facts = openclawVersionFacts(plan.openclawVersion);
+  if (facts === undefined)
+    throw failure(
+      `${show(file)} was rendered for OpenClaw ${plan.openclawVersion}, which this toolkit does not support; re-render`,
+    );
+  if (purpose === 'launch') {
+    if (plan.platform !== localPlatform)
+      throw failure(`${show(file)} was rendered for ${plan.platform}, not ${localPlatform}; re-render`);
+    checkPlanInstallDir(plan.installDir, input.installDir, fs);
+    const { problems } = openclawHostProblems({
+      installDir: input.installDir,
+      platform: localPlatform,
+      manifest,
+      plan,
+      planBytes: bytes,
+      externalContextActive: active,
+      fs,
+      nodeVersion: input.nodeVersionOf?.(plan.node),
+    });
+    if (problems.length > 0) throw failure(...problems);
+  }
+  // Step 3: terminal.
+  if (input.terminal !== undefined) checkTerminal(input.terminal, 'OpenClaw');
+  // Step 4: environment. HOME and the state directory come from the passwd entry, not from $HOME.
+  const stateDir = qwenHomePath(
+    homePlatform(input.hostPlatform),
+    input.home,
+    plan.installId,
+    OPENCLAW_PROFILE,
+  );
+  const routed = routedCredentials(plan, active, plan.platform);
+  const credentials =
+    purpose === 'launch'
+      ? readCredentials(plan, {
+          externalContextActive: active,
+          callerEnv: input.callerEnv,
+          platform: plan.platform,
+          readFile: (path) => fs.readFileSync(path, 'utf8'),
+        })
+      : Object.fromEntries(routed.map(([name]) => [name, REDACTED]));
+  const environment = computeOpenclawEnv(input.callerEnv, plan, policy, {
+    home: input.home,
+    stateDir,
+    credentials,
+    platform: plan.platform,
+    externalContextActive: active,
+    versionEnvironment: facts.environment,
+  });
+  return {
+    host: 'openclaw',
+    kind: OPENCLAW_PROFILE,
+    plan,
+    facts,
+    platform: plan.platform,
+    externalContextActive: active,
+    // Steps 5 and 6: the repository root and the pinned Node 24 on openclaw.mjs.
+    command: {
+      node: plan.node,
+      argv: [plan.cli, ...plan.argv],
+      env: envRecord(environment.entries),
+      cwd: plan.cwd,
+    },
+    environment,
+    credentials: routed,
+    missingCredentials: routed
+      .filter(([name, source]) => 'inherit' in source && !lookupEnv(input.callerEnv, name, plan.platform))
+      .map(([name]) => name),
+    stateDir,
+    // Step 4b: what in the state directory would change the session.
+    refused: stateDirRefusals(stateDir, facts, fs),
+    prompt: OPENCLAW_PROMPT,
+    ...(active ? {} : { notice: rolledBackNotice(OPENCLAW_PROFILE, 'OpenClaw') }),
+  };
+}

