@@ -34,6 +34,20 @@ export const DEFAULT_BROKER_PORTS: Readonly<Record<ListenerName, number>> = {
   write: 943,
 };
 
+/**
+ * The ports the Fetch standard blocks ("bad port", fetch.spec.whatwg.org §2.9): Node's fetch() — the
+ * client Qwen's model requests go through — refuses them before it connects (`fetch failed`, cause
+ * `bad port`), while a plain socket or undici's request() reaches them. A listener there would answer
+ * the launcher's health check and the runtimes, and never receive one model request (measured: Node
+ * 20 and 22 refuse exactly these; test/unit/contracts/broker-ports.test.ts pins the list to Node's).
+ */
+export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104,
+  109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515,
+  526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049,
+  3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
 /** The system user the broker runs as when deployment.json names none. */
 export const DEFAULT_BROKER_USER = 'qwen-managed-broker';
 

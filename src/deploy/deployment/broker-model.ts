@@ -3,7 +3,7 @@
 // behind the broker. Pure; render/broker.ts builds broker.json from it.
 import type { ProviderConfig } from '../../config/schema.js';
 import { brokerOrigin, DEFAULT_BROKER_PORTS, type ListenerName } from '../../contracts/broker.js';
-import { DEFAULT_QWEN_VERSION, type ModelClientFact, qwenVersionFacts } from '../../qwen/versions.js';
+import { type ModelClientFact, pinnedQwenFacts } from '../../qwen/versions.js';
 import { isPlainObject } from '../../text/json.js';
 import type { Deployment } from './schema.js';
 
@@ -39,18 +39,33 @@ export function modelAuth(deployment: Deployment): {
   return isPlainObject(auth) ? auth : {};
 }
 
-/** The model client of the selected auth type, when the broker can front it. */
-export function modelClient(deployment: Deployment): ModelClientFact | undefined {
+/**
+ * The model clients the pinned Qwen builds, by `security.auth.selectedType`: a per-version fact, read
+ * through the pinned package's version (`qwenVersion`, where render or verify read it; the default
+ * version's without it).
+ */
+export function modelClients(qwenVersion: string | undefined): Readonly<Record<string, ModelClientFact>> {
+  return pinnedQwenFacts(qwenVersion).modelClients;
+}
+
+/** The model client of the selected auth type in the pinned Qwen, when the broker can front it. */
+export function modelClient(
+  deployment: Deployment,
+  qwenVersion: string | undefined,
+): ModelClientFact | undefined {
   const { selectedType } = modelAuth(deployment);
-  const clients = qwenVersionFacts(DEFAULT_QWEN_VERSION)!.modelClients;
+  const clients = modelClients(qwenVersion);
   return typeof selectedType === 'string' && Object.hasOwn(clients, selectedType)
     ? clients[selectedType]
     : undefined;
 }
 
 /** The model key credential the broker holds, when deployment.json routes one. */
-export function modelKeyCredential(deployment: Deployment): string | undefined {
-  const client = modelClient(deployment);
+export function modelKeyCredential(
+  deployment: Deployment,
+  qwenVersion: string | undefined,
+): string | undefined {
+  const client = modelClient(deployment, qwenVersion);
   return client !== undefined && Object.hasOwn(deployment.credentials, client.keyVariable)
     ? client.keyVariable
     : undefined;

@@ -1,19 +1,26 @@
 // The rules of deployment.json `broker`: with a broker every credential is a file only the broker
 // reads, and every credential is one the broker sends somewhere (a deployed provider's, or the model
 // key of a model client it fronts); the model reaches Qwen through security.auth only; nothing routes
-// Qwen around the broker; the listeners do not collide. Each problem names the key, value and fix.
+// Qwen around the broker; the listeners do not collide, nor sit on a port fetch() refuses. Each problem
+// names the key, value and fix.
 import { BROKER_MIN_PROVIDER_TIMEOUT_MS } from '../../base/limits.js';
 import { LOOPBACK_HOSTS } from '../../base/origin.js';
 import { credentialVariable } from '../../config/names.js';
-import { type ListenerName, MODEL_LISTENER } from '../../contracts/broker.js';
+import {
+  DEFAULT_BROKER_PORTS,
+  FETCH_BLOCKED_PORTS,
+  type ListenerName,
+  MODEL_LISTENER,
+} from '../../contracts/broker.js';
 import { OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
 import { sameEnvName } from '../../policy/environment-names.js';
-import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../qwen/versions.js';
+import { pinnedQwenFacts } from '../../qwen/versions.js';
 import { POSIX_ACCOUNT } from './account-names.js';
 import {
   brokerPort,
   modelAuth,
   modelClient,
+  modelClients,
   modelKeyCredential,
   SYSTEMD_UNSAFE,
   splitBaseUrl,
@@ -22,11 +29,11 @@ import { deployedKinds } from './kinds.js';
 import { type Problem, problem } from './problems.js';
 import type { Deployment } from './schema.js';
 
-function modelProblems(deployment: Deployment): Problem[] {
+function modelProblems(deployment: Deployment, qwenVersion: string | undefined): Problem[] {
   const problems: Problem[] = [];
-  const clients = qwenVersionFacts(DEFAULT_QWEN_VERSION)!.modelClients;
+  const clients = modelClients(qwenVersion);
   const auth = modelAuth(deployment);
-  const key = modelKeyCredential(deployment);
+  const key = modelKeyCredential(deployment, qwenVersion);
   if (key !== undefined) {
     const split = typeof auth.baseUrl === 'string' ? splitBaseUrl(auth.baseUrl) : undefined;
     if (split === undefined) {
@@ -94,13 +101,13 @@ function modelProblems(deployment: Deployment): Problem[] {
   return problems;
 }
 
-function credentialProblems(deployment: Deployment): Problem[] {
+function credentialProblems(deployment: Deployment, qwenVersion: string | undefined): Problem[] {
   const problems: Problem[] = [];
   const providers = new Set(
     deployedKinds(deployment).map((k) => credentialVariable(deployment.profiles[k]!.provider)),
   );
-  const key = modelKeyCredential(deployment);
-  const client = modelClient(deployment);
+  const key = modelKeyCredential(deployment, qwenVersion);
+  const client = modelClient(deployment, qwenVersion);
   for (const [name, entry] of Object.entries(deployment.credentials)) {
     if (!('file' in entry)) {
       problems.push(
@@ -124,7 +131,7 @@ function credentialProblems(deployment: Deployment): Problem[] {
     if (providers.has(name) || name === key) continue;
     const model =
       client === undefined
-        ? `security.auth.selectedType ${JSON.stringify(modelAuth(deployment).selectedType ?? null)} is not a model client the broker fronts (${Object.keys(qwenVersionFacts(DEFAULT_QWEN_VERSION)!.modelClients).join(', ')})`
+        ? `security.auth.selectedType ${JSON.stringify(modelAuth(deployment).selectedType ?? null)} is not a model client the broker fronts in Qwen ${pinnedQwenFacts(qwenVersion).version} (${Object.keys(modelClients(qwenVersion)).join(', ')})`
         : `the model key is ${client.keyVariable}`;
     problems.push(
       problem(
@@ -136,6 +143,62 @@ function credentialProblems(deployment: Deployment): Problem[] {
     );
   }
   return problems;
+}
+
+/**
+ * The rules that read the pinned Qwen's model clients (a per-version fact): whether the broker fronts
+ * the model (and so holds its key and listens for it), what routes around it.
+ */
+function versionedProblems(deployment: Deployment, qwenVersion: string | undefined): Problem[] {
+  const problems: Problem[] = [];
+  const used: ListenerName[] = [
+    ...(modelKeyCredential(deployment, qwenVersion) === undefined ? [] : [MODEL_LISTENER as ListenerName]),
+    ...deployedKinds(deployment),
+  ];
+  const seen = new Map<number, string>();
+  for (const name of used) {
+    const port = brokerPort(deployment, name);
+    const other = seen.get(port);
+    if (other !== undefined)
+      problems.push(
+        problem(
+          ['broker', 'ports', name],
+          port,
+          `is also the port of the ${other} listener`,
+          'give each listener its own port',
+        ),
+      );
+    seen.set(port, name);
+    // Checked before the port is bound: the broker would answer its health check and the runtimes
+    // there, yet every fetch() client (Qwen's model client) fails before it connects.
+    if (FETCH_BLOCKED_PORTS.has(port))
+      problems.push(
+        problem(
+          ['broker', 'ports', name],
+          port,
+          `is a port fetch() refuses to connect to (a "bad port" of the Fetch standard): ${name === MODEL_LISTENER ? 'every model request of Qwen' : 'every request of a fetch() client'} through this listener would fail with "fetch failed"`,
+          `choose another port (the default is ${DEFAULT_BROKER_PORTS[name]})`,
+        ),
+      );
+  }
+  return [
+    ...problems,
+    ...modelProblems(deployment, qwenVersion),
+    ...credentialProblems(deployment, qwenVersion),
+  ];
+}
+
+/**
+ * What the pinned Qwen `version` (read on the machine render runs on) adds to brokerProblems, which
+ * judged the deployment by the default version: the version's own problems the default's did not
+ * have (none for the default version, or for an unsupported one, judged as the default: the host
+ * checks refuse that version).
+ */
+export function pinnedBrokerProblems(deployment: Deployment, version: string | undefined): Problem[] {
+  if (deployment.broker === undefined || deployment.platform === 'windows' || version === undefined)
+    return [];
+  const seen = new Set(versionedProblems(deployment, undefined).map((p) => JSON.stringify(p)));
+  return versionedProblems(deployment, version).filter((p) => !seen.has(JSON.stringify(p)));
 }
 
 /** Every problem of deployment.json `broker` (none without one). */
@@ -218,25 +281,6 @@ export function brokerProblems(deployment: Deployment): Problem[] {
       ),
     );
   }
-  const used: ListenerName[] = [
-    ...(modelKeyCredential(deployment) === undefined ? [] : [MODEL_LISTENER as ListenerName]),
-    ...deployedKinds(deployment),
-  ];
-  const seen = new Map<number, string>();
-  for (const name of used) {
-    const port = brokerPort(deployment, name);
-    const other = seen.get(port);
-    if (other !== undefined)
-      problems.push(
-        problem(
-          ['broker', 'ports', name],
-          port,
-          `is also the port of the ${other} listener`,
-          'give each listener its own port',
-        ),
-      );
-    seen.set(port, name);
-  }
   for (const kind of deployedKinds(deployment)) {
     const timeoutMs = deployment.profiles[kind]!.timeoutMs;
     if (timeoutMs < BROKER_MIN_PROVIDER_TIMEOUT_MS)
@@ -249,5 +293,5 @@ export function brokerProblems(deployment: Deployment): Problem[] {
         ),
       );
   }
-  return [...problems, ...modelProblems(deployment), ...credentialProblems(deployment)];
+  return [...problems, ...versionedProblems(deployment, undefined)];
 }

@@ -4,6 +4,7 @@
 // gathers (src/deploy/pinned-host-facts.ts); the same rules as verify and the launcher (src/host/qwen-pins.ts).
 import { nodeEnginesProblem, qwenWrapperProblem } from '../../host/qwen-pins.js';
 import { show } from '../../policy/quote.js';
+import { pinnedBrokerProblems } from './broker.js';
 import { type Problem, problem } from './problems.js';
 import type { Deployment } from './schema.js';
 import { pinnedQwenSettingsProblems } from './settings.js';
@@ -47,5 +48,7 @@ export function pinnedHostProblems(deployment: Deployment, facts: PinnedHostFact
   }
   if (deployment.settings !== undefined)
     problems.push(...pinnedQwenSettingsProblems(deployment.settings, facts.qwen?.version));
+  // The broker fronts the model client the pinned Qwen builds: judged by that version too.
+  problems.push(...pinnedBrokerProblems(deployment, facts.qwen?.version));
   return problems;
 }

@@ -124,7 +124,7 @@ const brokerPort = (listener: string, port: number) =>
     .max(65_535)
     .optional()
     .describe(
-      `Loopback port of the ${listener} listener (default ${port}: below 1024, so no developer can take it)`,
+      `Loopback port of the ${listener} listener (default ${port}: below 1024, so no developer can take it; never one of the Fetch standard's blocked ports, which Qwen's model client refuses)`,
     );
 
 /**

@@ -59,14 +59,20 @@ export interface BrokerRendering {
   modelBaseUrl?: string;
 }
 
-/** Everything render derives for the broker; undefined without deployment.json `broker`. */
-export function renderBroker(deployment: Deployment): BrokerRendering | undefined {
+/**
+ * Everything render derives for the broker; undefined without deployment.json `broker`. `qwenVersion`:
+ * the pinned Qwen's, where render read it — its model client decides the model listener's routes.
+ */
+export function renderBroker(
+  deployment: Deployment,
+  qwenVersion: string | undefined,
+): BrokerRendering | undefined {
   const broker = deployment.broker;
   if (broker === undefined) return undefined;
   const listeners: BrokerListener[] = [];
   let modelBaseUrl: string | undefined;
-  const key = modelKeyCredential(deployment);
-  const client = modelClient(deployment);
+  const key = modelKeyCredential(deployment, qwenVersion);
+  const client = modelClient(deployment, qwenVersion);
   const { baseUrl } = modelAuth(deployment);
   const split = typeof baseUrl === 'string' ? splitBaseUrl(baseUrl) : undefined;
   if (key !== undefined && client !== undefined && split !== undefined) {

@@ -91,7 +91,7 @@ export function templateValues(
   qwenVersion?: string,
 ): TemplateValues {
   const layout = new PinnedLayout(deployment.platform, deployment.installDir);
-  const broker = renderBroker(deployment);
+  const broker = renderBroker(deployment, qwenVersion);
   const values: Record<string, unknown> = {
     ...pinnedValues({ ...deployment, qwenVersion }),
     profile: kind,
@@ -135,8 +135,9 @@ export function systemSettingsFor(
   kind: ProfileKind,
   deployment: Deployment,
   values: TemplateValues,
+  qwenVersion?: string,
 ): JsonObject {
-  const broker = renderBroker(deployment);
+  const broker = renderBroker(deployment, qwenVersion);
   const settings0 =
     deployment.settings === undefined || broker === undefined
       ? deployment.settings
@@ -176,7 +177,7 @@ export function renderProfile(
   qwenVersion?: string,
 ): Map<string, string> {
   const values = templateValues(kind, deployment, credentials, qwenVersion);
-  const settings = systemSettingsFor(kind, deployment, values);
+  const settings = systemSettingsFor(kind, deployment, values, qwenVersion);
   const documents: Record<string, unknown> = {
     [PROFILE_FILES.systemSettings]: settings,
     [PROFILE_FILES.systemDefaults]: substitute(TEMPLATES.systemDefaults, values),

@@ -164,7 +164,7 @@ export function renderInstall(
     mode: FILE_MODE,
   });
 
-  const broker = renderBroker(deployment);
+  const broker = renderBroker(deployment, options.qwenVersion);
   if (broker !== undefined) {
     out.set(BROKER_CONFIG_REL, { bytes: utf8(renderJson(broker.config)), mode: FILE_MODE });
     out.set(BROKER_SYSTEMD_REL, { bytes: utf8(systemdDropIn(deployment, broker.config)), mode: FILE_MODE });

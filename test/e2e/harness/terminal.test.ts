@@ -79,6 +79,21 @@ describe('TerminalSession', { timeout: 30_000 }, () => {
     expect(s.leftoverProcesses()).toEqual([]);
   });
 
+  it('waitForExit: the last line of a program that prints it and exits at once is on the screen', async () => {
+    // A launcher's refusal is one line and an exit; read right at the exit it was often not parsed
+    // yet (measured: 35 of 40 runs of this loop showed an empty screen before waitForExit flushed).
+    for (let i = 0; i < 20; i++) {
+      const s = TerminalSession.spawn({
+        argv: ['/bin/sh', '-c', `echo "refused in one line #${i}"; exit 1`],
+        env: baseEnv,
+        cwd: '/tmp',
+      });
+      sessions.push(s);
+      expect((await s.waitForExit()).exitCode).toBe(1);
+      expect(s.fullText()).toBe(`refused in one line #${i}`);
+    }
+  });
+
   it('runs a command as a throwaway non-root user', async () => {
     // Without root or useradd this fails with the one-line reason: it is never skipped.
     requireThrowawayUsers();

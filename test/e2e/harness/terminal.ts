@@ -201,19 +201,26 @@ export class TerminalSession {
     }
   }
 
-  /** Waits for the process to exit; resolves with its exit code. */
+  /**
+   * Waits for the process to exit; resolves with its exit code once everything it wrote is parsed, so
+   * `screen()` and `fullText()` show its last words (the headless terminal parses asynchronously: read
+   * right at the exit, a launcher's one-line refusal was sometimes not on the screen yet).
+   */
   async waitForExit(timeoutMs = 15_000): Promise<{ exitCode: number; signal?: number }> {
-    if (this.exit) return this.exit;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(this.failure(`process still running after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      this.exitWaiters.push(() => {
-        clearTimeout(timer);
-        resolve(this.exit!);
+    if (!this.exit) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(this.failure(`process still running after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        this.exitWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
-    });
+    }
+    await this.flush();
+    return this.exit!;
   }
 
   /** Writes bytes as they are (no delay). */

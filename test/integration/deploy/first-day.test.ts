@@ -434,7 +434,7 @@ const ROWS: Row[] = [
     },
     code: 2,
     says: [
-      /plan: unknown profile kind "autorecall"; did you mean "auto-recall"\? \(kinds: on-demand, auto-recall, write\)/,
+      /plan: unknown profile kind "autorecall"; did you mean "auto-recall"\? \(kinds: on-demand, auto-recall, write, openclaw-recall\)/,
     ],
   },
 ];

@@ -59,6 +59,17 @@ const RECIPES: Recipe[] = [
         after("  ossRow('mem0-oss-2026-08'),", "\n  ossRow('mem0-oss-2099-01'),"),
       ],
     ],
+    // A new identifier of an existing contract is an alias of its rows: admin.md's pinned rows gain it.
+    pinning: [
+      [
+        'test/unit/deploy/admin-doc.test.ts',
+        (text) =>
+          text.replace(
+            "'| `mem0-oss-2026-08` | `mem0-oss-rest-2026-08` |",
+            "'| `mem0-oss-2026-08` | `mem0-oss-rest-2026-08`, `mem0-oss-2099-01` |",
+          ),
+      ],
+    ],
     regenerate: ['schemas'],
     tests: [
       'test/integration/providers/contract.test.ts',
@@ -352,7 +363,7 @@ interface TestReport {
 /** Runs `files` with vitest in `cwd` (unit and integration projects); the JSON report. */
 function vitest(cwd: string, files: string[], extra: string[] = []): TestReport {
   const out = join(cwd, 'vitest-report.json');
-  run(
+  const result = run(
     cwd,
     [
       process.execPath,
@@ -366,11 +377,17 @@ function vitest(cwd: string, files: string[], extra: string[] = []): TestReport 
       'json',
       '--outputFile',
       out,
-      ...extra,
+      // Files first: `--update` takes an optional value and would swallow a file after it.
       ...files,
+      ...extra,
     ],
     1_200_000,
   );
+  // No report means vitest itself failed (not a test in it): say how, with its own words.
+  if (!existsSync(out))
+    throw new Error(
+      `vitest wrote no report in ${cwd} (status ${result.status}, signal ${result.signal}, ${result.error?.message ?? 'no spawn error'}):\n${(result.stderr ?? '').slice(-4000)}\n${(result.stdout ?? '').slice(-4000)}`,
+    );
   return JSON.parse(readFileSync(out, 'utf8')) as TestReport;
 }
 

@@ -389,6 +389,22 @@ describe('what render refuses with a broker', () => {
       /^broker\.ports\.auto-recall = 941: is also the port of the on-demand listener/,
     ],
     [
+      // Measured in CI: the launcher's health check passed there, Qwen printed "fetch failed" and no
+      // model request reached the broker.
+      'the model listener on a port fetch() refuses',
+      (d) => {
+        d.broker.ports = { model: 993 };
+      },
+      /^broker\.ports\.model = 993: is a port fetch\(\) refuses to connect to \(a "bad port" of the Fetch standard\): every model request of Qwen through this listener would fail with "fetch failed"\. Fix: choose another port \(the default is 940\)$/,
+    ],
+    [
+      'a provider listener on a port fetch() refuses',
+      (d) => {
+        d.broker.ports = { write: 601 };
+      },
+      /^broker\.ports\.write = 601: is a port fetch\(\) refuses to connect to .*Fix: choose another port \(the default is 943\)$/,
+    ],
+    [
       'a credential path systemd cannot carry',
       (d) => {
         d.credentials.MEM0_API_KEY = { file: '/etc/qwen managed/mem0.key' };
