@@ -5,10 +5,12 @@ import { sanitizeQuery } from '../../src/context/sanitizer.js';
 import { RENDERER_ITEMS, SANITIZER_INPUTS } from './adversarial.js';
 
 const [kind, name] = process.argv.slice(2);
+// The hook's inputs come from JSON.parse of its stdin, so flat strings: a `repeat()` rope would make
+// the cold call pay for flattening it, which no hook does.
+const items = JSON.parse(JSON.stringify(RENDERER_ITEMS)) as typeof RENDERER_ITEMS;
+const prompt = JSON.parse(JSON.stringify(SANITIZER_INPUTS[name ?? ''] ?? '')) as string;
 const run =
-  kind === 'renderer'
-    ? () => renderContext(RENDERER_ITEMS)
-    : () => sanitizeQuery(SANITIZER_INPUTS[name ?? ''] ?? '', 'bench-credential-value');
+  kind === 'renderer' ? () => renderContext(items) : () => sanitizeQuery(prompt, 'bench-credential-value');
 const t0 = performance.now();
 run();
 const cold = performance.now() - t0;
