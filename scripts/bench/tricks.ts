@@ -60,12 +60,6 @@ export const TRICKS: readonly Trick[] = [
     swap: { 'src/startup/stdin.ts': 'scripts/bench/undone/stdin.ts' },
   },
   {
-    id: 'one-thread',
-    name: "a hook's libuv threadpool sized to one thread",
-    on: 'noop',
-    swap: { 'src/startup/threadpool.ts': 'scripts/bench/undone/threadpool.ts' },
-  },
-  {
     id: 'lazy-regexp',
     name: '\\p{…} regular expressions built on first need',
     on: 'write-confirmation',

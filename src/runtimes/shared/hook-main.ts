@@ -3,7 +3,6 @@
 // socket, proxy — outlives the answer, and stderr stays empty.
 import { HOOK_BUDGET_MS, HOOK_STDIN_BYTES } from '../../base/limits.js';
 import { parseJson, readStdin } from '../../startup/stdin.js';
-import { useOneThread } from '../../startup/threadpool.js';
 import { silenceWarnings, writeStdoutSync } from './process.js';
 
 export interface HookSpec {
@@ -15,8 +14,6 @@ export interface HookSpec {
 
 export function runHook(spec: HookSpec): void {
   silenceWarnings();
-  // Before the stdin read below starts the threadpool.
-  useOneThread();
   let finished = false;
   const stdin = readStdin(HOOK_STDIN_BYTES);
   const finish = (output: string) => {
