@@ -60,12 +60,6 @@ export const TRICKS: readonly Trick[] = [
     swap: { 'src/startup/stdin.ts': 'scripts/bench/undone/stdin.ts' },
   },
   {
-    id: 'lazy-regexp',
-    name: '\\p{…} regular expressions built on first need',
-    on: 'write-confirmation',
-    swap: { 'src/startup/lazy-regexp.ts': 'scripts/bench/undone/lazy-regexp.ts' },
-  },
-  {
     id: 'split-repository',
     name: "the repository's .qwen/ checks in a bundle of their own, loaded only when it has them",
     on: 'launcher',

@@ -1,15 +1,14 @@
 // Memory content validity, shared by the write-confirmation hook and the MCP server (docs/contracts.md, "Memory content").
 // Valid content is stored byte-for-byte, so these rules are the only gate: no trimming, no normalising.
 import { MAX_MEMORY_CODE_POINTS } from '../base/limits.js';
-import { lazyRegExp } from '../startup/lazy-regexp.js';
 import { takeCodePoints } from '../text/codepoints.js';
 import { describeCodePoints, hiddenCodePoints } from '../text/hidden.js';
 
 // Printable ASCII is visible by every definition below, and decides almost all real content at once.
 const PRINTABLE_ASCII = /[!-~]/;
 // Something a human can actually see and confirm: not only spaces, controls or invisible format
-// characters. Built on first need (a \p{…} class costs a hook's start to parse).
-const visible = lazyRegExp('[^\\p{White_Space}\\p{Cc}\\p{Cf}]', 'u');
+// characters.
+const VISIBLE = /[^\p{White_Space}\p{Cc}\p{Cf}]/u;
 
 /** ES2024 String.prototype.isWellFormed (Node ≥ 20), not yet in this project's ES2023 typings. */
 type WellFormed = string & { isWellFormed(): boolean };
@@ -22,7 +21,7 @@ export function isValidMemoryContent(value: unknown): value is string {
   // A lone surrogate is not Unicode text: providers would store or re-encode it unpredictably.
   if (!(value as WellFormed).isWellFormed()) return false;
   if (PRINTABLE_ASCII.test(value)) return true;
-  return visible().test(value);
+  return VISIBLE.test(value);
 }
 
 /**
