@@ -3,72 +3,15 @@
 // real files, links, owners and modes. Each row pins the exit code and the line naming the key or
 // file, the value and the fix (never "internal error", never a stack), and its control: the same
 // scenario with the mistake corrected passes. Rows that need a user who is not root (file modes mean
-// nothing to root) run a throwaway user's CLI bundle, as mistakes.test.ts does.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+// nothing to root) run a throwaway user's CLI bundle (admin-cli.ts).
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeQwenPackage } from '../../fixtures/qwen-package.js';
-import { REPO } from '../../unit/deploy/fixtures.js';
-import { ensureTestUser, removeTestUser, type TestUser } from '../launcher/harness.js';
+import { adminCli, EXAMPLES, example, type Run } from './admin-cli.js';
 
-const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
-const EXAMPLES = path.join(REPO, 'examples', 'deployments');
-
-let work: string;
-let bundle: string;
-let user: TestUser;
-
-beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'qm-first-day-'));
-  await fs.chmod(work, 0o755);
-  bundle = path.join(work, 'toolkit', 'cli', 'qwen-managed.mjs');
-  await build({
-    entryPoints: [path.join(REPO, 'src', 'cli', 'qwen-managed.ts')],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20.18',
-    logLevel: 'warning',
-    absWorkingDir: REPO,
-    banner: {
-      js: "import { createRequire as __qmRequire } from 'node:module'; const require = __qmRequire(import.meta.url);",
-    },
-  });
-  await fs.cp(path.join(REPO, 'dist', 'runtime'), path.join(work, 'toolkit', 'runtime'), { recursive: true });
-  user = ensureTestUser('firstday', path.join(work, 'home'));
-}, 120_000);
-
-afterAll(async () => {
-  removeTestUser(user);
-  await fs.rm(work, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], cwd: string, asUser = false): Run {
-  const result = spawnSync(process.execPath, [asUser ? bundle : CLI, ...args], {
-    encoding: 'utf8',
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    timeout: 120_000,
-    ...(asUser ? { uid: user.uid, gid: user.gid } : {}),
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-async function example(name: string): Promise<Record<string, any>> {
-  return JSON.parse(await fs.readFile(path.join(EXAMPLES, `${name}.json`), 'utf8'));
-}
+const cli = adminCli('first-day');
+const run = cli.run;
 
 async function writeJson(file: string, value: unknown): Promise<void> {
   await fs.writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
@@ -177,13 +120,13 @@ const ROWS: Row[] = [
       await fs.writeFile(token, 'tok\n', { mode: 0o640 });
       await fs.chown(token, 0, 0);
       const raw = await example('on-demand');
-      raw.developers = { users: [user.name] };
+      raw.developers = { users: [cli.user.name] };
       raw.credentials.CONTEXT_API_TOKEN = { file: token };
       await writeJson(path.join(dir, 'd.json'), raw);
       expect(run(['render', '--deployment', 'd.json', '--out', 'out'], dir).code).toBe(0);
       return {
         mistake: () => run(['verify', '--dir', 'out', '--skip-smoke', '--json'], dir),
-        fix: () => fs.chown(token, 0, user.gid),
+        fix: () => fs.chown(token, 0, cli.user.gid),
         control: () => run(['verify', '--dir', 'out', '--skip-smoke', '--json'], dir),
       };
     },
@@ -441,7 +384,7 @@ const ROWS: Row[] = [
 
 describe("issue 28's first day: each mistake caught with its line, and its correction passes", () => {
   it.each(ROWS)('$row', async ({ scenario, code, says }) => {
-    const dir = await fs.mkdtemp(path.join(work, 'row-'));
+    const dir = await fs.mkdtemp(path.join(cli.work, 'row-'));
     await fs.chmod(dir, 0o755);
     const { mistake, fix, control } = await scenario(dir);
     const failed = mistake();

@@ -3,72 +3,15 @@
 // the bad value and the fix, no "internal error" or stack trace, and that nothing was written.
 // Permission rows run the CLI as a throwaway non-root user (root ignores file modes), from a
 // self-contained bundle in a world-readable temporary directory (the clone may be 0700).
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeQwenPackage } from '../../fixtures/qwen-package.js';
-import { REPO } from '../../unit/deploy/fixtures.js';
-import { ensureTestUser, removeTestUser, type TestUser } from '../launcher/harness.js';
+import { adminCli, EXAMPLES, example } from './admin-cli.js';
 
-const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
-const EXAMPLES = path.join(REPO, 'examples', 'deployments');
-
-let work: string;
-let bundle: string;
-let user: TestUser;
-
-beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
-  work = await fs.mkdtemp(path.join(os.tmpdir(), 'qm-mistakes-'));
-  await fs.chmod(work, 0o755);
-  bundle = path.join(work, 'toolkit', 'cli', 'qwen-managed.mjs');
-  // The CLI with its packages inlined, and the runtimes beside it: readable by the non-root user.
-  await build({
-    entryPoints: [path.join(REPO, 'src', 'cli', 'qwen-managed.ts')],
-    outfile: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20.18',
-    logLevel: 'warning',
-    absWorkingDir: REPO,
-    banner: {
-      js: "import { createRequire as __qmRequire } from 'node:module'; const require = __qmRequire(import.meta.url);",
-    },
-  });
-  await fs.cp(path.join(REPO, 'dist', 'runtime'), path.join(work, 'toolkit', 'runtime'), { recursive: true });
-  user = ensureTestUser('mistakes', path.join(work, 'home'));
-}, 120_000);
-
-afterAll(async () => {
-  removeTestUser(user);
-  await fs.rm(work, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], cwd: string, asUser = false): Run {
-  const result = spawnSync(process.execPath, [asUser ? bundle : CLI, ...args], {
-    encoding: 'utf8',
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    timeout: 60_000,
-    ...(asUser ? { uid: user.uid, gid: user.gid } : {}),
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-async function example(name: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await fs.readFile(path.join(EXAMPLES, `${name}.json`), 'utf8'));
-}
+const cli = adminCli('mistakes');
+const run = cli.run;
 
 /** Every path below `dir`, with its bytes' length and mode: "nothing written" compares two of these. */
 async function snapshot(dir: string): Promise<string[]> {
@@ -294,7 +237,7 @@ const MISTAKES: Mistake[] = [
 
 describe('every administrator mistake: exit 1, a message naming key or path, value and fix, nothing written', () => {
   it.each(MISTAKES)('$mistake', async ({ setUp, stderr }) => {
-    const dir = await fs.mkdtemp(path.join(work, 'case-'));
+    const dir = await fs.mkdtemp(path.join(cli.work, 'case-'));
     await fs.chmod(dir, 0o755);
     const scenario = await setUp(dir);
     const before = await snapshot(dir);
@@ -307,11 +250,11 @@ describe('every administrator mistake: exit 1, a message naming key or path, val
   });
 
   it('negative control: the same scenarios without the mistake render (exit 0) and write the tree', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'control-'));
+    const dir = await fs.mkdtemp(path.join(cli.work, 'control-'));
     await fs.chmod(dir, 0o755);
     await fs.writeFile(path.join(dir, 'd.json'), await ON_DEMAND_TEXT());
     await fs.mkdir(path.join(dir, 'mine'));
-    await fs.chown(path.join(dir, 'mine'), user.uid, user.gid);
+    await fs.chown(path.join(dir, 'mine'), cli.user.uid, cli.user.gid);
     const asUser = run(['render', '--deployment', 'd.json', '--out', 'mine/out'], dir, true);
     expect(asUser.stderr).toBe('');
     expect(asUser.code).toBe(0);
@@ -374,7 +317,7 @@ describe('verify keeps its promises', () => {
       error: { kind: 'input', message: /^verify: cannot read --deployment \/\S+\/missing\.json$/ },
     },
   ])('verify --json prints JSON on stdout for $outcome (exit $code)', async ({ args, code, error }) => {
-    const dir = await fs.mkdtemp(path.join(work, 'verify-'));
+    const dir = await fs.mkdtemp(path.join(cli.work, 'verify-'));
     await fs.writeFile(path.join(dir, 'notes.txt'), 'not an install\n');
     expect(
       run(['render', '--deployment', path.join(EXAMPLES, 'on-demand.json'), '--out', 'tree'], dir).code,
@@ -390,7 +333,7 @@ describe('verify keeps its promises', () => {
   });
 
   it('warns when a Mem0 auto-recall profile is deployed and when a credential goes over plain HTTP; the example deployment does not', async () => {
-    const dir = await fs.mkdtemp(path.join(work, 'warn-'));
+    const dir = await fs.mkdtemp(path.join(cli.work, 'warn-'));
     const raw = await example('auto-recall');
     raw.credentials = { MEM0_API_KEY: { file: '/etc/qwen-managed/mem0.key' } };
     raw.profiles = {
