@@ -49,8 +49,8 @@ export interface BrokerServer {
   close(graceMs: number): Promise<void>;
 }
 
-/** The connection-level headers a proxy never forwards (RFC 9110 §7.6.1), and ours to set. */
-const HOP_BY_HOP = new Set([
+/** The connection-level headers a proxy never forwards, either way (RFC 9110 §7.6.1). */
+const CONNECTION_HEADERS = [
   'connection',
   'keep-alive',
   'proxy-connection',
@@ -58,6 +58,11 @@ const HOP_BY_HOP = new Set([
   'te',
   'trailer',
   'upgrade',
+];
+
+/** Request headers not forwarded: the connection's, and ours to set. */
+const HOP_BY_HOP = new Set([
+  ...CONNECTION_HEADERS,
   'host',
   'content-length',
   'expect',
@@ -67,16 +72,7 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Response headers that would act on the caller's connection, or hand it a cookie for nothing. */
-const RESPONSE_DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'set-cookie',
-]);
+const RESPONSE_DROPPED = new Set([...CONNECTION_HEADERS, 'set-cookie']);
 
 /** An error answer in the shape OpenAI-compatible clients show (Qwen prints `error.message`). */
 function errorBody(message: string, code: string): string {

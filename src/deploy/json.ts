@@ -16,6 +16,15 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** `value` with every object's keys in sorted order: re-ordering an admin's JSON is not drift. */
+export function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
+  return out;
+}
+
 /** The one serialisation of every rendered JSON file: 2-space indentation and a final newline. */
 export function renderJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;

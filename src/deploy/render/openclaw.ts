@@ -18,7 +18,7 @@ import { isPlainObject, type JsonObject } from '../../text/json.js';
 import type { ProfileCredentials } from '../deployment/credential-routes.js';
 import { providerConfigFor } from '../deployment/provider-config.js';
 import type { Deployment } from '../deployment/schema.js';
-import { renderJson } from '../json.js';
+import { renderJson, sortedKeys } from '../json.js';
 
 /** The one OpenClaw hook the plugin registers, and the name OpenClaw's `hooks.timeouts` uses for it. */
 export const OPENCLAW_HOOK = 'before_prompt_build';
@@ -98,14 +98,6 @@ function mergeObjects(base: JsonObject, over: JsonObject): JsonObject {
     const current = out[key];
     out[key] = isPlainObject(current) && isPlainObject(value) ? mergeObjects(current, value) : value;
   }
-  return out;
-}
-
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isPlainObject(value)) return value;
-  const out: JsonObject = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
   return out;
 }
 

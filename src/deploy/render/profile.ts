@@ -16,12 +16,12 @@ import { PERMISSION_REMEMBER } from '../../contracts/names.js';
 import { RUNTIME_FILES } from '../../contracts/runtime-files.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
 import { hookTimeoutValue, pinnedQwenFacts } from '../../qwen/versions.js';
-import { isPlainObject, type JsonObject } from '../../text/json.js';
+import type { JsonObject } from '../../text/json.js';
 import type { ProfileCredentials } from '../deployment/credential-routes.js';
 import { providerConfigFor } from '../deployment/provider-config.js';
 import type { Deployment } from '../deployment/schema.js';
 import { managedBaseSettings, mergeSettings, qwenVersionsMissing } from '../deployment/settings.js';
-import { renderJson } from '../json.js';
+import { renderJson, sortedKeys } from '../json.js';
 import { OMIT, substitute, type TemplateValues } from '../templates/substitute.js';
 import { TEMPLATES } from '../templates/templates.js';
 import { brokeredSettings, launchBroker, renderBroker } from './broker.js';
@@ -32,15 +32,6 @@ export function guardMatcher(kind: ProfileKind): string {
   // Qwen 0.24.4 hook matchers are regular expressions (anything but `*` and exact names goes through
   // `new RegExp(matcher).test(toolName)`); the negative lookahead excludes exactly one tool name.
   return kind === 'write' ? `^(?!${PERMISSION_REMEMBER.replaceAll('.', '\\.')}$).*` : '*';
-}
-
-/** Admin-added settings keys sorted, so re-ordering deployment.json is not drift. */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (!isPlainObject(value)) return value;
-  const out: JsonObject = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
-  return out;
 }
 
 function sortedRecord<T>(record: Readonly<Record<string, T>>): Record<string, T> {
