@@ -13,6 +13,16 @@ import { DEFAULT_GUARD_MODES } from '../../contracts/names.js';
 import { qwenSettingsJsonSchema } from '../../qwen/settings-json-schema.js';
 import { DEFAULT_QWEN_VERSION } from '../../qwen/versions.js';
 
+/** The provider timeout of a search made before a prompt (config version 2's `autoRecall.timeoutMs`). */
+function recallTimeoutMs(searcher: string) {
+  return z
+    .int()
+    .min(1)
+    .max(AUTO_RECALL_TIMEOUT_MS.max)
+    .default(AUTO_RECALL_TIMEOUT_MS.default)
+    .describe(`autoRecall.timeoutMs: provider timeout of ${searcher}, at most ${AUTO_RECALL_TIMEOUT_MS.max}`);
+}
+
 /** Qwen permission modes the approval guard can turn back into confirmations. */
 export const GUARD_MODES = ['auto_edit', 'auto', 'yolo'] as const;
 
@@ -48,14 +58,7 @@ const autoRecallProfileSchema = z
   .strictObject({
     provider: providerSchema,
     repositoryTrust: repositoryTrust('trusted'),
-    timeoutMs: z
-      .int()
-      .min(1)
-      .max(AUTO_RECALL_TIMEOUT_MS.max)
-      .default(AUTO_RECALL_TIMEOUT_MS.default)
-      .describe(
-        `autoRecall.timeoutMs: provider timeout of the prompt hook, at most ${AUTO_RECALL_TIMEOUT_MS.max}`,
-      ),
+    timeoutMs: recallTimeoutMs('the prompt hook'),
   })
   .describe('The auto-recall profile: a UserPromptSubmit hook searches once per prompt (config version 2)');
 
@@ -63,14 +66,7 @@ const autoRecallProfileSchema = z
 const openclawRecallProfileSchema = z
   .strictObject({
     provider: providerSchema,
-    timeoutMs: z
-      .int()
-      .min(1)
-      .max(AUTO_RECALL_TIMEOUT_MS.max)
-      .default(AUTO_RECALL_TIMEOUT_MS.default)
-      .describe(
-        `autoRecall.timeoutMs: provider timeout of the OpenClaw plugin's search, at most ${AUTO_RECALL_TIMEOUT_MS.max}`,
-      ),
+    timeoutMs: recallTimeoutMs("the OpenClaw plugin's search"),
   })
   .describe(
     'The openclaw-recall profile: an OpenClaw plugin searches once per user turn (config version 2, repositoryRoot as auto-recall); needs the top-level "openclaw" block',
