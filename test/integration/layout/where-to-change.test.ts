@@ -126,7 +126,7 @@ const RECIPES: Recipe[] = [
       [
         'src/deploy/deployment/schema.ts',
         after(
-          '        `autoRecall.timeoutMs: provider timeout of the prompt hook, at most ${AUTO_RECALL_TIMEOUT_MS.max}`,\n      ),',
+          "    timeoutMs: recallTimeoutMs('the prompt hook'),",
           "\n    statusMessage: z\n      .string()\n      .min(1)\n      .max(80)\n      .default('Retrieving external context')\n      .describe('What Qwen shows while the prompt hook searches'),",
         ),
       ],
