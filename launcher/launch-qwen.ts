@@ -3,10 +3,6 @@
 // this file executes — the Qwen home, the launch's defaults layer, the working directory, the run.
 // Nothing is written or started before every check has passed.
 import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import * as tty from 'node:tty';
 import packageJson from '../package.json' with { type: 'json' };
 import { ManagedError } from '../src/base/errors.js';
 import { platformOfHost } from '../src/base/platform.js';
@@ -18,6 +14,13 @@ import { helpText, LAUNCH_EXIT, LaunchError, PROGRAM } from './messages.js';
 import { prepareLaunch, repositoryRefusal } from './prepare-launch.js';
 import { ensurePrivateHome, ensureQwenHome, homePlatform, writeLaunchDefaults } from './qwen-home.js';
 import { type Execve, runQwen } from './run.js';
+
+// The built-ins whole, as objects (fs is also the decision's injected file system): a namespace
+// import would make the bundle copy every export of each at start-up, about 1 ms (docs/performance.md).
+const fs = process.getBuiltinModule('node:fs');
+const os = process.getBuiltinModule('node:os');
+const path = process.getBuiltinModule('node:path');
+const tty = process.getBuiltinModule('node:tty');
 
 function writeErr(text: string): void {
   fs.writeSync(2, text);

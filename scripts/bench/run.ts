@@ -321,8 +321,14 @@ async function launcherRows(work: string, providerUrl: string, rows: Row[]): Pro
   const overhead = (runs: number[], directs: number[]) => median(runs) - median(directs) - median(bares!);
   const note = (what: string, runs: number[], directs: number[]) =>
     `${what}→stub ${median(runs).toFixed(0)} ms vs node stub ${median(directs).toFixed(0)} ms`;
-  // Measured first: the launcher is judged against its floor + 10 ms of the same run.
-  const [directs, floors] = (await rotate(PAIRS, WARMUP, [direct, floor])) as [number[], number[]];
+  // The floor, the launcher (and the before launcher) in the same rounds: the launcher is judged
+  // against its floor + 10 ms, and both are taken under the same machine load.
+  const launched = (await rotate(
+    PAIRS,
+    WARMUP,
+    before === undefined ? [direct, floor, launcher] : [direct, floor, launcher, before],
+  )) as [number[], number[], number[], number[] | undefined];
+  const [directs, floors] = launched;
   const floorMs = overhead(floors, directs);
   rows.push({
     name: 'floor: the launcher contract alone (checksums, Qwen package walk, terminal check, execve)',
@@ -332,19 +338,14 @@ async function launcherRows(work: string, providerUrl: string, rows: Row[]): Pro
     stats: pairStats(floors, directs),
     note: note('floor', floors, directs),
   });
-  const launched = (await rotate(
-    PAIRS,
-    WARMUP,
-    before === undefined ? [direct, launcher] : [direct, launcher, before],
-  )) as [number[], number[], number[] | undefined];
   rows.push({
     name: `launcher overhead beyond one extra Node start (${nodeVersion(node)})`,
     unit: 'ms',
-    value: overhead(launched[1], launched[0]),
+    value: overhead(launched[2], directs),
     target: floorMs + LAUNCHER_OVER_FLOOR_MS,
-    stats: pairStats(launched[1], launched[0]),
-    ...(launched[2] === undefined ? {} : { before: overhead(launched[2], launched[0]) }),
-    note: `floor ${floorMs.toFixed(1)} ms + ${LAUNCHER_OVER_FLOOR_MS} ms; ${note('launch-qwen', launched[1], launched[0])}`,
+    stats: pairStats(launched[2], directs),
+    ...(launched[3] === undefined ? {} : { before: overhead(launched[3], directs) }),
+    note: `floor ${floorMs.toFixed(1)} ms + ${LAUNCHER_OVER_FLOOR_MS} ms; ${note('launch-qwen', launched[2], directs)}`,
   });
   for (const trick of TRICKS.filter((t) => t.on === 'launcher')) {
     process.stderr.write(`bench: trick ${trick.id}…\n`);

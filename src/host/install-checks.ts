@@ -4,7 +4,7 @@
 // be), StrictModes ownership and modes up every directory level, the whole Qwen package and its
 // version. Pure over an injected fs; one line per problem, with the fix.
 import { errorCode } from '../base/errors.js';
-import { sha256Hex } from '../base/hash.js';
+import { type ChunkReadFs, sha256Hex, sha256OfFile } from '../base/hash.js';
 import type { Platform } from '../base/platform.js';
 import { type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
 import type { LaunchPlan, ProfileKind } from '../contracts/launch-plan.js';
@@ -30,7 +30,7 @@ export interface HostStat extends StatLike {
   isFile(): boolean;
 }
 
-export interface HostFs extends StrictModesFs {
+export interface HostFs extends StrictModesFs, ChunkReadFs {
   readFileSync(path: string): Uint8Array;
   statSync(path: string): HostStat;
   accessSync(path: string, mode: number): void;
@@ -230,16 +230,16 @@ export function installPinProblems(input: InstallPinsInput): InstallPinsResult {
     const file = installPath(installDir, rel, platform);
     installFiles.push(file);
     if (rel === planRel) continue;
-    let bytes: Uint8Array;
+    let sha256: string;
     try {
-      bytes = fs.readFileSync(file);
+      sha256 = sha256OfFile(fs, file);
     } catch (error) {
       const why = errorCode(error) === 'ENOENT' ? 'is missing' : `cannot be read (${errorCode(error)})`;
       problems.push(`${show(file)} ${why}; restore it or re-render the deployment`);
       continue;
     }
     // Tampering is refused: every file of the install must be the one render wrote.
-    if (sha256Hex(bytes) !== entry.sha256) {
+    if (sha256 !== entry.sha256) {
       problems.push(
         `${show(file)} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
       );

@@ -56,9 +56,14 @@ function fixture(options: Partial<InstallFixtureOptions> = {}): InstallFixture {
   });
 }
 
-/** node:fs for reading; any call that would change the file system throws. */
+/** node:fs for reading; any call that would change the file system throws (opening too, unless read-only). */
 const READ_ONLY: LaunchFs = new Proxy(fs, {
   get(target, name: string) {
+    if (name === 'openSync')
+      return (file: string, flags: string) => {
+        if (flags !== 'r') throw new Error(`prepareLaunch called fs.openSync with ${flags}`);
+        return fs.openSync(file, 'r');
+      };
     if (
       /^(mkdir|write|append|chmod|chown|rename|link|symlink|unlink|rm|copy|truncate|utimes|open)/.test(name)
     )
