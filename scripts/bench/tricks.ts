@@ -74,6 +74,12 @@ export const TRICKS: readonly Trick[] = [
       'src/startup/validators/launch-plan.ts': 'scripts/bench/undone/launch-plan.ts',
     },
   },
+  {
+    id: 'chunked-hash',
+    name: 'install files hashed through one reused 64 KiB buffer, not read whole',
+    on: 'launcher',
+    swap: { 'src/base/hash.ts': 'scripts/bench/undone/hash.ts' },
+  },
 ];
 
 /** Loads each `swap` key's replacement in its place (both repository-relative). */
