@@ -10,7 +10,7 @@ import type { Plugin } from 'esbuild';
 import { jsonLineReader, MCP_INITIALIZED, mcpInitializeRequest } from '../../src/deploy/verify/smoke.js';
 import { buildRuntimes } from '../build.mjs';
 import { TOKEN, writeJson } from './fixtures.js';
-import { buildReferenceHook } from './reference-hook-build.js';
+import { buildReferenceHooks } from './reference-hook-build.js';
 import { BENCH_NODE, installRuntime, type Scenario, scenarios } from './scenarios.js';
 import { median } from './stats.js';
 import { buildUndone, TRICKS } from './tricks.js';
@@ -133,8 +133,8 @@ async function main(): Promise<void> {
   await buildRuntimes(runtime, [budget.plugin]);
   if (!budget.rewritten())
     throw new Error('no HOOK_BUDGET_MS definition found: update scripts/bench/instructions.ts');
-  const referenceHook = await buildReferenceHook(work, 100);
-  const set = await scenarios(work, { runtime, referenceHook });
+  const referenceHooks = await buildReferenceHooks(work, 100);
+  const set = await scenarios(work, { runtime, referenceHooks });
   try {
     const only = process.env['BENCH_ONLY']?.split(',');
     // Ours is counted for every scenario a trick is measured on, so its saving has its baseline.

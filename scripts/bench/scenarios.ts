@@ -7,6 +7,7 @@ import { BROKER_KEY } from '../../src/contracts/broker.js';
 import { RUNTIME_CODE_CACHE } from '../../src/contracts/runtime-files.js';
 import { codeCacheSummary, withCodeCache } from '../../src/deploy/render/runtime-files.js';
 import { hookEvent, rememberEvent, startBroker, startProvider, TOKEN, writeJson } from './fixtures.js';
+import type { ReferenceHooks } from './reference-hook-build.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
 /** The built runtimes `npm run build` writes. */
@@ -69,9 +70,9 @@ export function installRuntime(built: string, installDir: string, codeCache = tr
 /** `runtime`: the folder of built runtimes (dist/runtime, or the instruction bench's own build). */
 export async function scenarios(
   work: string,
-  bundles: { runtime: string; referenceHook: string },
+  bundles: { runtime: string; referenceHooks: ReferenceHooks },
 ): Promise<Scenarios> {
-  const { referenceHook } = bundles;
+  const { referenceHooks } = bundles;
   const provider = await startProvider();
   // The same provider behind the credential broker: the hook sends the public key, the broker the token.
   const broker = await startBroker(provider.url, TOKEN);
@@ -141,15 +142,20 @@ export async function scenarios(
       env: { FLOOR_URL: id === 'floor' ? provider.url : provider.url.replace('127.0.0.1', 'localhost') },
       expect: searched,
     })),
-    {
+    ...(
+      [
+        ['reference', 'built the way upstream’s is', referenceHooks.upstream],
+        ['reference-bundled', 'bundled like ours', referenceHooks.bundled],
+      ] as const
+    ).map(([id, how, hook]) => ({
       ...base,
-      id: 'reference',
-      name: 'reference hook (zod, undici fetch), provider by IP literal',
-      args: [referenceHook],
+      id,
+      name: `reference hook (zod, undici fetch) ${how}, provider by IP literal`,
+      args: [hook],
       stdin: hookEvent(repo),
       env: hookEnv(literal),
       expect: searched,
-    },
+    })),
     {
       ...base,
       id: 'write-confirmation',
