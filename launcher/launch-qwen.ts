@@ -95,7 +95,8 @@ async function launch(kind: AnyProfileKind): Promise<void> {
     });
     writeLaunchDefaults(decision.launchDefaults.file, decision.launchDefaults.content!, {
       fs,
-      uniqueSuffix: uniqueSuffix(),
+      uid: user.uid,
+      uniqueSuffix,
     });
   }
   // The one line a rolled-back profile prints, once every check has passed.
