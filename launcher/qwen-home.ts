@@ -7,7 +7,6 @@ import { errorCode } from '../src/base/errors.js';
 import { pathSeparator, platformOfHost } from '../src/base/platform.js';
 import { octalMode, posixQuote, show } from '../src/policy/quote.js';
 import { failure } from './messages.js';
-import { isUnchangedPrivateFile, type UnchangedFileFs } from './unchanged-file.js';
 
 export const APP_NAME = 'qwen-managed';
 /** Written when missing: `$version: 4` stops Qwen from rewriting the file on start. */
@@ -209,11 +208,30 @@ function createFile(fs: QwenHomeFs, file: string, content: string, uniqueSuffix:
 }
 
 export interface LaunchDefaultsOptions {
-  fs: Pick<QwenHomeFs, 'writeFileSync' | 'renameSync' | 'unlinkSync'> & UnchangedFileFs;
+  fs: Pick<QwenHomeFs, 'lstatSync' | 'writeFileSync' | 'renameSync' | 'unlinkSync'> & {
+    readFileSync(path: string, encoding: 'utf8'): string;
+  };
   /** The user the launcher runs as: an unchanged file is kept only when it is theirs and 0600. */
   uid: number;
   /** Makes the temporary file name unique (pid and random bytes), when one is needed. */
   uniqueSuffix: () => string;
+}
+
+/**
+ * True when `file` already is this launch's layer: a regular file (not a symlink), the user's, mode
+ * 0600, with exactly `content`. Replacing such a file by rename cost 1–2 ms per start here
+ * (docs/performance.md); anything else about it is replaced.
+ */
+function alreadyWritten(file: string, content: string, options: LaunchDefaultsOptions): boolean {
+  try {
+    const stat = options.fs.lstatSync(file);
+    if (stat.isSymbolicLink() || stat.isDirectory() || stat.uid !== options.uid) return false;
+    if ((stat.mode & 0o777) !== 0o600) return false;
+    return options.fs.readFileSync(file, 'utf8') === content;
+  } catch {
+    // Missing or unreadable: written anew.
+    return false;
+  }
 }
 
 /**
@@ -222,7 +240,7 @@ export interface LaunchDefaultsOptions {
  * A layer already there with the same content, owner and mode is left as it is.
  */
 export function writeLaunchDefaults(file: string, content: string, options: LaunchDefaultsOptions): void {
-  if (isUnchangedPrivateFile(file, content, options.uid, options.fs)) return;
+  if (alreadyWritten(file, content, options)) return;
   const temp = `${file}.${options.uniqueSuffix()}.tmp`;
   try {
     options.fs.writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });

@@ -80,12 +80,6 @@ export const TRICKS: readonly Trick[] = [
     on: 'launcher',
     swap: { 'src/base/hash.ts': 'scripts/bench/undone/hash.ts' },
   },
-  {
-    id: 'unchanged-defaults',
-    name: "the launch's defaults layer left alone when it already has this content, not rewritten",
-    on: 'launcher',
-    swap: { 'launcher/unchanged-file.ts': 'scripts/bench/undone/unchanged-file.ts' },
-  },
 ];
 
 /** Loads each `swap` key's replacement in its place (both repository-relative). */
