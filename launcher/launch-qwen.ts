@@ -95,8 +95,7 @@ async function launch(kind: AnyProfileKind): Promise<void> {
     });
     writeLaunchDefaults(decision.launchDefaults.file, decision.launchDefaults.content!, {
       fs,
-      uid: user.uid,
-      uniqueSuffix,
+      uniqueSuffix: uniqueSuffix(),
     });
   }
   // The one line a rolled-back profile prints, once every check has passed.

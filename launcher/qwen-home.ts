@@ -208,40 +208,16 @@ function createFile(fs: QwenHomeFs, file: string, content: string, uniqueSuffix:
 }
 
 export interface LaunchDefaultsOptions {
-  fs: Pick<QwenHomeFs, 'lstatSync' | 'writeFileSync' | 'renameSync' | 'unlinkSync'> & {
-    readFileSync(path: string, encoding: 'utf8'): string;
-  };
-  /** The user the launcher runs as: an unchanged file is kept only when it is theirs and 0600. */
-  uid: number;
-  /** Makes the temporary file name unique (pid and random bytes), when one is needed. */
-  uniqueSuffix: () => string;
-}
-
-/**
- * True when `file` already is this launch's layer: a regular file (not a symlink), the user's, mode
- * 0600, with exactly `content`. Replacing such a file by rename cost 1–2 ms per start here
- * (docs/performance.md); anything else about it is replaced.
- */
-function alreadyWritten(file: string, content: string, options: LaunchDefaultsOptions): boolean {
-  try {
-    const stat = options.fs.lstatSync(file);
-    if (stat.isSymbolicLink() || stat.isDirectory() || stat.uid !== options.uid) return false;
-    if ((stat.mode & 0o777) !== 0o600) return false;
-    return options.fs.readFileSync(file, 'utf8') === content;
-  } catch {
-    // Missing or unreadable: written anew.
-    return false;
-  }
+  fs: Pick<QwenHomeFs, 'writeFileSync' | 'renameSync' | 'unlinkSync'>;
+  uniqueSuffix: string;
 }
 
 /**
  * Writes the launch's system-defaults layer atomically (a private temp file renamed over the old
  * one: Qwen never reads half a file, and a symlink planted at the path is replaced, not followed).
- * A layer already there with the same content, owner and mode is left as it is.
  */
 export function writeLaunchDefaults(file: string, content: string, options: LaunchDefaultsOptions): void {
-  if (alreadyWritten(file, content, options)) return;
-  const temp = `${file}.${options.uniqueSuffix()}.tmp`;
+  const temp = `${file}.${options.uniqueSuffix}.tmp`;
   try {
     options.fs.writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
     options.fs.renameSync(temp, file);

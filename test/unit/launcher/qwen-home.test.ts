@@ -11,7 +11,6 @@ import {
   homePlatform,
   QWEN_HOME_SETTINGS,
   qwenHomePath,
-  writeLaunchDefaults,
 } from '../../../launcher/qwen-home.js';
 import { DEFAULT_QWEN_VERSION, pinnedQwenFacts } from '../../../src/qwen/versions.js';
 import { problems } from './problems.js';
@@ -236,83 +235,5 @@ describe('ensureQwenHome', () => {
     expect(problems(() => ensure(home, '/elsewhere/home'))).toEqual([
       `the Qwen home "/elsewhere/home" is not under your home directory ${JSON.stringify(home)}`,
     ]);
-  });
-});
-
-describe('writeLaunchDefaults', () => {
-  const uid = process.getuid!();
-  const CONTENT = '{"advanced":{"excludedEnvVars":["A"]}}\n';
-  let dir: string;
-  let counter = 0;
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-defaults-'));
-  });
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  /** Writes the layer at a fresh path prepared by `setup`; says whether a temp file was renamed in. */
-  function write(setup: (file: string) => void, options: { uid?: number } = {}) {
-    const file = path.join(dir, `defaults-${counter++}.json`);
-    setup(file);
-    let renamed = 0;
-    writeLaunchDefaults(file, CONTENT, {
-      fs: {
-        ...fs,
-        renameSync: (from: string, to: string) => {
-          renamed++;
-          fs.renameSync(from, to);
-        },
-      },
-      uid: options.uid ?? uid,
-      uniqueSuffix: () => 'test',
-    });
-    const stat = fs.lstatSync(file);
-    return {
-      file,
-      renamed,
-      regular: stat.isFile(),
-      mode: stat.mode & 0o777,
-      content: fs.readFileSync(file, 'utf8'),
-    };
-  }
-
-  /** A regular file with `content` and exactly `mode` (whatever the umask). */
-  const file = (content: string, mode: number) => (f: string) => {
-    fs.writeFileSync(f, content);
-    fs.chmodSync(f, mode);
-  };
-
-  // [what is at the path before, how many temp files were renamed in]
-  it.each<[string, (file: string) => void, number]>([
-    ['nothing', () => {}, 1],
-    ['this content, the user’s, 0600', file(CONTENT, 0o600), 0],
-    ['other content', file('{}\n', 0o600), 1],
-    ['this content, 0644', file(CONTENT, 0o644), 1],
-    ['this content, 0400', file(CONTENT, 0o400), 1],
-  ])('%s: then the user’s 0600 file with exactly the content (renamed in: %i)', (_what, setup, renamed) => {
-    const result = write(setup);
-    expect([result.renamed, result.regular, result.mode, result.content]).toEqual([
-      renamed,
-      true,
-      0o600,
-      CONTENT,
-    ]);
-  });
-
-  it('a directory at the path refuses the launch, naming the file', () => {
-    expect(() => write((f) => fs.mkdirSync(f))).toThrow(/cannot write .* \(EISDIR\)/);
-  });
-
-  it('this content but another owner: written anew', () => {
-    const result = write((f) => fs.writeFileSync(f, CONTENT, { mode: 0o600 }), { uid: uid + 4242 });
-    expect(result.renamed).toBe(1);
-  });
-
-  it('a symlink to a file with this content is replaced, never followed', () => {
-    const target = path.join(dir, 'elsewhere.json');
-    fs.writeFileSync(target, CONTENT, { mode: 0o600 });
-    const result = write((f) => fs.symlinkSync(target, f));
-    expect([result.renamed, result.regular, result.mode, result.content]).toEqual([1, true, 0o600, CONTENT]);
-    // The link's target is untouched (the link itself was replaced).
-    expect(fs.lstatSync(target).isFile()).toBe(true);
   });
 });
