@@ -3,8 +3,8 @@
 import { CONTEXT_BUDGET_UNITS, FIELD_CAPS, MAX_ITEMS } from '../base/limits.js';
 import { CONTEXT_NOTICE } from '../contracts/names.js';
 import type { ContextItem } from '../providers/types.js';
-import { codePointWidthAt, isHighSurrogate, isLowSurrogate, takeCodePoints } from '../text/codepoints.js';
-import { escapedJsonLength } from './json-length.js';
+import { takeCodePoints } from '../text/codepoints.js';
+import { escapedJsonLength, longestEscapedPrefix } from './json-length.js';
 
 /** Serialized key order of an item. */
 const KEYS = ['id', 'content', 'title', 'uri', 'score', 'updatedAt'] as const;
@@ -92,7 +92,7 @@ function fitItem(item: RenderedItem, room: number): Fitted | undefined {
   if (length <= room) return { item: pick(item, members), length, shortened: false };
   // Only id and content are left: `{"id":…,"content":…}`.
   const fixed = length - members.get('content')! + memberLength('content', 0);
-  const prefix = longestFittingPrefix(item.content, room - fixed);
+  const prefix = longestEscapedPrefix(item.content, room - fixed);
   if (prefix === undefined) return undefined;
   return { item: { id: item.id, content: prefix.text }, length: fixed + prefix.length, shortened: true };
 }
@@ -113,30 +113,6 @@ function pick(item: RenderedItem, members: ReadonlyMap<Key, number>): RenderedIt
   const picked: Partial<Record<Key, unknown>> = {};
   for (const key of KEYS) if (members.has(key)) picked[key] = item[key];
   return picked as RenderedItem;
-}
-
-/**
- * Longest prefix of `content`, in whole code points and at least one, whose escaped form fits in
- * `room` units. Binary search over UTF-16 end positions snapped back to a code-point boundary:
- * the fit is monotone in the prefix length, so this finds the same prefix as a search over code points.
- */
-function longestFittingPrefix(content: string, room: number): { text: string; length: number } | undefined {
-  const fits = (end: number) => escapedJsonLength(content.slice(0, end)) <= room;
-  let low: number = codePointWidthAt(content, 0);
-  if (!fits(low)) return undefined;
-  let high = content.length;
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2);
-    if (fits(toBoundary(content, middle))) low = middle;
-    else high = middle - 1;
-  }
-  const end = toBoundary(content, low);
-  return { text: content.slice(0, end), length: escapedJsonLength(content.slice(0, end)) };
-}
-
-/** `end`, moved back by one when it would split a surrogate pair. */
-function toBoundary(text: string, end: number): number {
-  return isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end)) ? end - 1 : end;
 }
 
 function isNonEmptyString(value: unknown): value is string {

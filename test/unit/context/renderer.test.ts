@@ -184,7 +184,7 @@ describe('renderContext: fitting into 4000 units', () => {
     expect(items.map((item) => item.id)).toEqual(['p', 'q']);
   });
 
-  it('binary-searches the longest content prefix, drops optional fields first, and stops after it', () => {
+  it('takes the longest content prefix that fits, drops optional fields first, and stops after it', () => {
     const long = { id: 'b', content: 'abcdefghij', title: 'title', score: 0.5 };
     // Room for `{"id":"b","content":"abcd"}` and not one more character.
     const room = JSON.stringify({ id: 'b', content: 'abcd' }).length;
@@ -192,8 +192,7 @@ describe('renderContext: fitting into 4000 units', () => {
     expect(items.slice(2)).toEqual([{ id: 'b', content: 'abcd' }]);
   });
 
-  // Each room holds k emoji plus one spare unit that cannot hold half of the next one; k = 1 and 5
-  // make the binary search probe a prefix that would end inside a pair.
+  // Each room holds k emoji plus one spare unit that cannot hold half of the next one.
   it.each([1, 3, 5])('never splits a surrogate pair when shortening (%d emoji fit)', (k) => {
     const room = JSON.stringify({ id: 'b', content: '😀'.repeat(k) }).length + 1;
     const items = itemsOf(renderContext([...fillersLeaving(room), { id: 'b', content: '😀'.repeat(10) }]));

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapedJsonLength } from '../../../src/context/json-length.js';
 import { codePointWidthAt, takeCodePoints } from '../../../src/text/codepoints.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
@@ -47,33 +46,5 @@ describe('codePointWidthAt', () => {
     ['lone high surrogate', '\ud800a', 0, 1],
   ])('%s', (_case, text, index, expected) => {
     expect(codePointWidthAt(text, index)).toBe(expected);
-  });
-});
-
-describe('escapedJsonLength', () => {
-  it.each([
-    ['', 2],
-    ['abc', 5],
-    ['<>', 14],
-    ['"\\', 6],
-    ['\n\u0001', 10],
-    ['😀', 4],
-    ['\ud800', 8],
-    ['\u2028\u2029', 14],
-  ])('%j → %d', (text, expected) => {
-    expect(escapedJsonLength(text)).toBe(expected);
-  });
-
-  it('equals the length of the rendered escape', () => {
-    fc.assert(
-      fc.property(fc.string({ unit, maxLength: 60 }), (text) => {
-        const rendered = JSON.stringify(text)
-          .replaceAll('<', '\\u003c')
-          .replaceAll('>', '\\u003e')
-          .replaceAll('\u2028', '\\u2028')
-          .replaceAll('\u2029', '\\u2029');
-        expect(escapedJsonLength(text)).toBe(rendered.length);
-      }),
-    );
   });
 });
