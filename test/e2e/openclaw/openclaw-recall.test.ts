@@ -184,6 +184,58 @@ describe('openclaw-recall on the real OpenClaw', () => {
     expectNoEnvelope(turn);
   });
 
+  // With the developer's rows (the launcher start makes the repository theirs, above): its direct
+  // turn comes first, while the repository is still root's, and both files are gone again after it.
+  it('a .env in the OpenClaw state directory: OpenClaw started without the launcher takes the credential from it; through the launcher the developer is refused, naming the file, exit 1, OpenClaw never starts', async () => {
+    const typed = 'How should deployment work?';
+    // A credential value that exists nowhere but in the file: the plugin's provider token.
+    const dotenvToken = 'dotenv-only-token-openclaw-e2e-K3m';
+    const dotenv = `CONTEXT_API_TOKEN=${dotenvToken}\n`;
+    // Negative control: the state directory's .env honoured. The turn's environment has no
+    // CONTEXT_API_TOKEN (without it: no search, the missing-credential row), yet the plugin searches
+    // with the file's value and the envelope is in the model request.
+    const direct = path.join(world.stateDir, '.env');
+    fs.writeFileSync(direct, dotenv, { mode: 0o600 });
+    try {
+      const searchBefore = world.search.requests.length;
+      const turn = await world.turn(typed, { without: ['CONTEXT_API_TOKEN'] });
+      expect(turn.code, turn.stderr).toBe(0);
+      expect(turn.queries).toEqual([typed]);
+      expect(world.search.requests.slice(searchBefore).map((r) => r.headers.authorization)).toEqual([
+        `Bearer ${dotenvToken}`,
+      ]);
+      // One user message carries the envelope (history keeps none; in the whole file's run the session
+      // has history and OpenClaw's own context after the turn): the turn's, before the typed text.
+      const carrying = userTexts(turnRequest(turn)).filter((t) => t.includes('untrusted_external_context'));
+      expect(carrying).toHaveLength(1);
+      const body = carrying[0]!.slice(carrying[0]!.indexOf('] ') + 2);
+      expect(body.startsWith(`${ENVELOPE}\n\n${typed}`), carrying[0]).toBe(true);
+    } finally {
+      fs.rmSync(direct);
+    }
+    // The same file in the developer's state directory, the start as in the launcher row below.
+    const planted = world.plantInDeveloperState('.env', dotenv);
+    try {
+      const start = await world.launcherStart({ CONTEXT_API_TOKEN: TOKEN, LLM_API_KEY: MODEL_KEY });
+      expect(start.exit.exitCode, start.output).toBe(1);
+      expect(start.output).toContain(
+        `launch-qwen: "${planted}": OpenClaw applies it to itself and to every program it starts`,
+      );
+      expect(start.output).toContain(
+        '1 thing(s) in your OpenClaw state directory would change the managed openclaw-recall session; nothing was started',
+      );
+      // OpenClaw never started: no prompt line, no banner, no request to either fake, and its state
+      // directory holds nothing but the file (a started OpenClaw writes its agent and session state there).
+      expect(start.output).not.toMatch(/type your message|OpenClaw \d{4}\.\d+\.\d+/);
+      expect([start.model, start.queries]).toEqual([[], []]);
+      expect(fs.readdirSync(path.dirname(planted))).toEqual(['.env']);
+      expect(start.output).not.toContain(TOKEN);
+      expect(start.output).not.toContain(dotenvToken);
+    } finally {
+      fs.rmSync(planted);
+    }
+  }, 300_000);
+
   it('through the rendered launcher, as a developer in a terminal: the same envelope before the typed text, OpenClaw state in their private directory; the caller’s OPENCLAW_CONFIG_PATH, OPENCLAW_STATE_DIR and NODE_OPTIONS change nothing', async () => {
     const typed = 'How should deployment work?';
     const callerState = path.join(world.dir, 'caller-state');

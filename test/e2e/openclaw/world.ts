@@ -5,8 +5,10 @@
 // rendered openclaw.json as OPENCLAW_CONFIG_PATH, cwd the repository — inside `unshare -rn` with only
 // loopback up: OpenClaw reaches nothing but the two fakes, bridged in through Unix sockets.
 // `launcherTurn` starts the same turn through the rendered `bin/launch-qwen --profile openclaw-recall`
-// in a real terminal, as a throwaway developer: the pins (Node 22 for the launcher, Node 24 and the
-// OpenClaw package) are hard-linked into the world, root-owned, where that user can reach them.
+// in a real terminal, as a throwaway developer (`launcherStart`: a start the launcher ends by itself,
+// a refusal; `plantInDeveloperState`: a file in that developer's OpenClaw state directory): the pins
+// (Node 22 for the launcher, Node 24 and the OpenClaw package) are hard-linked into the world,
+// root-owned, where that user can reach them.
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -361,16 +363,52 @@ export class OpenclawWorld {
   }
 
   /**
-   * One turn through the rendered launcher, as a developer meets it: `bin/launch-qwen --profile
-   * openclaw-recall` in a real terminal as the throwaway developer, `callerEnv` what their shell
-   * exports; the message typed after the launcher's prompt line and ended with Ctrl+D. The network
-   * namespace is made by root (`unshare -n`) and netns-run.cjs starts the launcher as the developer.
+   * The state directory the launcher gives OpenClaw for the developer (under their passwd home, per
+   * install and profile); it exists once a launch made it or `plantInDeveloperState` did.
    */
-  async launcherTurn(message: string, callerEnv: Record<string, string> = {}): Promise<LauncherTurn> {
+  developerStateDir(): string {
+    const installId = JSON.parse(
+      fs.readFileSync(path.join(this.installDir, 'profiles', 'openclaw-recall', 'launch.json'), 'utf8'),
+    ).installId as string;
+    return path.join(
+      this.developerUser().home,
+      '.local',
+      'share',
+      'qwen-managed',
+      installId,
+      'openclaw-recall',
+      'home',
+    );
+  }
+
+  /**
+   * Writes `name` into the developer's OpenClaw state directory as the developer's own 0600 file (each
+   * missing level made theirs, 0700, as the launcher makes it); returns the file.
+   */
+  plantInDeveloperState(name: string, content: string): string {
     const user = this.developerUser();
-    const modelBefore = this.model.requests.length;
-    const searchBefore = this.search.requests.length;
-    const session = TerminalSession.spawn({
+    const dir = this.developerStateDir();
+    let level = user.home;
+    for (const part of path.relative(user.home, dir).split(path.sep)) {
+      level = path.join(level, part);
+      if (fs.existsSync(level)) continue;
+      fs.mkdirSync(level, { mode: 0o700 });
+      fs.chownSync(level, user.uid, user.gid);
+    }
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, content, { mode: 0o600 });
+    fs.chownSync(file, user.uid, user.gid);
+    return file;
+  }
+
+  /**
+   * The rendered `bin/launch-qwen --profile openclaw-recall` in a real terminal as the throwaway
+   * developer, `callerEnv` what their shell exports. The network namespace is made by root
+   * (`unshare -n`) and netns-run.cjs starts the launcher as the developer.
+   */
+  private startLauncher(callerEnv: Record<string, string>): TerminalSession {
+    const user = this.developerUser();
+    return TerminalSession.spawn({
       argv: [
         'unshare',
         '-n',
@@ -397,6 +435,17 @@ export class OpenclawWorld {
       cols: 200,
       rows: 50,
     });
+  }
+
+  /**
+   * One turn through the rendered launcher, as a developer meets it (`startLauncher`); the message
+   * typed after the launcher's prompt line and ended with Ctrl+D.
+   */
+  async launcherTurn(message: string, callerEnv: Record<string, string> = {}): Promise<LauncherTurn> {
+    const user = this.developerUser();
+    const modelBefore = this.model.requests.length;
+    const searchBefore = this.search.requests.length;
+    const session = this.startLauncher(callerEnv);
     try {
       await session.waitFor('type your message', 60_000, { includeScrollback: true });
       // As the launcher's line says: measured, what is typed before OpenClaw prints its banner is lost
@@ -407,24 +456,37 @@ export class OpenclawWorld {
       session.write(KEYS.CtrlD);
       const exit = await session.waitForExit(150_000);
       await session.flush();
-      const installId = JSON.parse(
-        fs.readFileSync(path.join(this.installDir, 'profiles', 'openclaw-recall', 'launch.json'), 'utf8'),
-      ).installId as string;
       return {
         exit,
         output: session.rawOutput().replaceAll('\r\n', '\n'),
         model: this.model.requests.slice(modelBefore).filter((r) => r.chat !== undefined),
         queries: this.search.requests.slice(searchBefore).map((r) => (r.body as { query: string }).query),
         user,
-        stateDir: path.join(
-          user.home,
-          '.local',
-          'share',
-          'qwen-managed',
-          installId,
-          'openclaw-recall',
-          'home',
-        ),
+        stateDir: this.developerStateDir(),
+      };
+    } finally {
+      await session.kill();
+    }
+  }
+
+  /**
+   * A start through the rendered launcher that the launcher is expected to end by itself (a refusal):
+   * nothing is typed; its exit, what the terminal showed, and what reached the fakes meanwhile.
+   */
+  async launcherStart(
+    callerEnv: Record<string, string> = {},
+  ): Promise<Omit<LauncherTurn, 'user' | 'stateDir'>> {
+    const modelBefore = this.model.requests.length;
+    const searchBefore = this.search.requests.length;
+    const session = this.startLauncher(callerEnv);
+    try {
+      const exit = await session.waitForExit(120_000);
+      await session.flush();
+      return {
+        exit,
+        output: session.rawOutput().replaceAll('\r\n', '\n'),
+        model: this.model.requests.slice(modelBefore).filter((r) => r.chat !== undefined),
+        queries: this.search.requests.slice(searchBefore).map((r) => (r.body as { query: string }).query),
       };
     } finally {
       await session.kill();
