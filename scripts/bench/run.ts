@@ -110,12 +110,14 @@ async function main(): Promise<void> {
     const servers = [path.join(RUNTIME, 'mcp-server.js')];
     if (beforeInstalled !== undefined) servers.push(path.join(beforeInstalled, 'mcp-server.js'));
 
-    // BENCH_ONLY=launcher, =mcp or =tricks (the hooks' tricks) measures those rows alone (a quick
-    // check while tuning them; the README table is left alone, bench/results.json holds those rows).
+    // BENCH_ONLY=launcher, =mcp, =tricks (the hooks' tricks) or =hot-paths (sanitizer and renderer)
+    // measures those rows alone (a quick check while tuning them; the README table is left alone,
+    // bench/results.json holds those rows).
     const only = process.env['BENCH_ONLY'];
-    if (only === 'launcher' || only === 'mcp' || only === 'tricks') {
+    if (only === 'launcher' || only === 'mcp' || only === 'tricks' || only === 'hot-paths') {
       if (only === 'launcher') await launcherRows(work, set.providerUrl, rows);
       else if (only === 'mcp') await mcpStart(servers, serverEnv, rows);
+      else if (only === 'hot-paths') await hotPaths(work, rows);
       else await hookTricks(work, set, timed, rows);
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;

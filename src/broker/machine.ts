@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as os from 'node:os';
 import { type AccountDb, mergeAccountDb, parseAccountDb } from '../host/accounts.js';
-import { type ByteOrder, peerUid, type SocketTables } from '../host/proc-net.js';
+import { type ByteOrder, peerUid } from '../host/proc-net.js';
 
 export const HOST_BYTE_ORDER: ByteOrder = os.endianness();
 
@@ -15,11 +15,6 @@ function readText(file: string): string {
   } catch {
     return '';
   }
-}
-
-/** The kernel's TCP tables of this network namespace (`/proc/net` is the reader's own). */
-export function readSocketTables(): SocketTables {
-  return { tcp: readText('/proc/net/tcp'), tcp6: readText('/proc/net/tcp6') };
 }
 
 /** The uid at the other end of an accepted loopback connection; IPv6 rows read only when needed. */

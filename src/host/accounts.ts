@@ -72,11 +72,6 @@ export function principalOf(db: AccountDb, account: Account): Principal {
   return { uid: account.uid, gids };
 }
 
-/** Every account that belongs to `group`: its supplementary members and those whose primary group it is. */
-export function membersOf(db: AccountDb, group: Group): Account[] {
-  return db.users.filter((u) => u.gid === group.gid || group.members.includes(u.name));
-}
-
 export interface PathStat {
   path: string;
   uid: number;

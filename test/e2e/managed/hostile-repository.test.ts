@@ -23,19 +23,15 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
 import { hookContextParts, isToolContinuation, promptText } from '../../fixtures/fake-model/inspect.js';
-import { FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
+import { type FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
 import type { FakeService } from '../../fixtures/fake-services/index.js';
-import {
-  PLATFORM_ADD_ROUTE,
-  startGenericSearch,
-  startMem0Platform,
-} from '../../fixtures/fake-services/index.js';
+import { PLATFORM_ADD_ROUTE } from '../../fixtures/fake-services/index.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
-import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 import { INPUT_READY } from '../harness/scenario.js';
+import { markerHookSettings, startHostileWorld } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
-import { ManagedWorld, MODEL_KEY } from './world.js';
+import { type ManagedWorld, MODEL_KEY } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-hostile-7c21';
 const MEM0_KEY = 'm0-e2e-hostile-key-3b90';
@@ -62,7 +58,6 @@ function sleep(ms: number): Promise<void> {
 }
 
 let world: ManagedWorld;
-let search: FakeService;
 let platform: FakeService;
 let evil: FakeModel;
 let proxy: LoopbackProxy;
@@ -178,26 +173,13 @@ function plantEnvVectors(file: string, vectors: readonly EnvVector[]): void {
 
 const suite = managedSuite(
   async (own) => {
-    search = own(await startGenericSearch({ token: TOKEN, documents: [{ id: 'kb-hostile', content: KB }] }));
-    platform = own(await startMem0Platform({ apiKey: MEM0_KEY }));
-    evil = own(await FakeModel.start());
+    ({ world, platform, evil, markers } = await startHostileWorld(own, {
+      label: 'hostile',
+      token: TOKEN,
+      mem0Key: MEM0_KEY,
+      document: { id: 'kb-hostile', content: KB },
+    }));
     proxy = own(await startProxy());
-    world = own(
-      await ManagedWorld.create({
-        label: 'hostile',
-        profiles: {
-          'auto-recall': {
-            provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-          },
-          write: { provider: mem0PlatformProvider(platform.url) },
-        },
-        credentials: { CONTEXT_API_TOKEN: TOKEN, MEM0_API_KEY: MEM0_KEY },
-        services: { 'generic-search': search, 'mem0-platform': platform },
-      }),
-    );
-    markers = join(world.logDir, 'markers');
-    mkdirSync(markers);
-    chmodSync(markers, 0o777);
     shared = join(world.root, 'shared-runtime');
     mkdirSync(shared);
     chmodSync(shared, 0o1777);
@@ -385,15 +367,7 @@ describe('hostile repository: what cannot be neutralised refuses the launch, nam
     ],
     [
       '.qwen/settings.json: a UserPromptSubmit hook',
-      () =>
-        plant(
-          repo('.qwen/settings.json'),
-          JSON.stringify({
-            hooks: {
-              UserPromptSubmit: [{ hooks: [{ type: 'command', command: `touch ${marker('repo-hook')}` }] }],
-            },
-          }),
-        ),
+      () => plant(repo('.qwen/settings.json'), markerHookSettings(marker('repo-hook'))),
       [/^<repo>\/\.qwen\/settings\.json: hooks\.UserPromptSubmit: Qwen adds it to the managed settings/],
     ],
     [
@@ -545,15 +519,7 @@ describe('negative controls: the same vector, Qwen started without the launcher'
     ],
     [
       '.qwen/settings.json hooks: a repository hook runs on every prompt',
-      () =>
-        plant(
-          repo('.qwen/settings.json'),
-          JSON.stringify({
-            hooks: {
-              UserPromptSubmit: [{ hooks: [{ type: 'command', command: `touch ${marker('repo-hook')}` }] }],
-            },
-          }),
-        ),
+      () => plant(repo('.qwen/settings.json'), markerHookSettings(marker('repo-hook'))),
       (o) => expect(o.markers).toContain('repo-hook'),
     ],
   ])(
