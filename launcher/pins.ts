@@ -94,17 +94,6 @@ export function readManifest(fs: JsonFileFs, installDir: string, platform: Platf
   return readJson(fs, installPath(installDir, MANIFEST_FILE, platform), validateInstallManifest).value;
 }
 
-export function readLaunchPlan(
-  fs: JsonFileFs,
-  installDir: string,
-  kind: ProfileKind,
-  platform: Platform,
-): { plan: LaunchPlan; bytes: Uint8Array } {
-  const file = installPath(installDir, launchPlanRel(kind), platform);
-  const { value, bytes } = readJson(fs, file, validateLaunchPlan);
-  return { plan: value, bytes };
-}
-
 /** The profile is not in the manifest: a usage error of the launcher, an input error of `plan`. */
 export class NotDeployedError extends LaunchError {
   constructor(
@@ -145,15 +134,20 @@ export function loadPins(input: PinsInput): Pins {
   const manifest = readManifest(fs, installDir, platform);
   const state = manifest.profiles[kind];
   if (state === undefined) throw new NotDeployedError(kind, installDir, Object.keys(manifest.profiles));
-  const planRel = launchPlanRel(kind);
-  const { plan, bytes: planBytes } = readLaunchPlan(fs, installDir, kind, platform);
-  const planFile = installPath(installDir, planRel, platform);
-  if (plan.profile !== kind) {
-    throw failure(`${show(planFile)} is the plan of profile ${show(plan.profile)}; re-render`);
-  }
+  const {
+    plan,
+    bytes: planBytes,
+    file: planFile,
+  } = readProfilePlan(fs, installDir, kind, platform, validateLaunchPlan);
   const externalContextActive = state.state === 'active';
+  const pins = (argv: string[], qwenVersion: string | undefined): Pins => ({
+    plan,
+    manifest,
+    externalContextActive,
+    argv,
+    ...(qwenVersion === undefined ? {} : { qwenVersion }),
+  });
   if (input.checkHost === false) {
-    const argv = buildArgv(plan, { externalContextActive }, policy);
     // The version of the package cli.js sits in, read the way render reads it (no walk, no checks).
     const qwenVersion =
       plan.platform === 'posix'
@@ -161,13 +155,7 @@ export function loadPins(input: PinsInput): Pins {
             readFileSync: (file) => new TextDecoder().decode(fs.readFileSync(file)),
           })
         : undefined;
-    return {
-      plan,
-      manifest,
-      externalContextActive,
-      argv,
-      ...(qwenVersion === undefined ? {} : { qwenVersion }),
-    };
+    return pins(buildArgv(plan, { externalContextActive }, policy), qwenVersion);
   }
   if (plan.platform !== platform) {
     throw failure(
@@ -191,11 +179,5 @@ export function loadPins(input: PinsInput): Pins {
     ...nodeVersion(input, plan.node),
   });
   if (problems.length > 0) throw failure(...problems);
-  return {
-    plan,
-    manifest,
-    externalContextActive,
-    argv,
-    ...(qwenVersion === undefined ? {} : { qwenVersion }),
-  };
+  return pins(argv, qwenVersion);
 }
