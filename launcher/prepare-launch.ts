@@ -15,7 +15,6 @@ import {
 } from '../src/contracts/launch-plan.js';
 import { type PINNED_FILE_VARIABLES, PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
 import { installPath } from '../src/host/install-checks.js';
-import { lookupEnv } from '../src/policy/environment-names.js';
 import {
   ARGUMENT_POLICY,
   type ArgumentPolicy,
@@ -24,7 +23,6 @@ import {
 } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
 import { launchDefaultsSettings, refusalLine } from '../src/policy/repository.js';
-import { routedCredentials } from '../src/policy/routed-credentials.js';
 import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../src/text/json.js';
 import { type BrokerCheckDeps, brokerListeners, checkBroker } from './broker.js';
@@ -33,7 +31,7 @@ import { failure, type LaunchError, rolledBackNotice } from './messages.js';
 import { loadPins, type PinsFs } from './pins.js';
 import { type OpenclawLaunchDecision, prepareOpenclawLaunch } from './prepare-openclaw.js';
 import { homePlatform, launchDefaultsPath, qwenHomePath } from './qwen-home.js';
-import { readCredentials } from './read-credentials.js';
+import { sessionCredentials } from './read-credentials.js';
 import {
   inspectRepository,
   type RepositoryFs,
@@ -163,20 +161,16 @@ async function prepareQwenLaunch(input: LaunchInput & { kind: ProfileKind }): Pr
   const layout = platform === 'windows' ? 'win32' : homePlatform(input.hostPlatform);
   const qwenHome = qwenHomePath(layout, input.home, plan.installId, kind);
   const launchDefaults = launchDefaultsPath(layout, qwenHome);
-  const routed = routedCredentials(plan, externalContextActive, platform);
-  const credentials =
-    purpose === 'launch'
-      ? readCredentials(plan, {
-          externalContextActive,
-          callerEnv: input.callerEnv,
-          platform,
-          readFile: (file) => fs.readFileSync(file, 'utf8'),
-        })
-      : Object.fromEntries(routed.map(([name]) => [name, REDACTED]));
+  const credentials = sessionCredentials(plan, purpose, {
+    externalContextActive,
+    callerEnv: input.callerEnv,
+    platform,
+    readFile: (file) => fs.readFileSync(file, 'utf8'),
+  });
   const environment = computeEnv(input.callerEnv, plan, policy, {
     home: input.home,
     qwenHome,
-    credentials,
+    credentials: credentials.values,
     platform,
     externalContextActive,
     launchDefaults,
@@ -223,10 +217,8 @@ async function prepareQwenLaunch(input: LaunchInput & { kind: ProfileKind }): Pr
     // Step 5 and 6: the repository root and the pinned node.
     command: { node: plan.node, argv: pins.argv, env, cwd: plan.cwd },
     environment,
-    credentials: routed,
-    missingCredentials: routed
-      .filter(([name, source]) => 'inherit' in source && !lookupEnv(input.callerEnv, name, platform))
-      .map(([name]) => name),
+    credentials: credentials.routed,
+    missingCredentials: credentials.missing,
     qwenHome,
     qwenHomeSeed: facts.qwenHomeSeed,
     launchDefaults: {

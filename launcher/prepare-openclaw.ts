@@ -7,19 +7,17 @@ import { OPENCLAW_PROFILE } from '../src/contracts/launch-plan.js';
 import type { OpenclawLaunchPlan } from '../src/contracts/openclaw-launch.js';
 import { openclawHostProblems } from '../src/host/openclaw-checks.js';
 import { type OpenclawVersionFacts, openclawVersionFacts } from '../src/openclaw/versions.js';
-import { lookupEnv } from '../src/policy/environment-names.js';
 import { ENVIRONMENT_POLICY } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
-import { routedCredentials } from '../src/policy/routed-credentials.js';
 import { validateOpenclawLaunchPlan } from '../src/startup/validators/openclaw-launch-plan.js';
-import { envRecord, REDACTED } from './env.js';
+import { envRecord } from './env.js';
 import { checkPlanInstallDir } from './install-dir.js';
 import { failure, rolledBackNotice } from './messages.js';
 import { computeOpenclawEnv } from './openclaw-env.js';
 import { NotDeployedError, readManifest, readProfilePlan } from './pins.js';
 import type { DecisionCommon, LaunchFs, LaunchInput } from './prepare-launch.js';
 import { homePlatform, qwenHomePath } from './qwen-home.js';
-import { readCredentials } from './read-credentials.js';
+import { sessionCredentials } from './read-credentials.js';
 import { checkTerminal } from './terminal.js';
 
 export interface OpenclawLaunchDecision extends DecisionCommon {
@@ -123,20 +121,16 @@ export function prepareOpenclawLaunch(input: LaunchInput): OpenclawLaunchDecisio
     plan.installId,
     OPENCLAW_PROFILE,
   );
-  const routed = routedCredentials(plan, active, plan.platform);
-  const credentials =
-    purpose === 'launch'
-      ? readCredentials(plan, {
-          externalContextActive: active,
-          callerEnv: input.callerEnv,
-          platform: plan.platform,
-          readFile: (path) => fs.readFileSync(path, 'utf8'),
-        })
-      : Object.fromEntries(routed.map(([name]) => [name, REDACTED]));
+  const credentials = sessionCredentials(plan, purpose, {
+    externalContextActive: active,
+    callerEnv: input.callerEnv,
+    platform: plan.platform,
+    readFile: (path) => fs.readFileSync(path, 'utf8'),
+  });
   const environment = computeOpenclawEnv(input.callerEnv, plan, policy, {
     home: input.home,
     stateDir,
-    credentials,
+    credentials: credentials.values,
     platform: plan.platform,
     externalContextActive: active,
     versionEnvironment: facts.environment,
@@ -156,10 +150,8 @@ export function prepareOpenclawLaunch(input: LaunchInput): OpenclawLaunchDecisio
       cwd: plan.cwd,
     },
     environment,
-    credentials: routed,
-    missingCredentials: routed
-      .filter(([name, source]) => 'inherit' in source && !lookupEnv(input.callerEnv, name, plan.platform))
-      .map(([name]) => name),
+    credentials: credentials.routed,
+    missingCredentials: credentials.missing,
     stateDir,
     // Step 4b: what in the state directory would change the session.
     refused: stateDirRefusals(stateDir, facts, fs),

@@ -1,6 +1,8 @@
 // The profile's credential values, read at launch with the one reader (src/policy/routed-credentials.ts)
 // and worded for the developer. Messages name the variable and the file, never the value — not even
 // a length or a prefix.
+import type { CredentialSource } from '../src/contracts/launch-plan.js';
+import { lookupEnv } from '../src/policy/environment-names.js';
 import { show } from '../src/policy/quote.js';
 import {
   type CredentialReadIo,
@@ -8,6 +10,7 @@ import {
   readCredential,
   routedCredentials,
 } from '../src/policy/routed-credentials.js';
+import { REDACTED } from './env.js';
 import { failure } from './messages.js';
 
 export interface CredentialOptions extends CredentialReadIo {
@@ -45,4 +48,30 @@ export function readCredentials(plan: CredentialRoutes, options: CredentialOptio
   }
   if (problems.length > 0) throw failure(...problems);
   return values;
+}
+
+/** What a prepared launch (Qwen's or OpenClaw's) carries of its credentials. */
+export interface SessionCredentials {
+  /** The credentials the launch delivers, by name, with where each comes from. */
+  routed: Array<[string, CredentialSource]>;
+  /** Their values: read for a launch; for `plan`, redacted (plan never reads a secret). */
+  values: Record<string, string>;
+  /** Inherited credentials absent from the caller's environment (plan: the launcher would refuse). */
+  missing: string[];
+}
+
+export function sessionCredentials(
+  plan: CredentialRoutes,
+  purpose: 'launch' | 'plan',
+  options: CredentialOptions & { callerEnv: NodeJS.ProcessEnv },
+): SessionCredentials {
+  const routed = routedCredentials(plan, options.externalContextActive, options.platform);
+  const values =
+    purpose === 'launch'
+      ? readCredentials(plan, options)
+      : Object.fromEntries(routed.map(([name]) => [name, REDACTED]));
+  const missing = routed
+    .filter(([name, source]) => 'inherit' in source && !lookupEnv(options.callerEnv, name, options.platform))
+    .map(([name]) => name);
+  return { routed, values, missing };
 }
