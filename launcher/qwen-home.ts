@@ -109,22 +109,7 @@ export function ensurePrivateHome(dir: string, label: string, options: PrivateHo
   if (!dir.startsWith(home + sep)) {
     throw failure(`${label} ${show(dir)} is not under your home directory ${show(home)}`);
   }
-  let level = home;
-  for (const part of dir.slice(home.length + 1).split(sep)) {
-    level = `${level}${sep}${part}`;
-    if (tryLstat(fs, level) !== undefined) continue;
-    try {
-      fs.mkdirSync(level, { mode: 0o700 });
-      // The umask may have taken bits away, never added them; set exactly 0700 regardless.
-      if (platform !== 'win32') fs.chmodSync(level, 0o700);
-    } catch (error) {
-      if (errorCode(error) !== 'EEXIST') {
-        throw failure(
-          `cannot create ${show(level)} (${errorCode(error)}); check your home directory's permissions`,
-        );
-      }
-    }
-  }
+  makePrivateLevels(fs, platform, home, dir.slice(home.length + 1).split(sep), sep);
   const stat = tryLstat(fs, dir);
   // A symlink could point the agent's state, sessions and prompt logs at a place another user reads.
   if (stat === undefined || stat.isSymbolicLink() || !stat.isDirectory()) {
@@ -169,19 +154,35 @@ export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions)
   for (const [rel, content] of Object.entries(options.seed ?? {})) {
     const parts = rel.split('/');
     if (!fresh.has(parts[0]!)) continue;
-    let dir = qwenHome;
-    for (const part of parts.slice(0, -1)) {
-      dir = `${dir}${sep}${part}`;
-      if (tryLstat(fs, dir) !== undefined) continue;
-      try {
-        fs.mkdirSync(dir, { mode: 0o700 });
-        if (platform !== 'win32') fs.chmodSync(dir, 0o700);
-      } catch (error) {
-        if (errorCode(error) !== 'EEXIST') throw failure(`cannot create ${show(dir)} (${errorCode(error)})`);
-      }
-    }
+    makePrivateLevels(fs, platform, qwenHome, parts.slice(0, -1), sep);
     const file = `${qwenHome}${sep}${parts.join(sep)}`;
     if (tryLstat(fs, file) === undefined) createFile(fs, file, content, options.uniqueSuffix);
+  }
+}
+
+/** Creates each missing level of `parts` below `base` with mode 0700 (one made meanwhile is left as it is). */
+function makePrivateLevels(
+  fs: QwenHomeFs,
+  platform: NodeJS.Platform,
+  base: string,
+  parts: readonly string[],
+  sep: string,
+): void {
+  let level = base;
+  for (const part of parts) {
+    level = `${level}${sep}${part}`;
+    if (tryLstat(fs, level) !== undefined) continue;
+    try {
+      fs.mkdirSync(level, { mode: 0o700 });
+      // The umask may have taken bits away, never added them; set exactly 0700 regardless.
+      if (platform !== 'win32') fs.chmodSync(level, 0o700);
+    } catch (error) {
+      if (errorCode(error) !== 'EEXIST') {
+        throw failure(
+          `cannot create ${show(level)} (${errorCode(error)}); check your home directory's permissions`,
+        );
+      }
+    }
   }
 }
 
