@@ -443,8 +443,7 @@ export class OpenclawWorld {
    */
   async launcherTurn(message: string, callerEnv: Record<string, string> = {}): Promise<LauncherTurn> {
     const user = this.developerUser();
-    const modelBefore = this.model.requests.length;
-    const searchBefore = this.search.requests.length;
+    const seen = this.seenFrom();
     const session = this.startLauncher(callerEnv);
     try {
       await session.waitFor('type your message', 60_000, { includeScrollback: true });
@@ -456,14 +455,7 @@ export class OpenclawWorld {
       session.write(KEYS.CtrlD);
       const exit = await session.waitForExit(150_000);
       await session.flush();
-      return {
-        exit,
-        output: session.rawOutput().replaceAll('\r\n', '\n'),
-        model: this.model.requests.slice(modelBefore).filter((r) => r.chat !== undefined),
-        queries: this.search.requests.slice(searchBefore).map((r) => (r.body as { query: string }).query),
-        user,
-        stateDir: this.developerStateDir(),
-      };
+      return { ...seen(exit, session), user, stateDir: this.developerStateDir() };
     } finally {
       await session.kill();
     }
@@ -476,21 +468,30 @@ export class OpenclawWorld {
   async launcherStart(
     callerEnv: Record<string, string> = {},
   ): Promise<Omit<LauncherTurn, 'user' | 'stateDir'>> {
-    const modelBefore = this.model.requests.length;
-    const searchBefore = this.search.requests.length;
+    const seen = this.seenFrom();
     const session = this.startLauncher(callerEnv);
     try {
       const exit = await session.waitForExit(120_000);
       await session.flush();
-      return {
-        exit,
-        output: session.rawOutput().replaceAll('\r\n', '\n'),
-        model: this.model.requests.slice(modelBefore).filter((r) => r.chat !== undefined),
-        queries: this.search.requests.slice(searchBefore).map((r) => (r.body as { query: string }).query),
-      };
+      return seen(exit, session);
     } finally {
       await session.kill();
     }
+  }
+
+  /** From now on: what a launcher session ends with — its exit, its terminal, what reached the fakes. */
+  private seenFrom(): (
+    exit: LauncherTurn['exit'],
+    session: { rawOutput(): string },
+  ) => Omit<LauncherTurn, 'user' | 'stateDir'> {
+    const modelBefore = this.model.requests.length;
+    const searchBefore = this.search.requests.length;
+    return (exit, session) => ({
+      exit,
+      output: session.rawOutput().replaceAll('\r\n', '\n'),
+      model: this.model.requests.slice(modelBefore).filter((r) => r.chat !== undefined),
+      queries: this.search.requests.slice(searchBefore).map((r) => (r.body as { query: string }).query),
+    });
   }
 
   async close(): Promise<void> {
