@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { lchownSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HOOK_BUDGET_MS } from '../../../src/base/limits.js';
 import { BROKER_KEY } from '../../../src/contracts/broker.js';
 import {
   createBrokerUser,
@@ -21,7 +22,15 @@ import {
   type SystemUser,
 } from '../../fixtures/broker.js';
 import { RunningBroker } from '../../fixtures/broker-install.js';
-import { isToolContinuation, promptText, toolResults } from '../../fixtures/fake-model/inspect.js';
+import {
+  type ChatRequestBody,
+  contentParts,
+  HOOK_CONTEXT_OPEN,
+  isToolContinuation,
+  lastUserMessage,
+  promptText,
+  toolResults,
+} from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { TerminalSession } from '../harness/terminal.js';
@@ -35,6 +44,9 @@ const KB = 'KB-BROKER-6610: releases are cut on Tuesdays.';
 const PROMPT = 'When are releases cut? MARK-BROKER';
 const DONE = 'DONE-BROKER-E2E-41';
 const YES = 'Yes, allow once';
+const ANSWER_BEFORE = 'ANSWER-BEFORE-OUTAGE-5c1';
+const ANSWER_AFTER = 'ANSWER-AFTER-OUTAGE-9e4';
+const ANSWER_BACK = 'ANSWER-BROKER-BACK-2f7';
 
 /** Which credentials (by variable name) occur in `text`. */
 function leaked(value: string): string[] {
@@ -42,6 +54,17 @@ function leaked(value: string): string[] {
     .filter(([, secret]) => value.includes(secret))
     .map(([name]) => name)
     .sort();
+}
+
+/** True while a process of the developer runs the auto-recall hook. */
+function hookAlive(w: ManagedWorld): boolean {
+  return w.userProcesses().some((p) => {
+    try {
+      return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').includes('auto-recall.js');
+    } catch {
+      return false;
+    }
+  });
 }
 
 function environ(pid: number): string {
@@ -239,6 +262,65 @@ describe('with the credential broker running as its own user', () => {
         ).toBe(true);
       } finally {
         removeThrowawayUser(other);
+      }
+    }),
+  );
+
+  it(
+    'the broker stopped mid-session: the hook fails open, the model waits for the broker, and the prompt goes on without context once it is back, the next one with it',
+    suite.test(async ({ search, world: w, broker }) => {
+      const chatsWith = (mark: string) =>
+        w.model.requests.flatMap((r) =>
+          r.kind === 'main' && r.chat !== undefined && promptText(r.chat).includes(mark) ? [r.chat] : [],
+        );
+      // The hook context Qwen added to the prompt itself (earlier turns' stay in the history).
+      const promptContext = (chats: ChatRequestBody[]) =>
+        chats.flatMap((chat) =>
+          contentParts(lastUserMessage(chat)?.content).filter((part) => part.startsWith(HOOK_CONTEXT_OPEN)),
+        );
+      w.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main' || isToolContinuation(body)) return undefined;
+        if (promptText(body).includes('MARK-OUTAGE-1')) return text(ANSWER_BEFORE);
+        if (promptText(body).includes('MARK-OUTAGE-2')) return text(ANSWER_AFTER);
+        if (promptText(body).includes('MARK-OUTAGE-3')) return text(ANSWER_BACK);
+        return undefined;
+      });
+      const s = await suite.launch(w, 'auto-recall');
+      await s.waitForReady();
+      await s.submit('When are releases cut? MARK-OUTAGE-1');
+      await s.term.waitFor(ANSWER_BEFORE, 90_000);
+      // The control: with the broker up, the context reached the model.
+      expect(promptContext(chatsWith('MARK-OUTAGE-1')).some((part) => part.includes(KB))).toBe(true);
+
+      expect(await broker.stop()).toBe(0);
+      const searches = search.requests.length;
+      const hooks = w.hookRuns('auto-recall.js').length;
+      await s.submit('When are releases cut? MARK-OUTAGE-2');
+      // The hook ran for prompt 2 and has ended (it finds the broker's port closed and answers {}).
+      const deadline = Date.now() + HOOK_BUDGET_MS + 60_000;
+      while (w.hookRuns('auto-recall.js').length === hooks || hookAlive(w)) {
+        if (Date.now() > deadline) throw s.term.failure('the auto-recall hook did not run and end');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // The model route is the broker too: nothing of prompt 2 has reached the model.
+      expect(chatsWith('MARK-OUTAGE-2')).toEqual([]);
+
+      // The broker back (what its unit's Restart=on-failure does): Qwen's retry gets through.
+      const back = await RunningBroker.start(w.installDir);
+      try {
+        await s.term.waitFor(ANSWER_AFTER, 150_000);
+        const after = chatsWith('MARK-OUTAGE-2');
+        expect(after.length).toBeGreaterThan(0);
+        // The hook failed open: no context, and no search reached the provider.
+        expect(promptContext(after)).toEqual([]);
+        expect(search.requests.length).toBe(searches);
+        // The next prompt has its context again.
+        await s.submit('When are releases cut? MARK-OUTAGE-3');
+        await s.term.waitFor(ANSWER_BACK, 90_000);
+        expect(promptContext(chatsWith('MARK-OUTAGE-3')).some((part) => part.includes(KB))).toBe(true);
+        expect(await s.quit()).toBe(0);
+      } finally {
+        expect(await back.stop()).toBe(0);
       }
     }),
   );
