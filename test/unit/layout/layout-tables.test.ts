@@ -13,10 +13,9 @@ function tableFolders(markdown: string, heading: string): string[] {
   const lines = markdown.slice(start + heading.length + 2).split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const rows = lines.slice(first);
-  const table = rows.slice(
-    0,
-    rows.findIndex((line) => !line.startsWith('|')),
-  );
+  const end = rows.findIndex((line) => !line.startsWith('|'));
+  // A table that ends the file has no line after it.
+  const table = end < 0 ? rows : rows.slice(0, end);
   return table.flatMap((row) =>
     [...(row.split('|')[1] ?? '').matchAll(/`src\/([a-z-]+)\/`/g)].map((m) => m[1]!),
   );
@@ -42,6 +41,19 @@ describe('the layout tables name every folder of src/', () => {
     ['docs/layout.md', '## Layers, leaves first'],
   ])('%s (%s)', (file, heading) => {
     expect(tableProblems(tableFolders(read(file), heading), SRC_FOLDERS)).toEqual([]);
+  });
+
+  it('reads a table that ends the file to its last row', () => {
+    const markdown = [
+      '',
+      '## Layout',
+      '',
+      '| Folder | Holds |',
+      '|---|---|',
+      '| `src/base/` | a |',
+      '| `src/text/` | b |',
+    ];
+    expect(tableFolders(markdown.join('\n'), '## Layout')).toEqual(['base', 'text']);
   });
 
   it('negative control: a table without a folder, with a gone one and a repeat is named row by row', () => {
