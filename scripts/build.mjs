@@ -15,6 +15,8 @@ const RUNTIMES = {
   'mcp-server.js': 'src/runtimes/mcp-server/mcp-server.ts',
   'approval-guard.js': 'src/runtimes/approval-guard/approval-guard.ts',
   'launch-qwen.js': 'launcher/launch-qwen.ts',
+  // What bin/launch-qwen runs: launch-qwen.js compiled from its render-time code cache.
+  'launch-qwen-start.js': 'launcher/launch-qwen-start.ts',
   // Loaded by auto-recall.js only after provenance passed: the no-op path never reads or compiles it.
   'auto-recall-search.js': 'src/runtimes/auto-recall/search.ts',
   // undici's proxy agent, loaded by the search and MCP bundles only when a proxy variable is set.
@@ -36,6 +38,7 @@ const SPLIT = {
   'src/runtimes/auto-recall/auto-recall.ts': { './search.js': './auto-recall-search.js' },
   'src/http/create-transport.ts': { './transport-proxy.js': './proxy-transport.js' },
   'launcher/launch-qwen.ts': { './repository-project.js': './launch-repository.js' },
+  'launcher/launch-qwen-start.ts': { './launch-qwen.js': './launch-qwen.js' },
 };
 
 /** `together`: importers (keys of SPLIT) whose lazy pieces stay in their bundle (the bench undoes a split). */

@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { RUNTIME_FILES } from '../../src/contracts/runtime-files.js';
 import { SANITIZER_INPUTS } from './adversarial.js';
 import { renderLauncherInstall, TOKEN, writeJson } from './fixtures.js';
 import { timedMcpSession, timedMcpStart } from './mcp-session.js';
@@ -306,8 +307,9 @@ async function launcherRows(work: string, providerUrl: string, rows: Row[]): Pro
     if (run.code !== 0) throw new Error(`${what} failed: ${run.stdout}`);
     return run.ms;
   };
-  const launcherOf = (dir: string, what: string) =>
-    underPty([path.join(dir, 'runtime/launch-qwen.js'), '--profile', 'on-demand'], what);
+  // As bin/launch-qwen runs it: through launch-qwen-start.js (the before checkout has none).
+  const launcherOf = (dir: string, what: string, entry: string = RUNTIME_FILES.launcherStart) =>
+    underPty([path.join(dir, 'runtime', entry), '--profile', 'on-demand'], what);
   const launcher = launcherOf(installDir, 'launch-qwen');
   let before: Timed | undefined;
   if (BEFORE !== undefined) {
@@ -324,7 +326,7 @@ async function launcherRows(work: string, providerUrl: string, rows: Row[]): Pro
       },
     );
     installs.push(beforeDir);
-    before = launcherOf(beforeDir, 'the before launch-qwen');
+    before = launcherOf(beforeDir, 'the before launch-qwen', RUNTIME_FILES.launcher);
   }
   // The floor: only what the launcher's contract makes every start pay (floor-launcher.cjs).
   const floor = underPty([FLOOR_LAUNCHER, installDir, stub], 'floor-launcher.cjs');
@@ -363,13 +365,20 @@ async function launcherRows(work: string, providerUrl: string, rows: Row[]): Pro
   });
   for (const trick of TRICKS.filter((t) => t.on === 'launcher')) {
     process.stderr.write(`bench: trick ${trick.id}…\n`);
-    const runtimeDir = await buildUndone(ROOT, trick, path.join(work, `built-${trick.id}`), RUNTIME);
-    const undoneDir = renderLauncherInstall(work, node, cli, providerUrl, QWEN_PACKAGE, {
-      name: trick.id,
-      runtimeDir,
-    });
-    installs.push(undoneDir);
-    const [mine, theirs] = await rotate(PAIRS, WARMUP, [launcher, launcherOf(undoneDir, trick.id)]);
+    let undone: Timed;
+    if (trick.noCodeCache === true) {
+      // The same install, its launcher bundle run directly: compiled from source at every start.
+      undone = launcherOf(installDir, trick.id, RUNTIME_FILES.launcher);
+    } else {
+      const runtimeDir = await buildUndone(ROOT, trick, path.join(work, `built-${trick.id}`), RUNTIME);
+      const undoneDir = renderLauncherInstall(work, node, cli, providerUrl, QWEN_PACKAGE, {
+        name: trick.id,
+        runtimeDir,
+      });
+      installs.push(undoneDir);
+      undone = launcherOf(undoneDir, trick.id);
+    }
+    const [mine, theirs] = await rotate(PAIRS, WARMUP, [launcher, undone]);
     rows.push(trickRow(trick, theirs!, mine!, 'session start'));
   }
   // The per-user QWEN_HOME the launcher created for each throwaway install.

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BROKER_KEY } from '../../src/contracts/broker.js';
-import { RUNTIME_CODE_CACHE } from '../../src/contracts/runtime-files.js';
+import { RUNTIME_CODE_CACHES } from '../../src/contracts/runtime-files.js';
 import { codeCacheSummary, withCodeCache } from '../../src/deploy/render/runtime-files.js';
 import { hookEvent, rememberEvent, startBroker, startProvider, TOKEN, writeJson } from './fixtures.js';
 import type { ReferenceHooks } from './reference-hook-build.js';
@@ -44,26 +44,25 @@ export interface Scenarios {
 }
 
 /**
- * The runtimes as a deployment has them: copied to `<installDir>/runtime` with the search bundle's
- * code cache made by the bench's node, the way render makes it with the pinned one (`codeCache:
- * false`: left empty, as render leaves it when it cannot run that node).
+ * The runtimes as a deployment has them: copied to `<installDir>/runtime` with the bundles' code
+ * caches made by the bench's node, the way render makes them with the pinned one (`codeCache:
+ * false`: left empty, as render leaves them when it cannot run that node).
  */
 export function installRuntime(built: string, installDir: string, codeCache = true): string {
   const dir = path.join(installDir, 'runtime');
   fs.cpSync(built, dir, { recursive: true });
-  const bundle = RUNTIME_CODE_CACHE.of;
+  const caches = Object.values(RUNTIME_CODE_CACHES);
   if (!codeCache) {
-    fs.writeFileSync(path.join(dir, RUNTIME_CODE_CACHE.file), '');
+    for (const cache of caches) fs.writeFileSync(path.join(dir, cache.file), '');
     return dir;
   }
   const { files, cache: outcome } = withCodeCache(
-    new Map([[bundle, fs.readFileSync(path.join(dir, bundle))]]),
+    new Map(caches.map((cache) => [cache.of, fs.readFileSync(path.join(dir, cache.of))])),
     { platform: 'posix', installDir, node: BENCH_NODE },
     process.getuid?.() ?? 0,
   );
-  const cache = files.get(RUNTIME_CODE_CACHE.file);
-  if (!outcome.made || cache === undefined) throw new Error(`${bundle}: ${codeCacheSummary(outcome)}`);
-  fs.writeFileSync(path.join(dir, RUNTIME_CODE_CACHE.file), cache);
+  if (!outcome.made) throw new Error(`${dir}: ${codeCacheSummary(outcome)}`);
+  for (const cache of caches) fs.writeFileSync(path.join(dir, cache.file), files.get(cache.file)!);
   return dir;
 }
 

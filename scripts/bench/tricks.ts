@@ -18,7 +18,10 @@ export interface Trick {
   swap?: Readonly<Record<string, string>>;
   /** Importers whose lazily loaded sibling bundle is bundled into theirs instead (scripts/build.mjs SPLIT). */
   together?: readonly string[];
-  /** Undone by leaving the search bundle's code cache empty. */
+  /**
+   * Undone without its code cache: the search bundle's left empty; the launcher's bundle run
+   * directly, as a shim without launch-qwen-start.js would run it.
+   */
   noCodeCache?: true;
 }
 
@@ -73,6 +76,12 @@ export const TRICKS: readonly Trick[] = [
       'src/startup/validators/install-manifest.ts': 'scripts/bench/undone/install-manifest.ts',
       'src/startup/validators/launch-plan.ts': 'scripts/bench/undone/launch-plan.ts',
     },
+  },
+  {
+    id: 'launcher-code-cache',
+    name: 'the launcher compiled from its render-time V8 code cache',
+    on: 'launcher',
+    noCodeCache: true,
   },
   {
     id: 'chunked-hash',

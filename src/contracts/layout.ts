@@ -5,7 +5,7 @@
 import { sha256Hex } from '../base/hash.js';
 import { type Platform, pathFunctions, pathSeparator } from '../base/platform.js';
 import type { AnyProfileKind, ProfileKind } from './launch-plan.js';
-import { RUNTIME_CODE_CACHE, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './runtime-files.js';
+import { RUNTIME_CODE_CACHES, RUNTIME_FILES, RUNTIME_MODULE_MARKER } from './runtime-files.js';
 
 export const PROFILE_FILES = {
   systemSettings: 'system-settings.json',
@@ -103,9 +103,13 @@ export function runtimeRel(file: string): string {
   return `runtime/${file}`;
 }
 
-/** Every runtime file of the install, module marker and code cache included. */
+/** Every runtime file of the install, module marker and code caches included. */
 export function runtimeFileNames(): string[] {
-  return [...Object.values(RUNTIME_FILES), RUNTIME_MODULE_MARKER.file, RUNTIME_CODE_CACHE.file].sort();
+  return [
+    ...Object.values(RUNTIME_FILES),
+    RUNTIME_MODULE_MARKER.file,
+    ...Object.values(RUNTIME_CODE_CACHES).map((cache) => cache.file),
+  ].sort();
 }
 
 /** Absolute pinned paths inside `installDir`, joined with the deployment platform's separator. */

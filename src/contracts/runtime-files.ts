@@ -4,7 +4,10 @@
 
 /** Bundled runtime files, as built into dist/runtime and installed into <installDir>/runtime. */
 export const RUNTIME_FILES = {
+  /** The launcher. */
   launcher: 'launch-qwen.js',
+  /** What bin/launch-qwen runs: compiles the launcher from its code cache (a plain require without one). */
+  launcherStart: 'launch-qwen-start.js',
   autoRecall: 'auto-recall.js',
   writeConfirmation: 'write-confirmation.js',
   mcpServer: 'mcp-server.js',
@@ -19,14 +22,16 @@ export const RUNTIME_FILES = {
   launchRepository: 'launch-repository.js',
 } as const;
 /**
- * V8's code cache of auto-recall-search.js, made at render time by the deployment's pinned node
- * (docs/performance.md): empty when render could not run that node. Pinned in the manifest with
- * its bundle — V8 checks only the source length, so the two are only ever written together.
+ * V8's code caches, made at render time by the deployment's pinned node (docs/performance.md): the
+ * search bundle's (compiled before every search prompt) and the launcher's (at every session start).
+ * Empty when render could not run that node. Each is pinned in the manifest with its bundle — V8
+ * checks only the source length, so the two are only ever written together.
  */
-export const RUNTIME_CODE_CACHE = {
-  file: 'auto-recall-search.v8cache',
-  of: RUNTIME_FILES.autoRecallSearch,
+export const RUNTIME_CODE_CACHES = {
+  search: { file: 'auto-recall-search.v8cache', of: RUNTIME_FILES.autoRecallSearch },
+  launcher: { file: 'launch-qwen.v8cache', of: RUNTIME_FILES.launcher },
 } as const;
+export type RuntimeCodeCache = (typeof RUNTIME_CODE_CACHES)[keyof typeof RUNTIME_CODE_CACHES];
 /** The bundles are CommonJS (a cheaper start than ESM); this marker makes `.js` mean CommonJS there. */
 export const RUNTIME_MODULE_MARKER = { file: 'package.json', content: '{"type":"commonjs"}\n' } as const;
 

@@ -1,11 +1,12 @@
-// The search bundle's V8 code cache, in one place: the wrapper the render-time maker compiles and the
-// hook's loader runs (byte-identical, or the cached bytecode would not belong to the code it runs
-// beside: V8 checks only the source length), the maker's program, and the loader. The cache is made
-// at render time by the deployment's pinned node (src/deploy/render/runtime-files.ts) and pinned in
-// the manifest with its bundle; it saves V8 compiling the functions a search runs, about 3 ms per
-// prompt (docs/performance.md, "The code cache"). POSIX only: render makes none for Windows.
+// The bundles' V8 code caches, in one place: the wrapper the render-time maker compiles and the
+// loader runs (byte-identical, or the cached bytecode would not belong to the code it runs beside:
+// V8 checks only the source length), the maker's program, and the loader. Each cache is made at
+// render time by the deployment's pinned node (src/deploy/render/runtime-files.ts) and pinned in the
+// manifest with its bundle; it saves V8 compiling the functions the bundle runs — about 3 ms per
+// search prompt, about 2 ms per launcher start (docs/performance.md, "The code cache"). POSIX only:
+// render makes none for Windows.
 import { readFileSync } from 'node:fs';
-import { RUNTIME_CODE_CACHE } from '../contracts/runtime-files.js';
+import type { RuntimeCodeCache } from '../contracts/runtime-files.js';
 
 const HEAD = '(function (exports, require, module, __filename, __dirname) {';
 const TAIL = '\n})';
@@ -38,21 +39,23 @@ export function codeCacheMakerArgs(bundlePath: string): string[] {
 }
 
 /**
- * The search bundle beside `ownFile` (the running auto-recall.js), compiled with its cache; undefined
- * when there is no cache (an empty file: render could not run the pinned node) or it cannot be read,
- * and the caller then `require`s the bundle as usual. `ownRequire` is auto-recall.js's own: the two
- * bundles share a directory, so it resolves `./proxy-transport.js` exactly as the bundle's would.
+ * The bundle of `cache` beside `ownFile` (the running loader: auto-recall.js, launch-qwen-start.js),
+ * compiled with its cache and run; undefined when there is no cache (an empty file: render could not
+ * run the pinned node) or it cannot be read, and the caller then `require`s the bundle as usual.
+ * `ownRequire` is the loader's own: the bundles share a directory, so it resolves a sibling bundle
+ * (`./proxy-transport.js`, `./launch-repository.js`) exactly as the bundle's would.
  */
-export async function loadSearchWithCodeCache<SearchModule>(
+export async function loadWithCodeCache<BundleModule>(
   ownFile: string,
   ownRequire: NodeJS.Require,
-): Promise<SearchModule | undefined> {
+  cache: RuntimeCodeCache,
+): Promise<BundleModule | undefined> {
   const dir = ownFile.slice(0, ownFile.lastIndexOf('/'));
-  const bundle = `${dir}/${RUNTIME_CODE_CACHE.of}`;
+  const bundle = `${dir}/${cache.of}`;
   let cachedData: Buffer;
   let source: string;
   try {
-    cachedData = readFileSync(`${dir}/${RUNTIME_CODE_CACHE.file}`);
+    cachedData = readFileSync(`${dir}/${cache.file}`);
     if (cachedData.length === 0) return undefined;
     source = readFileSync(bundle, 'utf8');
   } catch {
@@ -68,7 +71,7 @@ export async function loadSearchWithCodeCache<SearchModule>(
     filename: string,
     dirname: string,
   ) => void;
-  const module = { exports: {} as SearchModule };
+  const module = { exports: {} as BundleModule };
   wrapper.call(module.exports, module.exports, ownRequire, module, bundle, dir);
   return module.exports;
 }

@@ -139,7 +139,7 @@ describe('npm pack → npm install -g → a working qwen-managed', () => {
     expect(report.checks.filter((c) => c.id === 'smoke').map((c) => [c.file, c.ok])).toEqual([
       ['runtime/approval-guard.js', true],
       ['runtime/auto-recall.js', true],
-      ['runtime/launch-qwen.js', true],
+      ['runtime/launch-qwen-start.js', true],
       ['runtime/mcp-server.js', true],
       ['runtime/rollback.js', true],
       ['runtime/write-confirmation.js', true],

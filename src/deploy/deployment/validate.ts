@@ -186,7 +186,7 @@ function pathProblems(deployment: Deployment): Problem[] {
   if (problems.length === 0) {
     // The bin/ shims carry node and the launcher path too; their rules (src/deploy/render/shims.ts) are stricter on Windows.
     const shimProblem = platform === 'windows' ? windowsShimPathProblem : posixShimPathProblem;
-    const launcherJs = new PinnedLayout(platform, deployment.installDir).runtime(RUNTIME_FILES.launcher);
+    const launcherJs = new PinnedLayout(platform, deployment.installDir).runtime(RUNTIME_FILES.launcherStart);
     for (const [key, value] of [
       ['node', deployment.node],
       ['installDir', launcherJs],

@@ -19,7 +19,7 @@ import {
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import {
   OPENCLAW_PLUGIN_BUNDLE,
-  RUNTIME_CODE_CACHE,
+  RUNTIME_CODE_CACHES,
   RUNTIME_FILES,
   RUNTIME_MODULE_MARKER,
 } from '../../contracts/runtime-files.js';
@@ -143,7 +143,7 @@ export function renderInstall(
   for (const [name, text] of shimsFor(
     deployment.platform,
     deployment.node,
-    layout.runtime(RUNTIME_FILES.launcher),
+    layout.runtime(RUNTIME_FILES.launcherStart),
   )) {
     out.set(`bin/${name}`, { bytes: utf8(text), mode: EXECUTABLE_MODE });
   }
@@ -155,10 +155,12 @@ export function renderInstall(
   for (const name of requiredRuntimeFiles())
     out.set(runtimeRel(name), { bytes: runtimeFiles.get(name)!, mode: FILE_MODE });
   // Made by the caller with the pinned node (runtime-files.ts withCodeCache); empty means none.
-  out.set(runtimeRel(RUNTIME_CODE_CACHE.file), {
-    bytes: runtimeFiles.get(RUNTIME_CODE_CACHE.file) ?? new Uint8Array(),
-    mode: FILE_MODE,
-  });
+  for (const cache of Object.values(RUNTIME_CODE_CACHES)) {
+    out.set(runtimeRel(cache.file), {
+      bytes: runtimeFiles.get(cache.file) ?? new Uint8Array(),
+      mode: FILE_MODE,
+    });
+  }
   out.set(runtimeRel(RUNTIME_MODULE_MARKER.file), {
     bytes: utf8(RUNTIME_MODULE_MARKER.content),
     mode: FILE_MODE,

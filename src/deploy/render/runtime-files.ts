@@ -1,5 +1,5 @@
 // Loads the bundled runtimes (dist/runtime after `npm run build`) as bytes for renderInstall, and
-// makes the search bundle's V8 code cache with the deployment's pinned node.
+// makes the bundles' V8 code caches with the deployment's pinned node.
 import { spawnSync } from 'node:child_process';
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorCode } from '../../base/errors.js';
 import { PinnedLayout } from '../../contracts/layout.js';
-import { OPENCLAW_PLUGIN_BUNDLE, RUNTIME_CODE_CACHE } from '../../contracts/runtime-files.js';
+import { OPENCLAW_PLUGIN_BUNDLE, RUNTIME_CODE_CACHES } from '../../contracts/runtime-files.js';
 import { StrictModes } from '../../host/strict-modes.js';
 import { codeCacheMakerArgs } from '../../startup/code-cache.js';
 import type { Deployment } from '../deployment/schema.js';
@@ -56,11 +56,12 @@ export type CodeCacheDeployment = Pick<Deployment, 'platform' | 'installDir' | '
 export type CodeCacheOutcome = { made: true; node: string } | { made: false; why: string };
 
 /**
- * `runtimeFiles` plus runtime/auto-recall-search.v8cache, made by the deployment's pinned node on
- * this machine; without it (another platform, no such node, a node whose path others may write, a
- * failed run) render writes the cache empty and the hook compiles as before. The node runs only
- * after the launcher's own StrictModes check of its path, as this user, with an empty environment
- * (the cache must be made under the flags the hooks run with: none).
+ * `runtimeFiles` plus the code caches of RUNTIME_CODE_CACHES (the search bundle's, the launcher's),
+ * made by the deployment's pinned node on this machine; without them (another platform, no such
+ * node, a node whose path others may write, a failed run) render writes every cache empty and the
+ * bundles compile as before. The node runs only after the launcher's own StrictModes check of its
+ * path, as this user, with an empty environment (a cache must be made under the flags the bundles run
+ * with: none). All or none: the progress line says one thing for the install.
  */
 export function withCodeCache(
   runtimeFiles: ReadonlyMap<string, Uint8Array>,
@@ -68,9 +69,13 @@ export function withCodeCache(
   adminUid: number,
 ): { files: Map<string, Uint8Array>; cache: CodeCacheOutcome } {
   const files = new Map(runtimeFiles);
-  const skipped = (why: string) => ({ files, cache: { made: false, why } as const });
-  const bundle = runtimeFiles.get(RUNTIME_CODE_CACHE.of);
-  if (bundle === undefined) return skipped(`the runtimes have no ${RUNTIME_CODE_CACHE.of}`);
+  const caches = Object.values(RUNTIME_CODE_CACHES);
+  const skipped = (why: string) => {
+    for (const cache of caches) files.delete(cache.file);
+    return { files, cache: { made: false, why } as const };
+  };
+  const missing = caches.find((cache) => !runtimeFiles.has(cache.of));
+  if (missing !== undefined) return skipped(`the runtimes have no ${missing.of}`);
   if (deployment.platform !== 'posix') return skipped(`a ${deployment.platform} deployment gets none`);
   if (process.platform === 'win32') return skipped('render runs on Windows here');
   const strict = new StrictModes(adminUid, fsSync);
@@ -80,31 +85,31 @@ export function withCodeCache(
   if (chain.kind !== 'ok' || strict.problems().length > 0) {
     return skipped(`the pinned node ${deployment.node} fails the launcher's StrictModes check here`);
   }
-  const bundlePath = new PinnedLayout(deployment.platform, deployment.installDir).runtime(
-    RUNTIME_CODE_CACHE.of,
-  );
-  const run = spawnSync(chain.realPath, codeCacheMakerArgs(bundlePath), {
-    input: bundle,
-    env: {},
-    stdio: ['pipe', 'pipe', 'ignore'],
-    timeout: 60_000,
-    maxBuffer: 64 << 20,
-  });
-  if (run.status !== 0 || run.stdout.length === 0) {
-    // The exit first: a node that dies before reading its stdin also leaves an EPIPE behind.
-    const how =
-      run.status !== null && run.status !== 0
-        ? `exit ${run.status}`
-        : (run.signal ?? (run.error === undefined ? 'no output' : errorCode(run.error)));
-    return skipped(`the pinned node ${deployment.node} made none (${how})`);
+  const layout = new PinnedLayout(deployment.platform, deployment.installDir);
+  for (const cache of caches) {
+    const run = spawnSync(chain.realPath, codeCacheMakerArgs(layout.runtime(cache.of)), {
+      input: runtimeFiles.get(cache.of),
+      env: {},
+      stdio: ['pipe', 'pipe', 'ignore'],
+      timeout: 60_000,
+      maxBuffer: 64 << 20,
+    });
+    if (run.status !== 0 || run.stdout.length === 0) {
+      // The exit first: a node that dies before reading its stdin also leaves an EPIPE behind.
+      const how =
+        run.status !== null && run.status !== 0
+          ? `exit ${run.status}`
+          : (run.signal ?? (run.error === undefined ? 'no output' : errorCode(run.error)));
+      return skipped(`the pinned node ${deployment.node} made none for ${cache.of} (${how})`);
+    }
+    files.set(cache.file, run.stdout);
   }
-  files.set(RUNTIME_CODE_CACHE.file, run.stdout);
   return { files, cache: { made: true, node: deployment.node } };
 }
 
-/** Render's progress detail for the code cache. */
+/** Render's progress detail for the code caches. */
 export function codeCacheSummary(cache: CodeCacheOutcome): string {
   return cache.made
-    ? `search code cache made with ${cache.node}`
-    : `no search code cache: ${cache.why}; the hook then compiles the search code at every prompt (render where the pinned node runs to make it)`;
+    ? `code caches (search, launcher) made with ${cache.node}`
+    : `no code caches: ${cache.why}; the search hook and the launcher then compile their code at every start (render where the pinned node runs to make them)`;
 }

@@ -232,7 +232,7 @@ export async function smokeRuntimes(options: SmokeOptions): Promise<SmokeResult[
     smokeHook(options, RUNTIME_FILES.writeConfirmation, timeoutMs),
     smokeHook(options, RUNTIME_FILES.approvalGuard, timeoutMs),
     smokeMcp(options, timeoutMs),
-    smokeArgs(options, RUNTIME_FILES.launcher, ['--version'], /\S/, timeoutMs),
+    smokeArgs(options, RUNTIME_FILES.launcherStart, ['--version'], /\S/, timeoutMs),
     smokeArgs(options, RUNTIME_FILES.rollback, ['--help'], /rollback/, timeoutMs),
   ]);
 }

@@ -2,7 +2,8 @@
 // failure: stdout `{}`, empty stderr — within a 6500 ms budget that starts with the process.
 // Only provenance is decided here; everything heavier lives in search.js, loaded when needed.
 
-import { loadSearchWithCodeCache } from '../../startup/code-cache.js';
+import { RUNTIME_CODE_CACHES } from '../../contracts/runtime-files.js';
+import { loadWithCodeCache } from '../../startup/code-cache.js';
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
 import { readAutoRecallEvent } from './event.js';
@@ -19,7 +20,11 @@ export function main(): void {
       // As a bundle, the search code comes with its render-time code cache when there is one.
       const cached =
         typeof __filename === 'string'
-          ? await loadSearchWithCodeCache<typeof import('./search.js')>(__filename, require)
+          ? await loadWithCodeCache<typeof import('./search.js')>(
+              __filename,
+              require,
+              RUNTIME_CODE_CACHES.search,
+            )
           : undefined;
       const { searchAndRender } = cached ?? (await import('./search.js'));
       return searchAndRender(event, { env: process.env });

@@ -108,13 +108,13 @@ describe('render → verify → rollback with the real bundles', () => {
     const first = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('Validate write.json … ok (posix, profiles: write)');
-    // The example pins a node this machine does not have: render says the hook goes without a cache.
+    // The example pins a node this machine does not have: render says the bundles go without caches.
     expect(first.stdout).toContain(
-      'no search code cache: the pinned node /opt/node-22/bin/node is not on this machine;',
+      'no code caches: the pinned node /opt/node-22/bin/node is not on this machine;',
     );
-    expect(first.stdout).toContain('Write the install tree … ok (19 written, 0 unchanged)');
+    expect(first.stdout).toContain('Write the install tree … ok (21 written, 0 unchanged)');
     const second = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
-    expect(second.stdout).toContain('Write the install tree … ok (0 written, 19 unchanged)');
+    expect(second.stdout).toContain('Write the install tree … ok (0 written, 21 unchanged)');
     expect(second.stdout).toContain(`render: ${out} is up to date`);
 
     const verify = run(['verify', '--dir', out, '--deployment', path.join(EXAMPLES, 'write.json'), '--json']);
@@ -126,7 +126,7 @@ describe('render → verify → rollback with the real bundles', () => {
     expect(smoke.map((c: { file: string; ok: boolean }) => [c.file, c.ok])).toEqual([
       ['runtime/approval-guard.js', true],
       ['runtime/auto-recall.js', true],
-      ['runtime/launch-qwen.js', true],
+      ['runtime/launch-qwen-start.js', true],
       ['runtime/mcp-server.js', true],
       ['runtime/rollback.js', true],
       ['runtime/write-confirmation.js', true],

@@ -6,10 +6,12 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { planReport } from '../../../src/cli/commands/plan.js';
 import type { ProfileKind } from '../../../src/contracts/launch-plan.js';
+import { RUNTIME_FILES } from '../../../src/contracts/runtime-files.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { renderInstall, requiredRuntimeFiles } from '../../../src/deploy/render/render.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
+import { runtimePath } from '../../fixtures/run-runtime.js';
 import { createTestCertificate } from '../../fixtures/tls-cert.js';
 import {
   finished,
@@ -77,9 +79,12 @@ beforeAll(async () => {
   const runtime = new Map(
     requiredRuntimeFiles().map((name) => [
       name,
-      name === 'launch-qwen.js'
+      name === RUNTIME_FILES.launcher
         ? fs.readFileSync(bundle)
-        : new TextEncoder().encode(`// stand-in for ${name}\n`),
+        : // What bin/launch-qwen runs; with no code cache made here it requires the bundle above.
+          name === RUNTIME_FILES.launcherStart
+          ? fs.readFileSync(runtimePath(name))
+          : new TextEncoder().encode(`// stand-in for ${name}\n`),
     ]),
   );
   const rendered = renderInstall(parsed, runtime, { toolkitVersion: '0.1.0', adminUid: 0, now: NOW });

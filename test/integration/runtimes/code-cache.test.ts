@@ -1,13 +1,18 @@
-// The search bundle's V8 code cache (docs/performance.md, "The code cache"): render makes it with the
-// pinned node, reproducibly (verify's drift check makes it again), V8 accepts it under the hook's
-// flags, and a search answers byte for byte the same with it, without it, and with one V8 refuses.
+// The bundles' V8 code caches (docs/performance.md, "The code cache"): render makes them with the
+// pinned node, reproducibly (verify's drift check makes them again), V8 accepts them without flags,
+// and a search — and a launcher start — answers byte for byte the same with its cache, without it,
+// and with one V8 refuses.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { promptSubmitEvent } from '../../../scripts/shared/hook-events.js';
-import { RUNTIME_CODE_CACHE } from '../../../src/contracts/runtime-files.js';
+import {
+  RUNTIME_CODE_CACHES,
+  RUNTIME_FILES,
+  type RuntimeCodeCache,
+} from '../../../src/contracts/runtime-files.js';
 import { codeCacheSummary, withCodeCache } from '../../../src/deploy/render/runtime-files.js';
 import { codeCacheMakerArgs, codeCacheSource } from '../../../src/startup/code-cache.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
@@ -16,13 +21,17 @@ import { genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-c
 
 const TOKEN = 'canary-token-code-cache-7Rw1';
 const UID = process.getuid?.() ?? 0;
-const BUNDLE = RUNTIME_CODE_CACHE.of;
+const SEARCH = RUNTIME_CODE_CACHES.search;
+const LAUNCHER = RUNTIME_CODE_CACHES.launcher;
+const CACHES = Object.values(RUNTIME_CODE_CACHES);
 
 let dir: string;
 let installDir: string;
 let search: FakeService;
 let config: string;
-let source: Buffer;
+/** Each cached bundle's built source, by bundle name. */
+let sources: Map<string, Buffer>;
+const source = (cache: RuntimeCodeCache = SEARCH) => sources.get(cache.of)!;
 
 beforeAll(async () => {
   dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-code-cache-')));
@@ -36,22 +45,23 @@ beforeAll(async () => {
     path.join(dir, 'config.json'),
     genericAutoRecallConfig(path.join(dir, 'repo'), search.url),
   );
-  source = fs.readFileSync(path.join(RUNTIME_DIR, BUNDLE));
+  sources = new Map(CACHES.map((cache) => [cache.of, fs.readFileSync(path.join(RUNTIME_DIR, cache.of))]));
 });
 afterAll(async () => {
   await search.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** What render does for a deployment pinning `node`: the cache file (if made), and the outcome it reports. */
+/** What render does for a deployment pinning `node`: the cache files (if made), and the outcome it reports. */
 const outcome = (node = process.execPath, platform: 'posix' | 'windows' = 'posix') =>
-  withCodeCache(new Map([[BUNDLE, source]]), { platform, installDir, node }, UID);
-const made = (node = process.execPath) => outcome(node).files.get(RUNTIME_CODE_CACHE.file);
+  withCodeCache(sources, { platform, installDir, node }, UID);
+const made = (node = process.execPath, cache: RuntimeCodeCache = SEARCH) =>
+  outcome(node).files.get(cache.file);
 
 /** The maker's cache of a source one byte longer than the bundle. */
-const foreignCache = () =>
+const foreignCache = (cache: RuntimeCodeCache = SEARCH) =>
   execFileSync(process.execPath, codeCacheMakerArgs('other.js'), {
-    input: Buffer.concat([source, Buffer.from(' ')]),
+    input: Buffer.concat([source(cache), Buffer.from(' ')]),
     env: {},
   });
 
@@ -76,11 +86,11 @@ function rejected(bundle: Buffer, cache: Uint8Array): boolean {
 }
 
 let installs = 0;
-/** A fresh install's runtime folder holding `cache` (or none at all) beside the built bundles. */
-function runtimeWith(cache: Uint8Array | undefined): string {
+/** A fresh install's runtime folder holding `bytes` as `cache` (or none at all) beside the built bundles. */
+function runtimeWith(bytes: Uint8Array | undefined, cache: RuntimeCodeCache = SEARCH): string {
   const runtime = path.join(dir, `install-${++installs}`, 'runtime');
   fs.cpSync(RUNTIME_DIR, runtime, { recursive: true });
-  if (cache !== undefined) fs.writeFileSync(path.join(runtime, RUNTIME_CODE_CACHE.file), cache);
+  if (bytes !== undefined) fs.writeFileSync(path.join(runtime, cache.file), bytes);
   return runtime;
 }
 
@@ -102,13 +112,19 @@ async function probedSearch(runtime: string): Promise<{ stdout: string; modules:
   return { stdout: run.stdout, modules: JSON.parse(fs.readFileSync(out, 'utf8')).modules };
 }
 
-describe('the render-time code cache', () => {
-  it('is made by the pinned node, the same bytes every time, and V8 takes it without flags', () => {
-    const first = made();
-    expect(first?.length).toBeGreaterThan(10_000);
-    expect(Buffer.from(made()!).equals(Buffer.from(first!))).toBe(true);
-    expect(rejected(source, first!)).toBe(false);
-  });
+describe('the render-time code caches', () => {
+  it.each(CACHES.map((cache) => [cache.of, cache] as const))(
+    '%s: made by the pinned node, the same bytes every time, and V8 takes it without flags',
+    (_name, cache) => {
+      const first = made(process.execPath, cache);
+      expect(first?.length).toBeGreaterThan(10_000);
+      expect(Buffer.from(made(process.execPath, cache)!).equals(Buffer.from(first!))).toBe(true);
+      expect(rejected(source(cache), first!)).toBe(false);
+      // Each cache belongs to its own bundle only.
+      const other = CACHES.find((c) => c !== cache)!;
+      expect(rejected(source(other), first!)).toBe(true);
+    },
+  );
 
   it('is not made by a node whose directory others may write (render would run what they put there)', () => {
     const open = path.join(dir, 'open');
@@ -136,34 +152,53 @@ describe('the render-time code cache', () => {
       },
       "fails the launcher's StrictModes check here",
     ],
-    ['a node that makes no cache', () => ['/bin/false', 'posix'], 'made none (exit 1)'],
+    ['a node that makes no cache', () => ['/bin/false', 'posix'], `made none for ${SEARCH.of} (exit 1)`],
     ['a Windows deployment', () => ['C:\\node\\node.exe', 'windows'], 'a windows deployment gets none'],
-  ])('without a cache (%s) render says why, and the file stays out of the map', (_name, pin, why) => {
+  ])('without caches (%s) render says why, and no cache file is in the map', (_name, pin, why) => {
     const [node, platform] = pin();
     const { files, cache } = outcome(node, platform);
-    expect(files.has(RUNTIME_CODE_CACHE.file)).toBe(false);
+    expect(CACHES.filter((c) => files.has(c.file))).toEqual([]);
     expect(cache).toEqual({ made: false, why: expect.stringContaining(why) });
     expect(codeCacheSummary(cache)).toMatch(
-      /^no search code cache: .*compiles the search code at every prompt/,
+      /^no code caches: .*the search hook and the launcher then compile their code at every start/,
     );
   });
 
-  it('reports the node it made the cache with', () => {
+  it('makes all or none: a node that makes the first cache but not the second leaves both out', () => {
+    // A node that answers the first maker run and fails every later one (a counter beside it).
+    const count = path.join(dir, 'maker-runs');
+    const flaky = path.join(dir, 'flaky-node');
+    fs.writeFileSync(
+      flaky,
+      `#!/bin/sh\nif [ -e '${count}' ]; then exit 3; fi\n: > '${count}'\nexec '${process.execPath}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    const { files, cache } = outcome(flaky);
+    expect(CACHES.filter((c) => files.has(c.file))).toEqual([]);
+    expect(cache).toEqual({
+      made: false,
+      why: expect.stringContaining(`made none for ${LAUNCHER.of} (exit 3)`),
+    });
+    // Negative control: the first run did make its cache (the counter is there).
+    expect(fs.existsSync(count)).toBe(true);
+  });
+
+  it('reports the node it made the caches with', () => {
     const { files, cache } = outcome();
-    expect(files.get(RUNTIME_CODE_CACHE.file)?.length).toBeGreaterThan(10_000);
+    for (const c of CACHES) expect(files.get(c.file)?.length).toBeGreaterThan(10_000);
     expect(cache).toEqual({ made: true, node: process.execPath });
-    expect(codeCacheSummary(cache)).toBe(`search code cache made with ${process.execPath}`);
+    expect(codeCacheSummary(cache)).toBe(`code caches (search, launcher) made with ${process.execPath}`);
   });
 
   it('negative control: V8 checks only the source length, so a cache must never outlive its bundle', () => {
     // A same-length edit of the bundle is accepted with the old cache: the reason the manifest pins
     // the cache with its bundle and render only ever writes the two together.
-    const edited = Buffer.from(source.toString('latin1').replace('untrusted', 'UNTRUSTED'), 'latin1');
-    expect(edited.length).toBe(source.length);
-    expect(edited.equals(source)).toBe(false);
+    const edited = Buffer.from(source().toString('latin1').replace('untrusted', 'UNTRUSTED'), 'latin1');
+    expect(edited.length).toBe(source().length);
+    expect(edited.equals(source())).toBe(false);
     expect(rejected(edited, made()!)).toBe(false);
     // A cache of any other length is refused: then the bundle compiles as if there were none.
-    expect(rejected(source, foreignCache())).toBe(true);
+    expect(rejected(source(), foreignCache())).toBe(true);
   });
 
   it.each<[string, () => Uint8Array | undefined]>([
@@ -203,5 +238,53 @@ describe('the render-time code cache', () => {
       stdout: cached.stdout,
       stderr: '',
     });
+  });
+
+  /** `node <runtime>/<entry> <args>`: the launcher as bin/launch-qwen starts it, or its bundle directly. */
+  const launchVia = (runtime: string, entry: string, args: string[], nodeArgs: string[] = []) =>
+    runRuntime(entry, { via: path.join(runtime, entry), args, nodeArgs, env: { PATH: '/usr/bin:/bin' } });
+
+  it.each<[string, () => Uint8Array | undefined]>([
+    ['the render-time cache', () => made(process.execPath, LAUNCHER)],
+    ['an empty cache (render could not run the pinned node)', () => new Uint8Array()],
+    ['no cache file at all', () => undefined],
+    ['a cache V8 refuses (made for another source)', () => foreignCache(LAUNCHER)],
+    ['bytes that are no cache at all', () => Buffer.alloc(4096, 0x5a)],
+  ])('with %s the launcher answers byte for byte as its bundle run directly', async (_name, cache) => {
+    const runtime = runtimeWith(cache(), LAUNCHER);
+    for (const args of [['--version'], ['--profile', 'on-demand'], ['--profile']]) {
+      const direct = await launchVia(runtime, RUNTIME_FILES.launcher, args);
+      const started = await launchVia(runtime, RUNTIME_FILES.launcherStart, args);
+      expect({ code: started.code, stdout: started.stdout, stderr: started.stderr }).toEqual({
+        code: direct.code,
+        stdout: direct.stdout,
+        stderr: direct.stderr,
+      });
+    }
+  });
+
+  it('the launcher compiles through node:vm with its cache, as the bundle it is (its install named from its own path)', async () => {
+    const runtime = runtimeWith(made(process.execPath, LAUNCHER), LAUNCHER);
+    const probe = async (cache: string) => {
+      const out = path.join(dir, `modules-${++installs}.json`);
+      const run = await runRuntime(RUNTIME_FILES.launcherStart, {
+        via: path.join(cache, RUNTIME_FILES.launcherStart),
+        args: ['--profile', 'on-demand'],
+        nodeArgs: ['--require', MODULE_PROBE],
+        env: { PATH: '/usr/bin:/bin', MODULE_PROBE_OUT: out },
+      });
+      return { run, modules: JSON.parse(fs.readFileSync(out, 'utf8')).modules as string[] };
+    };
+    const cached = await probe(runtime);
+    expect(cached.modules).toContain('NativeModule vm');
+    // The launcher found its install from the bundle's path (runtime/launch-qwen.js), not the entry's.
+    expect(cached.run).toMatchObject({
+      code: 1,
+      stderr: `launch-qwen: cannot read ${JSON.stringify(path.join(path.dirname(runtime), 'manifest.json'))} (ENOENT); re-render the deployment\n`,
+    });
+    // Negative control: with an empty cache the entry requires the bundle and loads nothing more.
+    const plain = await probe(runtimeWith(new Uint8Array(), LAUNCHER));
+    expect(plain.modules).not.toContain('NativeModule vm');
+    expect(plain.run.code).toBe(1);
   });
 });

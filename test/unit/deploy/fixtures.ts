@@ -92,6 +92,8 @@ export function fakeRuntimes(): Map<string, Uint8Array> {
     [RUNTIME_FILES.writeConfirmation]: hook,
     [RUNTIME_FILES.approvalGuard]: hook,
     [RUNTIME_FILES.mcpServer]: mcpServer,
+    // What bin/launch-qwen runs (verify smokes it), and the launcher it would load.
+    [RUNTIME_FILES.launcherStart]: launcher,
     [RUNTIME_FILES.launcher]: launcher,
     [RUNTIME_FILES.rollback]: rollback,
     // Loaded lazily by the real bundles; verify's smoke runs never reach them.

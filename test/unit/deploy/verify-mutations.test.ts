@@ -313,6 +313,14 @@ const MUTATIONS: [string, Mutation, boolean, string, string, Options?][] = [
     { deployment: true },
   ],
   [
+    "the launcher's code cache from another machine, manifest re-hashed (drift says what this one made)",
+    async (dir) => fs.writeFile(file('runtime/launch-qwen.v8cache')(dir), 'made by another node'),
+    true,
+    'drift',
+    'differs from a fresh render of deployment.json (none was made here: the pinned node /opt/node-22/bin/node is not on this machine;',
+    { deployment: true },
+  ],
+  [
     'an unlisted file',
     async (dir) => fs.writeFile(file('runtime/extra.js')(dir), ''),
     false,

@@ -1,11 +1,13 @@
 // Drift: a fresh in-memory render of deployment.json must equal the tree byte for byte.
 import { MANIFEST_FILE } from '../../../contracts/install-manifest.js';
 import { runtimeRel } from '../../../contracts/layout.js';
-import { RUNTIME_CODE_CACHE } from '../../../contracts/runtime-files.js';
+import { RUNTIME_CODE_CACHES } from '../../../contracts/runtime-files.js';
 import type { RenderedInstall } from '../../render/render.js';
 import type { CodeCacheOutcome } from '../../render/runtime-files.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';
+
+const CACHE_FILES = new Set(Object.values(RUNTIME_CODE_CACHES).map((cache) => runtimeRel(cache.file)));
 
 export function checkDrift(
   view: TreeView,
@@ -30,8 +32,8 @@ export function checkDrift(
           message += ` (rendered by toolkit ${tree.manifest.toolkitVersion}, this is ${rendered.manifest.toolkitVersion})`;
         }
       }
-      // The cache is the pinned node's output on the machine that renders: say what this one made.
-      if (rel === runtimeRel(RUNTIME_CODE_CACHE.file) && codeCache !== undefined) {
+      // A cache is the pinned node's output on the machine that renders: say what this one made.
+      if (CACHE_FILES.has(rel) && codeCache !== undefined) {
         message += codeCache.made
           ? ` (made here with ${codeCache.node}; the tree's was made by another node, or none could run where it was rendered: render it again here)`
           : ` (none was made here: ${codeCache.why}; the tree's was made where it was rendered)`;
