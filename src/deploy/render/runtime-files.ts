@@ -110,6 +110,6 @@ export function withCodeCache(
 /** Render's progress detail for the code caches. */
 export function codeCacheSummary(cache: CodeCacheOutcome): string {
   return cache.made
-    ? `code caches (search, launcher) made with ${cache.node}`
+    ? `code caches (${Object.keys(RUNTIME_CODE_CACHES).join(', ')}) made with ${cache.node}`
     : `no code caches: ${cache.why}; the search hook and the launcher then compile their code at every start (render where the pinned node runs to make them)`;
 }
