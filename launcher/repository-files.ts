@@ -9,6 +9,8 @@ import { REPOSITORY_POLICY, type Refusal } from '../src/policy/repository.js';
 import {
   judgePath,
   type LinkFs,
+  type LinkStat,
+  NO_ENTRY,
   type PathSyntax,
   type PathVerdict,
   pathProblem,
@@ -47,6 +49,20 @@ export class RepositoryPaths {
   readonly refused: Refusal[] = [];
   private readonly verdicts = new Map<string, PathVerdict>();
   private readonly named = new Set<string>();
+  /**
+   * Each entry looked at once per launch: the paths judged share their parents (`.env` and the
+   * context files of every directory up to `/`). Errors other than a missing entry are not kept.
+   */
+  private readonly looks = new Map<string, LinkStat | undefined>();
+  private readonly linkFs: LinkFs = {
+    lstatSync: (file) => {
+      if (this.looks.has(file)) return this.looks.get(file);
+      const stat = this.fs.lstatSync(file, NO_ENTRY);
+      this.looks.set(file, stat);
+      return stat;
+    },
+    readlinkSync: (file) => this.fs.readlinkSync(file),
+  };
 
   constructor(
     /** The repository's real root. */
@@ -66,7 +82,7 @@ export class RepositoryPaths {
     let verdict = this.verdicts.get(key);
     if (verdict === undefined) {
       const anchor = controlled ? this.root : this.fsRoot(file);
-      verdict = judgePath(file, { root: anchor, fs: this.fs, path: this.path });
+      verdict = judgePath(file, { root: anchor, fs: this.linkFs, path: this.path });
       this.verdicts.set(key, verdict);
     }
     return verdict;
@@ -247,8 +263,8 @@ export function judgeContextFiles(input: ContextInput): void {
   const { path, fs } = paths;
   const isProjectRoot = (dir: string): boolean => {
     try {
-      const stat = fs.lstatSync(path.join(dir, '.git'));
-      return stat.isDirectory() || stat.isFile();
+      const stat = fs.lstatSync(path.join(dir, '.git'), NO_ENTRY);
+      return stat !== undefined && (stat.isDirectory() || stat.isFile());
     } catch {
       return false;
     }

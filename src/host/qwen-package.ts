@@ -163,12 +163,13 @@ export function qwenPackageProblems(
   adminUid: number,
   show: (value: string) => string,
 ): string[] {
-  const root = show(fact.root);
   const problems: string[] = [];
+  // Quoted only when there is a problem to name: show()'s first call compiles its pattern, at each start.
+  const root = () => show(fact.root);
   if (fact.writable.first !== undefined) {
     const { path, mode } = fact.writable.first;
     problems.push(
-      `Qwen's install ${root} has ${entries(fact.writable.count)} writable by group or others, e.g. ${show(path)} (mode ${mode.toString(8)}); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w ${posixQuote(fact.root)}`,
+      `Qwen's install ${root()} has ${entries(fact.writable.count)} writable by group or others, e.g. ${show(path)} (mode ${mode.toString(8)}); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w ${posixQuote(fact.root)}`,
     );
   }
   const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;
@@ -176,7 +177,7 @@ export function qwenPackageProblems(
     // Root and the administrator who rendered the install are the only owners trusted (StrictModes).
     if (uid === 0 || uid === adminUid) continue;
     problems.push(
-      `Qwen's install ${root} has ${entries(owned.count)} owned by uid ${uid}, not ${trusted}, e.g. ${show(owned.first)}; fix: chown -R root ${posixQuote(fact.root)}`,
+      `Qwen's install ${root()} has ${entries(owned.count)} owned by uid ${uid}, not ${trusted}, e.g. ${show(owned.first)}; fix: chown -R root ${posixQuote(fact.root)}`,
     );
   }
   return problems;

@@ -10,15 +10,21 @@
 // nothing under a special root is ever looked at (its answer would be the launcher's, not Qwen's).
 import repositoryPolicy from '../../policies/repository.json' with { type: 'json' };
 
+export interface LinkStat {
+  isSymbolicLink(): boolean;
+  isDirectory(): boolean;
+  isFile(): boolean;
+  size: number;
+}
+
 export interface LinkFs {
-  lstatSync(path: string): {
-    isSymbolicLink(): boolean;
-    isDirectory(): boolean;
-    isFile(): boolean;
-    size: number;
-  };
+  /** node:fs's: a missing entry is `undefined` (or ENOENT thrown), not an error object built per look. */
+  lstatSync(path: string, options: typeof NO_ENTRY): LinkStat | undefined;
   readlinkSync(path: string): string;
 }
+
+/** Most paths judged do not exist (context files, `.env` in every parent): no thrown error for those. */
+export const NO_ENTRY = { throwIfNoEntry: false } as const;
 
 export interface PathSyntax {
   sep: string;
@@ -60,9 +66,16 @@ export type PathVerdict =
   /** A step could not be looked at (EACCES, …): what Qwen would read is unknown. */
   | { kind: 'unreadable'; at: string; code: string; via: Via };
 
+// Allocation-free: it runs for every component of every path judged at each launch.
 function under(parent: string, child: string, sep: string): boolean {
   if (child === parent) return true;
-  return child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
+  if (!child.startsWith(parent)) return false;
+  return parent.endsWith(sep) || child.startsWith(sep, parent.length);
+}
+
+/** `dir` joined with one plain component (no separator, not `.` or `..`): already normal. */
+function joinName(dir: string, name: string, sep: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 
 function names(path: string, sep: string): string[] {
@@ -87,7 +100,10 @@ export function judgePath(target: string, context: PathContext): PathVerdict {
   const { fs, path } = context;
   const rules = context.rules ?? PATH_RULES;
   const sep = path.sep;
-  const special = (p: string) => rules.specialRoots.some((root) => under(root, p, sep));
+  const special = (p: string) => {
+    for (const root of rules.specialRoots) if (under(root, p, sep)) return true;
+    return false;
+  };
   const inRepository = (p: string) => under(context.root, p, sep);
   const via: string[] = [];
   const written = path.normalize(target);
@@ -109,15 +125,17 @@ export function judgePath(target: string, context: PathContext): PathVerdict {
       current = path.dirname(current);
       continue;
     }
-    const candidate = path.join(current, name);
+    const candidate = joinName(current, name, sep);
     // Checked before looking: what is under /proc is the looker's, not the repository's.
     if (special(candidate)) return { kind: 'special', real: path.join(candidate, ...pending), via };
-    let stat: ReturnType<LinkFs['lstatSync']>;
+    let stat: LinkStat | undefined;
     try {
-      stat = fs.lstatSync(candidate);
+      stat = fs.lstatSync(candidate, NO_ENTRY);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       if (code !== 'ENOENT' && code !== 'ENOTDIR') return { kind: 'unreadable', at: candidate, code, via };
+    }
+    if (stat === undefined) {
       // Nothing there. Where the path would lead once something is: a dangling link aimed outside
       // stays a door someone else may open later.
       const wouldBe = path.resolve(candidate, ...pending);

@@ -67,7 +67,7 @@ const foreignCache = (cache: RuntimeCodeCache = SEARCH) =>
 
 /** Whether V8, in a fresh node without flags, takes `cache` for `bundle` wrapped as the hook wraps it. */
 function rejected(bundle: Buffer, cache: Uint8Array): boolean {
-  const [head, tail] = codeCacheSource('\0').split('\0');
+  const [head, tail] = codeCacheSource(Buffer.from('\0')).split('\0');
   fs.writeFileSync(path.join(dir, 'probe.src'), bundle);
   fs.writeFileSync(path.join(dir, 'probe.cache'), cache);
   const probe = `const fs = require('node:fs'); const { Script } = require('node:vm');
@@ -95,6 +95,7 @@ function runtimeWith(bytes: Uint8Array | undefined, cache: RuntimeCodeCache = SE
 }
 
 const MODULE_PROBE = path.join(ROOT, 'test/fixtures/module-probe.cjs');
+const CODE_CACHE_PROBE = path.join(ROOT, 'test/fixtures/code-cache-probe.cjs');
 
 /** One search through the hooks of `runtime`, with `nodeArgs` before the script and `env` added. */
 const searchIn = (runtime: string, nodeArgs: string[] = [], env: Record<string, string> = {}) =>
@@ -262,6 +263,35 @@ describe('the render-time code caches', () => {
       });
     }
   });
+
+  it.each(CACHES.map((cache) => [cache.of, cache] as const))(
+    '%s: the loader compiles the very source its cache was made from — V8 takes the cache at each start',
+    async (_name, cache) => {
+      /** What node:vm compiled with a cache during one start of the hook or the launcher. */
+      const compiled = async (bytes: Uint8Array) => {
+        const runtime = runtimeWith(bytes, cache);
+        const out = path.join(dir, `compiled-${++installs}.json`);
+        const nodeArgs = ['--require', CODE_CACHE_PROBE];
+        const env = { CODE_CACHE_PROBE_OUT: out };
+        if (cache === SEARCH) {
+          expect((await searchIn(runtime, nodeArgs, env)).stdout).toContain('Releases ship on Tuesdays.');
+        } else {
+          await runRuntime(RUNTIME_FILES.launcherStart, {
+            via: path.join(runtime, RUNTIME_FILES.launcherStart),
+            args: ['--version'],
+            nodeArgs,
+            env: { PATH: '/usr/bin:/bin', ...env },
+          });
+        }
+        return { bundle: path.join(runtime, cache.of), compiled: JSON.parse(fs.readFileSync(out, 'utf8')) };
+      };
+      const taken = await compiled(made(process.execPath, cache)!);
+      expect(taken.compiled).toEqual([{ file: taken.bundle, rejected: false }]);
+      // Negative control: the probe sees V8 refuse a cache made for a source one byte longer.
+      const refused = await compiled(foreignCache(cache));
+      expect(refused.compiled).toEqual([{ file: refused.bundle, rejected: true }]);
+    },
+  );
 
   it('the launcher compiles through node:vm with its cache, as the bundle it is (its install named from its own path)', async () => {
     const runtime = runtimeWith(made(process.execPath, LAUNCHER), LAUNCHER);

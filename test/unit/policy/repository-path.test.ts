@@ -13,8 +13,14 @@ const REPO = '/srv/repos/app';
 
 type Node = { file: string } | { dir: true } | { link: string } | { error: string };
 
+/**
+ * How the file system answers for a missing entry: node:fs, asked with `throwIfNoEntry: false` as
+ * judgePath asks, returns undefined; a file system that throws ENOENT anyway is judged the same.
+ */
+type Missing = 'undefined' | 'throw';
+
 /** An in-memory tree: absolute path → node; parents of every entry are directories. */
-function memoryFs(tree: Record<string, Node>): LinkFs & { looked: string[] } {
+function memoryFs(tree: Record<string, Node>, missing: Missing = 'undefined'): LinkFs & { looked: string[] } {
   const nodes = new Map<string, Node>(Object.entries(tree));
   for (const p of Object.keys(tree)) {
     for (let d = path.posix.dirname(p); d !== '/'; d = path.posix.dirname(d)) {
@@ -25,10 +31,13 @@ function memoryFs(tree: Record<string, Node>): LinkFs & { looked: string[] } {
   const fail = (code: string) => Object.assign(new Error(code), { code });
   return {
     looked,
-    lstatSync(p) {
+    lstatSync(p, options) {
       looked.push(p);
       const node = nodes.get(p);
-      if (node === undefined) throw fail('ENOENT');
+      if (node === undefined) {
+        if (missing === 'undefined' && options.throwIfNoEntry === false) return undefined;
+        throw fail('ENOENT');
+      }
       if ('error' in node) throw fail(node.error);
       return {
         isSymbolicLink: () => 'link' in node,
@@ -45,8 +54,8 @@ function memoryFs(tree: Record<string, Node>): LinkFs & { looked: string[] } {
   };
 }
 
-function judge(target: string, tree: Record<string, Node>, root = REPO) {
-  const fs = memoryFs(tree);
+function judge(target: string, tree: Record<string, Node>, root = REPO, missing: Missing = 'undefined') {
+  const fs = memoryFs(tree, missing);
   const verdict = judgePath(target, { root, fs, path: path.posix });
   return { verdict, looked: fs.looked };
 }
@@ -73,7 +82,7 @@ const r = (rel: string) => `${REPO}/${rel}`;
 
 describe('judgePath: a repository path as Qwen will open it', () => {
   // [title, path, tree, verdict]
-  it.each<[string, string, Record<string, Node>, string]>([
+  const CASES: Array<[string, string, Record<string, Node>, string]> = [
     [
       'a plain file',
       r('QWEN.md'),
@@ -277,8 +286,12 @@ describe('judgePath: a repository path as Qwen will open it', () => {
       { [r('private')]: { error: 'EACCES' } },
       `unreadable ${r('private')} EACCES`,
     ],
-  ])('%s', (_title, target, tree, expected) => {
+  ];
+  it.each(CASES)('%s', (_title, target, tree, expected) => {
     expect(summary(judge(target, tree).verdict)).toBe(expected);
+  });
+  it.each(CASES)('%s (a missing entry thrown as ENOENT)', (_title, target, tree, expected) => {
+    expect(summary(judge(target, tree, REPO, 'throw').verdict)).toBe(expected);
   });
 
   it('never looks under a special root, and never at a relative path', () => {
