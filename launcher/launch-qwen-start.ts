@@ -11,7 +11,7 @@ declare const __filename: string;
 declare const require: NodeJS.Require;
 
 void (async () => {
-  const cached = await loadWithCodeCache(__filename, require, RUNTIME_CODE_CACHES.launcher);
+  const cached = loadWithCodeCache(__filename, require, RUNTIME_CODE_CACHES.launcher);
   // The launcher runs at load; the build makes this import a require of the sibling bundle.
   if (cached === undefined) await import('./launch-qwen.js');
 })();

@@ -27,7 +27,7 @@ async function post(request: TransportRequest, options: NodeTransportOptions): P
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('unsupported scheme');
   const text = requestHead(url, request.headers, Buffer.byteLength(request.body, 'utf8')) + request.body;
   // Loaded per scheme: a plain-HTTP request never pays for TLS.
-  const dial = url.protocol === 'https:' ? await tlsDial(url, options) : await plainDial(url);
+  const dial = url.protocol === 'https:' ? tlsDial(url, options) : plainDial(url);
   return exchange(dial, text, signal, options.timeoutMs);
 }
 
@@ -48,13 +48,16 @@ function requestHead(url: URL, headers: Readonly<Record<string, string>>, length
 const unbracketed = (hostname: string) =>
   hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 
-async function plainDial(url: URL): Promise<Dial> {
-  const net = await import('node:net');
+// The built-ins themselves, not bundled `import()`s: those copy every export of the module first
+// (about 1 M instructions per search for node:net and the code cache's node:vm, docs/performance.md).
+function plainDial(url: URL): Dial {
+  const net = process.getBuiltinModule('node:net');
   return netDial(() => net.connect({ host: unbracketed(url.hostname), port: Number(url.port || 80) }));
 }
 
-async function tlsDial(url: URL, options: NodeTransportOptions): Promise<Dial> {
-  const [net, tls] = await Promise.all([import('node:net'), import('node:tls')]);
+function tlsDial(url: URL, options: NodeTransportOptions): Dial {
+  const net = process.getBuiltinModule('node:net');
+  const tls = process.getBuiltinModule('node:tls');
   const host = unbracketed(url.hostname);
   return netDial(() =>
     tls.connect({

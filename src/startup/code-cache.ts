@@ -49,11 +49,11 @@ export function codeCacheMakerArgs(bundlePath: string): string[] {
  * `ownRequire` is the loader's own: the bundles share a directory, so it resolves a sibling bundle
  * (`./proxy-transport.js`, `./launch-repository.js`) exactly as the bundle's would.
  */
-export async function loadWithCodeCache<BundleModule>(
+export function loadWithCodeCache<BundleModule>(
   ownFile: string,
   ownRequire: NodeJS.Require,
   cache: RuntimeCodeCache,
-): Promise<BundleModule | undefined> {
+): BundleModule | undefined {
   const dir = ownFile.slice(0, ownFile.lastIndexOf('/'));
   const bundle = `${dir}/${cache.of}`;
   let cachedData: Buffer;
@@ -65,7 +65,8 @@ export async function loadWithCodeCache<BundleModule>(
   } catch {
     return undefined;
   }
-  const { Script } = await import('node:vm');
+  // The built-in itself, not a bundled `import()`: that copies every export of node:vm first.
+  const { Script } = process.getBuiltinModule('node:vm');
   // A cache from another node or flag set is rejected here by V8 and the bundle compiles as usual.
   const script = new Script(source, { filename: bundle, cachedData });
   const wrapper = script.runInThisContext() as (

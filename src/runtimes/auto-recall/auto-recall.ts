@@ -20,11 +20,7 @@ export function main(): void {
       // As a bundle, the search code comes with its render-time code cache when there is one.
       const cached =
         typeof __filename === 'string'
-          ? await loadWithCodeCache<typeof import('./search.js')>(
-              __filename,
-              require,
-              RUNTIME_CODE_CACHES.search,
-            )
+          ? loadWithCodeCache<typeof import('./search.js')>(__filename, require, RUNTIME_CODE_CACHES.search)
           : undefined;
       const { searchAndRender } = cached ?? (await import('./search.js'));
       return searchAndRender(event, { env: process.env });
