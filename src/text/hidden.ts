@@ -4,17 +4,22 @@
 // `\p{…}` class for it (README, "Performance").
 import { HIDDEN_RANGES } from './hidden-code-points.js';
 
-/** True when `codePoint` is in the table. */
-export function isHiddenCodePoint(codePoint: number): boolean {
+/** True when `codePoint` is in `ranges` (inclusive `start, end` pairs, ascending): a binary search. */
+export function inRanges(ranges: readonly number[], codePoint: number): boolean {
   let low = 0;
-  let high = HIDDEN_RANGES.length / 2 - 1;
+  let high = ranges.length / 2 - 1;
   while (low <= high) {
     const middle = (low + high) >> 1;
-    if (codePoint < HIDDEN_RANGES[2 * middle]!) high = middle - 1;
-    else if (codePoint > HIDDEN_RANGES[2 * middle + 1]!) low = middle + 1;
+    if (codePoint < ranges[2 * middle]!) high = middle - 1;
+    else if (codePoint > ranges[2 * middle + 1]!) low = middle + 1;
     else return true;
   }
   return false;
+}
+
+/** True when `codePoint` is in the hidden table. */
+export function isHiddenCodePoint(codePoint: number): boolean {
+  return inRanges(HIDDEN_RANGES, codePoint);
 }
 
 // Tab, newline and printable ASCII: nothing in them is hidden, and almost all real text is only them.

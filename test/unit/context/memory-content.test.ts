@@ -72,6 +72,15 @@ const referenceValid = (value: string) =>
   [...value].length <= 4000 && !/\p{Cs}/u.test(value) && /[^\p{White_Space}\p{Cc}\p{Cf}]/u.test(value);
 
 describe('isValidMemoryContent equals the \\p{…} reference rule', () => {
+  it('for every single code point U+0000…U+10FFFF (the generated table against the \\p{…} class)', () => {
+    const differing: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      const text = String.fromCodePoint(cp);
+      if (isValidMemoryContent(text) !== referenceValid(text)) differing.push(cp.toString(16));
+    }
+    expect(differing).toEqual([]);
+  });
+
   // Characters at every branch: printable ASCII, spaces, controls, format characters, lone halves.
   const unit = fc.oneof(
     fc.constantFrom(' ', '\t', '\n', '\u0085', '\u00a0', '\u3000', '\u0000', '\u007f', '\u009f'),

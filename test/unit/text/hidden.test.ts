@@ -7,14 +7,17 @@ import {
   generateHiddenCodePoints,
   HIDDEN_CLASS,
   HIDDEN_CODE_POINTS_FILE,
+  INVISIBLE_CLASS,
 } from '../../../scripts/generate-hidden-code-points.js';
 import { REPOSITORY_ROOT } from '../../../scripts/generate-schemas.js';
 import {
   codePointLabel,
   describeCodePoints,
   hiddenCodePoints,
+  inRanges,
   isHiddenCodePoint,
 } from '../../../src/text/hidden.js';
+import { INVISIBLE_RANGES } from '../../../src/text/hidden-code-points.js';
 
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
 
@@ -67,6 +70,30 @@ describe('the hidden code points table', () => {
       ),
       { numRuns: 20_000 },
     );
+  });
+});
+
+describe('the invisible code points table (white space, controls, format characters)', () => {
+  const invisible = new RegExp(INVISIBLE_CLASS, 'v');
+  /** Code points where `ranges` and Unicode's `[\p{White_Space}\p{Cc}\p{Cf}]` disagree. */
+  const differences = (ranges: readonly number[]) => {
+    const differing: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (isSurrogate(cp)) continue;
+      if (inRanges(ranges, cp) !== invisible.test(String.fromCodePoint(cp)))
+        differing.push(codePointLabel(cp));
+    }
+    return differing;
+  };
+
+  it('equals Unicode’s own properties for every code point U+0000…U+10FFFF', () => {
+    expect(differences(INVISIBLE_RANGES)).toEqual([]);
+  });
+
+  it('negative control: a table missing its no-break space range is caught', () => {
+    const at = INVISIBLE_RANGES.indexOf(0x007f);
+    const without = [...INVISIBLE_RANGES.slice(0, at), ...INVISIBLE_RANGES.slice(at + 2)];
+    expect(differences(without)).toContain('U+00A0');
   });
 });
 
