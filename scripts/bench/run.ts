@@ -115,50 +115,49 @@ async function main(): Promise<void> {
     // bare start, so `ours − floor` is taken under the same machine load (the launcher's rows do the
     // same). Measured apart, the floor and ours were a few minutes apart and the VM's phase moved
     // between them: the floor read 1.12× in one full run and 1.17× in the next.
+    const searchRow = async (floorId: string, oursId: string) => {
+      const floorScenario = set.byId(floorId);
+      const oursScenario = set.byId(oursId);
+      process.stderr.write(`bench: ${oursScenario.name}, with its floor…\n`);
+      const before = beforeOf(oursScenario);
+      const runs = await rotate(PAIRS, WARMUP, [
+        bare,
+        timed(floorScenario),
+        timed(oursScenario),
+        ...(before === undefined ? [] : [before]),
+      ]);
+      const [base, floorRuns, oursRuns, beforeRuns] = runs as [number[], number[], number[], number[]?];
+      const floorStats = pairStats(floorRuns, base);
+      const stats = pairStats(oursRuns, base);
+      // Over the floor round by round, in bare starts: the figure the target bounds, without the
+      // floor's and ours' medians coming from different rounds.
+      const over = oursRuns.map((ms, i) => (ms - floorRuns[i]!) / base[i]!);
+      rows.push({
+        name: floorScenario.name,
+        unit: 'ratio',
+        value: floorStats.medianRatio,
+        target: Number.NaN,
+        stats: floorStats,
+      });
+      rows.push({
+        name: oursScenario.name,
+        unit: 'ratio',
+        value: stats.medianRatio,
+        target: floorStats.medianRatio + SEARCH_OVER_FLOOR,
+        stats,
+        ...(beforeRuns === undefined ? {} : { before: pairStats(beforeRuns, base).medianRatio }),
+        note:
+          `floor ${floorStats.medianRatio.toFixed(2)}× + ${SEARCH_OVER_FLOOR}×, same rounds; ` +
+          `over the floor per round: median ${median(over).toFixed(2)}×, p10–p90 ` +
+          `${quantile(over, 0.1).toFixed(2)}–${quantile(over, 0.9).toFixed(2)}×`,
+      });
+      return { floor: floorStats.medianRatio, ours: stats.medianRatio };
+    };
+    /** Both search rows; the IP-literal pair's figures (the reference rows' note uses them). */
     const searchRows = async () => {
-      const judged: Record<string, { floor: number; ours: number }> = {};
-      for (const [floorId, oursId] of [
-        ['floor', 'search'],
-        ['floor-named', 'search-named'],
-      ] as const) {
-        const floorScenario = set.byId(floorId);
-        const oursScenario = set.byId(oursId);
-        process.stderr.write(`bench: ${oursScenario.name}, with its floor…\n`);
-        const before = beforeOf(oursScenario);
-        const runs = await rotate(PAIRS, WARMUP, [
-          bare,
-          timed(floorScenario),
-          timed(oursScenario),
-          ...(before === undefined ? [] : [before]),
-        ]);
-        const [base, floorRuns, oursRuns, beforeRuns] = runs as [number[], number[], number[], number[]?];
-        const floorStats = pairStats(floorRuns, base);
-        const stats = pairStats(oursRuns, base);
-        // Over the floor round by round, in bare starts: the figure the target bounds, without the
-        // floor's and ours' medians coming from different rounds.
-        const over = oursRuns.map((ms, i) => (ms - floorRuns[i]!) / base[i]!);
-        rows.push({
-          name: floorScenario.name,
-          unit: 'ratio',
-          value: floorStats.medianRatio,
-          target: Number.NaN,
-          stats: floorStats,
-        });
-        rows.push({
-          name: oursScenario.name,
-          unit: 'ratio',
-          value: stats.medianRatio,
-          target: floorStats.medianRatio + SEARCH_OVER_FLOOR,
-          stats,
-          ...(beforeRuns === undefined ? {} : { before: pairStats(beforeRuns, base).medianRatio }),
-          note:
-            `floor ${floorStats.medianRatio.toFixed(2)}× + ${SEARCH_OVER_FLOOR}×, same rounds; ` +
-            `over the floor per round: median ${median(over).toFixed(2)}×, p10–p90 ` +
-            `${quantile(over, 0.1).toFixed(2)}–${quantile(over, 0.9).toFixed(2)}×`,
-        });
-        judged[oursId] = { floor: floorStats.medianRatio, ours: stats.medianRatio };
-      }
-      return judged.search!;
+      const byLiteral = await searchRow('floor', 'search');
+      await searchRow('floor-named', 'search-named');
+      return byLiteral;
     };
 
     // BENCH_ONLY=launcher, =search (the search rows with their floors), =mcp, =tricks (the hooks'

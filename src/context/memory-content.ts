@@ -2,8 +2,7 @@
 // Valid content is stored byte-for-byte, so these rules are the only gate: no trimming, no normalising.
 import { MAX_MEMORY_CODE_POINTS } from '../base/limits.js';
 import { takeCodePoints } from '../text/codepoints.js';
-import { describeCodePoints, hiddenCodePoints, inRanges } from '../text/hidden.js';
-import { INVISIBLE_RANGES } from '../text/hidden-code-points.js';
+import { describeCodePoints, hiddenCodePoints, isInvisibleCodePoint } from '../text/hidden.js';
 
 // Printable ASCII is visible by every definition below, and decides almost all real content at once.
 const PRINTABLE_ASCII = /[!-~]/;
@@ -22,7 +21,7 @@ export function isValidMemoryContent(value: unknown): value is string {
   // Something a human can actually see and confirm: not only spaces, controls or invisible format
   // characters (`[^\p{White_Space}\p{Cc}\p{Cf}]` as a generated table: V8 builds a `\p{…}` literal's
   // class when it parses the script, ~5 M instructions at every write-hook start, used or not).
-  for (const char of value) if (!inRanges(INVISIBLE_RANGES, char.codePointAt(0)!)) return true;
+  for (const char of value) if (!isInvisibleCodePoint(char.codePointAt(0)!)) return true;
   return false;
 }
 

@@ -1,8 +1,9 @@
 // Code points a terminal may draw as nothing or as something else (src/text/hidden-code-points.ts,
 // generated from Unicode data: Default_Ignorable_Code_Point, controls, format, private use, line and
-// paragraph separators, U+2800). A binary search over the range table: a hook never compiles a
-// `\p{…}` class for it (README, "Performance").
-import { HIDDEN_RANGES } from './hidden-code-points.js';
+// paragraph separators, U+2800), and the white space, controls and format characters memory content
+// needs something beyond. A binary search over each range table: a hook never compiles a `\p{…}`
+// class for them (README, "Performance").
+import { HIDDEN_RANGES, INVISIBLE_RANGES } from './hidden-code-points.js';
 
 /** True when `codePoint` is in `ranges` (inclusive `start, end` pairs, ascending): a binary search. */
 export function inRanges(ranges: readonly number[], codePoint: number): boolean {
@@ -20,6 +21,11 @@ export function inRanges(ranges: readonly number[], codePoint: number): boolean 
 /** True when `codePoint` is in the hidden table. */
 export function isHiddenCodePoint(codePoint: number): boolean {
   return inRanges(HIDDEN_RANGES, codePoint);
+}
+
+/** True for white space, controls and format characters (`[\p{White_Space}\p{Cc}\p{Cf}]`, as a table). */
+export function isInvisibleCodePoint(codePoint: number): boolean {
+  return inRanges(INVISIBLE_RANGES, codePoint);
 }
 
 // Tab, newline and printable ASCII: nothing in them is hidden, and almost all real text is only them.
