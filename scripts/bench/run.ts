@@ -160,13 +160,33 @@ async function main(): Promise<void> {
       return byLiteral;
     };
 
-    // BENCH_ONLY=launcher, =search (the search rows with their floors), =mcp, =tricks (the hooks'
-    // tricks) or =hot-paths (sanitizer and renderer) measures those rows alone (a quick check while
-    // tuning them; the README table is left alone, bench/results.json holds those rows).
+    // The credential broker's cost on the hot path: one more loopback hop, a kernel-table lookup per
+    // connection, the body check. Against the direct search, in alternating pairs of the same run.
+    const brokerRow = async () => {
+      process.stderr.write('bench: auto-recall search through the credential broker…\n');
+      const [direct, viaBroker] = await rotate(PAIRS, WARMUP, [
+        timed(set.byId('search')),
+        timed(set.byId('search-broker')),
+      ]);
+      const brokerStats = pairStats(viaBroker!, direct!);
+      rows.push({
+        name: 'auto-recall search through the credential broker ÷ the same search direct',
+        unit: 'ratio',
+        value: brokerStats.medianRatio,
+        target: 1.1,
+        stats: brokerStats,
+        note: 'how much longer a brokered prompt takes',
+      });
+    };
+
+    // BENCH_ONLY=launcher, =search (the search rows with their floors), =broker, =mcp, =tricks (the
+    // hooks' tricks) or =hot-paths (sanitizer and renderer) measures those rows alone (a quick check
+    // while tuning them; the README table is left alone, bench/results.json holds those rows).
     const only = process.env['BENCH_ONLY'];
-    if (['launcher', 'search', 'mcp', 'tricks', 'hot-paths'].includes(only ?? '')) {
+    if (['launcher', 'search', 'broker', 'mcp', 'tricks', 'hot-paths'].includes(only ?? '')) {
       if (only === 'launcher') await launcherRows(work, set.providerUrl, rows);
       else if (only === 'search') await searchRows();
+      else if (only === 'broker') await brokerRow();
       else if (only === 'mcp') await mcpStart(servers, serverEnv, rows);
       else if (only === 'hot-paths') await hotPaths(work, rows);
       else await hookTricks(work, set, timed, rows);
@@ -177,22 +197,7 @@ async function main(): Promise<void> {
     // The search rows are judged against their floor (what Node itself costs for the same request,
     // which no code of ours can remove) + 0.15× of a bare start, all measured in the same rounds.
     const { floor, ours } = await searchRows();
-    // The credential broker's cost on the hot path: one more loopback hop, a kernel-table lookup per
-    // connection, the body check. Against the direct search, in alternating pairs of the same run.
-    process.stderr.write('bench: auto-recall search through the credential broker…\n');
-    const [direct, viaBroker] = await rotate(PAIRS, WARMUP, [
-      timed(set.byId('search')),
-      timed(set.byId('search-broker')),
-    ]);
-    const brokerStats = pairStats(viaBroker!, direct!);
-    rows.push({
-      name: 'auto-recall search through the credential broker ÷ the same search direct',
-      unit: 'ratio',
-      value: brokerStats.medianRatio,
-      target: 1.1,
-      stats: brokerStats,
-      note: 'how much longer a brokered prompt takes',
-    });
+    await brokerRow();
     await ratio('write-confirmation', 1.1);
     await ratio('approval-guard', 1.1);
     // Upstream's way (zod, process.stdin, undici fetch) against ours, in the same rounds: built the

@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest';
 import {
   type Connection,
   canonicalAddress,
+  linesNamingPort,
   listenerUid,
   parseHexEndpoint,
+  parseSocketTable,
   peerUid,
   type SocketTables,
 } from '../../../src/host/proc-net.js';
@@ -137,6 +139,94 @@ describe('peerUid: the uid at the caller end of an accepted loopback connection'
     expect(
       peerUid(t, { ...v4Connection, remote: { address: 'localhost', port: 51234 } }, 'LE'),
     ).toBeUndefined();
+  });
+});
+
+describe('linesNamingPort: the cut before the parse never loses a row the parser would match', () => {
+  const caller = (sep: string, hex = CALLER) =>
+    `   1: ${V4_LOOP}:${hex}${sep}${V4_LOOP}:${BROKER} 01 00000000:00000000 00:00000000 00000000  1001        0 1`;
+
+  it.each<[string, string, number | undefined]>([
+    ['the kernel form', caller(' '), 1001],
+    ['lower-case hex (the parser reads either case)', caller(' ', CALLER.toLowerCase()), 1001],
+    ['a tab between the fields', caller('\t'), 1001],
+    ['the row last, without a final newline', `${TCP_HEADER}\n${caller(' ')}`, 1001],
+    [
+      'the port only as a remote end',
+      row(1, `${V4_LOOP}:${BROKER}`, `${V4_LOOP}:${CALLER}`, '01', 998),
+      undefined,
+    ],
+  ])('%s', (_name, text, uid) => {
+    expect(peerUid({ tcp: text, tcp6: '' }, v4Connection, 'LE')).toBe(uid);
+  });
+
+  it('keeps only the lines naming the port, each once', () => {
+    const text = table(
+      TCP_HEADER,
+      row(0, `${V4_LOOP}:${BROKER}`, '00000000:0000', '0A', 998),
+      row(1, `${V4_LOOP}:${CALLER}`, `${V4_LOOP}:${CALLER}`, '01', 1001),
+      row(2, `${V4_LOOP}:${CALLER}0`, `${V4_LOOP}:0C822`, '01', 1002),
+    );
+    expect(linesNamingPort(text, 51234).split('\n')).toEqual([
+      row(1, `${V4_LOOP}:${CALLER}`, `${V4_LOOP}:${CALLER}`, '01', 1001),
+    ]);
+    expect(linesNamingPort(text, 1.5)).toBe('');
+    expect(linesNamingPort(text, 70_000)).toBe('');
+  });
+
+  // A seeded generator: the same 2000 tables on every run.
+  function randomTables(): string[] {
+    let seed = 27;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      // The high bits: an LCG's low bits repeat with a short period.
+      return (seed >>> 15) % n;
+    };
+    // The two ports of the connection drawn most often, beside near misses.
+    const ports = [CALLER, CALLER, CALLER.toLowerCase(), BROKER, BROKER, 'C823', '2822', 'C82', 'C8220'];
+    const states = ['01', '01', '06', '0A'];
+    return Array.from({ length: 2000 }, () => {
+      const rows = Array.from({ length: 1 + next(8) }, (_, i) =>
+        row(
+          i,
+          `${V4_LOOP}:${ports[next(ports.length)]}`,
+          `${V4_LOOP}:${ports[next(ports.length)]}`,
+          states[next(states.length)]!,
+          1000 + next(5),
+        ),
+      );
+      return table(TCP_HEADER, ...rows);
+    });
+  }
+  /** The lookup without any cut: every row parsed. */
+  const everyRow = (text: string) =>
+    parseSocketTable(text, 'LE').find(
+      (r) =>
+        r.state === 1 &&
+        r.localAddress === '127.0.0.1' &&
+        r.localPort === 51234 &&
+        r.remoteAddress === '127.0.0.1' &&
+        r.remotePort === 940,
+    )?.uid;
+  const disagreements = (lookup: (text: string) => number | undefined) =>
+    randomTables().filter((text) => lookup(text) !== everyRow(text)).length;
+
+  it('on 2000 random tables, peerUid equals a parse of every row', () => {
+    const tables = randomTables();
+    // The tables exercise both outcomes.
+    expect(tables.filter((text) => everyRow(text) !== undefined).length).toBeGreaterThan(100);
+    expect(disagreements((text) => peerUid({ tcp: text, tcp6: '' }, v4Connection, 'LE'))).toBe(0);
+  });
+
+  it("negative control: a cut that looks for the kernel's upper case only is caught", () => {
+    const upperOnly = (text: string) =>
+      everyRow(
+        text
+          .split('\n')
+          .filter((line) => line.includes(`:${CALLER} `))
+          .join('\n'),
+      );
+    expect(disagreements(upperOnly)).toBeGreaterThan(0);
   });
 });
 
