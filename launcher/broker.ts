@@ -9,11 +9,12 @@ import { MODEL_LISTENER } from '../src/contracts/broker.js';
 import type { LaunchPlan } from '../src/contracts/launch-plan.js';
 import { parseAccountDb } from '../src/host/accounts.js';
 import { healthProblem, listenerOwnerProblems, requestHealth } from '../src/host/broker-check.js';
-import type { ByteOrder, SocketTables } from '../src/host/proc-net.js';
+import type { ByteOrder, Endpoint, SocketTables } from '../src/host/proc-net.js';
 import { failure } from './messages.js';
 
 export interface BrokerCheckDeps {
-  tables(): SocketTables;
+  /** The kernel's socket tables, as far as judging these listening endpoints needs them. */
+  tables(endpoints: readonly Endpoint[]): SocketTables;
   byteOrder: ByteOrder;
   /** The text of /etc/passwd (the broker's user is a local system user). */
   passwd(): string;
@@ -45,7 +46,8 @@ export async function checkBroker(
   const { listeners } = brokerListeners(plan, externalContextActive)!;
   if (listeners.length === 0) return;
   const brokerUid = parseAccountDb(deps.passwd(), '').users.find((u) => u.name === broker.user)?.uid;
-  const owners = listenerOwnerProblems(broker, listeners, deps.tables(), deps.byteOrder, brokerUid);
+  const tables = deps.tables(listeners.map((l) => ({ address: broker.host, port: l.port })));
+  const owners = listenerOwnerProblems(broker, listeners, tables, deps.byteOrder, brokerUid);
   if (owners.length > 0) throw failure(...owners);
   const answers = await Promise.all(
     listeners.map((l) =>

@@ -7,6 +7,7 @@ import packageJson from '../package.json' with { type: 'json' };
 import { ManagedError } from '../src/base/errors.js';
 import { platformOfHost } from '../src/base/platform.js';
 import { ALL_PROFILE_KINDS, type AnyProfileKind } from '../src/contracts/launch-plan.js';
+import { listenerTables } from '../src/host/proc-net.js';
 import { ARGUMENT_POLICY } from '../src/policy/policies.js';
 import { parseArgs } from './args.js';
 import { installDirFromLauncher } from './install-dir.js';
@@ -75,7 +76,7 @@ async function launch(kind: AnyProfileKind): Promise<void> {
     // A brokered profile's credential broker: who holds its ports (the kernel's socket table) and
     // whether it answers this user. Loaded only for a brokered plan: node:net is not otherwise needed.
     broker: {
-      tables: () => ({ tcp: readOrEmpty('/proc/net/tcp'), tcp6: readOrEmpty('/proc/net/tcp6') }),
+      tables: (endpoints) => listenerTables(fs, endpoints, os.endianness()),
       byteOrder: os.endianness(),
       passwd: () => readOrEmpty('/etc/passwd'),
       connect: (host, port) => process.getBuiltinModule('node:net').connect({ host, port }),

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as os from 'node:os';
 import { type AccountDb, mergeAccountDb, parseAccountDb } from '../host/accounts.js';
-import { type ByteOrder, peerUid } from '../host/proc-net.js';
+import { type ByteOrder, kernelPeerUid } from '../host/proc-net.js';
 
 export const HOST_BYTE_ORDER: ByteOrder = os.endianness();
 
@@ -17,55 +17,13 @@ function readText(file: string): string {
   }
 }
 
-/** Large enough for any one read: the kernel hands out its socket tables a page at a time. */
-const TABLE_READ_BYTES = 64 * 1024;
-
-/**
- * The first answer `judge` finds in a kernel table, given whole lines a read at a time. A lookup
- * stops at its row: it never pays for the rows after it, nor for the read at the end of the table,
- * which walks the kernel's whole connection hash again (~0.6 ms on a 2-core VM, whatever the row
- * count). Undefined when the table cannot be read or `judge` finds nothing.
- */
-export function firstInTable<T>(
-  file: string,
-  judge: (lines: string) => T | undefined,
-  readBytes = TABLE_READ_BYTES,
-): T | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const buffer = Buffer.allocUnsafe(readBytes);
-    let carry = '';
-    for (;;) {
-      const read = fs.readSync(fd, buffer, 0, readBytes, null);
-      if (read === 0) return carry === '' ? undefined : judge(carry);
-      // The tables are ASCII: one byte, one character, so a read may end anywhere.
-      const text = carry + buffer.toString('latin1', 0, read);
-      const end = text.lastIndexOf('\n') + 1;
-      carry = text.slice(end);
-      const found = end === 0 ? undefined : judge(text.slice(0, end));
-      if (found !== undefined) return found;
-    }
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** The uid at the other end of an accepted loopback connection; IPv6 rows read only when needed. */
+/** The uid at the other end of an accepted loopback connection, from the kernel's socket tables. */
 export function socketPeerUid(socket: net.Socket): number | undefined {
   const connection = {
     local: { address: socket.localAddress ?? '', port: socket.localPort ?? 0 },
     remote: { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 },
   };
-  // Rows of either table parse alike (the address length tells IPv4 from IPv6).
-  const judge = (lines: string) => peerUid({ tcp: lines, tcp6: '' }, connection, HOST_BYTE_ORDER);
-  return firstInTable('/proc/net/tcp', judge) ?? firstInTable('/proc/net/tcp6', judge);
+  return kernelPeerUid(fs, connection, HOST_BYTE_ORDER);
 }
 
 function getent(args: readonly string[]): string {

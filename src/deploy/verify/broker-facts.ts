@@ -9,7 +9,7 @@ import { BrokerStartError, brokerAccount } from '../../broker/load.js';
 import { shellOf } from '../../broker/machine.js';
 import type { BrokerConfig } from '../../contracts/broker-config.js';
 import { healthProblem, listenerOwnerProblems, requestHealth } from '../../host/broker-check.js';
-import { listenerUid, type SocketTables } from '../../host/proc-net.js';
+import { listenerTables, listenerUid } from '../../host/proc-net.js';
 import { credentialFileValue } from '../../policy/routed-credentials.js';
 import { pathChain, readAccountDb } from '../host-accounts.js';
 import type { InstallTree } from '../tree.js';
@@ -46,8 +46,12 @@ export async function brokerHostFacts(config: BrokerConfig, tree: InstallTree): 
     for (const [rel, entry] of tree.files)
       if (entry.bytes.includes(needle)) secretsIn.push({ file: rel, credential: name });
   }
-  const tables: SocketTables = { tcp: read('/proc/net/tcp'), tcp6: read('/proc/net/tcp6') };
   const order = os.endianness();
+  const tables = listenerTables(
+    fs,
+    config.listeners.map((l) => ({ address: config.host, port: l.port })),
+    order,
+  );
   const brokerUid = db.users.find((u) => u.name === config.user)?.uid;
   const listeners = await Promise.all(
     config.listeners.map(async (listener) => {
