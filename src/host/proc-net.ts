@@ -153,13 +153,12 @@ export function linesNamingPort(text: string, port: number): string {
   if (!Number.isInteger(port) || port < 0 || port > 0xffff) return '';
   const named = new RegExp(`:${port.toString(16).padStart(4, '0')}\\s`, 'gi');
   const lines: string[] = [];
-  let after = 0;
   for (let match = named.exec(text); match !== null; match = named.exec(text)) {
-    if (match.index < after) continue;
     const start = text.lastIndexOf('\n', match.index) + 1;
     const end = text.indexOf('\n', match.index);
-    after = end === -1 ? text.length : end;
+    const after = end === -1 ? text.length : end;
     lines.push(text.slice(start, after));
+    // The next search starts on the next line: each line is kept once.
     named.lastIndex = after;
   }
   return lines.join('\n');
