@@ -97,6 +97,13 @@ export async function probeProvider(
   const contract = describeProvider(provider);
   const request = contract.search.request(PROBE_QUERY, MAX_ITEMS);
   const base = { profile, contract: contract.name, url: requestUrl(request) };
+  /** A probe that did not pass: the scope cannot be confirmed without a good answer. */
+  const failed = (
+    shape: 'no-answer' | 'wrong',
+    results: number | null,
+    latencyMs: number,
+    message: string,
+  ): ProbeResult => ({ ...base, ok: false, shape, scope: 'not-confirmed', results, latencyMs, message });
   const started = options.now();
   let answer: unknown;
   try {
@@ -115,53 +122,30 @@ export async function probeProvider(
         : error.kind === 'incomplete'
           ? `no answer within ${options.timeoutMs} ms (refused, reset or timed out)`
           : 'the answer is not the JSON the contract defines (or a redirect, which is never followed)';
-    return {
-      ...base,
-      ok: false,
-      shape: 'no-answer',
-      scope: 'not-confirmed',
-      results: null,
-      latencyMs,
-      message: why,
-    };
+    return failed('no-answer', null, latencyMs, why);
   }
   const latencyMs = Math.round(options.now() - started);
   const refusal = contract.search.rejection?.(answer);
-  if (refusal !== undefined)
-    return {
-      ...base,
-      ok: false,
-      shape: 'no-answer',
-      scope: 'not-confirmed',
-      results: null,
-      latencyMs,
-      message: refusal,
-    };
+  if (refusal !== undefined) return failed('no-answer', null, latencyMs, refusal);
   let raw: unknown[];
   try {
     raw = contract.search.results(answer);
   } catch {
-    return {
-      ...base,
-      ok: false,
-      shape: 'wrong',
-      scope: 'not-confirmed',
-      results: null,
+    return failed(
+      'wrong',
+      null,
       latencyMs,
-      message: `the answer is JSON but not ${contract.search.answerShape}: this endpoint does not speak ${contract.name}`,
-    };
+      `the answer is JSON but not ${contract.search.answerShape}: this endpoint does not speak ${contract.name}`,
+    );
   }
   const bad = malformedAt(raw, contract.search.contentFields, contract.search.idFields);
   if (bad !== undefined) {
-    return {
-      ...base,
-      ok: false,
-      shape: 'wrong',
-      scope: 'not-confirmed',
-      results: raw.length,
+    return failed(
+      'wrong',
+      raw.length,
       latencyMs,
-      message: `result ${bad + 1} lacks an id or a ${contract.search.contentFields.join('/')} text: this endpoint does not speak ${contract.name}`,
-    };
+      `result ${bad + 1} lacks an id or a ${contract.search.contentFields.join('/')} text: this endpoint does not speak ${contract.name}`,
+    );
   }
   const scope = scopeVerdict(raw, contract.search.scope);
   return {
