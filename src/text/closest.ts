@@ -27,3 +27,18 @@ export function closest(typed: string, candidates: Iterable<string>): string | u
   }
   return best;
 }
+
+/**
+ * The fix for a value outside a fixed list: `did you mean <near>? (one of …)` when a string value is
+ * a typo of one, else `use one of …`. `show` prints a value as the message quotes it.
+ */
+export function oneOfFix(
+  value: unknown,
+  allowed: readonly unknown[],
+  show: (value: unknown) => string,
+): string {
+  const list = `one of ${allowed.map(show).join(', ')}`;
+  const strings = allowed.filter((v): v is string => typeof v === 'string');
+  const near = typeof value === 'string' ? closest(value, strings) : undefined;
+  return near === undefined ? `use ${list}` : `did you mean ${show(near)}? (${list})`;
+}

@@ -9,7 +9,7 @@ import { checkOrigin, type OriginProblem } from '../../base/origin.js';
 import type { Platform } from '../../base/platform.js';
 import { EXTRA_CA_VARIABLE } from '../../contracts/layout.js';
 import { sameEnvName } from '../../policy/environment-names.js';
-import { closest } from '../../text/closest.js';
+import { closest, oneOfFix } from '../../text/closest.js';
 import { isPlainObject } from '../../text/json.js';
 import { formatPath, getPath, showValue } from '../json.js';
 
@@ -101,17 +101,8 @@ function issueFix(issue: z.core.$ZodIssue, value: unknown, root: unknown): strin
       return `use a value of at most ${String(issue.maximum)}`;
     case 'too_small':
       return `use a value of at least ${String(issue.minimum)}`;
-    case 'invalid_value': {
-      const near =
-        typeof value === 'string'
-          ? closest(
-              value,
-              issue.values.filter((v): v is string => typeof v === 'string'),
-            )
-          : undefined;
-      const list = `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-      return near === undefined ? `use ${list}` : `did you mean ${JSON.stringify(near)}? (${list})`;
-    }
+    case 'invalid_value':
+      return oneOfFix(value, issue.values, (v) => JSON.stringify(v));
     case 'invalid_format':
       if (issue.format === 'regex')
         return 'use an environment variable name matching ^[A-Za-z_][A-Za-z0-9_]*$';

@@ -9,7 +9,7 @@ import { forbiddenReason } from '../../policy/environment-names.js';
 import { ENVIRONMENT_POLICY, SETTINGS_BASELINE, type SettingsBaselinePolicy } from '../../policy/policies.js';
 import { qwenSettingsFacts } from '../../qwen/settings-facts.js';
 import { DEFAULT_QWEN_VERSION, type SettingFact, SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
-import { closest } from '../../text/closest.js';
+import { closest, oneOfFix } from '../../text/closest.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import { deepEqual, getPath, showValue } from '../json.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
@@ -147,17 +147,9 @@ function typeProblem(fact: SettingFact, value: unknown): { message: string; fix:
       return isPlainObject(value) ? undefined : want('object');
     case 'enum': {
       if (fact.enum?.some((allowed) => deepEqual(allowed, value)) !== false) return undefined;
-      const list = `one of ${fact.enum.map((v) => showValue(v)).join(', ')}`;
-      const near =
-        typeof value === 'string'
-          ? closest(
-              value,
-              fact.enum.filter((v): v is string => typeof v === 'string'),
-            )
-          : undefined;
       return {
         message: 'is not one of the values Qwen accepts',
-        fix: near === undefined ? `use ${list}` : `did you mean ${showValue(near)}? (${list})`,
+        fix: oneOfFix(value, fact.enum, (v) => showValue(v)),
       };
     }
     case 'number':
