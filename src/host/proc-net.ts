@@ -279,21 +279,22 @@ export function listenerTables(
   order: ByteOrder,
 ): SocketTables {
   const wanted = endpoints.map((e) => ({ address: canonicalAddress(e.address), port: e.port }));
-  // An IPv6 listener's exact row is in tcp6: both tables, whole.
-  if (wanted.every((w) => w.address !== undefined && !w.address.includes(':'))) {
-    let read = '';
-    const found = new Set<number>();
-    const complete = firstInTable(fs, SOCKET_TABLE_FILES.tcp, (lines) => {
-      read += lines;
-      for (const row of parseSocketTable(lines, order)) {
-        if (row.state !== TCP_STATE.listen) continue;
-        wanted.forEach((w, i) => {
-          if (row.localPort === w.port && row.localAddress === w.address) found.add(i);
-        });
-      }
-      return found.size === wanted.length ? true : undefined;
-    });
-    if (complete) return { tcp: read, tcp6: '' };
-  }
-  return { tcp: wholeTable(fs, SOCKET_TABLE_FILES.tcp), tcp6: wholeTable(fs, SOCKET_TABLE_FILES.tcp6) };
+  // An IPv6 listener's exact row is in tcp6: no stop in tcp can decide it.
+  const mayStop = wanted.every((w) => w.address !== undefined && !w.address.includes(':'));
+  let tcp = '';
+  const found = new Set<number>();
+  const complete = firstInTable(fs, SOCKET_TABLE_FILES.tcp, (lines) => {
+    tcp += lines;
+    if (!mayStop) return undefined;
+    for (const row of parseSocketTable(lines, order)) {
+      if (row.state !== TCP_STATE.listen) continue;
+      wanted.forEach((w, i) => {
+        if (row.localPort === w.port && row.localAddress === w.address) found.add(i);
+      });
+    }
+    return found.size === wanted.length ? true : undefined;
+  });
+  if (complete) return { tcp, tcp6: '' };
+  // Not decided by tcp's exact rows: tcp was read whole on the way, tcp6 is read whole too.
+  return { tcp, tcp6: wholeTable(fs, SOCKET_TABLE_FILES.tcp6) };
 }
