@@ -3,6 +3,7 @@
 // contracts. Each security row has its negative control: the same request answered when it should be.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
@@ -316,6 +317,51 @@ describe('upstream failures: 502/504 in the error shape clients show, never a re
   });
 });
 
+/** A broker of its own with one `on-demand` listener in front of `upstream`, closed after `body`. */
+async function withBroker(
+  allowUsers: string[],
+  peerUid: (socket: net.Socket) => number | undefined,
+  body: (port: number) => Promise<void>,
+  upstream = search.url,
+): Promise<void> {
+  const config: BrokerConfig = {
+    version: 1,
+    user: 'x',
+    allow: { users: allowUsers, groups: [] },
+    host: '127.0.0.1',
+    credentials: { CONTEXT_API_TOKEN: { file: '/unused' } },
+    listeners: [
+      {
+        name: 'on-demand',
+        port: 0,
+        upstream,
+        credential: 'CONTEXT_API_TOKEN',
+        header: { name: 'authorization', prefix: 'Bearer ' },
+        maxBodyBytes: 4096,
+        routes: [{ method: 'POST', path: '/v1/context/search' }],
+      },
+    ],
+  };
+  const cache = accountCache([], () => performance.now());
+  const server = createBrokerServer({
+    config,
+    credentials: new Map([['CONTEXT_API_TOKEN', TOKEN]]),
+    peerUid,
+    admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
+    upstream: new Agent(),
+    audit: () => {},
+    now: () => performance.now(),
+    time: () => new Date().toISOString(),
+    idle: { headersMs: 1000, bodyMs: 1000 },
+  });
+  await server.listen();
+  try {
+    await body(server.ports().get('on-demand')!);
+  } finally {
+    await server.close(0);
+  }
+}
+
 describe('streaming', () => {
   it('the model answer streams through with the real key; the caller sees every chunk', async () => {
     const answer = await requestAs(alice, ports.get('model')!, {
@@ -327,6 +373,60 @@ describe('streaming', () => {
     expect(answer.body).toContain('part 39');
     expect(answer.body.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(model.requests.at(-1)!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+  });
+
+  it('a chunked answer that arrives whole leaves in one write, terminator included (the caller wakes once)', async () => {
+    // A search upstream that sends its whole chunked answer, terminator included, in one write.
+    const answer = JSON.stringify({ items: [{ id: 'd1', content: 'deploy on tuesdays' }] });
+    const chunked = `${Buffer.byteLength(answer).toString(16)}\r\n${answer}\r\n0\r\n\r\n`;
+    const upstream = await listenOnLoopback(
+      net.createServer((socket) => {
+        let seen = '';
+        socket.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          const head = seen.indexOf('\r\n\r\n');
+          const length = Number(/content-length: *(\d+)/i.exec(seen)?.[1] ?? 0);
+          if (head === -1 || seen.length < head + 4 + length) return;
+          socket.end(
+            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunked}`,
+          );
+        });
+      }),
+    );
+    // Counts the writes Node hands the kernel for the caller's connection (the broker's side of it).
+    const socketProto = net.Socket.prototype as unknown as Record<
+      '_write' | '_writev',
+      (...a: unknown[]) => void
+    >;
+    const original = { write: socketProto._write, writev: socketProto._writev };
+    let port = 0;
+    let writes = 0;
+    socketProto._write = function (this: net.Socket, ...args: unknown[]) {
+      if (this.localPort === port) writes++;
+      return original.write.apply(this, args);
+    };
+    socketProto._writev = function (this: net.Socket, ...args: unknown[]) {
+      if (this.localPort === port) writes++;
+      return original.writev.apply(this, args);
+    };
+    try {
+      await withBroker(
+        [alice.name],
+        socketPeerUid,
+        async (brokerPort) => {
+          port = brokerPort;
+          const got = await requestAs(alice, brokerPort, SEARCH);
+          expect(got).toMatchObject({ status: 200, body: answer });
+        },
+        upstream.url,
+      );
+    } finally {
+      socketProto._write = original.write;
+      socketProto._writev = original.writev;
+      await upstream.close();
+    }
+    // Without the cork: two, the headers with the data, then the terminator ("0\r\n\r\n") alone.
+    expect(writes).toBe(1);
   });
 
   it('a caller that goes away mid-answer aborts the upstream exchange', async () => {
@@ -343,49 +443,6 @@ describe('streaming', () => {
 });
 
 describe('controls', () => {
-  async function withBroker(
-    allowUsers: string[],
-    peerUid: (socket: import('node:net').Socket) => number | undefined,
-    body: (port: number) => Promise<void>,
-  ): Promise<void> {
-    const config: BrokerConfig = {
-      version: 1,
-      user: 'x',
-      allow: { users: allowUsers, groups: [] },
-      host: '127.0.0.1',
-      credentials: { CONTEXT_API_TOKEN: { file: '/unused' } },
-      listeners: [
-        {
-          name: 'on-demand',
-          port: 0,
-          upstream: search.url,
-          credential: 'CONTEXT_API_TOKEN',
-          header: { name: 'authorization', prefix: 'Bearer ' },
-          maxBodyBytes: 4096,
-          routes: [{ method: 'POST', path: '/v1/context/search' }],
-        },
-      ],
-    };
-    const cache = accountCache([], () => performance.now());
-    const server = createBrokerServer({
-      config,
-      credentials: new Map([['CONTEXT_API_TOKEN', TOKEN]]),
-      peerUid,
-      admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
-      upstream: new Agent(),
-      audit: () => {},
-      now: () => performance.now(),
-      time: () => new Date().toISOString(),
-      idle: { headersMs: 1000, bodyMs: 1000 },
-    });
-    await server.listen();
-    try {
-      await body(server.ports().get('on-demand')!);
-    } finally {
-      await server.close(0);
-    }
-  }
-
   it('negative control: the refused user is forwarded once broker.allow names them', async () => {
     await withBroker([mallory.name], socketPeerUid, async (port) => {
       expect((await requestAs(mallory, port, SEARCH)).status).toBe(200);
