@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { RUNTIME_FILES } from '../../src/contracts/runtime-files.js';
+import { SOCKET_TABLE_FILES } from '../../src/host/proc-net.js';
 import { SANITIZER_INPUTS } from './adversarial.js';
 import { renderLauncherInstall, TOKEN, writeJson } from './fixtures.js';
 import { timedMcpSession, timedMcpStart } from './mcp-session.js';
@@ -22,6 +23,11 @@ import { median, medianDifference, type PairStats, pairStats, quantile, rotate }
 import { buildUndone, TRICK_MIN_MS, TRICKS, type Trick } from './tricks.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
+
+/** The rows of the kernel's IPv4 socket table now (what the broker's peer lookup reads through). */
+function tableRows(): number {
+  return fs.readFileSync(SOCKET_TABLE_FILES.tcp, 'latin1').split('\n').length - 2;
+}
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 41);
 const WARMUP = 3;
 const NODE = BENCH_NODE;
@@ -164,10 +170,14 @@ async function main(): Promise<void> {
     // connection, the body check. Against the direct search, in alternating pairs of the same run.
     const brokerRow = async () => {
       process.stderr.write('bench: auto-recall search through the credential broker…\n');
+      // The peer lookup reads the kernel's table up to the caller's row, so its cost grows with the
+      // rows before it, mostly the TIME_WAIT rows of the bench's own requests of the last minute.
+      const rowsFirst = tableRows();
       const [direct, viaBroker] = await rotate(PAIRS, WARMUP, [
         timed(set.byId('search')),
         timed(set.byId('search-broker')),
       ]);
+      const rowsLast = tableRows();
       const brokerStats = pairStats(viaBroker!, direct!);
       rows.push({
         name: 'auto-recall search through the credential broker ÷ the same search direct',
@@ -175,7 +185,7 @@ async function main(): Promise<void> {
         value: brokerStats.medianRatio,
         target: 1.1,
         stats: brokerStats,
-        note: 'how much longer a brokered prompt takes',
+        note: `how much longer a brokered prompt takes; ${SOCKET_TABLE_FILES.tcp} held ${rowsFirst} rows at the first round, ${rowsLast} at the last`,
       });
     };
 
