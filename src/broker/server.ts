@@ -294,8 +294,8 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
         for await (const chunk of upstream.body) {
           record.bytesOut += (chunk as Buffer).length;
           // What arrives in one turn of the event loop leaves in one write: the last chunk and the
-          // chunked terminator reach the caller together, so it wakes once, not twice (0.3-0.4 ms per
-          // brokered search here); a stream's chunks still leave in the turn they arrive in.
+          // chunked terminator reach the caller together, so it wakes once, not twice (docs/
+          // performance.md, "The broker's hop"); a stream's chunks still leave in the turn they arrive.
           res.cork();
           setImmediate(() => res.uncork());
           // Back-pressure: a slow caller slows the upstream read, and never grows memory.

@@ -386,7 +386,7 @@ describe('streaming', () => {
           seen += chunk.toString();
           const head = seen.indexOf('\r\n\r\n');
           const length = Number(/content-length: *(\d+)/i.exec(seen)?.[1] ?? 0);
-          if (head === -1 || seen.length < head + 4 + length) return;
+          if (socket.writableEnded || head === -1 || seen.length < head + 4 + length) return;
           socket.end(
             `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunked}`,
           );
