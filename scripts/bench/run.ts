@@ -23,11 +23,6 @@ import { median, medianDifference, type PairStats, pairStats, quantile, rotate }
 import { buildUndone, TRICK_MIN_MS, TRICKS, type Trick } from './tricks.js';
 
 const ROOT = path.resolve(fileURLToPath(import.meta.url), '../../..');
-
-/** The rows of the kernel's IPv4 socket table now (what the broker's peer lookup reads through). */
-function tableRows(): number {
-  return fs.readFileSync(SOCKET_TABLE_FILES.tcp, 'latin1').split('\n').length - 2;
-}
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 41);
 const WARMUP = 3;
 const NODE = BENCH_NODE;
@@ -44,6 +39,11 @@ const SEARCH_OVER_FLOOR = 0.15;
 const LAUNCHER_OVER_FLOOR_MS = 10;
 
 type Timed = () => Promise<number>;
+
+/** The rows of the kernel's IPv4 socket table now (what the broker's peer lookup reads through). */
+function tableRows(): number {
+  return fs.readFileSync(SOCKET_TABLE_FILES.tcp, 'latin1').split('\n').length - 2;
+}
 
 /**
  * `ours` (and the before checkout's, when there is one) against `baseline` in the same rounds:
