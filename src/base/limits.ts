@@ -56,5 +56,10 @@ export const BROKER_MIN_PROVIDER_TIMEOUT_MS = 2;
 export const BROKER_MODEL_IDLE_MS = 600_000;
 /** Largest request body a broker listener reads: a provider search or write, a model request. */
 export const BROKER_BODY_BYTES = { provider: 256 * 1024, model: 64 * 1024 * 1024 } as const;
+/**
+ * Deepest nesting of a request body's JSON the broker reads: far beyond any model or provider
+ * request, and far below what would overflow the stack of the walk that removes the secrets.
+ */
+export const BROKER_JSON_DEPTH = 1000;
 /** How long the launcher (and verify) wait for each broker listener's health answer. */
 export const BROKER_HEALTH_TIMEOUT_MS = 3000;

@@ -10,12 +10,14 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import * as http from 'node:http';
 import type * as net from 'node:net';
 import type { Dispatcher } from 'undici';
+import { BROKER_JSON_DEPTH } from '../base/limits.js';
 import { BROKER_HEALTH_PATH, BROKER_HOST, CALLER_CREDENTIAL_HEADERS } from '../contracts/broker.js';
 import type { BrokerConfig, BrokerListener } from '../contracts/broker-config.js';
 import type { Admission } from './allow.js';
 import { type AuditDecision, type AuditRecord, auditLine, auditPath } from './audit.js';
 import { matchRoute, ROUTE_REFUSALS } from './routes.js';
 import { stripSecrets } from './strip-secrets.js';
+import { UntrustedUpstreamError } from './upstream-connector.js';
 
 /** What the broker sends upstream without a total deadline (the model): the idle bounds only. */
 export interface IdleTimeouts {
@@ -140,7 +142,9 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
 
   function handler(listener: BrokerListener) {
     return (req: IncomingMessage, res: ServerResponse): void => {
-      void serve(listener, req, res);
+      // Last resort: whatever one request does ends that request, never the broker and every user's
+      // traffic with it (its audit line is still written when the response closes).
+      serve(listener, req, res).catch(() => res.destroy());
     };
   }
 
@@ -224,7 +228,20 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
       answer(403, 'refused', ROUTE_REFUSALS[match.reason], 'route_refused');
       return;
     }
-    const raw = await readBody(req, listener.maxBodyBytes);
+    // What the audit line says if the connection closes during the read: the response's close (which
+    // writes the line) comes before the read's rejection does.
+    record.decision = 'failed';
+    record.reason = 'the caller went away before its request body ended';
+    let raw: Buffer | undefined;
+    try {
+      raw = await readBody(req, listener.maxBodyBytes);
+    } catch {
+      // The caller went away before its body ended (a close or a reset mid-upload): nothing to answer.
+      res.destroy();
+      return;
+    }
+    record.decision = 'refused';
+    delete record.reason;
     if (raw === undefined) {
       answer(403, 'refused', `the request body is larger than ${listener.maxBodyBytes} bytes`, 'too_large');
       return;
@@ -232,7 +249,14 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
     record.bytesIn = raw.length;
     const stripped = stripSecrets(raw, secrets);
     if (!stripped.ok) {
-      answer(403, 'refused', 'the request body is not UTF-8 JSON', 'not_json');
+      if (stripped.reason === 'too-deep')
+        answer(
+          403,
+          'refused',
+          `the request body's JSON is nested deeper than ${BROKER_JSON_DEPTH} levels`,
+          'not_json',
+        );
+      else answer(403, 'refused', 'the request body is not UTF-8 JSON', 'not_json');
       return;
     }
     if (stripped.removed > 0) record.stripped = stripped.removed;
@@ -269,7 +293,9 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
       } catch (error) {
         if (res.destroyed) return;
         const timedOut = isTimeout(error) || isTimeout(abort.signal.reason);
-        if (timedOut) answer(504, 'failed', 'the upstream did not answer in time', 'upstream_timeout');
+        if (error instanceof UntrustedUpstreamError)
+          answer(502, 'failed', error.message, 'upstream_untrusted');
+        else if (timedOut) answer(504, 'failed', 'the upstream did not answer in time', 'upstream_timeout');
         else answer(502, 'failed', 'the upstream could not be reached', 'upstream_unreachable');
         return;
       }

@@ -4,6 +4,7 @@
 import * as tls from 'node:tls';
 import { EnvHttpProxyAgent } from 'undici';
 import { BROKER_MODEL_IDLE_MS } from '../base/limits.js';
+import { UNPRIVILEGED_PORT_START_FILE } from '../host/proc-net.js';
 import { show } from '../policy/quote.js';
 import { admit } from './allow.js';
 import {
@@ -16,6 +17,7 @@ import {
 import type { AccountCache } from './machine.js';
 import { dropPrivileges, type IdentityOps, startMode } from './privileges.js';
 import { type BrokerServer, createBrokerServer } from './server.js';
+import { ownerCheckedConnector } from './upstream-connector.js';
 
 export interface BrokerMachine {
   fs: LoadFs;
@@ -49,6 +51,14 @@ function bindProblem(error: unknown, port: number, user: string): string {
   return `cannot bind 127.0.0.1:${port} (${code})`;
 }
 
+function readText(fs: LoadFs, file: string): string {
+  try {
+    return new TextDecoder().decode(fs.readFileSync(file));
+  } catch {
+    return '';
+  }
+}
+
 export async function startBroker(dir: string, machine: BrokerMachine): Promise<RunningBroker> {
   const { config } = loadBrokerConfig(dir, machine.fs);
   const cache = machine.accounts(config.allow.groups);
@@ -76,6 +86,13 @@ export async function startBroker(dir: string, machine: BrokerMachine): Promise<
   const env = machine.env;
   // The broker's own environment decides its upstream proxy (the unit's Environment=), with the
   // standard variables and undici's NO_PROXY rules: developers' variables never reach it.
+  const portStart = Number.parseInt(readText(machine.fs, UNPRIVILEGED_PORT_START_FILE), 10);
+  // Every upstream connection: a loopback port held by anyone but root or the broker gets no credential.
+  const connect = ownerCheckedConnector(ca === undefined ? {} : { ca }, (socket) => ({
+    ownerUid: machine.peerUid(socket),
+    brokerUid: account.uid,
+    unprivilegedPortStart: Number.isFinite(portStart) ? portStart : undefined,
+  }));
   const upstream = new EnvHttpProxyAgent({
     ...((env['HTTP_PROXY'] ?? env['http_proxy'])
       ? { httpProxy: env['HTTP_PROXY'] ?? env['http_proxy'] }
@@ -84,7 +101,8 @@ export async function startBroker(dir: string, machine: BrokerMachine): Promise<
       ? { httpsProxy: env['HTTPS_PROXY'] ?? env['https_proxy'] }
       : {}),
     ...((env['NO_PROXY'] ?? env['no_proxy']) ? { noProxy: env['NO_PROXY'] ?? env['no_proxy'] } : {}),
-    ...(ca === undefined ? {} : { connect: { ca }, requestTls: { ca } }),
+    connect,
+    ...(ca === undefined ? {} : { requestTls: { ca } }),
   });
   const server = createBrokerServer({
     config,

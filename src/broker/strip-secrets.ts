@@ -2,10 +2,15 @@
 // remove "the configured credential" from the query, but with a broker the hook only knows the fixed
 // public key; the broker knows the real values, so it removes them here, from every string (and key)
 // of a JSON body — after JSON decoding, so an escaped spelling (`\u0073k-…`) is caught too. Pure.
+import { BROKER_JSON_DEPTH } from '../base/limits.js';
 
 export type StripOutcome =
-  /** The body, unchanged or re-serialised without the secrets; `removed` occurrences in all. */
-  { ok: true; body: Uint8Array; removed: number } | { ok: false; reason: 'not-utf8' | 'not-json' };
+  /** The body re-serialised from the value checked; `removed` occurrences of secrets in all. */
+  | { ok: true; body: Uint8Array; removed: number }
+  | { ok: false; reason: 'not-utf8' | 'not-json' | 'too-deep' };
+
+/** Thrown by the walk past BROKER_JSON_DEPTH: a body that deep is refused, never walked further. */
+class TooDeep extends Error {}
 
 function removeAll(text: string, secrets: readonly string[]): { text: string; removed: number } {
   let removed = 0;
@@ -19,13 +24,14 @@ function removeAll(text: string, secrets: readonly string[]): { text: string; re
   return { text: out, removed };
 }
 
-function walk(value: unknown, secrets: readonly string[], count: { removed: number }): unknown {
+function walk(value: unknown, secrets: readonly string[], count: { removed: number }, depth = 0): unknown {
+  if (depth > BROKER_JSON_DEPTH) throw new TooDeep();
   if (typeof value === 'string') {
     const result = removeAll(value, secrets);
     count.removed += result.removed;
     return result.text;
   }
-  if (Array.isArray(value)) return value.map((item) => walk(item, secrets, count));
+  if (Array.isArray(value)) return value.map((item) => walk(item, secrets, count, depth + 1));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
@@ -34,7 +40,7 @@ function walk(value: unknown, secrets: readonly string[], count: { removed: numb
       // A key made equal to another by the removal would silently replace it: keep both visible.
       const name = Object.hasOwn(out, cleanKey.text) ? `${cleanKey.text}#${count.removed}` : cleanKey.text;
       Object.defineProperty(out, name, {
-        value: walk(item, secrets, count),
+        value: walk(item, secrets, count, depth + 1),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -48,8 +54,9 @@ function walk(value: unknown, secrets: readonly string[], count: { removed: numb
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * `body` with every occurrence of every secret removed. An empty body stays empty. A body that is not
- * UTF-8 JSON is refused: what the broker cannot read, it does not forward.
+ * `body` with every occurrence of every secret removed, re-serialised from the value checked. An empty
+ * body stays empty. A body that is not UTF-8 JSON, or nested deeper than BROKER_JSON_DEPTH, is
+ * refused: what the broker cannot read, it does not forward.
  */
 export function stripSecrets(body: Uint8Array, secrets: readonly string[]): StripOutcome {
   if (body.length === 0) return { ok: true, body, removed: 0 };
@@ -67,8 +74,14 @@ export function stripSecrets(body: Uint8Array, secrets: readonly string[]): Stri
   }
   const usable = secrets.filter((s) => s !== '');
   const count = { removed: 0 };
-  const clean = walk(parsed, usable, count);
-  // Unchanged bodies go out byte for byte: re-serialising would only risk a difference.
-  if (count.removed === 0) return { ok: true, body, removed: 0 };
+  let clean: unknown;
+  try {
+    clean = walk(parsed, usable, count);
+  } catch (error) {
+    if (error instanceof TooDeep) return { ok: false, reason: 'too-deep' };
+    throw error;
+  }
+  // Always the value checked, never the bytes received: JSON.parse keeps a repeated key's last value,
+  // an upstream parser may keep its first, and a secret in the one not checked would go out unseen.
   return { ok: true, body: new TextEncoder().encode(JSON.stringify(clean)), removed: count.removed };
 }

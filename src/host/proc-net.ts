@@ -15,6 +15,9 @@ export type ByteOrder = 'LE' | 'BE';
 /** Where Linux prints its TCP socket tables. */
 export const SOCKET_TABLE_FILES = { tcp: '/proc/net/tcp', tcp6: '/proc/net/tcp6' } as const;
 
+/** The first port an unprivileged process may bind (Linux; 1024 unless an administrator lowered it). */
+export const UNPRIVILEGED_PORT_START_FILE = '/proc/sys/net/ipv4/ip_unprivileged_port_start';
+
 export const TCP_STATE = { established: 0x01, listen: 0x0a } as const;
 
 export interface SocketRow {

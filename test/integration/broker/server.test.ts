@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Loopback, listenOnLoopback } from '../../../scripts/shared/loopback.js';
+import { BROKER_JSON_DEPTH } from '../../../src/base/limits.js';
 import { admit } from '../../../src/broker/allow.js';
 import type { AuditRecord } from '../../../src/broker/audit.js';
 import { accountCache, socketPeerUid } from '../../../src/broker/machine.js';
@@ -274,6 +275,36 @@ describe('what is forwarded: the pinned routes, with the real credential only', 
         })
       ).status,
     ).toBe(403);
+  });
+});
+
+describe('one request never ends the broker: every user’s traffic goes through it', () => {
+  // Without the catch around the body read, the first row's rejection goes unhandled and ends the
+  // process (as it did); without the depth limit, the second's walk overflows the stack.
+  it('a caller that goes away mid-body ends only its own request, audited, and the next is served', async () => {
+    const answer = await requestAs(alice, ports.get('auto-recall')!, {
+      path: SEARCH.path,
+      body: '{"query":',
+      declaredLength: 100,
+    });
+    expect(answer).toMatchObject({ status: 0, body: '' });
+    await waitFor(() => lastAudit()?.reason === 'the caller went away before its request body ended');
+    expect(lastAudit()).toMatchObject({ decision: 'failed', uid: alice.uid });
+    expect((await requestAs(alice, ports.get('auto-recall')!, SEARCH)).status).toBe(200);
+  });
+
+  it(`a body nested deeper than ${BROKER_JSON_DEPTH} levels is refused with 403, and the next is served`, async () => {
+    const before = model.requests.length;
+    const answer = await requestAs(alice, ports.get('model')!, {
+      path: '/v1/chat/completions',
+      body: `${'['.repeat(50_000)}${']'.repeat(50_000)}`,
+    });
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body).error.message).toBe(
+      `qwen-managed broker: the request body's JSON is nested deeper than ${BROKER_JSON_DEPTH} levels`,
+    );
+    expect(model.requests.length).toBe(before);
+    expect((await requestAs(alice, ports.get('auto-recall')!, SEARCH)).status).toBe(200);
   });
 });
 

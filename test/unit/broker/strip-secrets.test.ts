@@ -1,5 +1,6 @@
 // The broker removes every credential it holds from a request body, however the JSON spells it.
 import { describe, expect, it } from 'vitest';
+import { BROKER_JSON_DEPTH } from '../../../src/base/limits.js';
 import { admit } from '../../../src/broker/allow.js';
 import { auditPath } from '../../../src/broker/audit.js';
 import { stripSecrets } from '../../../src/broker/strip-secrets.js';
@@ -39,10 +40,36 @@ describe('stripSecrets', () => {
     });
   });
 
-  it('a body without a secret goes out byte for byte (no re-serialisation)', () => {
-    const body = bytes('{ "query" : "deploy",\n "limit": 5.0 }');
-    const outcome = stripSecrets(body, SECRETS);
-    expect(outcome).toEqual({ ok: true, body, removed: 0 });
+  it.each<[string, string, string, number]>([
+    [
+      'spacing and number spellings',
+      '{ "query" : "deploy",\n "limit": 5.0 }',
+      '{"query":"deploy","limit":5}',
+      0,
+    ],
+    // Forwarded as received, the first "query" would carry the token to an upstream that keeps the
+    // first of two equal keys: JSON.parse (and so the check) sees only the last.
+    [
+      'a repeated key: only the value checked goes out',
+      '{"query":"x ctx-real-token-9f2","query":"x","limit":5}',
+      '{"query":"x","limit":5}',
+      0,
+    ],
+  ])('the body goes out as the value checked, re-serialised: %s', (_name, body, expected, removed) => {
+    const outcome = stripSecrets(bytes(body), SECRETS);
+    expect(outcome.ok && { body: text(outcome.body), removed: outcome.removed }).toEqual({
+      body: expected,
+      removed,
+    });
+  });
+
+  it(`JSON nested up to ${BROKER_JSON_DEPTH} levels is read; one level more is refused, not walked`, () => {
+    const nested = (levels: number) => bytes(`${'['.repeat(levels)}"sk-model-key-77"${']'.repeat(levels)}`);
+    const within = stripSecrets(nested(BROKER_JSON_DEPTH), SECRETS);
+    expect(within.ok && within.removed).toBe(1);
+    expect(stripSecrets(nested(BROKER_JSON_DEPTH + 1), SECRETS)).toEqual({ ok: false, reason: 'too-deep' });
+    // Far deeper than the stack would carry a recursive walk: refused all the same, nothing thrown.
+    expect(stripSecrets(nested(60_000), SECRETS)).toEqual({ ok: false, reason: 'too-deep' });
   });
 
   it('two keys that become equal are both kept', () => {
