@@ -83,13 +83,26 @@ function errorBody(message: string, code: string): string {
   });
 }
 
+/** The headers a message's `Connection` names: hop-by-hop for that message alone (RFC 9110 §7.6.1). */
+function connectionNamed(connection: string | string[] | undefined): string[] {
+  const text = Array.isArray(connection) ? connection.join(',') : (connection ?? '');
+  return text
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+}
+
 function upstreamHeaders(
   incoming: IncomingHttpHeaders,
   listener: BrokerListener,
   credential: string,
   bodyLength: number,
 ): Record<string, string> {
-  const dropped = new Set([...CALLER_CREDENTIAL_HEADERS, listener.header.name.toLowerCase()]);
+  const dropped = new Set([
+    ...CALLER_CREDENTIAL_HEADERS,
+    listener.header.name.toLowerCase(),
+    ...connectionNamed(incoming.connection),
+  ]);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || name.startsWith('x-forwarded-'))
@@ -311,8 +324,9 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
         return;
       }
       const headers: Record<string, string | string[]> = {};
+      const named = new Set(connectionNamed(upstream.headers['connection']));
       for (const [name, value] of Object.entries(upstream.headers)) {
-        if (value !== undefined && !RESPONSE_DROPPED.has(name)) headers[name] = value;
+        if (value !== undefined && !RESPONSE_DROPPED.has(name) && !named.has(name)) headers[name] = value;
       }
       record.decision = 'forwarded';
       res.writeHead(upstream.statusCode, headers);

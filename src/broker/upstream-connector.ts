@@ -23,7 +23,10 @@ export function ownerCheckedConnector(
       const socket = result[1];
       const end = { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 };
       const finish = (problem: string | undefined): void => {
-        if (problem === undefined) return callback(null, socket);
+        if (problem === undefined) {
+          callback(null, socket);
+          return;
+        }
         socket.destroy();
         callback(new UntrustedUpstreamError(problem), null);
       };

@@ -238,10 +238,15 @@ describe('what is forwarded: the pinned routes, with the real credential only', 
         cookie: 'session=1',
         'proxy-authorization': 'Basic eDp5',
         'content-type': 'application/json',
+        // Named by Connection: hop-by-hop for this message alone (RFC 9110 §7.6.1).
+        connection: 'keep-alive, x-hop-only',
+        'x-hop-only': 'callers-hop',
+        'x-kept': 'end-to-end',
       },
     });
     expect(answer.status).toBe(200);
     const seen = search.requests.at(-1)!;
+    expect([seen.headers['x-hop-only'], seen.headers['x-kept']]).toEqual([undefined, 'end-to-end']);
     const credentialish = seen.rawHeaders.filter((_, i) => i % 2 === 0).map((h) => h.toLowerCase());
     expect(
       credentialish.filter((h) =>
@@ -309,6 +314,29 @@ describe('one request never ends the broker: every user’s traffic goes through
 });
 
 describe('upstream failures: 502/504 in the error shape clients show, never a redirect followed', () => {
+  it('headers the upstream names in Connection stay on its hop; the others reach the caller', async () => {
+    search.script(GENERIC_SEARCH_ROUTE, {
+      status: 200,
+      headers: {
+        'content-type': 'application/json',
+        connection: 'keep-alive, x-upstream-hop',
+        'x-upstream-hop': 'upstream-only',
+        'x-upstream-kept': 'end-to-end',
+      },
+      raw: '{"items":[]}',
+    });
+    try {
+      const answer = await requestAs(alice, ports.get('auto-recall')!, SEARCH);
+      expect(answer.status).toBe(200);
+      expect([answer.headers['x-upstream-hop'], answer.headers['x-upstream-kept']]).toEqual([
+        undefined,
+        'end-to-end',
+      ]);
+    } finally {
+      search.unscript();
+    }
+  });
+
   it('a redirect is answered 502 and not followed (no Location reaches the caller)', async () => {
     search.script(GENERIC_SEARCH_ROUTE, {
       status: 302,
