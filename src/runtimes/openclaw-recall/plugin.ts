@@ -1,7 +1,7 @@
 // Entry of the OpenClaw plugin (dist/runtime/openclaw-recall.mjs, installed as
 // runtime/openclaw-recall/index.mjs): the same bounded auto-recall as the Qwen hook, through
 // OpenClaw's authorized `before_prompt_build` phase. It searches once per user turn with the shared
-// core (../auto-recall/recall.ts), returns the envelope as `prependContext`, and fails open silently:
+// core (src/recall/recall.ts), returns the envelope as `prependContext`, and fails open silently:
 // every failure returns nothing, it never throws and never logs.
 import type { Environment } from '../../base/environment.js';
 import { OPENCLAW_HOOK_TIMEOUT_MS, OPENCLAW_RECALL_BUDGET_MS } from '../../base/limits.js';
