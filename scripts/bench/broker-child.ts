@@ -3,11 +3,11 @@
 // user allowed. Prints its port, serves until killed. Run with `node --import tsx`.
 import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Agent } from 'undici';
 import { BROKER_BODY_BYTES, brokerUpstreamTimeoutMs } from '../../src/base/limits.js';
 import { admit } from '../../src/broker/allow.js';
 import { accountCache, socketPeerUid } from '../../src/broker/machine.js';
 import { createBrokerServer } from '../../src/broker/server.js';
+import { brokerUpstream } from '../../src/broker/upstream-connector.js';
 
 const [upstream, token] = process.argv.slice(2) as [string, string];
 const allow = { users: [os.userInfo().username], groups: [] };
@@ -35,7 +35,12 @@ const server = createBrokerServer({
   credentials: new Map([['CONTEXT_API_TOKEN', token]]),
   peerUid: socketPeerUid,
   admit: (uid) => admit(uid, allow, cache.withUid(uid)),
-  upstream: new Agent(),
+  // As deployed: the same dispatcher, owner check included (no proxy variables here).
+  upstream: brokerUpstream({}, undefined, (socket) => ({
+    ownerUid: socketPeerUid(socket),
+    brokerUid: process.getuid!(),
+    unprivilegedPortStart: 1024,
+  })),
   // As deployed: one audit line per request on stdout (the bench reads and drops them).
   audit: (line) => process.stdout.write(line),
   now: () => performance.now(),

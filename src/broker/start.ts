@@ -2,7 +2,6 @@
 // credentials; bind every listener (as root: ports below 1024); become the broker's user; serve until
 // asked to stop. Everything that touches the machine comes in through `BrokerMachine`.
 import * as tls from 'node:tls';
-import { EnvHttpProxyAgent } from 'undici';
 import { BROKER_MODEL_IDLE_MS } from '../base/limits.js';
 import { UNPRIVILEGED_PORT_START_FILE } from '../host/proc-net.js';
 import { show } from '../policy/quote.js';
@@ -17,7 +16,7 @@ import {
 import type { AccountCache } from './machine.js';
 import { dropPrivileges, type IdentityOps, startMode } from './privileges.js';
 import { type BrokerServer, createBrokerServer } from './server.js';
-import { ownerCheckedConnector } from './upstream-connector.js';
+import { brokerUpstream } from './upstream-connector.js';
 
 export interface BrokerMachine {
   fs: LoadFs;
@@ -83,27 +82,12 @@ export async function startBroker(dir: string, machine: BrokerMachine): Promise<
       throw new BrokerStartError([`cannot read the private CA file ${show(config.extraCaCertificates)}`]);
     }
   }
-  const env = machine.env;
-  // The broker's own environment decides its upstream proxy (the unit's Environment=), with the
-  // standard variables and undici's NO_PROXY rules: developers' variables never reach it.
   const portStart = Number.parseInt(readText(machine.fs, UNPRIVILEGED_PORT_START_FILE), 10);
-  // Every upstream connection: a loopback port held by anyone but root or the broker gets no credential.
-  const connect = ownerCheckedConnector(ca === undefined ? {} : { ca }, (socket) => ({
+  const upstream = brokerUpstream(machine.env, ca, (socket) => ({
     ownerUid: machine.peerUid(socket),
     brokerUid: account.uid,
     unprivilegedPortStart: Number.isFinite(portStart) ? portStart : undefined,
   }));
-  const upstream = new EnvHttpProxyAgent({
-    ...((env['HTTP_PROXY'] ?? env['http_proxy'])
-      ? { httpProxy: env['HTTP_PROXY'] ?? env['http_proxy'] }
-      : {}),
-    ...((env['HTTPS_PROXY'] ?? env['https_proxy'])
-      ? { httpsProxy: env['HTTPS_PROXY'] ?? env['https_proxy'] }
-      : {}),
-    ...((env['NO_PROXY'] ?? env['no_proxy']) ? { noProxy: env['NO_PROXY'] ?? env['no_proxy'] } : {}),
-    connect,
-    ...(ca === undefined ? {} : { requestTls: { ca } }),
-  });
   const server = createBrokerServer({
     config,
     credentials,

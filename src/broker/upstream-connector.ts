@@ -1,8 +1,8 @@
-// undici's connector for the broker's upstreams, with the owner check of upstream-owner.ts between
-// the connection and its first byte: a connection the check refuses is destroyed before the request
+// The broker's upstream dispatcher: undici, with the owner check of upstream-owner.ts between each
+// new connection and its first byte: a connection the check refuses is destroyed before the request
 // (and its credential) is written, and the request fails with UntrustedUpstreamError.
 import type * as net from 'node:net';
-import { buildConnector } from 'undici';
+import { buildConnector, EnvHttpProxyAgent } from 'undici';
 import { type OwnerFacts, upstreamOwnerProblem } from './upstream-owner.js';
 
 /** How long a connection whose upstream end has no row yet waits before it is looked up again. */
@@ -12,7 +12,7 @@ export class UntrustedUpstreamError extends Error {
   readonly code = 'QM_UNTRUSTED_UPSTREAM';
 }
 
-export function ownerCheckedConnector(
+function ownerCheckedConnector(
   options: buildConnector.BuildOptions,
   facts: (socket: net.Socket) => OwnerFacts,
 ): buildConnector.connector {
@@ -39,4 +39,27 @@ export function ownerCheckedConnector(
       else finish(problem);
     });
   };
+}
+
+/**
+ * The dispatcher the broker sends through. Its own environment (the unit's `Environment=`) decides
+ * the upstream proxy, with the standard variables and undici's NO_PROXY rules: developers' variables
+ * never reach it. `ca` replaces Node's roots (pass them too to keep them).
+ */
+export function brokerUpstream(
+  env: Readonly<Record<string, string | undefined>>,
+  ca: string[] | undefined,
+  facts: (socket: net.Socket) => OwnerFacts,
+): EnvHttpProxyAgent {
+  const httpProxy = env['HTTP_PROXY'] ?? env['http_proxy'];
+  const httpsProxy = env['HTTPS_PROXY'] ?? env['https_proxy'];
+  const noProxy = env['NO_PROXY'] ?? env['no_proxy'];
+  return new EnvHttpProxyAgent({
+    ...(httpProxy ? { httpProxy } : {}),
+    ...(httpsProxy ? { httpsProxy } : {}),
+    ...(noProxy ? { noProxy } : {}),
+    // Every upstream connection: a loopback port held by anyone but root or the broker gets no credential.
+    connect: ownerCheckedConnector(ca === undefined ? {} : { ca }, facts),
+    ...(ca === undefined ? {} : { requestTls: { ca } }),
+  });
 }

@@ -13,7 +13,7 @@ import { type Loopback, listenOnLoopback } from '../../../scripts/shared/loopbac
 import type { AuditRecord } from '../../../src/broker/audit.js';
 import { socketPeerUid } from '../../../src/broker/machine.js';
 import { createBrokerServer } from '../../../src/broker/server.js';
-import { ownerCheckedConnector, UntrustedUpstreamError } from '../../../src/broker/upstream-connector.js';
+import { brokerUpstream, UntrustedUpstreamError } from '../../../src/broker/upstream-connector.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../e2e/harness/users.js';
 import { requestAs } from '../../fixtures/broker.js';
 
@@ -38,14 +38,13 @@ let devPort: number;
 const devSaw: string[] = [];
 let rootUpstream: Loopback;
 
-function ownerChecked(): Agent {
-  return new Agent({
-    connect: ownerCheckedConnector({}, (socket) => ({
-      ownerUid: socketPeerUid(socket),
-      brokerUid: BROKER_UID,
-      unprivilegedPortStart: 1024,
-    })),
-  });
+/** The broker's own dispatcher (no proxy variables), owner check included. */
+function ownerChecked(): Dispatcher {
+  return brokerUpstream({}, undefined, (socket) => ({
+    ownerUid: socketPeerUid(socket),
+    brokerUid: BROKER_UID,
+    unprivilegedPortStart: 1024,
+  }));
 }
 
 async function search(agent: Dispatcher, port: number): Promise<number> {
