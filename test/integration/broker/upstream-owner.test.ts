@@ -20,7 +20,8 @@ import { requestAs } from '../../fixtures/broker.js';
 const TOKEN = 'ctx-real-token-owner-4b7e';
 const BROKER_UID = 4_000_123;
 
-// A provider stand-in run as the developer: prints its port, then the Authorization of each request.
+// A provider stand-in run as the developer: prints its port, then the Authorization of each request
+// and, for each connection that closes, how many bytes it had received.
 const DEVELOPER_LISTENER = `
 const http = require('node:http');
 const server = http.createServer((req, res) => {
@@ -28,6 +29,8 @@ const server = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => res.end('{"items":[]}'));
 });
+server.on('connection', (socket) =>
+  socket.on('close', () => process.stdout.write(JSON.stringify({ closedAfterBytes: socket.bytesRead }) + '\\n')));
 server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
 `;
 
@@ -35,7 +38,7 @@ let root: string;
 let dev: TestUser;
 let devListener: ChildProcess;
 let devPort: number;
-const devSaw: string[] = [];
+const devSaw: Array<{ authorization?: string | null; closedAfterBytes?: number }> = [];
 let rootUpstream: Loopback;
 
 /** The broker's own dispatcher (no proxy variables), owner check included. */
@@ -45,6 +48,14 @@ function ownerChecked(): Dispatcher {
     brokerUid: BROKER_UID,
     unprivilegedPortStart: 1024,
   }));
+}
+
+async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 async function search(agent: Dispatcher, port: number): Promise<number> {
@@ -78,7 +89,7 @@ beforeAll(async () => {
       buffered = lines.pop()!;
       for (const line of lines) {
         if (/^\d+$/.test(line)) resolve(Number(line));
-        else devSaw.push(line);
+        else devSaw.push(JSON.parse(line));
       }
     });
     devListener.once('exit', (code) => reject(new Error(`developer listener exited ${code}`)));
@@ -103,7 +114,9 @@ describe('a loopback upstream held by a developer gets no credential', () => {
     const agent = new Agent();
     expect(await search(agent, devPort)).toBe(200);
     await agent.close();
-    expect(devSaw.map((line) => JSON.parse(line))).toContainEqual({ authorization: `Bearer ${TOKEN}` });
+    expect(devSaw).toContainEqual({ authorization: `Bearer ${TOKEN}` });
+    // Its connection, closed with the agent, is reported before the next row counts lines.
+    await waitFor(() => devSaw.some((line) => (line.closedAfterBytes ?? 0) > 0));
   });
 
   it('with the check, the connection is closed before the request is written', async () => {
@@ -115,9 +128,9 @@ describe('a loopback upstream held by a developer gets no credential', () => {
     expect((error as Error).message).toBe(
       `the upstream's loopback port ${devPort} is held by uid ${dev.uid}, not root or the broker's user: no credential is sent there (have the upstream listen on a port below 1024, which only root can bind, or run it as root)`,
     );
-    // Give a request that was written time to arrive: none was.
-    await new Promise((r) => setTimeout(r, 200));
-    expect(devSaw.length).toBe(seenBefore);
+    // The developer's listener saw the connection close, and nothing on it.
+    await waitFor(() => devSaw.slice(seenBefore).some((line) => line.closedAfterBytes !== undefined));
+    expect(devSaw.slice(seenBefore)).toEqual([{ closedAfterBytes: 0 }]);
   });
 
   it("root's upstream on an unprivileged port is reached as before", async () => {
@@ -174,6 +187,7 @@ describe('a loopback upstream held by a developer gets no credential', () => {
     }
     expect(audit.at(-1)).toMatchObject({ decision: 'failed', status: 502 });
     expect(audit.at(-1)!.reason).toContain(`held by uid ${dev.uid}`);
-    expect(devSaw.length).toBe(seenBefore);
+    await waitFor(() => devSaw.slice(seenBefore).some((line) => line.closedAfterBytes !== undefined));
+    expect(devSaw.slice(seenBefore)).toEqual([{ closedAfterBytes: 0 }]);
   });
 });
