@@ -282,10 +282,16 @@ export function judgeContextFiles(input: ContextInput): void {
     },
     path,
   });
-  const visited = new Set<string>();
+  // Qwen follows a file again on every branch that names it (its "seen" set is per branch and keyed
+  // by the name), resolving its imports from the name's directory: so is it here, by name, root and
+  // origin. A file already followed as shallow or shallower saw everything this visit could.
+  const followedAt = new Map<string, number>();
   const follow = (judged: JudgedFile, depth: number, projectRoot: string, fromRepository: boolean): void => {
-    if (visited.has(judged.real) || depth >= IMPORT_MAX_DEPTH) return;
-    visited.add(judged.real);
+    if (depth >= IMPORT_MAX_DEPTH) return;
+    const key = `${judged.file}\0${projectRoot}\0${fromRepository}`;
+    const seenAt = followedAt.get(key);
+    if (seenAt !== undefined && seenAt <= depth) return;
+    followedAt.set(key, depth);
     const text = paths.read(judged);
     if (text === undefined) return;
     for (const importPath of findImports(text)) {

@@ -397,6 +397,35 @@ describe('launch-qwen: every repository path judged as Qwen will open it, from w
         `<repo>/docs/ai.md: @notes.md: it leads to /proc/self/environ (<repo>/docs/notes.md -> /proc/self/environ), ${ENVIRON}; ${FIX_LINK}`,
       ],
     ],
+    // Qwen reads a file again on every branch of imports that names it (its seen set is per branch):
+    // a launcher that followed each file once missed both of these (the model got every credential).
+    [
+      'an import reached deep first: followed again where it is shallow (depth 4 first, then 1)',
+      {
+        repo: {
+          'QWEN.md': 'See @a1.md and @x.md\n',
+          'a1.md': '@a2.md\n',
+          'a2.md': '@a3.md\n',
+          'a3.md': '@x.md\n',
+          'x.md': '@y.md\n',
+          'y.md': '@z.md\n',
+        },
+        links: { 'z.md': '/proc/self/environ' },
+      },
+      [
+        `<repo>/y.md: @z.md: it leads to /proc/self/environ (<repo>/z.md -> /proc/self/environ), ${ENVIRON}; ${FIX_LINK}`,
+      ],
+    ],
+    [
+      'one file under two names: its imports resolved from each name’s directory',
+      {
+        repo: { 'QWEN.md': '@sub1/a.md @sub2/a.md\n', 'sub1/a.md': 'Read @q.md\n', 'sub1/q.md': 'fine\n' },
+        links: { 'sub2/a.md': '../sub1/a.md', 'sub2/q.md': '/proc/self/environ' },
+      },
+      [
+        `<repo>/sub2/a.md: @q.md: it leads to /proc/self/environ (<repo>/sub2/q.md -> /proc/self/environ), ${ENVIRON}; ${FIX_LINK}`,
+      ],
+    ],
     [
       '.qwen as a link to a directory outside the repository',
       { home: { 'evil-qwen/settings.json': '{}' }, links: { '.qwen': '<home>/evil-qwen' } },
