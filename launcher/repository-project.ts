@@ -8,6 +8,7 @@ import { pathProblem } from '../src/policy/repository-path.js';
 import { builtinCommandNames, COMMANDS_DIR, commandName, decodeTomlStrings } from '../src/qwen/commands.js';
 import { QWEN_DIR } from '../src/qwen/env-files.js';
 import { qwenSettingsFacts } from '../src/qwen/settings-facts.js';
+import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject } from '../src/text/json.js';
 import { parseJsonc } from '../src/text/jsonc.js';
 import type { ProjectInput } from './repository.js';
@@ -70,6 +71,7 @@ export function inspectProject(input: ProjectInput): Refusal[] {
             file,
             system: input.systemSettings(),
             facts,
+            settingsVersion: pinnedQwenFacts(input.qwenVersion).settingsVersion,
           }),
         );
       }

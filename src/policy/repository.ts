@@ -113,6 +113,8 @@ export interface WorkspaceSettingsContext extends EnvRuleContext {
   system: JsonObject;
   /** The pinned Qwen version's settings keys. */
   facts: Readonly<Record<string, SettingFact>>;
+  /** The settings format the pinned Qwen writes (`$version`); a file in any other is migrated. */
+  settingsVersion: number;
   policy?: RepositoryPolicy['workspaceSettings'];
 }
 
@@ -156,6 +158,10 @@ export function decideWorkspaceSettings(settings: unknown, context: WorkspaceSet
     });
   };
   if (!isPlainObject(settings)) return refused;
+  // Qwen migrates a file whose `$version` is not its own (or absent) when it loads it, and its
+  // migrations turn old-format keys into current ones (allowedTools into an allow rule, measured on
+  // 0.24.4): only in a file of its own format is a key it does not know ignored.
+  const migrated = settings['$version'] !== context.settingsVersion;
 
   const visit = (object: JsonObject, prefix: string): void => {
     for (const key of Object.keys(object)) {
@@ -189,8 +195,18 @@ export function decideWorkspaceSettings(settings: unknown, context: WorkspaceSet
         continue;
       }
       const fact = context.facts[path];
-      // Qwen ignores keys its schema does not know (measured), so they change nothing.
-      if (fact === undefined) continue;
+      if (fact === undefined) {
+        // Qwen ignores keys its schema does not know (measured) — once the file is in its format.
+        if (migrated && path !== '$version') {
+          refused.push({
+            file: context.file,
+            key: path,
+            why: `Qwen migrates a settings file whose "$version" is not ${context.settingsVersion}, and turns old-format keys into current ones (allowedTools, coreTools and allowMCPServers into approval and MCP rules)`,
+            fix: `remove ${path} from the file, or write it in the current format with "$version": ${context.settingsVersion}, where Qwen ignores keys it does not know`,
+          });
+        }
+        continue;
+      }
       if (fact.merge !== undefined) {
         refuse(
           path,

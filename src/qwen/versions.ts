@@ -34,6 +34,11 @@ export interface ModelClientFact {
 interface VersionEntry {
   /** The policies/qwen/<dir>/settings.json this version's settings keys are in. */
   settings: string;
+  /**
+   * The settings format this version writes (`$version`, measured: SETTINGS_VERSION in its bundle). A
+   * file with any other `$version`, or none, is migrated when Qwen loads it, old-format keys included.
+   */
+  settingsVersion: number;
   /** `advanced.excludedEnvVars` when no settings scope sets it; setting it replaces this list. */
   defaultExcludedEnvVars: readonly string[];
   hookTimeoutUnit: HookTimeoutUnit;

@@ -306,7 +306,8 @@ describe('launch-qwen: the repository and home env files Qwen would load', () =>
   ])('judges workspace settings by the pinned Qwen package (%s)', async (qwenVersion, exit, shown) => {
     const c = fixture({
       qwenVersion,
-      repo: { '.qwen/settings.json': '{"tools":{"workflowNameOnly":true}}' },
+      // In the current format ("$version": 4): a file Qwen migrates refuses every key it does not know.
+      repo: { '.qwen/settings.json': '{"$version":4,"tools":{"workflowNameOnly":true}}' },
     });
     const { code, output } = await launch(c);
     expect(code).toBe(exit);

@@ -87,6 +87,7 @@ describe('decideWorkspaceSettings', () => {
       file: '/repo/.qwen/settings.json',
       system,
       facts: SETTINGS,
+      settingsVersion: 4,
     }).map((r) => r.key);
 
   // [title, workspace settings, refused keys]
@@ -115,7 +116,21 @@ describe('decideWorkspaceSettings', () => {
       },
       [],
     ],
-    ['keys Qwen does not know', { notAQwenKey: { hooks: 1 } }, []],
+    ['keys Qwen does not know, in a file of its format', { $version: 4, notAQwenKey: { hooks: 1 } }, []],
+    // Qwen 0.24.4 migrated {"allowedTools":["run_shell_command"]} into permissions.allow and ran every
+    // shell command without asking; the rows above and below differ only in "$version".
+    [
+      'old-format keys in a file Qwen migrates (no "$version")',
+      { allowedTools: ['run_shell_command'], coreTools: ['x'], allowMCPServers: ['evil'] },
+      ['allowedTools', 'coreTools', 'allowMCPServers'],
+    ],
+    ['… or an older "$version"', { $version: 3, allowedTools: ['run_shell_command'] }, ['allowedTools']],
+    ['… or a newer one (Qwen migrates down)', { $version: 5, notAQwenKey: 1 }, ['notAQwenKey']],
+    [
+      'negative control: the same keys in a file of the current format (Qwen ignores them)',
+      { $version: 4, allowedTools: ['run_shell_command'], coreTools: ['x'], allowMCPServers: ['evil'] },
+      [],
+    ],
     [
       'MCP servers (mcp.allowed lists only the managed one)',
       { mcpServers: { evil: { command: '/bin/sh' } } },

@@ -73,8 +73,10 @@ describe('supported Qwen versions', () => {
         'qwenHomeSeed',
         'ripgrep',
         'settings',
+        'settingsVersion',
       ].sort(),
     );
+    expect(Number.isInteger(entry.settingsVersion) && (entry.settingsVersion as number) >= 1).toBe(true);
     // The model clients the credential broker fronts: each names its key and base-URL variables, the
     // header the key travels in, and at least one request (paths relative to the base URL's path).
     for (const client of Object.values(entry.modelClients as Record<string, Record<string, unknown>>)) {
