@@ -202,11 +202,7 @@ async function prepareQwenLaunch(input: LaunchInput & { kind: ProfileKind }): Pr
   });
   const defaults =
     purpose === 'launch'
-      ? launchDefaultsSettings(
-          adminFile('QWEN_CODE_SYSTEM_DEFAULTS_PATH'),
-          repository.excluded,
-          facts.defaultExcludedEnvVars,
-        )
+      ? launchDefaultsSettings(adminFile('QWEN_CODE_SYSTEM_DEFAULTS_PATH'), repository.excluded, facts)
       : undefined;
   return {
     host: 'qwen',

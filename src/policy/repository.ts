@@ -253,9 +253,14 @@ export function refusalLine(refusal: Refusal): string {
 export function launchDefaultsSettings(
   adminDefaults: JsonObject,
   excluded: readonly string[],
-  qwenDefaults: readonly string[],
+  qwen: { defaultExcludedEnvVars: readonly string[]; settingsVersion: number },
 ): JsonObject {
   const advanced = isPlainObject(adminDefaults.advanced) ? adminDefaults.advanced : {};
-  const names = [...new Set([...qwenDefaults, ...excluded])];
-  return { ...adminDefaults, $version: 4, advanced: { ...advanced, excludedEnvVars: names } };
+  const names = [...new Set([...qwen.defaultExcludedEnvVars, ...excluded])];
+  // In Qwen's own format, so it never migrates (and rewrites) the layer.
+  return {
+    ...adminDefaults,
+    $version: qwen.settingsVersion,
+    advanced: { ...advanced, excludedEnvVars: names },
+  };
 }

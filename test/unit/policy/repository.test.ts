@@ -231,11 +231,10 @@ describe('project agents', () => {
 describe('launchDefaultsSettings', () => {
   it("keeps the admin's defaults and Qwen's default exclusions, then the names kept out", () => {
     expect(
-      launchDefaultsSettings(
-        { $version: 4, ui: { theme: 'x' } },
-        ['DEBUG', 'SHELLOPTS'],
-        ['DEBUG', 'DEBUG_MODE'],
-      ),
+      launchDefaultsSettings({ ui: { theme: 'x' } }, ['DEBUG', 'SHELLOPTS'], {
+        defaultExcludedEnvVars: ['DEBUG', 'DEBUG_MODE'],
+        settingsVersion: 4,
+      }),
     ).toEqual({
       $version: 4,
       ui: { theme: 'x' },
