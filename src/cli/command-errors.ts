@@ -48,6 +48,10 @@ const FS_TEXT: Record<string, [string, string]> = {
   ENOSPC: ['no space left on device', 'free space, then run it again'],
   EDQUOT: ['disk quota exceeded', 'free space, then run it again'],
   ELOOP: ['too many symbolic links', 'check the path'],
+  ENAMETOOLONG: ['file name too long', 'use a shorter path'],
+  // A rename across file systems: the tree and its staging must share one.
+  EXDEV: ['cross-device link not permitted', 'keep the path on one file system (no mount point inside it)'],
+  EMLINK: ['too many links', 'free directory entries or choose another location'],
 };
 
 /**

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../../src/cli/command.js';
-import { InputError, UsageError } from '../../../src/cli/command-errors.js';
+import { fileSystemRefusal, InputError, UsageError } from '../../../src/cli/command-errors.js';
 import { renderCommand, writeRefusal } from '../../../src/cli/commands/render.js';
 import { rollbackCommand } from '../../../src/cli/commands/rollback.js';
 import { verifyCommand } from '../../../src/cli/commands/verify.js';
@@ -185,5 +185,37 @@ describe('file-system refusals while writing the tree are administrator mistakes
   it.each(['EIO', 'EBADF'])('%s stays an internal error (a real bug or a broken disk)', (code) => {
     expect(writeRefusal(errno(code), '/opt/qwen-managed', false)).toBeUndefined();
     expect(writeRefusal(new Error('no code'), '/opt/qwen-managed', false)).toBeUndefined();
+  });
+});
+
+describe('file-system refusals no lower layer explained: exit 1, one line naming the path and the fix', () => {
+  const errno = (code: string) =>
+    Object.assign(new Error(code), { code, path: '/opt/qwen-managed/x', syscall: 'rename' });
+  it.each([
+    ['ENAMETOOLONG', 'file name too long', 'use a shorter path'],
+    ['EXDEV', 'cross-device link not permitted', 'keep the path on one file system'],
+    ['EMLINK', 'too many links', 'free directory entries or choose another location'],
+  ])('%s', (code, text, fix) => {
+    const refusal = fileSystemRefusal('render', errno(code));
+    expect(refusal).toBeInstanceOf(InputError);
+    expect(refusal?.message).toMatch(
+      new RegExp(`^render: cannot rename /opt/qwen-managed/x \\(${code}: ${text}\\)\\. Fix: ${fix}`),
+    );
+  });
+
+  // Negative control (by hand): without ENAMETOOLONG in FS_TEXT this printed
+  // "qwen-managed: internal error: ENAMETOOLONG: name too long, mkdir …" and exited 70.
+  it('render into a 5000-character --out exits 1 naming the path, not "internal error"', async () => {
+    const { root, out, cli } = await setup();
+    const deployment = path.join(REPO, 'examples', 'deployments', 'on-demand.json');
+    const long = 'a'.repeat(5000);
+    expect(await cli(['render', '--deployment', deployment, '--out', long])).toBe(1);
+    const lines = out.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^qwen-managed: render: cannot \w+ \/.*a{5000}.* \(ENAMETOOLONG: file name too long\)\. Fix: use a shorter path$/,
+    );
+    expect(lines[0]).toContain(path.join(root, long));
+    expect(await fs.readdir(root)).toEqual(['runtime']);
   });
 });
