@@ -38,9 +38,29 @@ function alive(pid: number): boolean {
   }
 }
 
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/**
+ * The holder a lock file names, or undefined when its text is not one (empty, `null`, `{}`, a pid
+ * that is no pid): read like an empty lock, so it is abandoned after the grace period.
+ */
+export function parseLock(text: string): LockContent | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { pid, host, nonce, startedAt } = value as Record<string, unknown>;
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  if (!isText(host) || !isText(nonce) || !isText(startedAt)) return undefined;
+  return { pid, host, nonce, startedAt };
+}
+
 async function readLock(file: string): Promise<LockContent | undefined> {
   try {
-    return JSON.parse(await fs.readFile(file, 'utf8')) as LockContent;
+    return parseLock(await fs.readFile(file, 'utf8'));
   } catch {
     return undefined;
   }
@@ -50,7 +70,7 @@ async function readLock(file: string): Promise<LockContent | undefined> {
 const UNREADABLE_GRACE_MS = 200;
 
 /**
- * The holder, or `abandoned` for a lock that is still unreadable after the grace period: creating
+ * The holder, or `abandoned` for a lock that is still unreadable (or not a lock) after the grace period: creating
  * the file and writing its content are two steps, and a writer killed between them leaves it empty.
  */
 async function readLockSettled(file: string): Promise<LockContent | 'abandoned' | undefined> {

@@ -7,7 +7,7 @@ import { sha256Hex } from '../../../src/base/hash.js';
 import { installManifestSchema } from '../../../src/contracts/install-manifest-schema.js';
 import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
-import { acquireInstallLock, LOCK_FILE, LockedError } from '../../../src/deploy/render/lock.js';
+import { acquireInstallLock, LOCK_FILE, LockedError, parseLock } from '../../../src/deploy/render/lock.js';
 import { RenderError, type RenderedInstall, renderInstall } from '../../../src/deploy/render/render.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { rollbackInstall } from '../../../src/deploy/rollback/install.js';
@@ -447,6 +447,30 @@ describe('writeInstall', () => {
     await fs.writeFile(path.join(dir, LOCK_FILE), '');
     await writeInstall(dir, render(await allProfiles(), { previous: await previousOf(dir) }), { now: LATER });
     await expect(fs.stat(path.join(dir, LOCK_FILE))).rejects.toThrow();
+  });
+
+  // Negative control (by hand): with readLock's bare `JSON.parse(...) as LockContent`, `null` failed
+  // with "Cannot read properties of null (reading 'host')" (internal error, exit 70) and `{}` refused
+  // with "pid undefined on undefined".
+  it.each([
+    ['null', 'null'],
+    ['an empty object', '{}'],
+    ['an array', '[]'],
+    ['a string', '"locked"'],
+    ['a pid that is text', JSON.stringify({ pid: '1', host: 'h', nonce: 'n', startedAt: NOW })],
+    ['pid 0', JSON.stringify({ pid: 0, host: 'h', nonce: 'n', startedAt: NOW })],
+    ['no host', JSON.stringify({ pid: 1, nonce: 'n', startedAt: NOW })],
+  ])('takes over a lock holding %s (not a lock: read like an empty one)', async (_, content) => {
+    expect(parseLock(content)).toBeUndefined();
+    const dir = await renderToDir(await allProfiles());
+    await fs.writeFile(path.join(dir, LOCK_FILE), content);
+    await writeInstall(dir, render(await allProfiles(), { previous: await previousOf(dir) }), { now: LATER });
+    await expect(fs.stat(path.join(dir, LOCK_FILE))).rejects.toThrow();
+  });
+
+  it('parseLock reads exactly the four fields a writer writes', () => {
+    const lock = { pid: 42, host: 'build-1', nonce: 'ab12', startedAt: NOW };
+    expect(parseLock(`${JSON.stringify({ ...lock, extra: true })}\n`)).toEqual(lock);
   });
 
   it('still refuses while a live writer holds the lock, even one caught before it wrote the content', async () => {

@@ -131,6 +131,20 @@ describe('rollback of an install profile', () => {
     expect(await snapshotTree(dir)).toEqual(before);
   });
 
+  // Negative control (by hand): before parseLock, a `null` lock made this throw "Cannot read
+  // properties of null (reading 'host')" (internal error, exit 70).
+  it.each(['null', '{}', ''])(
+    '--dry-run reads a lock holding %j as no holder and writes nothing',
+    async (lock) => {
+      const dir = await renderToDir(await allProfiles());
+      await fs.writeFile(path.join(dir, '.qwen-managed.lock'), lock);
+      const before = await snapshotTree(dir);
+      const outcome = await rollbackInstall({ dir, kind: 'auto-recall', dryRun: true, now: LATER });
+      expect(outcome.written).toBe(false);
+      expect(await snapshotTree(dir)).toEqual(before);
+    },
+  );
+
   it.each([
     [
       'a profile that is not deployed',
