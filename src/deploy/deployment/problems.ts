@@ -22,6 +22,34 @@ export interface Problem {
   fix: string;
 }
 
+/** What a problem shows in place of a value that may be a secret (the convention of broker.ts). */
+export const REDACTED = '<set>';
+
+const SECRET_NAME = /api.?key|token|secret|password/i;
+
+/**
+ * Whether the value at `keyPath` may be a secret: anything under `settings.security.auth` (a typo
+ * such as `apikey` included) or `settings.env`, and any key named like a key, token or password —
+ * but not a `credentials` entry's name nor an `…Env` key: those hold variable names and file paths.
+ */
+export function isSecretPath(keyPath: readonly PropertyKey[]): boolean {
+  const keys = keyPath.map((k) => (typeof k === 'number' ? '' : String(k)));
+  if (keys[0] === 'settings' && keys[1] === 'env' && keys.length > 2) return true;
+  if (keys[0] === 'settings' && keys[1] === 'security' && keys[2] === 'auth') return true;
+  return keys.some(
+    (k, i) => !(i === 1 && keys[0] === 'credentials') && !k.endsWith('Env') && SECRET_NAME.test(k),
+  );
+}
+
+/** `value` with every secret-looking part replaced by REDACTED, so an object shown whole leaks nothing. */
+export function redactValue(keyPath: readonly PropertyKey[], value: unknown): unknown {
+  if (isSecretPath(keyPath)) return REDACTED;
+  if (Array.isArray(value)) return value.map((item, i) => redactValue([...keyPath, i], item));
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue([...keyPath, k], v)]));
+  return value;
+}
+
 export function problem(
   keyPath: readonly PropertyKey[],
   value: unknown,
@@ -29,7 +57,8 @@ export function problem(
   fix: string,
 ): Problem {
   const out: Problem = { key: formatPath(keyPath), message, fix };
-  if (value !== undefined) out.value = showValue(value);
+  // Every problem is redacted here, in one place: the caller's value may be a typo'd key's secret.
+  if (value !== undefined) out.value = showValue(redactValue(keyPath, value));
   return out;
 }
 

@@ -340,6 +340,14 @@ describe('what render refuses with a broker', () => {
       /^settings\.security\.auth\.apiKey = "<set>": puts a key into the system settings every developer can read/,
     ],
     [
+      // Negative control (by hand): before problem() redacted, this printed ["sk-LEAK-arr"] in clear.
+      'an apiKey of the wrong type in settings: its value is not printed',
+      (d) => {
+        d.settings.security.auth.apiKey = ['sk-LEAK-arr'];
+      },
+      /^settings\.security\.auth\.apiKey = "<set>": /,
+    ],
+    [
       'the model key also inherited from the environment',
       (d) => {
         d.environment.inherit.push('OPENAI_BASE_URL');
@@ -413,6 +421,7 @@ describe('what render refuses with a broker', () => {
     ],
   ])('%s', (_name, edit, expected) => {
     const found = problems(edit);
+    expect(found.join('\n')).not.toContain('sk-LEAK');
     expect(
       found.some((line) => expected.test(line)),
       found.join('\n'),

@@ -7,7 +7,12 @@ import {
   parseDeploymentText,
   parseDeploymentValue,
 } from '../../../src/deploy/deployment/parse.js';
-import { DeploymentInvalid, formatProblem, type Problem } from '../../../src/deploy/deployment/problems.js';
+import {
+  DeploymentInvalid,
+  formatProblem,
+  isSecretPath,
+  type Problem,
+} from '../../../src/deploy/deployment/problems.js';
 import { allProfilesRaw, EXAMPLES, example, exampleText, REPO, render } from './fixtures.js';
 
 async function problemsOf(mutate: (d: any) => void): Promise<Problem[]> {
@@ -563,6 +568,59 @@ describe('deployment.json: refusals name the key, the bad value and the fix', ()
   });
 });
 
+describe('deployment.json: a refusal never prints a value that may be a secret', () => {
+  // Negative control (by hand): with problem() calling showValue(value) unredacted, every row
+  // printed its "sk-LEAK-…" value (e.g. `settings.security.auth.apikey = "sk-LEAK-typo-1234"`).
+  it.each([
+    [
+      'a typo of apiKey under security.auth',
+      (d: any) => (d.settings.security = { auth: { selectedType: 'openai', apikey: 'sk-LEAK-typo-1234' } }),
+      'settings.security.auth.apikey = "<set>": is not a Qwen Code',
+    ],
+    [
+      'a key of the wrong type under security.auth',
+      (d: any) => (d.settings.security = { auth: { selectedType: 'openai', apiKey: ['sk-LEAK-arr'] } }),
+      'settings.security.auth.apiKey = "<set>": ',
+    ],
+    [
+      'a secret-named key in a misspelt object, shown whole',
+      (d: any) => (d.settings.securty = { auth: { apiKey: 'sk-LEAK-nested' } }),
+      'settings.securty = {"auth":{"apiKey":"<set>"}}: is not a Qwen Code',
+    ],
+    [
+      'a value under settings.env',
+      (d: any) => (d.settings.env = { NODE_EXTRA_CA_CERTS: 'sk-LEAK-env' }),
+      'settings.env.NODE_EXTRA_CA_CERTS = "<set>": is forbidden',
+    ],
+    [
+      'a password-named key in a provider block',
+      (d: any) => (d.profiles['on-demand'].provider.password = 'sk-LEAK-pw'),
+      'profiles.on-demand.provider.password = "<set>": is not a key',
+    ],
+  ])('%s', async (_name, mutate, shown) => {
+    const lines = (await problemsOf(mutate)).map(formatProblem);
+    expect(lines.join('\n')).not.toContain('sk-LEAK');
+    expect(
+      lines.some((line) => line.startsWith(shown)),
+      lines.join('\n'),
+    ).toBe(true);
+  });
+
+  it.each([
+    [['settings', 'security', 'auth', 'selectedType'], true],
+    [['settings', 'env', 'HTTP_PROXY'], true],
+    [['settings', 'tools', 'githubToken'], true],
+    [['environment', 'set', 'DB_PASSWORD'], true],
+    [['settings', 'model', 'name'], false],
+    // Variable names and file references, not secrets: shown so the administrator can fix them.
+    [['credentials', 'OPENAI_API_KEY'], false],
+    [['credentials', 'OPENAI_API_KEY', 'file'], false],
+    [['profiles', 'write', 'provider', 'apiKeyEnv'], false],
+  ])('isSecretPath(%j) is %s', (keyPath, secret) => {
+    expect(isSecretPath(keyPath)).toBe(secret);
+  });
+});
+
 describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE_EXTRA_CA_CERTS)', () => {
   const windows = async () => JSON.parse(await exampleText('windows'));
   /** Every problem of the deployment as the administrator reads it, or [] when it parses. */
@@ -702,7 +760,8 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
     const raw = await allProfilesRaw();
     raw.settings = { ...(raw.settings as object), env: { NODE_EXTRA_CA_CERTS: '/etc/ca.pem' } };
     expect(await formatted(raw)).toEqual([
-      'settings.env.NODE_EXTRA_CA_CERTS = "/etc/ca.pem": is forbidden by the environment policy (adds trusted certificate authorities: provider and model traffic could be intercepted). Fix: remove "NODE_EXTRA_CA_CERTS" and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}',
+      // Every settings.env value is shown redacted: the same key could hold OPENAI_API_KEY's value.
+      'settings.env.NODE_EXTRA_CA_CERTS = "<set>": is forbidden by the environment policy (adds trusted certificate authorities: provider and model traffic could be intercepted). Fix: remove "NODE_EXTRA_CA_CERTS" and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}',
     ]);
   });
 
