@@ -47,7 +47,32 @@ export class JsoncError extends AdminInputError {
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9A-Fa-f]{4}))*"/y;
+const HEX = /^[0-9A-Fa-f]{4}$/;
+const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
+
+/**
+ * The end (just past the closing quote) of the JSON string starting at `start`, or -1. A plain scan,
+ * not a regex: a `(a|b)*` regex backtracks once per character and overflows V8's stack on a
+ * multi-megabyte string.
+ */
+export function scanJsonString(text: string, start: number): number {
+  if (text[start] !== '"') return -1;
+  let i = start + 1;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22) return i + 1;
+    if (code < 0x20) return -1;
+    if (code === 0x5c) {
+      const next = text[i + 1];
+      if (next === 'u') {
+        if (!HEX.test(text.slice(i + 2, i + 6))) return -1;
+        i += 6;
+      } else if (next !== undefined && ESCAPES.has(next)) i += 2;
+      else return -1;
+    } else i++;
+  }
+  return -1;
+}
 
 export function parseJsonc(text: string): JsoncNode {
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -66,6 +91,13 @@ export function parseJsonc(text: string): JsoncNode {
         i = close + 2;
       } else return;
     }
+  };
+  const string = (): string | undefined => {
+    const end = scanJsonString(text, i);
+    if (end === -1) return undefined;
+    const raw = text.slice(i, end);
+    i = end;
+    return raw;
   };
   const token = (re: RegExp): string | undefined => {
     re.lastIndex = i;
@@ -86,7 +118,7 @@ export function parseJsonc(text: string): JsoncNode {
         skip();
         if (text[i] === '}') break;
         const keyStart = i;
-        const key = token(STRING);
+        const key = string();
         if (key === undefined) fail('expected a property name');
         skip();
         if (text[i] !== ':') fail('expected ":"');
@@ -123,7 +155,7 @@ export function parseJsonc(text: string): JsoncNode {
       return { kind: 'array', start, end: i, elements, value: elements.map((e) => e.value) };
     }
     if (c === '"') {
-      const raw = token(STRING);
+      const raw = string();
       if (raw === undefined) fail('invalid string');
       return { kind: 'scalar', start, end: i, value: JSON.parse(raw!) as string };
     }

@@ -28,6 +28,50 @@ describe('parseJsonc', () => {
   });
 });
 
+describe('parseJsonc strings ≡ JSON.parse (differential)', () => {
+  const accepts = (parse: (t: string) => unknown, text: string) => {
+    try {
+      return { ok: true, value: parse(text) };
+    } catch {
+      return { ok: false };
+    }
+  };
+  const jsonc = (t: string) => parseJsonc(t).value;
+
+  it('for random string bodies (escapes, control characters, lone surrogates) and JSON values', () => {
+    const body = fc.array(
+      fc.oneof(
+        fc.string({ unit: 'binary' }),
+        fc.constantFrom('\\', '\\"', '\\u00e9', '\\u12', '\\x', '\\n', '\n', '"', '\ud800'),
+      ),
+      { maxLength: 6 },
+    );
+    fc.assert(
+      fc.property(body, (parts) => {
+        const text = `"${parts.join('')}"`;
+        expect(accepts(jsonc, text)).toEqual(accepts(JSON.parse, text));
+        expect(accepts(jsonc, `{${text}: 1}`)).toEqual(accepts(JSON.parse, `{${text}: 1}`));
+      }),
+    );
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value);
+        expect(jsonc(text)).toEqual(JSON.parse(text));
+      }),
+    );
+  });
+
+  // Negative control (by hand): with the former `"(?:[^"\\…]|\\(…))*"` regex this threw RangeError
+  // "Maximum call stack size exceeded" (an internal error, exit 70, in render, verify and rollback).
+  it('reads a 10,000,000-character string value (a scan: no regex backtracking stack)', () => {
+    const long = 'x'.repeat(10_000_000);
+    const escaped = '\\n'.repeat(1_000_000);
+    const value = parseJsonc(`{"a": "${long}", "b": "${escaped}"}`).value as Record<string, string>;
+    expect(value.a!.length).toBe(10_000_000);
+    expect(value.b).toBe('\n'.repeat(1_000_000));
+  });
+});
+
 const autoRecall = (extra = '') =>
   `{"type": "command", "command": "exec '/n' '/r/auto-recall.js'", "timeout": 8000, "name": "external-context-auto-recall"${extra}}`;
 const foreign = `{"type": "command", "command": "echo hi", "name": "my-own-hook"}`;
