@@ -86,6 +86,35 @@ async function ensureDir(root: string, relDir: string): Promise<void> {
   }
 }
 
+/**
+ * Refuses, before anything is written, a symlink (or a file) where a target's directory belongs: the
+ * unchanged comparison would read through the link and retire it, and a write would leave the tree.
+ */
+async function assertRealDirs(root: string, rels: Iterable<string>): Promise<void> {
+  const checked = new Set<string>();
+  for (const rel of rels) {
+    const parts = path.posix
+      .dirname(rel)
+      .split('/')
+      .filter((p) => p !== '' && p !== '.');
+    for (let n = 1; n <= parts.length; n++) {
+      const relDir = parts.slice(0, n).join('/');
+      if (checked.has(relDir)) continue;
+      checked.add(relDir);
+      const current = path.join(root, relDir);
+      const stat = await fs.lstat(current).catch(() => undefined);
+      if (stat === undefined) break;
+      if (stat.isDirectory()) continue;
+      const found = stat.isSymbolicLink()
+        ? `a symlink to ${await fs.readlink(current).catch(() => '?')}`
+        : 'a file';
+      throw new WriterError(
+        `${current} must be a directory (found ${found}); nothing was changed. Fix: replace it with a real directory (move the link away; render writes the files)`,
+      );
+    }
+  }
+}
+
 async function backupPath(root: string, stamp: string): Promise<string> {
   for (let n = 0; ; n++) {
     const rel = `${BACKUPS_DIR}/${stamp}${n === 0 ? '' : `-${n}`}`;
@@ -110,12 +139,12 @@ export async function writeInstall(
       `${root} is not empty and has no ${MANIFEST_FILE}: render into an empty directory or an install`,
     );
   }
+  const targets = new Map(rendered.files);
+  targets.set(MANIFEST_FILE, { bytes: new TextEncoder().encode(rendered.manifestText), mode: FILE_MODE });
+  await assertRealDirs(root, targets.keys());
   for (const rel of present.filter((r) => path.posix.basename(r).includes(TEMP_MARKER))) {
     await fs.rm(path.join(root, rel), { force: true });
   }
-
-  const targets = new Map(rendered.files);
-  targets.set(MANIFEST_FILE, { bytes: new TextEncoder().encode(rendered.manifestText), mode: FILE_MODE });
   const result: WriteResult = { written: [], unchanged: [], retired: [] };
   const staged = new Map<string, { temp: string; existed: boolean }>();
 

@@ -418,10 +418,36 @@ describe('writeInstall', () => {
     await fs.rm(path.join(dir, 'profiles'), { recursive: true });
     await fs.symlink(elsewhere, path.join(dir, 'profiles'));
     await expect(writeInstall(dir, render(await allProfiles()), { now: NOW })).rejects.toThrow(
-      /must be a directory \(found a symlink\)/,
+      /must be a directory \(found a symlink to /,
     );
     expect(await fs.readdir(elsewhere)).toEqual([]);
   });
+
+  // Negative control (by hand): without assertRealDirs, render read the files through the link as
+  // unchanged, then retired the link itself to backups/ and exited 0 — the directory was gone.
+  it.each(['runtime', 'profiles/on-demand'])(
+    'refuses a symlinked %s holding the very same files, changing nothing',
+    async (rel) => {
+      const dir = await renderToDir(await allProfiles());
+      const real = path.join(await tempDir(), 'real');
+      await fs.cp(path.join(dir, rel), real, { recursive: true });
+      await fs.rm(path.join(dir, rel), { recursive: true });
+      await fs.symlink(real, path.join(dir, rel));
+      // Listed without following links (snapshotTree would read through the link).
+      const listing = async () => ({
+        entries: (await fs.readdir(dir, { recursive: true })).sort(),
+        manifest: await fs.readFile(path.join(dir, 'manifest.json'), 'utf8'),
+        real: await snapshotTree(real),
+      });
+      const before = await listing();
+      const again = render(await allProfiles(), { previous: await previousOf(dir) });
+      await expect(writeInstall(dir, again, { now: LATER })).rejects.toThrow(
+        `${path.join(dir, rel)} must be a directory (found a symlink to ${real}); nothing was changed`,
+      );
+      expect(await listing()).toEqual(before);
+      expect((await fs.lstat(path.join(dir, rel))).isSymbolicLink()).toBe(true);
+    },
+  );
 
   it('one writer at a time: a live lock holder makes a second render refuse; a dead one is taken over', async () => {
     const dir = await renderToDir(await allProfiles());
