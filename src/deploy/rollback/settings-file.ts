@@ -22,7 +22,23 @@ export interface SettingsRollbackOptions {
   now: string;
 }
 
+/**
+ * Refuses a symlink: replacing it by rename would turn the link into a regular file and leave the
+ * real file — the one Qwen reads through the link — with the managed hooks.
+ */
+async function refuseSymlink(file: string, flag: string): Promise<void> {
+  const stat = await fs.lstat(file).catch(() => undefined);
+  if (stat?.isSymbolicLink() !== true) return;
+  const target = await fs.realpath(file).catch(async () => fs.readlink(file));
+  throw new RollbackError(
+    `${file} is a symlink to ${target}; nothing was changed. Fix: pass the real file (${flag} ${target})`,
+  );
+}
+
 export async function rollbackSettingsFile(options: SettingsRollbackOptions): Promise<RollbackOutcome> {
+  await refuseSymlink(options.settings, '--settings');
+  if (options.restoreConfig !== undefined && options.config !== undefined)
+    await refuseSymlink(options.config, '--config');
   const before = await fs.readFile(options.settings, 'utf8').catch(() => undefined);
   if (before === undefined) throw new RollbackError(`cannot read the settings file ${options.settings}`);
   let edited: { text: string; removed: RemovedHook[] };

@@ -352,6 +352,44 @@ describe('rollback of a hand-made settings file (upstream-style QWEN_HOME/settin
     expect(outcome.backups.length).toBe(2);
   });
 
+  // Negative control (by hand): without refuseSymlink the rename replaced the link with a regular
+  // file and the real settings file (the one Qwen reads through the link) kept the managed hook.
+  it.each([false, true])(
+    'refuses a symlinked settings file, naming link and target (dry run: %s)',
+    async (dryRun) => {
+      const dir = await tempDir();
+      const real = path.join(dir, 'real-settings.json');
+      const link = path.join(dir, 'settings.json');
+      await fs.writeFile(real, UPSTREAM);
+      await fs.symlink(real, link);
+      await expect(rollbackSettingsFile({ settings: link, dryRun, now: LATER })).rejects.toThrow(
+        new RollbackError(
+          `${link} is a symlink to ${real}; nothing was changed. Fix: pass the real file (--settings ${real})`,
+        ),
+      );
+      expect(await fs.readlink(link)).toBe(real);
+      expect(await fs.readFile(real, 'utf8')).toBe(UPSTREAM);
+      expect((await fs.readdir(dir)).sort()).toEqual(['real-settings.json', 'settings.json']);
+    },
+  );
+
+  it('refuses a symlinked --config before writing anything', async () => {
+    const dir = await tempDir();
+    const settings = path.join(dir, 'settings.json');
+    const real = path.join(dir, 'real-config.json');
+    const config = path.join(dir, 'external-context.json');
+    const saved = path.join(dir, 'saved-v1.json');
+    await fs.writeFile(settings, UPSTREAM);
+    await fs.writeFile(real, '{}');
+    await fs.symlink(real, config);
+    await fs.writeFile(saved, SAVED_V1);
+    await expect(
+      rollbackSettingsFile({ settings, restoreConfig: saved, config, now: LATER }),
+    ).rejects.toThrow(`${config} is a symlink to ${real}; nothing was changed`);
+    expect(await fs.readFile(settings, 'utf8')).toBe(UPSTREAM);
+    expect(await fs.readFile(real, 'utf8')).toBe('{}');
+  });
+
   it('removes a chosen managed hook (--hooks) and refuses a file it cannot parse', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'settings.json');
