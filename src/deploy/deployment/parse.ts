@@ -8,7 +8,7 @@ import { type JsoncNode, parseJsonc } from '../../text/jsonc.js';
 import { canonicalJson, formatPath, getPath } from '../json.js';
 import { DeploymentInvalid, formatProblem, type Problem, problem, problemsFromIssues } from './problems.js';
 import { type Deployment, deploymentSchema } from './schema.js';
-import { settingsFactsProblems } from './settings.js';
+import { PROTOTYPE_KEYS, settingsFactsProblems } from './settings.js';
 import { validateDeployment } from './validate.js';
 
 export interface ParsedDeployment {
@@ -218,11 +218,33 @@ function under(key: string, prefix: string): boolean {
   return key === prefix || key.startsWith(`${prefix}.`) || key.startsWith(`${prefix}[`);
 }
 
+/** The name records whose keys become variables: zod assigns `__proto__` onto the prototype (lost). */
+const NAME_RECORDS: readonly (readonly string[])[] = [['credentials'], ['environment', 'set']];
+
+/** `__proto__`, `constructor`, `prototype` as a variable name: refused, never silently dropped. */
+function prototypeKeyProblems(raw: unknown): Problem[] {
+  return NAME_RECORDS.flatMap((at) => {
+    const record = getPath(raw, [...at]);
+    if (!isPlainObject(record)) return [];
+    return Object.keys(record)
+      .filter((key) => PROTOTYPE_KEYS.has(key))
+      .map((key) =>
+        problem(
+          [...at, key],
+          undefined,
+          'is a reserved JavaScript name, not a variable name: the entry would silently vanish',
+          `remove "${key}" (variable names match ^[A-Za-z_][A-Za-z0-9_]*$ and are not "__proto__", "constructor" or "prototype")`,
+        ),
+      );
+  });
+}
+
 export function parseDeploymentValue(
   raw: unknown,
   source = 'deployment.json',
-  earlier: readonly Problem[] = [],
+  before: readonly Problem[] = [],
 ): ParsedDeployment {
+  const earlier = [...before, ...prototypeKeyProblems(raw)];
   const parsed = deploymentSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = [...earlier, ...problemsFromIssues(parsed.error.issues, raw, deploymentSchema)];

@@ -15,7 +15,7 @@ import { deepEqual, getPath, showValue } from '../json.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 
 /** Keys that would let JSON reach an object's prototype when merged. */
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+export const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 function dotted(path: readonly string[]): string {
   return path.join('.');

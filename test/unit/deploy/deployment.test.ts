@@ -568,6 +568,29 @@ describe('deployment.json: refusals name the key, the bad value and the fix', ()
   });
 });
 
+describe('deployment.json: a variable named __proto__, constructor or prototype is refused, not dropped', () => {
+  // Negative control (by hand): without prototypeKeyProblems, `credentials.__proto__` and
+  // `environment.set.__proto__` parsed with no problem (exit 0) and the entry silently vanished.
+  it.each([
+    // Each entry routed to a profile, so this refusal is the only problem.
+    ['credentials', '__proto__', '{"file": "/etc/qwen-managed/x.key", "profiles": ["on-demand"]}'],
+    ['credentials', 'constructor', '{"file": "/etc/qwen-managed/x.key", "profiles": ["on-demand"]}'],
+    ['credentials', 'prototype', '{"inherit": true, "profiles": ["on-demand"]}'],
+    ['environment.set', '__proto__', '"1"'],
+    ['environment.set', 'constructor', '"1"'],
+    ['environment.set', 'prototype', '"1"'],
+  ])('%s.%s', async (at, key, entry) => {
+    const problems = await problemsOf((d) => {
+      const record = at === 'credentials' ? d.credentials : d.environment.set;
+      // An own property, as JSON.parse makes it (assignment would set the prototype instead).
+      Object.defineProperty(record, key, { value: JSON.parse(entry), enumerable: true });
+    });
+    expect(problems.map(formatProblem)).toEqual([
+      `${at}.${key}: is a reserved JavaScript name, not a variable name: the entry would silently vanish. Fix: remove "${key}" (variable names match ^[A-Za-z_][A-Za-z0-9_]*$ and are not "__proto__", "constructor" or "prototype")`,
+    ]);
+  });
+});
+
 describe('deployment.json: a refusal never prints a value that may be a secret', () => {
   // Negative control (by hand): with problem() calling showValue(value) unredacted, every row
   // printed its "sk-LEAK-…" value (e.g. `settings.security.auth.apikey = "sk-LEAK-typo-1234"`).
