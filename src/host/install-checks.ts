@@ -20,7 +20,7 @@ import { pinnedArgvPaths } from '../policy/arguments.js';
 import { lookupEnv } from '../policy/environment-names.js';
 import type { ArgumentPolicy } from '../policy/policies.js';
 import { PATH_PROBLEM_TEXT, pinnedPathProblem, posixQuote, show } from '../policy/quote.js';
-import { routedCredentials } from '../policy/routed-credentials.js';
+import { readCredential, routedCredentials } from '../policy/routed-credentials.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { qwenPackageProblems, walkQwenPackage } from './qwen-package.js';
 import { nodeEnginesProblem, qwenWrapperProblem } from './qwen-pins.js';
@@ -342,4 +342,36 @@ export function installHostProblems(input: InstallHostInput): InstallHostResult 
     qwenVersion = qwen.qwenVersion;
   }
   return { problems, ...(qwenVersion === undefined ? {} : { qwenVersion }) };
+}
+
+/**
+ * What the launcher would refuse in the content of the profile's credential files, judged by its own
+ * reader (readCredential): an empty file, a NUL byte. Never the value, its length or a prefix. A file
+ * that cannot be read here is left to the pin checks (verify may run as another user).
+ */
+export function credentialContentProblems(
+  plan: LaunchPlan,
+  externalContextActive: boolean,
+  fs: Pick<HostFs, 'readFileSync'>,
+): string[] {
+  const decoder = new TextDecoder();
+  const problems: string[] = [];
+  for (const [name, source] of routedCredentials(plan, externalContextActive, plan.platform)) {
+    if (!('file' in source)) continue;
+    const read = readCredential(name, source, {
+      callerEnv: {},
+      platform: plan.platform,
+      readFile: (file) => decoder.decode(fs.readFileSync(file)),
+    });
+    if (read.ok) continue;
+    if (read.problem === 'empty')
+      problems.push(
+        `credential file of ${name} ${show(source.file)} is empty, so the launcher refuses every start; write the secret into it (one line)`,
+      );
+    else if (read.problem === 'nul')
+      problems.push(
+        `credential file of ${name} ${show(source.file)} holds a NUL byte, which the environment cannot carry, so the launcher refuses every start; write only the secret into it`,
+      );
+  }
+  return problems;
 }

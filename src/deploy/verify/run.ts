@@ -14,7 +14,7 @@ import { type LaunchPlan, OPENCLAW_PROFILE } from '../../contracts/launch-plan.j
 import { OPENCLAW_PROFILE_FILES, PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
 import { openclawLaunchPlanSchema } from '../../contracts/openclaw-launch.js';
-import { type HostFs, installHostProblems } from '../../host/install-checks.js';
+import { credentialContentProblems, type HostFs, installHostProblems } from '../../host/install-checks.js';
 import { openclawHostProblems, openclawPackageProblems } from '../../host/openclaw-checks.js';
 import { walkQwenPackage } from '../../host/qwen-package.js';
 import { StrictModes } from '../../host/strict-modes.js';
@@ -139,6 +139,9 @@ function launcherHostProblems(
       ...(host?.get(plan.node)?.version === undefined ? {} : { nodeVersion: host.get(plan.node)!.version! }),
     });
     for (const problem of problems) found.add(problem);
+    // The launcher reads these at every start; verify judges them with its reader.
+    for (const problem of credentialContentProblems(plan, externalContextActive, fsSync as HostFs))
+      found.add(problem);
   }
   return [...found];
 }

@@ -4,9 +4,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readCredentials } from '../../../launcher/read-credentials.js';
+import type { LaunchPlan } from '../../../src/contracts/launch-plan.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { checkRipgrep } from '../../../src/deploy/verify/checks/qwen-tree.js';
 import { Checks } from '../../../src/deploy/verify/report.js';
+import { credentialContentProblems } from '../../../src/host/install-checks.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import { allProfilesRaw, renderToDir, tempDir, verifyInstall } from './fixtures.js';
 
@@ -76,6 +79,26 @@ describe('verify: the real install runs the launcher checks, a staged tree keeps
           (name) => `credential file of ${name} ${JSON.stringify(i.token)} does not exist`,
         ),
     ],
+    // Negative control (by hand): before credentialContentProblems verify only stat'ed these
+    // files and passed (exit 0) while the launcher refused every start.
+    [
+      'an empty credential file',
+      (i) => fs.writeFile(i.token, '\n'),
+      (i) =>
+        ['CONTEXT_API_TOKEN', 'MEM0_API_KEY'].map(
+          (name) =>
+            `credential file of ${name} ${JSON.stringify(i.token)} is empty, so the launcher refuses every start; write the secret into it (one line)`,
+        ),
+    ],
+    [
+      'a credential file holding a NUL byte (the value is never printed)',
+      (i) => fs.writeFile(i.token, 'sk-LEAK\0x\n'),
+      (i) =>
+        ['CONTEXT_API_TOKEN', 'MEM0_API_KEY'].map(
+          (name) =>
+            `credential file of ${name} ${JSON.stringify(i.token)} holds a NUL byte, which the environment cannot carry, so the launcher refuses every start; write only the secret into it`,
+        ),
+    ],
     [
       'an unsupported Qwen',
       (i) =>
@@ -92,6 +115,7 @@ describe('verify: the real install runs the launcher checks, a staged tree keeps
     await mutate(i);
     const report = await verifyInstall(i.install);
     expect(report.ok).toBe(false);
+    expect(JSON.stringify(report)).not.toContain('sk-LEAK');
     expect(failing(report.checks, ['host.install', 'host.pins', 'host.qwen'])).toEqual(
       expected(i).map((message) => ['host.install', 'error', message]),
     );
@@ -126,5 +150,43 @@ describe('host.ripgrep', () => {
     checkRipgrep({ path: RG, mode }, checks);
     expect(checks.list.map((c) => [c.ok, c.severity])).toEqual(expected);
     for (const c of checks.list.filter((c) => !c.ok)) expect(c.message).toContain(`fix: chmod a+x '${RG}'`);
+  });
+});
+
+describe('credential file content: verify and the launcher judge it with one reader', () => {
+  const plan = {
+    platform: 'posix',
+    credentials: { TOKEN: { file: '/etc/qwen-managed/t' } },
+    externalContext: { credentials: [] },
+  } as unknown as LaunchPlan;
+  it.each<[string, boolean]>([
+    ['', false],
+    ['\n', false],
+    ['\r\n', false],
+    ['a\0b\n', false],
+    ['\0', false],
+    ['secret\n', true],
+    ['secret', true],
+    ['two\nlines\n', true],
+  ])('%j: usable %s by both', (content, usable) => {
+    const readFileSync = () => new TextEncoder().encode(content);
+    const verifyProblems = credentialContentProblems(plan, true, { readFileSync });
+    const launches = (() => {
+      try {
+        readCredentials(plan, {
+          externalContextActive: true,
+          callerEnv: {},
+          platform: 'posix',
+          readFile: () => content,
+        });
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    expect({ verify: verifyProblems.length === 0, launcher: launches }).toEqual({
+      verify: usable,
+      launcher: usable,
+    });
   });
 });
