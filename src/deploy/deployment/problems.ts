@@ -44,6 +44,15 @@ export function isSecretPath(keyPath: readonly PropertyKey[]): boolean {
 /** `value` with every secret-looking part replaced by REDACTED, so an object shown whole leaks nothing. */
 export function redactValue(keyPath: readonly PropertyKey[], value: unknown): unknown {
   if (isSecretPath(keyPath)) return REDACTED;
+  // A credentials entry given as a string is likely the secret pasted in place of {"file": …}; the
+  // checks that name the variable pass its name as the value, which stays readable.
+  if (
+    keyPath.length === 2 &&
+    keyPath[0] === 'credentials' &&
+    typeof value === 'string' &&
+    value !== keyPath[1]
+  )
+    return REDACTED;
   if (Array.isArray(value)) return value.map((item, i) => redactValue([...keyPath, i], item));
   if (isPlainObject(value))
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue([...keyPath, k], v)]));

@@ -616,6 +616,11 @@ describe('deployment.json: a refusal never prints a value that may be a secret',
       'settings.env.NODE_EXTRA_CA_CERTS = "<set>": is forbidden',
     ],
     [
+      'a secret pasted in place of a credential entry',
+      (d: any) => (d.credentials.OPENAI_API_KEY = 'sk-LEAK-pasted'),
+      'credentials.OPENAI_API_KEY = "<set>": ',
+    ],
+    [
       'a password-named key in a provider block',
       (d: any) => (d.profiles['on-demand'].provider.password = 'sk-LEAK-pw'),
       'profiles.on-demand.provider.password = "<set>": is not a key',
