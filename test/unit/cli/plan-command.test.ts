@@ -229,7 +229,11 @@ describe('qwen-managed plan', () => {
       const pkg = await writeQwenPackage(root, version);
       const f = fixture({ qwenCli: path.join(pkg, 'cli.js') });
       fs.mkdirSync(path.join(f.cwd, '.qwen'));
-      fs.writeFileSync(path.join(f.cwd, '.qwen', 'settings.json'), '{"tools":{"workflowNameOnly":true}}');
+      // In the current format: a file Qwen would migrate refuses every key it does not know.
+      fs.writeFileSync(
+        path.join(f.cwd, '.qwen', 'settings.json'),
+        '{"$version":4,"tools":{"workflowNameOnly":true}}',
+      );
       const { code, out } = await runPlan(['--dir', f.installDir, '--profile', 'on-demand']);
       expect(code).toBe(0);
       const section = out.slice(out.indexOf('Repository (trusted)')).split('\n\n')[0]!.split('\n');
