@@ -28,14 +28,14 @@ export const REDACTED = '<set>';
 const SECRET_NAME = /api.?key|token|secret|password/i;
 
 /**
- * Whether the value at `keyPath` may be a secret: anything under `settings.security.auth` (a typo
- * such as `apikey` included) or `settings.env`, and any key named like a key, token or password —
- * but not a `credentials` entry's name nor an `…Env` key: those hold variable names and file paths.
+ * Whether the value at `keyPath` may be a secret: anything under `settings.env`, and any key named
+ * like a key, token or password (a typo such as `apikey` included) — but not a `credentials` entry's
+ * name nor an `…Env` key: those hold variable names and file paths. Not all of `security.auth`: its
+ * `selectedType` and `baseUrl` are what an administrator must see to fix them.
  */
 export function isSecretPath(keyPath: readonly PropertyKey[]): boolean {
   const keys = keyPath.map((k) => (typeof k === 'number' ? '' : String(k)));
   if (keys[0] === 'settings' && keys[1] === 'env' && keys.length > 2) return true;
-  if (keys[0] === 'settings' && keys[1] === 'security' && keys[2] === 'auth') return true;
   return keys.some(
     (k, i) => !(i === 1 && keys[0] === 'credentials') && !k.endsWith('Env') && SECRET_NAME.test(k),
   );

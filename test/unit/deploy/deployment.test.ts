@@ -635,7 +635,8 @@ describe('deployment.json: a refusal never prints a value that may be a secret',
   });
 
   it.each([
-    [['settings', 'security', 'auth', 'selectedType'], true],
+    [['settings', 'security', 'auth', 'apikey'], true],
+    [['settings', 'security', 'auth', 'selectedType'], false],
     [['settings', 'env', 'HTTP_PROXY'], true],
     [['settings', 'tools', 'githubToken'], true],
     [['environment', 'set', 'DB_PASSWORD'], true],
