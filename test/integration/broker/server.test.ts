@@ -17,7 +17,7 @@ import { type BrokerServer, createBrokerServer } from '../../../src/broker/serve
 import { BROKER_HEALTH_PATH } from '../../../src/contracts/broker.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../e2e/harness/users.js';
-import { requestAs } from '../../fixtures/broker.js';
+import { requestAs, waitFor } from '../../fixtures/broker.js';
 import {
   type FakeService,
   GENERIC_SEARCH_ROUTE,
@@ -69,14 +69,6 @@ async function startStreamingModel(): Promise<typeof model> {
 
 function lastAudit(): AuditRecord {
   return audit.at(-1)!;
-}
-
-async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 beforeAll(async () => {

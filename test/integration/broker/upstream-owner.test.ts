@@ -15,7 +15,7 @@ import { socketPeerUid } from '../../../src/broker/machine.js';
 import { createBrokerServer } from '../../../src/broker/server.js';
 import { brokerUpstream, UntrustedUpstreamError } from '../../../src/broker/upstream-connector.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../e2e/harness/users.js';
-import { requestAs } from '../../fixtures/broker.js';
+import { requestAs, waitFor } from '../../fixtures/broker.js';
 
 const TOKEN = 'ctx-real-token-owner-4b7e';
 const BROKER_UID = 4_000_123;
@@ -48,14 +48,6 @@ function ownerChecked(): Dispatcher {
     brokerUid: BROKER_UID,
     unprivilegedPortStart: 1024,
   }));
-}
-
-async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function search(agent: Dispatcher, port: number): Promise<number> {
