@@ -3,7 +3,7 @@
 // asked to stop. Everything that touches the machine comes in through `BrokerMachine`.
 import * as tls from 'node:tls';
 import { BROKER_MODEL_IDLE_MS } from '../base/limits.js';
-import { UNPRIVILEGED_PORT_START_FILE } from '../host/proc-net.js';
+import { unprivilegedPortStart } from '../host/proc-net.js';
 import { show } from '../policy/quote.js';
 import { admit } from './allow.js';
 import {
@@ -50,14 +50,6 @@ function bindProblem(error: unknown, port: number, user: string): string {
   return `cannot bind 127.0.0.1:${port} (${code})`;
 }
 
-function readText(fs: LoadFs, file: string): string {
-  try {
-    return new TextDecoder().decode(fs.readFileSync(file));
-  } catch {
-    return '';
-  }
-}
-
 export async function startBroker(dir: string, machine: BrokerMachine): Promise<RunningBroker> {
   const { config } = loadBrokerConfig(dir, machine.fs);
   const cache = machine.accounts(config.allow.groups);
@@ -82,11 +74,11 @@ export async function startBroker(dir: string, machine: BrokerMachine): Promise<
       throw new BrokerStartError([`cannot read the private CA file ${show(config.extraCaCertificates)}`]);
     }
   }
-  const portStart = Number.parseInt(readText(machine.fs, UNPRIVILEGED_PORT_START_FILE), 10);
+  const portStart = unprivilegedPortStart((file) => machine.fs.readFileSync(file));
   const upstream = brokerUpstream(machine.env, ca, (socket) => ({
     ownerUid: machine.peerUid(socket),
     brokerUid: account.uid,
-    unprivilegedPortStart: Number.isFinite(portStart) ? portStart : undefined,
+    unprivilegedPortStart: portStart,
   }));
   const server = createBrokerServer({
     config,

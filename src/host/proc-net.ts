@@ -15,8 +15,21 @@ export type ByteOrder = 'LE' | 'BE';
 /** Where Linux prints its TCP socket tables. */
 export const SOCKET_TABLE_FILES = { tcp: '/proc/net/tcp', tcp6: '/proc/net/tcp6' } as const;
 
-/** The first port an unprivileged process may bind (Linux; 1024 unless an administrator lowered it). */
-export const UNPRIVILEGED_PORT_START_FILE = '/proc/sys/net/ipv4/ip_unprivileged_port_start';
+/**
+ * The first port an unprivileged process may bind (Linux: 1024 unless an administrator lowered it),
+ * read through `readFile`; undefined when it cannot be read or parsed.
+ */
+export function unprivilegedPortStart(readFile: (file: string) => Uint8Array | string): number | undefined {
+  let text: string;
+  try {
+    const content = readFile('/proc/sys/net/ipv4/ip_unprivileged_port_start');
+    text = typeof content === 'string' ? content : new TextDecoder().decode(content);
+  } catch {
+    return undefined;
+  }
+  const start = Number.parseInt(text, 10);
+  return Number.isFinite(start) ? start : undefined;
+}
 
 export const TCP_STATE = { established: 0x01, listen: 0x0a } as const;
 

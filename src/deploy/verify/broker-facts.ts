@@ -9,7 +9,7 @@ import { BrokerStartError, brokerAccount } from '../../broker/load.js';
 import { shellOf } from '../../broker/machine.js';
 import type { BrokerConfig } from '../../contracts/broker-config.js';
 import { healthProblem, listenerOwnerProblems, requestHealth } from '../../host/broker-check.js';
-import { listenerTables, listenerUid, UNPRIVILEGED_PORT_START_FILE } from '../../host/proc-net.js';
+import { listenerTables, listenerUid, unprivilegedPortStart } from '../../host/proc-net.js';
 import { credentialFileValue } from '../../policy/routed-credentials.js';
 import { pathChain, readAccountDb } from '../host-accounts.js';
 import type { InstallTree } from '../tree.js';
@@ -70,14 +70,13 @@ export async function brokerHostFacts(config: BrokerConfig, tree: InstallTree): 
       return { ...ref, running, problems: problem === undefined ? [] : [problem] };
     }),
   );
-  const start = Number.parseInt(read(UNPRIVILEGED_PORT_START_FILE), 10);
   return {
     db,
     shell,
     chains,
     secretsIn,
     listeners,
-    unprivilegedPortStart: Number.isFinite(start) ? start : undefined,
+    unprivilegedPortStart: unprivilegedPortStart((file) => fs.readFileSync(file)),
     userProblems,
   };
 }

@@ -11,6 +11,7 @@ import {
   parseSocketTable,
   peerUid,
   type SocketTables,
+  unprivilegedPortStart,
 } from '../../../src/host/proc-net.js';
 
 const TCP_HEADER =
@@ -308,5 +309,22 @@ describe('address forms', () => {
     ['0100007F:3AC', undefined],
   ])('hex endpoint %s', (text, endpoint) => {
     expect(parseHexEndpoint(text, 'LE')).toEqual(endpoint);
+  });
+});
+
+describe('unprivilegedPortStart', () => {
+  it.each<[string, () => string, number | undefined]>([
+    ['the default', () => '1024\n', 1024],
+    ['lowered to 0 (a container)', () => '0\n', 0],
+    ['not a number', () => 'x\n', undefined],
+    [
+      'unreadable',
+      () => {
+        throw new Error('EACCES');
+      },
+      undefined,
+    ],
+  ])('%s', (_name, content, start) => {
+    expect(unprivilegedPortStart(content)).toBe(start);
   });
 });
