@@ -5,7 +5,9 @@
 // roll-back, upgrade, then `dpkg -r`/`--purge` and the role's removal, showing what is left each time.
 //
 // It installs system-wide, so it runs only with QWEN_MANAGED_FLEET_INSTALL=1 as root, and refuses to
-// start on a machine that already has qwen-managed installed or /etc/qwen-managed, /opt/qwen-managed.
+// start on a machine that already has qwen-managed installed or /etc/qwen-managed, /opt/qwen-managed —
+// unless that install is what an interrupted run of this suite left (its claim file names a process
+// that is gone), or QWEN_MANAGED_FLEET_RECLAIM=1 says the machine is CI's own (.ci/run sets it).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -20,8 +22,12 @@ import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../e2e/
 import { hookContextBody, hookContextParts } from '../fixtures/fake-model/inspect.js';
 import { FakeModel, text } from '../fixtures/fake-model/server.js';
 import { REPO } from '../unit/deploy/fixtures.js';
+import { CLAIM_FILE, claim, claimState, release } from './machine-claim.js';
 
 const ENABLED = process.env['QWEN_MANAGED_FLEET_INSTALL'] === '1';
+const RECLAIM = process.env['QWEN_MANAGED_FLEET_RECLAIM'] === '1';
+/** How long to wait for another run of this suite that is installing on this machine. */
+const CLAIM_WAIT_MS = 20 * 60_000;
 const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
 const pins = JSON.parse(fs.readFileSync(path.join(REPO, 'scripts', 'e2e', 'package.json'), 'utf8'))
   .dependencies as Record<string, string>;
@@ -83,6 +89,14 @@ function leftovers(user: TestUser | undefined): { paths: string[]; listing: stri
     .map((p) => sh('find', [p, '-maxdepth', '3', '-printf', '%M %u:%g %p%l\n']).stdout)
     .join('');
   return { paths, listing };
+}
+
+/** Purges the package and removes every system path this suite may create. */
+function removeInstall(): void {
+  // A run killed inside dpkg leaves the package half-installed, which a plain --purge refuses.
+  if (installedStatus() !== 'not installed')
+    sh('dpkg', ['--purge', '--force-remove-reinstreq', PACKAGE_NAME]);
+  for (const p of SYSTEM_PATHS) fs.rmSync(p, { recursive: true, force: true });
 }
 
 interface Recap {
@@ -155,32 +169,61 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
   let serverLog = '';
   let vars: Record<string, unknown> = {};
   const recaps: Recap[] = [];
+  let claimed = false;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     if (process.getuid?.() !== 0)
       throw new Error('QWEN_MANAGED_FLEET_INSTALL=1 needs root (it installs the package)');
     if (!fs.existsSync(DEB)) throw new Error(`${DEB} is missing: run \`npm run package\` first`);
-    const present = SYSTEM_PATHS.filter(exists);
-    if (installedStatus() !== 'not installed' || present.length > 0) {
+    // Another run of this suite installing right now (two CI runs on one machine): wait for it.
+    let prior = claimState();
+    for (let waited = 0; prior.state === 'running' && waited < CLAIM_WAIT_MS; waited += 5_000) {
+      if (waited === 0)
+        console.log(`[fleet] waiting for the run that holds ${CLAIM_FILE} (pid ${prior.pid})`);
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      prior = claimState();
+    }
+    if (prior.state === 'running') {
       throw new Error(
-        `refusing to run: this machine already has ${PACKAGE_NAME} (${installedStatus()}) or ${present.join(', ')}`,
+        `refusing to run: another run of this suite (pid ${prior.pid}, ${CLAIM_FILE}) is still installing after ${CLAIM_WAIT_MS / 60_000} min`,
       );
     }
+    const present = SYSTEM_PATHS.filter(exists);
+    const status = installedStatus();
+    if (status !== 'not installed' || present.length > 0) {
+      const found = `${PACKAGE_NAME} (${status}) or ${present.join(', ')}`;
+      // Only this suite's own leftover is removed unasked; an administrator's install is never touched.
+      if (prior.state !== 'interrupted' && !RECLAIM) {
+        throw new Error(
+          `refusing to run: this machine already has ${found}; remove it, or set QWEN_MANAGED_FLEET_RECLAIM=1 on a machine that is CI's own`,
+        );
+      }
+      const why =
+        prior.state === 'interrupted'
+          ? `an interrupted run (pid ${prior.pid}) left`
+          : 'QWEN_MANAGED_FLEET_RECLAIM=1:';
+      console.log(`[fleet] ${why} ${found}; removing it first`);
+      removeInstall();
+    }
+    claim();
+    claimed = true;
     fs.chmodSync(work, 0o755);
-  });
+  }, CLAIM_WAIT_MS + 300_000);
 
   afterAll(async () => {
     server?.kill('SIGTERM');
     await model?.close();
     if (!ENABLED) return;
-    // Whatever a failed step left behind goes, so a developer machine is as before.
-    if (installedStatus() !== 'not installed') sh('dpkg', ['--purge', PACKAGE_NAME]);
-    for (const p of SYSTEM_PATHS) fs.rmSync(p, { recursive: true, force: true });
     if (user) {
       spawnSync('pkill', ['-KILL', '-U', String(user.uid)]);
       removeThrowawayUser(user);
     }
     fs.rmSync(work, { recursive: true, force: true });
+    // Only what this run installed: after a refusal the machine's install is not ours to remove.
+    if (!claimed) return;
+    // Whatever a failed step left behind goes, so a developer machine is as before.
+    removeInstall();
+    release();
   });
 
   it('dpkg-deb: control fields, root-owned contents, nothing group- or other-writable, ripgrep executable', () => {
