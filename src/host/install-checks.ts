@@ -1,8 +1,8 @@
 // The host checks of one deployed profile, judged the same way by the launcher before every start
 // and by `qwen-managed verify` on the real install: every file of the install against its sha256 in
 // manifest.json, every pin (absolute, existing, of its type, executable or readable where it must
-// be), StrictModes ownership and modes up every directory level, the whole Qwen package and its
-// version. Pure over an injected fs; one line per problem, with the fix.
+// be), StrictModes ownership and modes up every directory level, the pinned PATH's directories, the
+// whole Qwen package and its version. Pure over an injected fs; one line per problem, with the fix.
 import { errorCode } from '../base/errors.js';
 import { type ChunkReadFs, sha256Hex, sha256OfFile } from '../base/hash.js';
 import type { Platform } from '../base/platform.js';
@@ -24,6 +24,7 @@ import { readCredential, routedCredentials } from '../policy/routed-credentials.
 import { SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { qwenPackageProblems, walkQwenPackage } from './qwen-package.js';
 import { nodeEnginesProblem, qwenWrapperProblem } from './qwen-pins.js';
+import { searchPathProblems } from './search-path.js';
 import { type StatLike, StrictModes, type StrictModesFs } from './strict-modes.js';
 
 export interface HostStat extends StatLike {
@@ -191,6 +192,8 @@ export interface InstallPinsInput {
   /** The final install directory the plan names (pins inside it must be its checksummed files). */
   planInstallDir: string;
   pins: readonly Pin[];
+  /** The plan's PATH: Qwen and OpenClaw run programs by name from it. */
+  searchPath: string;
   fs: HostFs;
 }
 
@@ -308,6 +311,7 @@ export function installPinProblems(input: InstallPinsInput): InstallPinsResult {
       }
     }
     problems.push(...strict.problems());
+    problems.push(...searchPathProblems(input.searchPath, manifest.adminUid, fs));
   }
   return { problems, realPaths };
 }
@@ -323,6 +327,7 @@ export function installHostProblems(input: InstallHostInput): InstallHostResult 
     planBytes: input.planBytes,
     planInstallDir: plan.installDir,
     pins: pinsOf(plan, input.argv, input.externalContextActive, input.policy),
+    searchPath: plan.environment.PATH,
     fs,
   });
   let qwenVersion: string | undefined;

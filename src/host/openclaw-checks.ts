@@ -137,6 +137,7 @@ export function openclawHostProblems(input: OpenclawHostInput): OpenclawHostResu
     planBytes: input.planBytes,
     planInstallDir: plan.installDir,
     pins: pinsOf(plan, input.externalContextActive),
+    searchPath: plan.environment.PATH,
     fs: input.fs,
   });
   // Judged by what node runs: the package around the cli's real path.

@@ -3,6 +3,7 @@
 // whoever can write any of them changes what Qwen runs, hooks included. Every entry must be owned by
 // root or the administrator and not writable by group or others (StrictModes, for the whole tree).
 import { posixQuote } from '../policy/quote.js';
+import { GROUP_OR_OTHER_WRITE } from './strict-modes.js';
 
 /** The npm package `qwenCli` must sit in for its sibling files to be known. */
 export const QWEN_PACKAGE_NAME = '@qwen-code/qwen-code';
@@ -127,7 +128,7 @@ export function walkQwenPackage(
       const owned = owners.get(stat.uid);
       if (owned === undefined) owners.set(stat.uid, { count: 1, first: entry });
       else owned.count++;
-      if ((stat.mode & 0o022) !== 0) {
+      if ((stat.mode & GROUP_OR_OTHER_WRITE) !== 0) {
         writable.count++;
         writable.first ??= { path: entry, mode: stat.mode & 0o777 };
       }

@@ -17,8 +17,8 @@ export interface StrictModesFs {
   readlinkSync(path: string): string;
 }
 
-const STICKY = 0o1000;
-const GROUP_OR_OTHER_WRITE = 0o022;
+export const STICKY = 0o1000;
+export const GROUP_OR_OTHER_WRITE = 0o022;
 /** Linux's own limit on symlinks in one resolution (MAXSYMLINKS). */
 const MAX_SYMLINKS = 40;
 

@@ -70,6 +70,8 @@ function renderInstall(settings?: Record<string, unknown>): Install {
   fs.writeFileSync(token, 'tok-host-checks\n', { mode: 0o644 });
   const repo = path.join(root, 'repo');
   fs.mkdirSync(repo, { mode: 0o755 });
+  // A directory of the administrator's own first on the pinned PATH, for the PATH rows.
+  fs.mkdirSync(path.join(root, 'tools', 'bin'), { recursive: true, mode: 0o755 });
   const install = path.join(root, 'install');
   const deployment = path.join(root, 'deployment.json');
   fs.writeFileSync(
@@ -81,7 +83,7 @@ function renderInstall(settings?: Record<string, unknown>): Install {
       node,
       qwenCli: stub.cli,
       repositoryRoot: repo,
-      environment: { PATH: '/usr/bin:/bin', inherit: ['TERM', 'LANG'] },
+      environment: { PATH: `${path.join(root, 'tools', 'bin')}:/usr/bin:/bin`, inherit: ['TERM', 'LANG'] },
       credentials: { CONTEXT_API_TOKEN: { file: token } },
       ...(settings === undefined ? {} : { settings }),
       profiles: {
@@ -177,6 +179,24 @@ const ROWS: Row[] = [
     'runtime/ is owned by another uid',
     (i) => fs.chownSync(file(i, 'runtime'), OTHER_UID, 0),
     (i) => [ownedByOther(file(i, 'runtime'))],
+  ],
+  [
+    // Qwen runs hooks with `bash` from the pinned PATH: whoever adds one there answers for the hooks.
+    'a PATH directory is sticky and world-writable',
+    (i) => fs.chmodSync(path.join(i.root, 'tools', 'bin'), 0o1777),
+    (i) => [
+      `environment.PATH entry ${q(path.join(i.root, 'tools', 'bin'))} is a sticky directory writable by group or others (mode 1777): anyone may add a program to it, bash for the hooks among them; fix: take it out of environment.PATH in deployment.json`,
+    ],
+  ],
+  [
+    'a missing PATH directory anyone may create',
+    (i) => {
+      fs.rmdirSync(path.join(i.root, 'tools', 'bin'));
+      fs.chmodSync(path.join(i.root, 'tools'), 0o1777);
+    },
+    (i) => [
+      `environment.PATH entry ${q(path.join(i.root, 'tools', 'bin'))} does not exist, and anyone may create it in ${q(path.join(i.root, 'tools'))} (mode 1777); fix: take it out of environment.PATH in deployment.json, or create it as root (mkdir -p '${path.join(i.root, 'tools', 'bin')}')`,
+    ],
   ],
   ['the pinned node is missing', (i) => fs.rmSync(i.node), (i) => [`node ${q(i.node)} does not exist`]],
   ['Qwen is missing', (i) => fs.rmSync(i.stub.cli), (i) => [`Qwen cli ${q(i.stub.cli)} does not exist`]],

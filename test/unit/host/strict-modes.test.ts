@@ -1,38 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type StatLike, StrictModes, type StrictModesFs } from '../../../src/host/strict-modes.js';
-
-interface Node {
-  uid?: number;
-  mode: number;
-  link?: string;
-}
-
-/** A fake file system: directories have a type bit 0o040000, symlinks 0o120000, files 0o100000. */
-function fakeFs(nodes: Record<string, Node>): StrictModesFs {
-  const lstatSync = (p: string): StatLike => {
-    const node = nodes[p];
-    if (node === undefined) throw Object.assign(new Error(`ENOENT ${p}`), { code: 'ENOENT' });
-    const type = node.link !== undefined ? 0o120000 : node.mode & 0o170000;
-    return {
-      uid: node.uid ?? 0,
-      mode: node.mode,
-      isDirectory: () => type === 0o040000,
-      isSymbolicLink: () => type === 0o120000,
-    };
-  };
-  return {
-    lstatSync,
-    readlinkSync: (p) => {
-      const link = nodes[p]?.link;
-      if (link === undefined) throw Object.assign(new Error('EINVAL'), { code: 'EINVAL' });
-      return link;
-    },
-  };
-}
-
-const dir = (mode = 0o755, uid = 0): Node => ({ mode: 0o040000 | mode, uid });
-const file = (mode = 0o644, uid = 0): Node => ({ mode: 0o100000 | mode, uid });
-const link = (to: string, uid = 0): Node => ({ mode: 0o120777, uid, link: to });
+import { StrictModes } from '../../../src/host/strict-modes.js';
+import { dir, fakeFs, file, link, type Node } from '../../fixtures/fake-strict-fs.js';
 
 const BASE: Record<string, Node> = {
   '/': dir(),

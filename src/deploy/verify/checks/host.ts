@@ -9,6 +9,7 @@ import { EXTRA_CA_VARIABLE } from '../../../contracts/layout.js';
 import { satisfiesEngines } from '../../../host/node-engines.js';
 import type { QwenPackageFact } from '../../../host/qwen-package.js';
 import { nodeEnginesProblem, qwenWrapperProblem } from '../../../host/qwen-pins.js';
+import { GROUP_OR_OTHER_WRITE } from '../../../host/strict-modes.js';
 import { posixQuote, show } from '../../../policy/quote.js';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../../qwen/versions.js';
 import { showValue } from '../../json.js';
@@ -85,7 +86,7 @@ function problemsFor(
     );
   }
   // StrictModes, as the launcher applies it: an admin-owned pin writable by others could be swapped.
-  if ((stat.mode & 0o022) !== 0)
+  if ((stat.mode & GROUP_OR_OTHER_WRITE) !== 0)
     errors.push(
       `${label} ${showValue(path)} is writable by group or others (mode ${stat.mode.toString(8)}); the launcher refuses it`,
     );
