@@ -41,6 +41,12 @@ export function isSecretPath(keyPath: readonly PropertyKey[]): boolean {
   );
 }
 
+/**
+ * A URL's `user:password@` part, up to the last `@` before the path, as the URL parser splits it (a
+ * password may hold an unencoded `@`; `\` ends the authority in http(s) URLs).
+ */
+const URL_USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#\\]*@/;
+
 /** `value` with every secret-looking part replaced by REDACTED, so an object shown whole leaks nothing. */
 export function redactValue(keyPath: readonly PropertyKey[], value: unknown): unknown {
   if (isSecretPath(keyPath)) return REDACTED;
@@ -53,6 +59,8 @@ export function redactValue(keyPath: readonly PropertyKey[], value: unknown): un
     value !== keyPath[1]
   )
     return REDACTED;
+  // A password written into a URL (refused as such) is a secret under any key: the host stays shown.
+  if (typeof value === 'string') return value.replace(URL_USERINFO, `$1${REDACTED}@`);
   if (Array.isArray(value)) return value.map((item, i) => redactValue([...keyPath, i], item));
   if (isPlainObject(value))
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue([...keyPath, k], v)]));

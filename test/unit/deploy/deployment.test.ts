@@ -625,6 +625,19 @@ describe('deployment.json: a refusal never prints a value that may be a secret',
       (d: any) => (d.profiles['on-demand'].provider.password = 'sk-LEAK-pw'),
       'profiles.on-demand.provider.password = "<set>": is not a key',
     ],
+    [
+      // Only the user:password@ part: the scheme and host stay, so the administrator sees what to fix.
+      'a password in a provider URL',
+      (d: any) =>
+        (d.profiles['on-demand'].provider.baseUrl = 'https://alice:sk-LEAK-url@context.example.com'),
+      'profiles.on-demand.provider.baseUrl = "https://<set>@context.example.com": is not valid',
+    ],
+    [
+      'a password holding an unencoded @ in a provider URL',
+      (d: any) =>
+        (d.profiles['on-demand'].provider.baseUrl = 'https://alice:sk-LEAK@url@context.example.com/x'),
+      'profiles.on-demand.provider.baseUrl = "https://<set>@context.example.com/x": is not valid',
+    ],
   ])('%s', async (_name, mutate, shown) => {
     const lines = (await problemsOf(mutate)).map(formatProblem);
     expect(lines.join('\n')).not.toContain('sk-LEAK');
