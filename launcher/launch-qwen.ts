@@ -93,6 +93,7 @@ async function launch(kind: AnyProfileKind): Promise<void> {
       ...homeOptions,
       uniqueSuffix: uniqueSuffix(),
       seed: decision.qwenHomeSeed,
+      settingsVersion: decision.qwenSettingsVersion,
     });
     writeLaunchDefaults(decision.launchDefaults.file, decision.launchDefaults.content!, {
       fs,

@@ -108,6 +108,8 @@ export interface QwenLaunchDecision extends DecisionCommon {
   qwenHome: string;
   /** What a new QWEN_HOME gets before Qwen first starts in it (the pinned version's `qwenHomeSeed`). */
   qwenHomeSeed: Readonly<Record<string, string>>;
+  /** The pinned Qwen's settings format, for a QWEN_HOME settings.json written when missing. */
+  qwenSettingsVersion: number;
   /**
    * The launch's system-defaults layer, written (0600, atomically) before Qwen starts: the admin's
    * system defaults plus the names the repository check keeps out. Its content is made only to
@@ -217,6 +219,7 @@ async function prepareQwenLaunch(input: LaunchInput & { kind: ProfileKind }): Pr
     missingCredentials: credentials.missing,
     qwenHome,
     qwenHomeSeed: facts.qwenHomeSeed,
+    qwenSettingsVersion: facts.settingsVersion,
     launchDefaults: {
       file: launchDefaults,
       ...(defaults === undefined ? {} : { content: `${JSON.stringify(defaults, null, 2)}\n` }),

@@ -9,8 +9,13 @@ import { octalMode, posixQuote, show } from '../src/policy/quote.js';
 import { failure } from './messages.js';
 
 export const APP_NAME = 'qwen-managed';
-/** Written when missing: `$version: 4` stops Qwen from rewriting the file on start. */
-export const QWEN_HOME_SETTINGS = '{"$version":4}\n';
+/**
+ * Written when missing: the pinned Qwen's own `$version` (its `settingsVersion` fact) stops it from
+ * migrating and rewriting the file on start.
+ */
+export function qwenHomeSettings(settingsVersion: number): string {
+  return `${JSON.stringify({ $version: settingsVersion })}\n`;
+}
 
 export type HomePlatform = 'linux' | 'darwin' | 'win32';
 
@@ -82,6 +87,8 @@ export interface EnsureQwenHomeOptions {
    * when the top-level directory of its path does not exist yet — a home Qwen already ran in is its own.
    */
   seed?: Readonly<Record<string, string>>;
+  /** The pinned Qwen's settings format (`settingsVersion`), written into a missing settings.json. */
+  settingsVersion: number;
 }
 
 function tryLstat(fs: QwenHomeFs, path: string): QwenHomeStat | undefined {
@@ -135,7 +142,7 @@ export function ensurePrivateHome(dir: string, label: string, options: PrivateHo
 
 /**
  * Makes sure `qwenHome` exists as the user's private directory with a `settings.json`: creates each
- * missing level below `home` with mode 0700, writes `{"$version":4}` atomically when the settings
+ * missing level below `home` with mode 0700, writes `{"$version":<settingsVersion>}` atomically when the settings
  * file is missing, seeds a new home with the pinned Qwen's `qwenHomeSeed`, and refuses a QWEN_HOME
  * that is a symlink, not the user's, or open to others.
  */
@@ -144,7 +151,7 @@ export function ensureQwenHome(qwenHome: string, options: EnsureQwenHomeOptions)
   const sep = ensurePrivateHome(qwenHome, 'the Qwen home', { ...options, fs, platform });
   const settings = `${qwenHome}${sep}settings.json`;
   if (tryLstat(fs, settings) === undefined)
-    createFile(fs, settings, QWEN_HOME_SETTINGS, options.uniqueSuffix);
+    createFile(fs, settings, qwenHomeSettings(options.settingsVersion), options.uniqueSuffix);
   // Taken per top-level directory before any is made, so that one entry cannot seed another's.
   const fresh = new Set(
     Object.keys(options.seed ?? {})

@@ -9,10 +9,12 @@ import {
   ensureQwenHome,
   type HomePlatform,
   homePlatform,
-  QWEN_HOME_SETTINGS,
   qwenHomePath,
 } from '../../../launcher/qwen-home.js';
 import { DEFAULT_QWEN_VERSION, pinnedQwenFacts } from '../../../src/qwen/versions.js';
+
+const SETTINGS_VERSION = pinnedQwenFacts(DEFAULT_QWEN_VERSION).settingsVersion;
+
 import { problems } from './problems.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -107,6 +109,7 @@ describe('ensureQwenHome', () => {
       platform: 'linux',
       fs,
       uniqueSuffix: 'test',
+      settingsVersion: SETTINGS_VERSION,
     });
   const mode = (p: string) => fs.statSync(p).mode & 0o7777;
 
@@ -134,8 +137,8 @@ describe('ensureQwenHome', () => {
       mode(path.join(qwenHome, '..')),
       mode(qwenHome),
     ]).toEqual([0o700, 0o700, 0o700, 0o700, 0o700, 0o700]);
-    expect(fs.readFileSync(path.join(qwenHome, 'settings.json'), 'utf8')).toBe(QWEN_HOME_SETTINGS);
-    expect(JSON.parse(QWEN_HOME_SETTINGS)).toEqual({ $version: 4 });
+    // The pinned Qwen's own format: a file in any other would be migrated and rewritten on start.
+    expect(fs.readFileSync(path.join(qwenHome, 'settings.json'), 'utf8')).toBe('{"$version":4}\n');
     expect(mode(path.join(qwenHome, 'settings.json'))).toBe(0o600);
     expect(fs.readdirSync(qwenHome)).toEqual(['settings.json']);
   });
@@ -143,7 +146,15 @@ describe('ensureQwenHome', () => {
   it("seeds a new home with the pinned Qwen's empty extension store (0600 files, 0700 directories)", () => {
     const { home, qwenHome } = fresh();
     const seed = pinnedQwenFacts(DEFAULT_QWEN_VERSION).qwenHomeSeed;
-    ensureQwenHome(qwenHome, { home, uid, platform: 'linux', fs, uniqueSuffix: 'test', seed });
+    ensureQwenHome(qwenHome, {
+      home,
+      uid,
+      platform: 'linux',
+      fs,
+      uniqueSuffix: 'test',
+      seed,
+      settingsVersion: SETTINGS_VERSION,
+    });
     expect(Object.keys(seed).sort()).toEqual([
       'extension-store/state.json',
       'extensions/extension-enablement.json',
@@ -171,7 +182,15 @@ describe('ensureQwenHome', () => {
     fs.mkdirSync(path.join(qwenHome, 'extension-store'), { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(qwenHome, 'extension-store', 'state.json'), '{"version":2,"generation":7}');
     const seed = pinnedQwenFacts(DEFAULT_QWEN_VERSION).qwenHomeSeed;
-    ensureQwenHome(qwenHome, { home, uid, platform: 'linux', fs, uniqueSuffix: 'test', seed });
+    ensureQwenHome(qwenHome, {
+      home,
+      uid,
+      platform: 'linux',
+      fs,
+      uniqueSuffix: 'test',
+      seed,
+      settingsVersion: SETTINGS_VERSION,
+    });
     expect(fs.readFileSync(path.join(qwenHome, 'extension-store', 'state.json'), 'utf8')).toBe(
       '{"version":2,"generation":7}',
     );

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import versions from '../../../policies/qwen/versions.json' with { type: 'json' };
 import e2ePackage from '../../../scripts/e2e/package.json' with { type: 'json' };
 import { generateSettingsTables, SETTINGS_TABLES_FILE } from '../../../scripts/qwen-facts/generate-tables.js';
+import { TEMPLATES } from '../../../src/deploy/templates/templates.js';
 import { satisfiesEngines } from '../../../src/host/node-engines.js';
+import { SETTINGS_BASELINE } from '../../../src/policy/policies.js';
 import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
 import { SETTINGS_TABLES } from '../../../src/qwen/settings-tables.js';
 import {
@@ -77,6 +79,12 @@ describe('supported Qwen versions', () => {
       ].sort(),
     );
     expect(Number.isInteger(entry.settingsVersion) && (entry.settingsVersion as number) >= 1).toBe(true);
+    // The rendered system settings and system defaults carry one `$version` for every supported Qwen
+    // (the baseline's and the template's): a version with another format needs them made per version.
+    expect({
+      baseline: SETTINGS_BASELINE.baseline['$version'],
+      systemDefaults: (TEMPLATES.systemDefaults as Record<string, unknown>)['$version'],
+    }).toEqual({ baseline: entry.settingsVersion, systemDefaults: entry.settingsVersion });
     // The model clients the credential broker fronts: each names its key and base-URL variables, the
     // header the key travels in, and at least one request (paths relative to the base URL's path).
     for (const client of Object.values(entry.modelClients as Record<string, Record<string, unknown>>)) {
