@@ -102,7 +102,11 @@ describe('ensureQwenHome', () => {
     fs.mkdirSync(home, { mode: 0o755 });
     return { home, qwenHome: qwenHomePath('linux', home, '0123456789abcdef', 'on-demand') };
   };
-  const ensure = (home: string, qwenHome: string, overrides: { uid?: number } = {}) =>
+  const ensure = (
+    home: string,
+    qwenHome: string,
+    overrides: { uid?: number; seed?: Readonly<Record<string, string>> } = {},
+  ) =>
     ensureQwenHome(qwenHome, {
       home,
       uid: overrides.uid ?? uid,
@@ -110,6 +114,7 @@ describe('ensureQwenHome', () => {
       fs,
       uniqueSuffix: 'test',
       settingsVersion: SETTINGS_VERSION,
+      ...(overrides.seed === undefined ? {} : { seed: overrides.seed }),
     });
   const mode = (p: string) => fs.statSync(p).mode & 0o7777;
 
@@ -146,15 +151,7 @@ describe('ensureQwenHome', () => {
   it("seeds a new home with the pinned Qwen's empty extension store (0600 files, 0700 directories)", () => {
     const { home, qwenHome } = fresh();
     const seed = pinnedQwenFacts(DEFAULT_QWEN_VERSION).qwenHomeSeed;
-    ensureQwenHome(qwenHome, {
-      home,
-      uid,
-      platform: 'linux',
-      fs,
-      uniqueSuffix: 'test',
-      seed,
-      settingsVersion: SETTINGS_VERSION,
-    });
+    ensure(home, qwenHome, { seed });
     expect(Object.keys(seed).sort()).toEqual([
       'extension-store/state.json',
       'extensions/extension-enablement.json',
@@ -182,15 +179,7 @@ describe('ensureQwenHome', () => {
     fs.mkdirSync(path.join(qwenHome, 'extension-store'), { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(qwenHome, 'extension-store', 'state.json'), '{"version":2,"generation":7}');
     const seed = pinnedQwenFacts(DEFAULT_QWEN_VERSION).qwenHomeSeed;
-    ensureQwenHome(qwenHome, {
-      home,
-      uid,
-      platform: 'linux',
-      fs,
-      uniqueSuffix: 'test',
-      seed,
-      settingsVersion: SETTINGS_VERSION,
-    });
+    ensure(home, qwenHome, { seed });
     expect(fs.readFileSync(path.join(qwenHome, 'extension-store', 'state.json'), 'utf8')).toBe(
       '{"version":2,"generation":7}',
     );
