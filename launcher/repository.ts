@@ -25,6 +25,7 @@ import {
   RepositoryPaths,
   walkJudged,
 } from './repository-files.js';
+import { judgeGitDirectory } from './repository-git.js';
 
 export interface RepositoryFs extends FilesFs {
   realpathSync(path: string): string;
@@ -128,6 +129,8 @@ export async function inspectRepository(input: RepositoryInput): Promise<Reposit
   const qwenDir = path.join(root, QWEN_DIR);
   const files = walkJudged(paths, qwenDir);
   for (const name of ROOT_FILES) paths.check(path.join(root, name));
+  // Qwen runs git in the repository at every start, trusted or not: its git directory is judged too.
+  judgeGitDirectory(paths);
   judgeContextFiles({
     paths,
     home: input.home,

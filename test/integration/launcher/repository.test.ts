@@ -587,3 +587,92 @@ describe('launch-qwen: every repository path judged as Qwen will open it, from w
     }
   });
 });
+
+describe("launch-qwen: the repository's git directory (Qwen runs git there at every start and without asking)", () => {
+  const EVIL = '[filter "evil"]\n\tclean = ./.git/p clean\n';
+  // [title, setup, the refusals as `<file>: <key>`]
+  it.each<[string, Setup, string[]]>([
+    [
+      '.git/config: a clean filter (git status runs it at every start)',
+      { repo: { '.git/config': EVIL } },
+      ['<repo>/.git/config: filter.evil.clean'],
+    ],
+    [
+      '.git/config: a textconv, an external diff command, an ssh command, an include',
+      {
+        repo: {
+          '.git/config':
+            '[diff "t"]\n\ttextconv = ./p\n[diff "c"]\n\tcommand = ./p\n[core]\n\tsshCommand = ./p\n[include]\n\tpath = more\n',
+        },
+      },
+      [
+        '<repo>/.git/config: diff.t.textconv',
+        '<repo>/.git/config: diff.c.command',
+        '<repo>/.git/config: core.sshcommand',
+        '<repo>/.git/config: include.path',
+      ],
+    ],
+    [
+      'a .git file naming another git directory (gitdir:), its common directory followed',
+      {
+        repo: {
+          '.git': 'gitdir: .store/worktrees/w\n',
+          '.store/worktrees/w/commondir': '../..\n',
+          '.store/worktrees/w/HEAD': 'ref: refs/heads/main\n',
+          '.store/config': EVIL,
+        },
+      },
+      ['<repo>/.store/config: filter.evil.clean'],
+    ],
+    [
+      "a submodule's git directory (git status recurses into it)",
+      { repo: { '.git/HEAD': 'ref: refs/heads/main\n', '.git/modules/lib/config': EVIL } },
+      ['<repo>/.git/modules/lib/config: filter.evil.clean'],
+    ],
+    [
+      'a post-index-change hook (git diff writes the index), in .git/hooks or in a relative core.hooksPath',
+      {
+        repo: {
+          '.git/hooks/post-index-change': '#!/bin/sh\n',
+          '.git/config': '[core]\n\thooksPath = tools/hooks\n',
+          'tools/hooks/post-index-change': '#!/bin/sh\n',
+        },
+      },
+      ['<repo>/tools/hooks/post-index-change: (the hook)'],
+    ],
+    ['an unparsable .git/config', { repo: { '.git/config': '[core\n' } }, ['<repo>/.git/config: (line 1)']],
+  ])('refuses: %s', async (_title, setup, refusals) => {
+    const c = fixture(setup);
+    for (const from of ['repo', 'home'] as const) {
+      const { code, output, record } = await launch(c, from);
+      expect(code).toBe(1);
+      expect(record).toBeUndefined();
+      const lines = refusalLines(c, output);
+      expect(lines.slice(0, -1).map((l) => l.split(': ').slice(0, 2).join(': '))).toEqual(refusals);
+      expect(lines.at(-1)).toMatch(/nothing was started$/);
+    }
+  });
+
+  it('names why and the fix', async () => {
+    const c = fixture({ repo: { '.git/config': EVIL } });
+    const { output } = await launch(c, 'repo');
+    expect(refusalLines(c, output)[0]).toBe(
+      "<repo>/.git/config: filter.evil.clean: git status runs the clean filter of every file whose .gitattributes name the driver and whose timestamp changed; Qwen 0.24.4 runs `git status` in the repository at every start (measured: the filter ran before the first prompt, with Qwen's environment); fix: remove it (git config --file <repo>/.git/config --unset-all filter.evil.clean)",
+    );
+  });
+
+  it("starts: a developer's own repository (git-lfs filters, husky hooks, ordinary hooks, fsmonitor on)", async () => {
+    const c = fixture({
+      repo: {
+        '.git/HEAD': 'ref: refs/heads/main\n',
+        '.git/config':
+          '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = true\n\thooksPath = .husky/_\n[remote "origin"]\n\turl = git@github.com:org/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n',
+        '.git/hooks/pre-commit': '#!/bin/sh\n',
+        '.husky/_/pre-commit': '#!/bin/sh\n',
+        '.gitattributes': '*.psd filter=lfs diff=lfs merge=lfs -text\n',
+      },
+    });
+    const { code, output } = await launch(c, 'repo');
+    expect({ code, output }).toEqual({ code: 0, output: 'STUB DONE\n' });
+  });
+});

@@ -1,0 +1,140 @@
+// The repository's git directory, read as git will read it when Qwen runs `git` in the repository
+// (at every start, and for the read-only subcommands it runs without asking): `<repo>/.git` (a
+// directory, or a `gitdir:` file followed, worktrees included), its common directory, and the git
+// directories of its submodules below `modules/` (git status recurses into them). Each configuration
+// file is judged by src/policy/git-config.ts; a hook git runs on an index write refuses too.
+import {
+  decideGitConfig,
+  decideGitHook,
+  GIT_CONFIG_POLICY,
+  parseGitConfig,
+} from '../src/policy/git-config.js';
+import type { PathVerdict } from '../src/policy/repository-path.js';
+import type { RepositoryPaths } from './repository-files.js';
+
+/** Nested submodule git directories followed at most this deep (modules/a/modules/b/…). */
+const MAX_MODULE_DEPTH = 8;
+
+export function judgeGitDirectory(paths: RepositoryPaths): void {
+  const { path } = paths;
+  const dotGit = path.join(paths.root, '.git');
+  const verdict = paths.check(dotGit);
+  if (verdict.kind !== 'inside') return;
+  let gitDir: string | undefined;
+  if (verdict.type === 'directory') gitDir = verdict.real;
+  else if (verdict.type === 'file') {
+    const judged = paths.regularFile(dotGit, verdict);
+    const text = judged === undefined ? undefined : paths.read(judged);
+    const target = /^gitdir: *(.+?)\s*$/m.exec(text ?? '')?.[1];
+    // git refuses a `.git` file it cannot read as `gitdir: <path>`: then no git runs here.
+    if (target === undefined) return;
+    // A worktree's or submodule's git directory is usually elsewhere: git reads it wherever it is.
+    gitDir = realDirectory(paths, path.resolve(path.dirname(verdict.real), target));
+  }
+  if (gitDir === undefined) return;
+  const commonFile = path.join(gitDir, 'commondir');
+  const common = readSmall(paths, commonFile)?.trim();
+  const commonDir =
+    common === undefined || common === ''
+      ? gitDir
+      : (realDirectory(paths, path.resolve(gitDir, common)) ?? gitDir);
+  const configs = new Set([
+    path.join(commonDir, 'config'),
+    path.join(commonDir, 'config.worktree'),
+    path.join(gitDir, 'config.worktree'),
+  ]);
+  let hooksPath: string | undefined;
+  for (const file of configs) {
+    const text = readConfig(paths, file);
+    if (text === undefined) continue;
+    const parsed = parseGitConfig(text);
+    if ('entries' in parsed) {
+      for (const e of parsed.entries)
+        if (e.section === 'core' && e.subsection === undefined && e.name === 'hookspath') hooksPath = e.value;
+    }
+  }
+  // A relative core.hooksPath is taken from the top of the working tree (where Qwen runs git).
+  judgeHooks(
+    paths,
+    hooksPath === undefined ? path.join(commonDir, 'hooks') : path.resolve(paths.root, hooksPath),
+  );
+  judgeModules(paths, path.join(commonDir, 'modules'), 0);
+}
+
+function judgeModules(paths: RepositoryPaths, modules: string, depth: number): void {
+  if (depth >= MAX_MODULE_DEPTH) return;
+  const dir = realDirectory(paths, modules);
+  if (dir === undefined) return;
+  let names: string[];
+  try {
+    names = paths.fs.readdirSync(dir).sort();
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const module = realDirectory(paths, paths.path.join(dir, name));
+    if (module === undefined) continue;
+    readConfig(paths, paths.path.join(module, 'config'));
+    readConfig(paths, paths.path.join(module, 'config.worktree'));
+    judgeHooks(paths, paths.path.join(module, 'hooks'));
+    judgeModules(paths, paths.path.join(module, 'modules'), depth + 1);
+  }
+}
+
+function judgeHooks(paths: RepositoryPaths, dir: string): void {
+  for (const name of Object.keys(GIT_CONFIG_POLICY.hooks)) {
+    const hook = paths.path.join(dir, name);
+    const verdict = look(paths, hook);
+    if (verdict !== undefined && verdict.kind !== 'absent') {
+      for (const refusal of decideGitHook(hook, name)) paths.refuse(refusal);
+    }
+  }
+}
+
+/** Judged like every path (a link into /proc refuses); outside the repository only the special roots count. */
+function look(paths: RepositoryPaths, file: string): PathVerdict | undefined {
+  const verdict = paths.check(file, '(where it leads)', false);
+  return verdict.kind === 'unreadable' ? undefined : verdict;
+}
+
+function realDirectory(paths: RepositoryPaths, dir: string): string | undefined {
+  const verdict = look(paths, dir);
+  return verdict?.kind === 'inside' && verdict.type === 'directory' ? verdict.real : undefined;
+}
+
+function readSmall(paths: RepositoryPaths, file: string): string | undefined {
+  const verdict = look(paths, file);
+  if (verdict?.kind !== 'inside' || verdict.type !== 'file') return undefined;
+  try {
+    return paths.fs.readFileSync(verdict.real, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** One configuration file, judged; its text when git will read it. */
+function readConfig(paths: RepositoryPaths, file: string): string | undefined {
+  const verdict = look(paths, file);
+  if (verdict?.kind !== 'inside') return undefined;
+  if (verdict.type !== 'file' || verdict.size > GIT_CONFIG_POLICY.maxBytes) {
+    paths.refuse({
+      file,
+      key: '(the whole file)',
+      why:
+        verdict.type === 'file'
+          ? `it is larger than ${GIT_CONFIG_POLICY.maxBytes} bytes, so what git would run is not checked`
+          : 'it is not a regular file, so what git would run cannot be checked',
+      fix: 'replace it with a regular file or remove it',
+    });
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = paths.fs.readFileSync(verdict.real, 'utf8');
+  } catch {
+    // What the user cannot read, git (the same user) cannot either: it stops before running anything.
+    return undefined;
+  }
+  for (const refusal of decideGitConfig(file, text)) paths.refuse(refusal);
+  return text;
+}

@@ -1,0 +1,228 @@
+// The repository's git configuration, judged (policies/repository.json `gitConfig`, docs/repository.md#git).
+// Qwen 0.24.4 runs git in the repository by itself at every start and runs the read-only git
+// subcommands the model asks for without a confirmation, so a key that makes git run a program the
+// repository names is code execution with Qwen's environment. Pure: the caller reads the files.
+import repositoryPolicy from '../../policies/repository.json' with { type: 'json' };
+import type { Refusal } from './repository.js';
+
+export interface GitConfigPolicy {
+  maxBytes: number;
+  keys: Readonly<Record<string, { why: string; harmless?: readonly string[] }>>;
+  hooks: Readonly<Record<string, string>>;
+}
+
+export const GIT_CONFIG_POLICY: GitConfigPolicy = repositoryPolicy.gitConfig;
+
+export interface GitConfigEntry {
+  /** Lowercased. */
+  section: string;
+  /** As written (`[section "Sub"]` keeps its case; the old `[section.sub]` form is lowercased). */
+  subsection: string | undefined;
+  /** Lowercased. */
+  name: string;
+  /** Undefined for a bare key (git reads it as `true`). */
+  value: string | undefined;
+}
+
+export type GitConfigParse = { entries: GitConfigEntry[] } | { error: string; line: number };
+
+const NAME_CHAR = /[A-Za-z0-9-]/;
+const SECTION_CHAR = /[A-Za-z0-9.-]/;
+
+/**
+ * Git's configuration syntax (config.c): `[section]`, `[section "sub"]`, `[section.sub]`, `name = value`
+ * or a bare `name`, `#`/`;` comments, quotes, backslash escapes and continuation lines. Whatever git
+ * itself would reject is an error here too (with its line), never a guess.
+ */
+export function parseGitConfig(text: string): GitConfigParse {
+  const entries: GitConfigEntry[] = [];
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  let section: string | undefined;
+  let subsection: string | undefined;
+  const fail = (error: string): GitConfigParse => ({ error, line });
+  const at = () => text[i];
+  const skipComment = () => {
+    while (i < text.length && at() !== '\n') i++;
+  };
+  while (i < text.length) {
+    const c = at()!;
+    if (c === '\n') {
+      line++;
+      i++;
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\r') {
+      i++;
+      continue;
+    }
+    if (c === '#' || c === ';') {
+      skipComment();
+      continue;
+    }
+    if (c === '[') {
+      i++;
+      let name = '';
+      while (i < text.length && SECTION_CHAR.test(at()!)) name += text[i++];
+      if (name === '') return fail('an empty or invalid section name');
+      subsection = undefined;
+      if (at() === ' ' || at() === '\t') {
+        while (at() === ' ' || at() === '\t') i++;
+        if (at() !== '"') return fail('a section header without a quoted subsection');
+        i++;
+        let sub = '';
+        for (;;) {
+          const s = text[i++];
+          if (s === undefined || s === '\n') return fail('an unterminated subsection');
+          if (s === '"') break;
+          if (s === '\\') {
+            const e = text[i++];
+            if (e === undefined || e === '\n') return fail('an unterminated subsection');
+            sub += e;
+          } else sub += s;
+        }
+        if (name.includes('.')) return fail('a dotted section name with a quoted subsection');
+        subsection = sub;
+        section = name.toLowerCase();
+      } else {
+        const dot = name.indexOf('.');
+        section = (dot < 0 ? name : name.slice(0, dot)).toLowerCase();
+        if (dot >= 0) subsection = name.slice(dot + 1).toLowerCase();
+      }
+      if (at() !== ']') return fail('a section header without its closing bracket');
+      i++;
+      continue;
+    }
+    if (!/[A-Za-z]/.test(c)) return fail(`an unexpected character ${JSON.stringify(c)}`);
+    if (section === undefined) return fail('a key before any section');
+    let name = '';
+    while (i < text.length && NAME_CHAR.test(at()!)) name += text[i++];
+    while (at() === ' ' || at() === '\t') i++;
+    if (at() === '\r') i++;
+    if (i >= text.length || at() === '\n' || at() === '#' || at() === ';') {
+      entries.push({ section, subsection, name: name.toLowerCase(), value: undefined });
+      continue;
+    }
+    if (at() !== '=')
+      return fail(`a key ${JSON.stringify(name)} followed by neither "=" nor the end of the line`);
+    i++;
+    let value = '';
+    // Unquoted spaces at the end are dropped, inner ones kept (git keeps a run only when more follows).
+    let pendingSpace = '';
+    let quoted = false;
+    let started = false;
+    for (;;) {
+      const v = text[i];
+      if (v === undefined) break;
+      if (v === '\n') {
+        if (quoted) return fail('an unterminated quote');
+        break;
+      }
+      i++;
+      if (!quoted && (v === ' ' || v === '\t' || v === '\r')) {
+        if (started) pendingSpace += v === '\r' ? '' : v;
+        continue;
+      }
+      if (!quoted && (v === '#' || v === ';')) {
+        skipComment();
+        break;
+      }
+      value += pendingSpace;
+      pendingSpace = '';
+      started = true;
+      if (v === '\\') {
+        const e = text[i++];
+        if (e === '\n') {
+          line++;
+          continue;
+        }
+        if (e === '\r' && text[i] === '\n') {
+          i++;
+          line++;
+          continue;
+        }
+        const escaped = { n: '\n', t: '\t', b: '\b', '\\': '\\', '"': '"' }[e ?? ''];
+        if (escaped === undefined) return fail('an invalid escape in a value');
+        value += escaped;
+      } else if (v === '"') quoted = !quoted;
+      else value += v;
+    }
+    entries.push({ section, subsection, name: name.toLowerCase(), value });
+  }
+  return { entries };
+}
+
+/** The key as git prints it: `section.name` or `section.<subsection>.name`. */
+export function gitConfigKey(entry: GitConfigEntry): string {
+  return entry.subsection === undefined
+    ? `${entry.section}.${entry.name}`
+    : `${entry.section}.${entry.subsection}.${entry.name}`;
+}
+
+/** The policy pattern matching the entry (`filter.*.clean`, `pager.*`, `core.pager`), if any. */
+export function matchingPattern(entry: GitConfigEntry, policy: GitConfigPolicy = GIT_CONFIG_POLICY) {
+  for (const pattern of Object.keys(policy.keys)) {
+    const parts = pattern.split('.');
+    const section = parts[0]!.toLowerCase();
+    const name = parts.at(-1)!.toLowerCase();
+    const sub = parts.length === 3 ? parts[1] : undefined;
+    if (entry.section !== section) continue;
+    if (name !== '*' && entry.name !== name) continue;
+    if (parts.length === 2 ? entry.subsection !== undefined : entry.subsection === undefined) continue;
+    if (sub !== undefined && sub !== '*' && sub.toLowerCase() !== entry.subsection?.toLowerCase()) continue;
+    return pattern;
+  }
+  return undefined;
+}
+
+/**
+ * Every key of one configuration file that makes git run a program the repository names, with why
+ * and the fix; a file git could not parse refuses as a whole.
+ */
+export function decideGitConfig(
+  file: string,
+  text: string,
+  policy: GitConfigPolicy = GIT_CONFIG_POLICY,
+): Refusal[] {
+  const parsed = parseGitConfig(text);
+  if ('error' in parsed) {
+    return [
+      {
+        file,
+        key: `(line ${parsed.line})`,
+        why: `it holds ${parsed.error}, so what git would run cannot be checked`,
+        fix: 'correct the line (git config --file <file> --list shows what git reads)',
+      },
+    ];
+  }
+  const refused: Refusal[] = [];
+  const seen = new Set<string>();
+  for (const entry of parsed.entries) {
+    const pattern = matchingPattern(entry, policy);
+    if (pattern === undefined) continue;
+    const rule = policy.keys[pattern]!;
+    // A boolean (git's own program) or git-lfs from PATH names nothing of the repository's.
+    const value = (entry.value ?? 'true').trim().toLowerCase();
+    if (rule.harmless?.some((h) => h.toLowerCase() === value)) continue;
+    const key = gitConfigKey(entry);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    refused.push({
+      file,
+      key,
+      why: rule.why,
+      fix: `remove it (git config --file ${file} --unset-all ${key})`,
+    });
+  }
+  return refused;
+}
+
+/** A hook the repository ships that git runs during commands Qwen runs without asking. */
+export function decideGitHook(
+  file: string,
+  name: string,
+  policy: GitConfigPolicy = GIT_CONFIG_POLICY,
+): Refusal[] {
+  const why = policy.hooks[name];
+  return why === undefined ? [] : [{ file, key: '(the hook)', why, fix: 'remove it' }];
+}

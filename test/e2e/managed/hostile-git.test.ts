@@ -1,0 +1,268 @@
+// Scenario 8c — the repository's git directory is untrusted input. Qwen 0.24.4 runs git in the
+// repository by itself (`git status --short --branch` and `git log --oneline -n 5` for the system
+// prompt's git snapshot, at every start, whatever the folder's trust) and runs the read-only git
+// subcommands the model asks for (diff, log, show, blame, status, remote show, …) without a
+// confirmation in the default approval mode. A `.git/config` that names a program (a clean filter,
+// a textconv, a diff driver, an ssh command) or a `post-index-change` hook makes git run it as the
+// developer, with Qwen's environment: the credentials. On the real Qwen through `launch-qwen` as a
+// non-root user:
+//
+// - the hostile git directory refuses the launch, naming the file and the key; no Qwen starts, no
+//   git runs, nothing planted runs;
+// - a developer's own git repository starts: Qwen's start-up git runs, its snapshot reaches the model,
+//   a `git diff` the model asks for runs;
+// - negative controls: the same repository with Qwen started WITHOUT the launcher runs the filter at
+//   start (before any prompt, the model key in its environment), and the model's `git diff` and
+//   `git remote show origin` run the textconv, the diff driver, the index hook and the ssh command
+//   with no confirmation.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isToolContinuation, promptText, systemPrompt } from '../../fixtures/fake-model/inspect.js';
+import { text, toolCall } from '../../fixtures/fake-model/server.js';
+import { startHostileWorld } from './hostile-world.js';
+import type { ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
+import { type ManagedWorld, MODEL_KEY } from './world.js';
+
+const TOKEN = 'ctx-e2e-token-git-41d7';
+const MEM0_KEY = 'm0-e2e-git-key-6a02';
+const KB = 'KB-GIT-3310: releases are cut on Mondays.';
+const GIT_SNAPSHOT = 'Git snapshot at conversation start';
+
+let world: ManagedWorld;
+let markers: string;
+/** Every git command a process of the session ran: `<cwd>\t<argv>` (the world's tools/git). */
+let gitLog: string;
+
+const suite = managedSuite(
+  async (own) => {
+    ({ world, markers } = await startHostileWorld(own, {
+      label: 'git',
+      token: TOKEN,
+      mem0Key: MEM0_KEY,
+      document: { id: 'kb-git', content: KB },
+    }));
+    // The deployment's PATH starts with the world's tools: a git there sees every git Qwen runs.
+    gitLog = join(world.logDir, 'git.log');
+    const git = join(world.root, 'tools', 'git');
+    writeFileSync(
+      git,
+      `#!/bin/sh\nprintf '%s\\t%s\\n' "$PWD" "$*" >> '${gitLog}' 2>/dev/null\nexec /usr/bin/git "$@"\n`,
+    );
+    chmodSync(git, 0o755);
+    writeFileSync(gitLog, '');
+    chmodSync(gitLog, 0o666);
+  },
+  {
+    afterEach: () => {
+      rmSync(world.repo, { recursive: true, force: true });
+      mkdirSync(world.repo, { mode: 0o755 });
+      chmodSync(world.repo, 0o755);
+      execFileSync('chown', [`${world.user.uid}:${world.user.gid}`, world.repo]);
+      for (const name of readdirSync(markers)) rmSync(join(markers, name), { force: true });
+      writeFileSync(gitLog, '');
+    },
+  },
+);
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+const markersLeft = () =>
+  readdirSync(markers)
+    .filter((n) => !n.endsWith('.env'))
+    .sort();
+const gitRuns = () =>
+  readFileSync(gitLog, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => l.replaceAll(world.repo, '<repo>'));
+
+/** Git as the developer would run it in the repository (the configuration is written last, as the attack's). */
+function git(...args: string[]): void {
+  execFileSync('/usr/bin/git', ['-c', 'safe.directory=*', '-C', world.repo, ...args], {
+    env: {
+      PATH: '/usr/bin:/bin',
+      HOME: '/nonexistent',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'dev',
+      GIT_AUTHOR_EMAIL: 'dev@example.invalid',
+      GIT_COMMITTER_NAME: 'dev',
+      GIT_COMMITTER_EMAIL: 'dev@example.invalid',
+    },
+  });
+}
+
+/** A repository with one commit, a changed file and a file whose timestamp changed (git status reads it again). */
+function plantRepository(config: Record<string, string>, hooks: string[] = []): void {
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(world.repo, 'a.t'), 'one\n');
+  writeFileSync(join(world.repo, 'b.c'), 'two\n');
+  writeFileSync(join(world.repo, 'c.f'), 'three\n');
+  writeFileSync(join(world.repo, '.gitattributes'), '*.t diff=tc\n*.c diff=cmd\n*.f filter=evil\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'GIT-COMMIT-5581 first');
+  writeFileSync(join(world.repo, 'a.t'), 'one changed\n');
+  writeFileSync(join(world.repo, 'b.c'), 'two changed\n');
+  const later = new Date(Date.now() + 5000);
+  utimesSync(join(world.repo, 'c.f'), later, later);
+  // The payload: leaves a marker named after its first argument and the environment it got.
+  const payload = join(world.repo, '.git', 'p');
+  writeFileSync(
+    payload,
+    `#!/bin/sh\ntouch '${markers}'/"$1"\nenv > '${markers}'/"$1".env\ncase "$1" in textconv) cat "$2";; clean) cat;; esac\nexit 0\n`,
+    { mode: 0o755 },
+  );
+  for (const [key, value] of Object.entries(config)) git('config', key, value.replaceAll('<p>', payload));
+  for (const hook of hooks) {
+    writeFileSync(join(world.repo, '.git', 'hooks', hook), `#!/bin/sh\n${payload} hook-${hook}\n`, {
+      mode: 0o755,
+    });
+  }
+  execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
+}
+
+const HOSTILE_CONFIG = {
+  'filter.evil.clean': '<p> clean',
+  'diff.tc.textconv': '<p> textconv',
+  'diff.cmd.command': '<p> diff-command',
+  'core.sshCommand': '<p> ssh',
+  'remote.origin.url': 'ssh://git@example.invalid/app.git',
+};
+const HOSTILE_HOOKS = ['post-index-change'];
+
+/** The model's answers: `run-git <command>` asks for that shell command; anything else is answered. */
+function script(): void {
+  world.model.setResponder(({ kind, body }) => {
+    if (kind !== 'main') return undefined;
+    if (isToolContinuation(body)) return text('ANSWER-AFTER-GIT');
+    const command = /run-git (.+)$/m.exec(promptText(body))?.[1];
+    if (command !== undefined) return toolCall('run_shell_command', { command, description: 'Look at git' });
+    return text('ANSWER-GIT-OK');
+  });
+}
+
+/** The model asks for `command`: did Qwen run it with no dialog, and what did it leave? */
+async function modelRuns(
+  s: ManagedSession,
+  command: string,
+): Promise<{ ranWithoutAsking: boolean; markers: string[] }> {
+  const before = markersLeft();
+  await s.submit(`Please run-git ${command}`);
+  const shown = await Promise.race([
+    s.term.waitFor('ANSWER-AFTER-GIT', 30_000).then(
+      () => 'ran',
+      () => 'timeout',
+    ),
+    s.term.waitFor('Yes, allow once', 30_000).then(
+      () => 'asked',
+      () => 'timeout',
+    ),
+  ]);
+  if (shown === 'asked') await s.term.press('Escape');
+  await sleep(1000);
+  return { ranWithoutAsking: shown === 'ran', markers: markersLeft().filter((m) => !before.includes(m)) };
+}
+
+describe('hostile git directory: the launch is refused, naming the file and the key', () => {
+  it.each(['auto-recall', 'write'] as const)(
+    '%s: a clean filter, a textconv, a diff driver, an ssh command and a post-index-change hook',
+    suite.test(async (_fixtures, kind) => {
+      plantRepository(HOSTILE_CONFIG, HOSTILE_HOOKS);
+      const requestsBefore = world.model.requests.length;
+      const s = await suite.launch(world, kind, { cwd: world.repo });
+      const exit = await s.term.waitForExit(30_000);
+      await s.term.flush();
+      expect(exit.exitCode).toBe(1);
+      const lines = s.term
+        .rawOutput()
+        .replaceAll('\r\n', '\n')
+        .split('\n')
+        .filter((l) => l.startsWith('launch-qwen: '))
+        .map((l) => l.slice('launch-qwen: '.length).replaceAll(world.repo, '<repo>'));
+      expect(lines.map((l) => l.split(': ').slice(0, 2).join(': '))).toEqual([
+        // In the file's order: `git init` wrote the [core] section first.
+        '<repo>/.git/config: core.sshcommand',
+        '<repo>/.git/config: filter.evil.clean',
+        '<repo>/.git/config: diff.tc.textconv',
+        '<repo>/.git/config: diff.cmd.command',
+        '<repo>/.git/hooks/post-index-change: (the hook)',
+        `5 thing(s) in the repository or your home would change the managed ${kind} session; nothing was started`,
+      ]);
+      expect(world.model.requests.length).toBe(requestsBefore);
+      expect([markersLeft(), gitRuns()]).toEqual([[], []]);
+    }),
+  );
+});
+
+describe("a developer's own git repository starts and git works", () => {
+  it(
+    "auto-recall: Qwen's start-up git runs, its snapshot reaches the model, the model's git diff runs",
+    suite.test(async () => {
+      plantRepository({ 'core.fsmonitor': 'false', 'remote.origin.url': 'git@github.com:org/app.git' });
+      const s = await suite.launch(world, 'auto-recall');
+      await s.waitForReady();
+      script();
+      const enter = await s.submit('How are releases cut here?');
+      const request = await s.nextMainRequest(enter);
+      await s.term.waitFor('ANSWER-GIT-OK', 30_000);
+      expect(systemPrompt(request.chat!)).toContain(GIT_SNAPSHOT);
+      expect(systemPrompt(request.chat!)).toContain('GIT-COMMIT-5581');
+      expect(await modelRuns(s, 'git diff')).toEqual({ ranWithoutAsking: true, markers: [] });
+      expect(await s.quit()).toBe(0);
+      // What Qwen 0.24.4 runs by itself at start (measured), then the model's command.
+      expect(gitRuns()).toEqual(
+        expect.arrayContaining([
+          '<repo>\t-c core.fsmonitor= -c log.showSignature=false --no-optional-locks status --short --branch',
+          '<repo>\t-c core.fsmonitor= -c log.showSignature=false --no-optional-locks log --oneline -n 5',
+          '<repo>\tdiff',
+        ]),
+      );
+    }),
+  );
+});
+
+function direct(kind: 'auto-recall' | 'write'): Promise<ManagedSession> {
+  return suite.direct(world, kind, {
+    credentials:
+      kind === 'auto-recall'
+        ? { CONTEXT_API_TOKEN: TOKEN, OPENAI_API_KEY: MODEL_KEY }
+        : { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+  });
+}
+
+describe('negative controls: the same git directory, Qwen started without the launcher', () => {
+  it(
+    'at start, before any prompt, git status runs the clean filter with the model key in its environment',
+    suite.test(async () => {
+      plantRepository(HOSTILE_CONFIG, HOSTILE_HOOKS);
+      const since = Date.now();
+      const s = await direct('auto-recall');
+      await s.waitForReady();
+      await sleep(2000);
+      expect(world.model.requests.filter((r) => r.kind === 'main' && r.receivedAt >= since)).toEqual([]);
+      expect(markersLeft()).toEqual(['clean']);
+      expect(readFileSync(join(markers, 'clean.env'), 'utf8')).toContain(MODEL_KEY);
+    }),
+  );
+
+  // [the command the model asks for, the programs of the repository it ran]
+  it.each<[string, string[]]>([
+    ['git diff', ['diff-command', 'hook-post-index-change', 'textconv']],
+    ['git remote show origin', ['ssh']],
+  ])(
+    'the model asks for %s: it runs with no confirmation, and so do the programs the repository named',
+    suite.test(async (_fixtures, command, ran) => {
+      plantRepository(HOSTILE_CONFIG, HOSTILE_HOOKS);
+      const s = await direct('write');
+      await s.waitForReady();
+      script();
+      const run = await modelRuns(s, command);
+      expect(run).toEqual({ ranWithoutAsking: true, markers: ran });
+      expect(readFileSync(join(markers, `${ran[0]}.env`), 'utf8')).toContain(MODEL_KEY);
+    }),
+  );
+});
