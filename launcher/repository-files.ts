@@ -26,6 +26,7 @@ import type { PathOps } from '../src/qwen/env-files.js';
 
 export interface FilesFs extends LinkFs {
   readFileSync(path: string, encoding: 'utf8'): string;
+  readFileSync(path: string): Uint8Array;
   readdirSync(path: string): string[];
 }
 

@@ -9,15 +9,21 @@ import {
   GIT_CONFIG_POLICY,
   parseGitConfig,
 } from '../src/policy/git-config.js';
+import { gitlinkPaths } from '../src/policy/git-index.js';
 import type { PathVerdict } from '../src/policy/repository-path.js';
 import type { RepositoryPaths } from './repository-files.js';
 
 /** Nested submodule git directories followed at most this deep (modules/a/modules/b/…). */
 const MAX_MODULE_DEPTH = 8;
 
-export function judgeGitDirectory(paths: RepositoryPaths): void {
+/**
+ * `top`: the working tree (the repository root, or a populated submodule below it, which git status
+ * enters with that submodule's own git directory).
+ */
+export function judgeGitDirectory(paths: RepositoryPaths, top = paths.root, depth = 0): void {
   const { path } = paths;
-  const dotGit = path.join(paths.root, '.git');
+  if (depth >= MAX_MODULE_DEPTH) return;
+  const dotGit = path.join(top, '.git');
   const verdict = paths.check(dotGit);
   if (verdict.kind !== 'inside') return;
   let gitDir: string | undefined;
@@ -44,21 +50,55 @@ export function judgeGitDirectory(paths: RepositoryPaths): void {
     path.join(gitDir, 'config.worktree'),
   ]);
   let hooksPath: string | undefined;
+  let hashBytes = 20;
   for (const file of configs) {
     const text = readConfig(paths, file);
     if (text === undefined) continue;
     const parsed = parseGitConfig(text);
-    if ('entries' in parsed) {
-      for (const e of parsed.entries)
-        if (e.section === 'core' && e.subsection === undefined && e.name === 'hookspath') hooksPath = e.value;
+    if (!('entries' in parsed)) continue;
+    for (const e of parsed.entries) {
+      if (e.subsection !== undefined) continue;
+      if (e.section === 'core' && e.name === 'hookspath') hooksPath = e.value;
+      if (e.section === 'extensions' && e.name === 'objectformat' && e.value?.toLowerCase() === 'sha256')
+        hashBytes = 32;
     }
   }
   // A relative core.hooksPath is taken from the top of the working tree (where Qwen runs git).
-  judgeHooks(
-    paths,
-    hooksPath === undefined ? path.join(commonDir, 'hooks') : path.resolve(paths.root, hooksPath),
-  );
+  judgeHooks(paths, hooksPath === undefined ? path.join(commonDir, 'hooks') : path.resolve(top, hooksPath));
   judgeModules(paths, path.join(commonDir, 'modules'), 0);
+  // git status enters every populated submodule (a gitlink of the index), .gitmodules or not (measured).
+  for (const sub of gitlinks(paths, path.join(gitDir, 'index'), hashBytes)) {
+    const inside = path.resolve(top, sub);
+    if (paths.inRepository(inside)) judgeGitDirectory(paths, inside, depth + 1);
+  }
+}
+
+function gitlinks(paths: RepositoryPaths, index: string, hashBytes: number): string[] {
+  const verdict = look(paths, index);
+  if (verdict?.kind !== 'inside' || verdict.type !== 'file') return [];
+  const refuse = (why: string): string[] => {
+    paths.refuse({
+      file: index,
+      key: '(the whole file)',
+      why,
+      fix: 'let git rewrite it whole (git update-index --no-split-index), or remove it',
+    });
+    return [];
+  };
+  const max = GIT_CONFIG_POLICY.maxIndexBytes;
+  if (verdict.size > max)
+    return refuse(`it is larger than ${max} bytes, so the submodules git status enters are not checked`);
+  let data: Uint8Array;
+  try {
+    data = paths.fs.readFileSync(verdict.real);
+  } catch {
+    // What the user cannot read, git (the same user) cannot either.
+    return [];
+  }
+  const scan = gitlinkPaths(data, hashBytes);
+  if ('error' in scan)
+    return refuse(`it holds ${scan.error}, so the submodules git status enters cannot be checked`);
+  return scan.paths;
 }
 
 function judgeModules(paths: RepositoryPaths, modules: string, depth: number): void {

@@ -7,6 +7,7 @@ import type { Refusal } from './repository.js';
 
 export interface GitConfigPolicy {
   maxBytes: number;
+  maxIndexBytes: number;
   keys: Readonly<Record<string, { why: string; harmless?: readonly string[] }>>;
   hooks: Readonly<Record<string, string>>;
 }

@@ -125,6 +125,37 @@ function plantRepository(config: Record<string, string>, hooks: string[] = []): 
   execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
 }
 
+/**
+ * A clean superproject whose index holds a gitlink to `vendor/lib`, a populated submodule (its own
+ * `.git` directory, no `.gitmodules`) with a clean filter: git status enters it.
+ */
+function plantSubmodule(): void {
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(world.repo, 'README.md'), 'app\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'GIT-COMMIT-5581 first');
+  const sub = join(world.repo, 'vendor', 'lib');
+  mkdirSync(sub, { recursive: true });
+  const subGit = (...args: string[]) => git('-C', sub, ...args);
+  subGit('init', '-q', '-b', 'main');
+  writeFileSync(join(sub, 'c.f'), 'three\n');
+  writeFileSync(join(sub, '.gitattributes'), '*.f filter=evil\n');
+  subGit('add', '.');
+  subGit('commit', '-q', '-m', 'lib');
+  const head = execFileSync('/usr/bin/git', ['-c', 'safe.directory=*', '-C', sub, 'rev-parse', 'HEAD'])
+    .toString()
+    .trim();
+  git('update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`);
+  const later = new Date(Date.now() + 5000);
+  utimesSync(join(sub, 'c.f'), later, later);
+  const payload = join(sub, '.git', 'p');
+  writeFileSync(payload, `#!/bin/sh\ntouch '${markers}'/"$1"\nenv > '${markers}'/"$1".env\ncat\n`, {
+    mode: 0o755,
+  });
+  subGit('config', 'filter.evil.clean', `${payload} sub-clean`);
+  execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
+}
+
 const HOSTILE_CONFIG = {
   'filter.evil.clean': '<p> clean',
   'diff.tc.textconv': '<p> textconv',
@@ -194,6 +225,35 @@ describe('hostile git directory: the launch is refused, naming the file and the 
       ]);
       expect(world.model.requests.length).toBe(requestsBefore);
       expect([markersLeft(), gitRuns()]).toEqual([[], []]);
+    }),
+  );
+});
+
+describe('hostile git directory: a populated submodule', () => {
+  it(
+    "auto-recall: refused, naming the submodule's configuration",
+    suite.test(async () => {
+      plantSubmodule();
+      const s = await suite.launch(world, 'auto-recall');
+      const exit = await s.term.waitForExit(30_000);
+      await s.term.flush();
+      expect(exit.exitCode).toBe(1);
+      expect(s.term.rawOutput().replaceAll('\r\n', '\n').replaceAll(world.repo, '<repo>')).toContain(
+        'launch-qwen: <repo>/vendor/lib/.git/config: filter.evil.clean: ',
+      );
+      expect([markersLeft(), gitRuns()]).toEqual([[], []]);
+    }),
+  );
+
+  it(
+    'negative control, Qwen started without the launcher: its start-up git status enters the submodule and runs the filter',
+    suite.test(async () => {
+      plantSubmodule();
+      const s = await direct('auto-recall');
+      await s.waitForReady();
+      await sleep(2000);
+      expect(markersLeft()).toEqual(['sub-clean']);
+      expect(readFileSync(join(markers, 'sub-clean.env'), 'utf8')).toContain(MODEL_KEY);
     }),
   );
 });

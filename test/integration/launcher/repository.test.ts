@@ -653,6 +653,41 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
     }
   });
 
+  it("refuses a populated submodule's own configuration (git status enters it, .gitmodules or not)", async () => {
+    const c = fixture({});
+    const env = { PATH: '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (dir: string, ...args: string[]) =>
+      execFileSync(
+        'git',
+        ['-c', 'safe.directory=*', '-c', 'user.name=a', '-c', 'user.email=a@b', '-C', dir, ...args],
+        { env },
+      )
+        .toString()
+        .trim();
+    const sub = path.join(c.f.cwd, 'vendor', 'lib');
+    fs.mkdirSync(sub, { recursive: true });
+    git(c.f.cwd, 'init', '-q');
+    git(sub, 'init', '-q');
+    fs.writeFileSync(path.join(sub, 'c.f'), 'x\n');
+    git(sub, 'add', '.');
+    git(sub, 'commit', '-q', '-m', 'sub');
+    git(
+      c.f.cwd,
+      'update-index',
+      '--add',
+      '--cacheinfo',
+      `160000,${git(sub, 'rev-parse', 'HEAD')},vendor/lib`,
+    );
+    git(sub, 'config', 'filter.evil.clean', './p');
+    execFileSync('chown', ['-R', `${suite.user.uid}:${suite.user.gid}`, c.f.cwd]);
+    const { code, output } = await launch(c, 'repo');
+    expect(code).toBe(1);
+    expect(refusalLines(c, output).map((l) => l.split(': ').slice(0, 2).join(': '))).toEqual([
+      '<repo>/vendor/lib/.git/config: filter.evil.clean',
+      expect.stringMatching(/^1 thing\(s\) in the repository/),
+    ]);
+  });
+
   it('names why and the fix', async () => {
     const c = fixture({ repo: { '.git/config': EVIL } });
     const { output } = await launch(c, 'repo');

@@ -1,0 +1,79 @@
+// The submodules git status recurses into: the gitlinks (mode 160000) of a git index. Git runs
+// `git status` inside every populated one, with that submodule's own configuration and hooks, also
+// without a `.gitmodules` (measured with git 2.39), so the launcher judges their git directories too.
+// Pure: the caller reads the file (docs/repository.md#git).
+
+const GITLINK = 0o160000;
+
+export type GitlinkScan = { paths: string[] } | { error: string };
+
+/** git's offset varint (varint.c), as index version 4 writes the bytes a path drops from the previous one. */
+function varint(data: Uint8Array, at: number): { value: number; next: number } | undefined {
+  let c = data[at++];
+  if (c === undefined) return undefined;
+  let value = c & 127;
+  while (c & 128) {
+    c = data[at++];
+    if (c === undefined) return undefined;
+    value = ((value + 1) << 7) + (c & 127);
+  }
+  return { value, next: at };
+}
+
+/**
+ * The paths of every gitlink in an index of version 2, 3 or 4 (`hashBytes`: 20 for SHA-1, 32 for
+ * SHA-256). A split index (the `link` extension) keeps entries in another file: reported as an
+ * error, as is anything git itself would not read.
+ */
+export function gitlinkPaths(data: Uint8Array, hashBytes: number): GitlinkScan {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const text = new TextDecoder();
+  if (data.length < 12 || text.decode(data.subarray(0, 4)) !== 'DIRC') return { error: 'not a git index' };
+  const version = view.getUint32(4);
+  if (version < 2 || version > 4) return { error: `index version ${version}` };
+  const count = view.getUint32(8);
+  const paths: string[] = [];
+  let at = 12;
+  let previous: Uint8Array = new Uint8Array(0);
+  for (let i = 0; i < count; i++) {
+    const fixed = 40 + hashBytes + 2;
+    if (at + fixed > data.length) return { error: 'a truncated entry' };
+    const mode = view.getUint32(at + 24);
+    const flags = view.getUint16(at + 40 + hashBytes);
+    let nameAt = at + fixed;
+    if (flags & 0x4000) {
+      if (version < 3) return { error: 'an extended entry in a version 2 index' };
+      nameAt += 2;
+    }
+    let name: Uint8Array;
+    let end: number;
+    if (version === 4) {
+      const strip = varint(data, nameAt);
+      if (strip === undefined || strip.value > previous.length) return { error: 'a bad path prefix' };
+      const nul = data.indexOf(0, strip.next);
+      if (nul < 0) return { error: 'an unterminated path' };
+      const kept = previous.subarray(0, previous.length - strip.value);
+      name = new Uint8Array(kept.length + (nul - strip.next));
+      name.set(kept);
+      name.set(data.subarray(strip.next, nul), kept.length);
+      end = nul + 1;
+    } else {
+      const nul = data.indexOf(0, nameAt);
+      if (nul < 0) return { error: 'an unterminated path' };
+      name = data.subarray(nameAt, nul);
+      // Entries of versions 2 and 3 are padded with NULs to a multiple of eight bytes.
+      end = at + Math.floor((nul - at + 8) / 8) * 8;
+    }
+    if ((mode & 0o170000) === GITLINK) paths.push(text.decode(name));
+    previous = name;
+    at = end;
+  }
+  // Extensions: a four-letter signature and a size each, up to the trailing checksum.
+  while (at + 8 <= data.length - hashBytes) {
+    const signature = text.decode(data.subarray(at, at + 4));
+    if (signature === 'link')
+      return { error: 'a split index (core.splitIndex): its entries are in another file' };
+    at += 8 + view.getUint32(at + 4);
+  }
+  return { paths };
+}
