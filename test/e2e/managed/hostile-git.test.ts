@@ -229,6 +229,73 @@ describe('hostile git directory: the launch is refused, naming the file and the 
   );
 });
 
+/** A repository below the repository root (a vendored checkout, not a submodule) with the hostile configuration. */
+function plantNested(): string {
+  const top = world.repo;
+  const nested = join(top, 'vendor', 'x');
+  mkdirSync(nested, { recursive: true });
+  const w = world as { repo: string };
+  w.repo = nested;
+  try {
+    plantRepository(HOSTILE_CONFIG, HOSTILE_HOOKS);
+  } finally {
+    w.repo = top;
+  }
+  execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, top]);
+  return nested;
+}
+
+/** The model asks for `git diff` in `directory` (Qwen's shell tool parameter). */
+function scriptGitIn(directory: string): void {
+  world.model.setResponder(({ kind, body }) => {
+    if (kind !== 'main') return undefined;
+    if (isToolContinuation(body)) return text('ANSWER-AFTER-GIT');
+    return toolCall('run_shell_command', { command: 'git diff', description: 'Look at git', directory });
+  });
+}
+
+describe('a repository nested below the root: git there asks first', () => {
+  it(
+    "write: the model's git diff in vendor/x asks (the approval guard, in default mode), nothing runs",
+    suite.test(async () => {
+      const nested = plantNested();
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      scriptGitIn(nested);
+      await s.submit('Please run-git in vendor/x');
+      // The dialog shows the guard's reason: Qwen alone would have run it (the negative control).
+      await s.term.waitFor(/git reads the configuration of the[\s\S]*Yes, allow once/, 30_000);
+      await s.term.press('Escape');
+      await sleep(1000);
+      expect(markersLeft()).toEqual([]);
+      expect(gitRuns().filter((l) => l.endsWith('\tdiff'))).toEqual([]);
+    }),
+  );
+
+  it(
+    "negative control, the approval guard taken away: it runs with no confirmation, and so do the nested repository's programs",
+    suite.test(async () => {
+      const nested = plantNested();
+      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
+      delete settings.hooks?.['PreToolUse'];
+      const dir = join(world.root, 'unguarded');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+      chmodSync(dir, 0o755);
+      const s = await suite.direct(world, 'write', {
+        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+      });
+      await s.waitForReady();
+      scriptGitIn(nested);
+      expect(await modelRuns(s, 'in vendor/x')).toEqual({
+        ranWithoutAsking: true,
+        markers: ['clean', 'diff-command', 'hook-post-index-change', 'textconv'],
+      });
+    }),
+  );
+});
+
 describe('hostile git directory: a populated submodule', () => {
   it(
     "auto-recall: refused, naming the submodule's configuration",

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { preToolUseEvent } from '../../../scripts/shared/hook-events.js';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
+import { GIT_ELSEWHERE_REASON } from '../../../src/runtimes/approval-guard/decide.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 
 const event = preToolUseEvent;
@@ -100,6 +101,8 @@ describe('write-confirmation.js', () => {
 
 describe('approval-guard.js', () => {
   const FILE = 'approval-guard.js';
+  const git = (command: string, directory: string | undefined, mode = 'default') =>
+    event({ permission_mode: mode, tool_name: 'run_shell_command', tool_input: { command, directory } });
   const shell = (mode: string) =>
     event({ permission_mode: mode, tool_name: 'run_shell_command', tool_input: { command: 'touch x' } });
   it.each<[string, string | Buffer, Record<string, string>, string]>([
@@ -121,12 +124,36 @@ describe('approval-guard.js', () => {
     ['a JSON array', '[]', {}, 'none'],
     ['1 MiB + 1 byte', `{"x":"${'a'.repeat(1024 * 1024)}"}`, {}, 'none'],
     ['no tool name', event({ permission_mode: 'yolo', tool_name: undefined }), {}, 'none'],
+    // git reads the configuration of the directory it runs in: only the repository root's was checked.
+    ['git in another directory: asks in default', git('git diff', '/repo/vendor/x'), {}, 'ask'],
+    ['git in another directory: asks in every mode', git('ls && git log -p', '/repo/sub', 'plan'), {}, 'ask'],
+    [
+      'git in another directory: asks with the guard modes emptied',
+      git('git status', '/elsewhere'),
+      { QWEN_MANAGED_GUARD_MODES: '' },
+      'ask',
+    ],
+    ['git in the repository root: no opinion in default', git('git diff', '/repo'), {}, 'none'],
+    ['git in the repository root, written with a slash', git('git diff', '/repo/'), {}, 'none'],
+    ['git with no directory', git('git diff', undefined), {}, 'none'],
+    ['another command in another directory', git('ls -la', '/repo/vendor/x'), {}, 'none'],
   ])('%s', async (_name, stdin, env, expected) => {
     const run = await runRuntime(FILE, { stdin, env });
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     expect(decision(run.stdout)).toBe(expected);
     if (expected === 'none') expect(run.stdout).toBe('{}');
+  });
+
+  it('names the directory, escaped, after a fixed reason', async () => {
+    const run = await runRuntime(FILE, { stdin: git('git diff', '/repo/evil\u202edir'), env: {} });
+    expect(JSON.parse(run.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason: `${GIT_ELSEWHERE_REASON}"/repo/evil\\u202edir"`,
+      },
+    });
   });
 
   it('names the tool, escaped, in a fixed reason', async () => {
