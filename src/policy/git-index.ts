@@ -34,7 +34,10 @@ export function gitlinkPaths(data: Uint8Array, hashBytes: number): GitlinkScan {
   const count = view.getUint32(8);
   const paths: string[] = [];
   let at = 12;
-  let previous: Uint8Array = new Uint8Array(0);
+  // Version 4 writes each path as a suffix of the previous one: the current path, rebuilt in place.
+  let name = new Uint8Array(4096);
+  let nameLength = 0;
+  const nulFrom = (from: number): number => data.indexOf(0, from);
   for (let i = 0; i < count; i++) {
     const fixed = 40 + hashBytes + 2;
     if (at + fixed > data.length) return { error: 'a truncated entry' };
@@ -45,28 +48,31 @@ export function gitlinkPaths(data: Uint8Array, hashBytes: number): GitlinkScan {
       if (version < 3) return { error: 'an extended entry in a version 2 index' };
       nameAt += 2;
     }
-    let name: Uint8Array;
-    let end: number;
+    const gitlink = (mode & 0o170000) === GITLINK;
     if (version === 4) {
       const strip = varint(data, nameAt);
-      if (strip === undefined || strip.value > previous.length) return { error: 'a bad path prefix' };
-      const nul = data.indexOf(0, strip.next);
+      if (strip === undefined || strip.value > nameLength) return { error: 'a bad path prefix' };
+      const nul = nulFrom(strip.next);
       if (nul < 0) return { error: 'an unterminated path' };
-      const kept = previous.subarray(0, previous.length - strip.value);
-      name = new Uint8Array(kept.length + (nul - strip.next));
-      name.set(kept);
-      name.set(data.subarray(strip.next, nul), kept.length);
-      end = nul + 1;
+      const length = nameLength - strip.value + (nul - strip.next);
+      if (length > name.length) {
+        const grown = new Uint8Array(length * 2);
+        grown.set(name.subarray(0, nameLength));
+        name = grown;
+      }
+      name.set(data.subarray(strip.next, nul), nameLength - strip.value);
+      nameLength = length;
+      if (gitlink) paths.push(text.decode(name.subarray(0, nameLength)));
+      at = nul + 1;
     } else {
-      const nul = data.indexOf(0, nameAt);
-      if (nul < 0) return { error: 'an unterminated path' };
-      name = data.subarray(nameAt, nul);
+      // The flags hold the path's length (0xFFF: that long or longer, then up to its NUL).
+      const short = flags & 0xfff;
+      const nul = short < 0xfff ? nameAt + short : nulFrom(nameAt + 0xfff);
+      if (nul < 0 || nul >= data.length || data[nul] !== 0) return { error: 'an unterminated path' };
+      if (gitlink) paths.push(text.decode(data.subarray(nameAt, nul)));
       // Entries of versions 2 and 3 are padded with NULs to a multiple of eight bytes.
-      end = at + Math.floor((nul - at + 8) / 8) * 8;
+      at += Math.floor((nul - at + 8) / 8) * 8;
     }
-    if ((mode & 0o170000) === GITLINK) paths.push(text.decode(name));
-    previous = name;
-    at = end;
   }
   // Extensions: a four-letter signature and a size each, up to the trailing checksum.
   while (at + 8 <= data.length - hashBytes) {
