@@ -2,6 +2,7 @@
 // what the admin's OpenClaw config may not hold, and the pins the profile needs.
 import { OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
 import { isPlainObject } from '../../text/json.js';
+import { routeCredentials } from './credential-routes.js';
 import { type Problem, problem } from './problems.js';
 import type { Deployment, OpenclawBlock } from './schema.js';
 
@@ -10,6 +11,57 @@ function includeKeyPaths(value: unknown, at: (string | number)[]): (string | num
   if (!isPlainObject(value)) return [];
   return Object.entries(value).flatMap(([key, inner]) =>
     key === '$include' ? [[...at, key]] : includeKeyPaths(inner, [...at, key]),
+  );
+}
+
+/** `${NAME}` as OpenClaw substitutes it in every config string; `$${NAME}` is a literal. */
+const SUBSTITUTION = /(\$?)\$\{([A-Z_][A-Z0-9_]*)\}/g;
+
+/** Every environment name the config reads: `${NAME}` in a string, or an env SecretRef's `id`. */
+function environmentReads(
+  value: unknown,
+  at: (string | number)[],
+): { keyPath: (string | number)[]; name: string; value: unknown }[] {
+  if (typeof value === 'string') {
+    return [...value.matchAll(SUBSTITUTION)]
+      .filter((match) => match[1] === '')
+      .map((match) => ({ keyPath: at, name: match[2]!, value }));
+  }
+  if (Array.isArray(value)) return value.flatMap((item, i) => environmentReads(item, [...at, i]));
+  if (!isPlainObject(value)) return [];
+  if (value['source'] === 'env' && typeof value['id'] === 'string')
+    return [{ keyPath: [...at, 'id'], name: value['id'], value: value['id'] }];
+  return Object.entries(value).flatMap(([key, inner]) => environmentReads(inner, [...at, key]));
+}
+
+/**
+ * `${NAME}` (or an env SecretRef) that the managed launch does not always set. OpenClaw fills every
+ * variable missing from its environment from the working directory's `.env` — the repository's —
+ * before it reads the config (measured on 2026.9.6: a header `${REPO_CHOSEN}` and a model key
+ * `${LLM_API_KEY}` took the repository's values), so such a name lets the repository complete the
+ * pinned config. Always set: the credentials routed to the profile (not the provider's, which a
+ * rollback drops), `environment.set`, and HOME.
+ */
+export function unpinnedEnvironmentReads(deployment: Deployment, config: Record<string, unknown>): Problem[] {
+  const route = routeCredentials(deployment).routes.get(OPENCLAW_PROFILE);
+  const set = new Set<string>(['HOME', ...Object.keys(deployment.environment.set)]);
+  for (const name of Object.keys(route?.all ?? {})) if (!route!.external.includes(name)) set.add(name);
+  return environmentReads(config, ['openclaw', 'config'])
+    .filter(({ keyPath, name }) => !set.has(name) && !isProviderBaseUrl(keyPath))
+    .map(({ keyPath, name, value }) =>
+      problem(
+        keyPath,
+        value,
+        `reads ${name}, which the managed launch does not set: OpenClaw would take it from the repository's .env`,
+        `route a credential ${name} to "${OPENCLAW_PROFILE}" (its "profiles"), set it in environment.set, or write the value itself`,
+      ),
+    );
+}
+
+/** models.providers.<id>.baseUrl: refused whole when not a literal URL (below), so not twice. */
+function isProviderBaseUrl(keyPath: (string | number)[]): boolean {
+  return (
+    keyPath.length === 6 && keyPath[2] === 'models' && keyPath[3] === 'providers' && keyPath[5] === 'baseUrl'
   );
 }
 
@@ -164,6 +216,9 @@ export function openclawDeploymentProblems(
       ),
     );
   }
-  problems.push(...openclawConfigProblems(block.config));
+  problems.push(
+    ...openclawConfigProblems(block.config),
+    ...unpinnedEnvironmentReads(deployment, block.config),
+  );
   return problems;
 }

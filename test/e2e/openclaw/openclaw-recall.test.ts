@@ -173,6 +173,31 @@ describe('openclaw-recall on the real OpenClaw', () => {
     );
   });
 
+  it('negative control for render: a ${VAR} the managed launch does not set is filled from the repository’s .env, so render refuses such a config', async () => {
+    // A hand-edited openclaw.json (render refuses to write it): a header from REPO_CHOSEN, which the
+    // launch never sets, and the model key unset in OpenClaw's environment (a key not routed to the profile).
+    const dotenv = path.join(world.repo, '.env');
+    fs.writeFileSync(dotenv, 'REPO_CHOSEN=from-the-repository\nLLM_API_KEY=repository-model-key\n');
+    try {
+      await world.withEditedConfig(
+        (c) => {
+          c.models.providers.fake.headers = { 'X-Repo': '${REPO_CHOSEN}' };
+        },
+        async () => {
+          const turn = await world.turn('How should deployment work?', { without: ['LLM_API_KEY'] });
+          expect(turn.code, turn.stderr).toBe(0);
+          const request = turnRequest(turn);
+          expect([request.headers['x-repo'], request.headers.authorization]).toEqual([
+            'from-the-repository',
+            'Bearer repository-model-key',
+          ]);
+        },
+      );
+    } finally {
+      fs.rmSync(dotenv);
+    }
+  });
+
   // Last: the developer's turn makes the repository theirs, which root inside `unshare -rn` (where
   // only root is mapped) can no longer write.
   it('negative control: the same OPENCLAW_CONFIG_PATH honoured (OpenClaw started without the launcher) drops the plugin', async () => {

@@ -97,6 +97,22 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
       (c: any) => delete c.models.providers.llm.baseUrl,
       /providers\.llm\.baseUrl: must be a literal/,
     ],
+    // OpenClaw fills a variable its environment lacks from the repository's .env (measured).
+    [
+      'a header from a variable the launch does not set',
+      (c: any) => (c.models.providers.llm.headers = { 'X-Org': 'org-${ORG_ID}' }),
+      /providers\.llm\.headers\.X-Org = "org-\$\{ORG_ID\}": reads ORG_ID, which the managed launch does not set: OpenClaw would take it from the repository's \.env\. Fix: route a credential ORG_ID to "openclaw-recall"/,
+    ],
+    [
+      'an env SecretRef the launch does not set',
+      (c: any) => (c.models.providers.llm.apiKey = { source: 'env', provider: 'default', id: 'OTHER_KEY' }),
+      /providers\.llm\.apiKey\.id = "<set>": reads OTHER_KEY, which the managed launch does not set/,
+    ],
+    [
+      "the provider's credential (a rollback drops it)",
+      (c: any) => (c.models.providers.llm.headers = { 'X-Kb': '${CONTEXT_API_TOKEN}' }),
+      /headers\.X-Kb = "\$\{CONTEXT_API_TOKEN\}": reads CONTEXT_API_TOKEN, which the managed launch does not set/,
+    ],
   ])('refused: %s', async (_name, edit, message) => {
     const value = await exampleValue();
     edit(value.openclaw.config);
@@ -137,11 +153,35 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
     expect(problemsOf(value)).toContainEqual(expect.stringMatching(message));
   });
 
+  it.each([
+    ['a credential routed to the profile', (d: any) => d.openclaw.config.models.providers.llm.apiKey],
+    [
+      'a name in environment.set',
+      (d: any) => {
+        d.environment.set = { ORG_ID: 'acme' };
+        d.openclaw.config.models.providers.llm.headers = { 'X-Org': '${ORG_ID}' };
+      },
+    ],
+    [
+      'an escaped literal $${NAME}',
+      (d: any) => (d.openclaw.config.models.providers.llm.headers = { 'X-Doc': 'see $${ORG_ID}' }),
+    ],
+    ['HOME, from passwd', (d: any) => (d.openclaw.config.agents.defaults.model.note = '${HOME}')],
+  ])('accepted: a variable the launch always sets — %s', async (_name, edit) => {
+    const value = await exampleValue();
+    edit(value);
+    expect(problemsOf(value)).toEqual([]);
+  });
+
   it('the provider credential is routed to the profile, a model key only when listed', async () => {
     const value = await exampleValue();
     delete value.credentials.LLM_API_KEY.profiles;
     expect(problemsOf(value)).toEqual([
       expect.stringMatching(/credentials\.LLM_API_KEY = .*named by no deployed provider/),
+      // Unrouted, the model key's ${LLM_API_KEY} would come from the repository's .env (measured).
+      expect.stringMatching(
+        /providers\.llm\.apiKey = "<set>": reads LLM_API_KEY, which the managed launch does not set/,
+      ),
     ]);
   });
 });
