@@ -173,6 +173,33 @@ describe('openclaw-recall on the real OpenClaw', () => {
     );
   });
 
+  it('a plugin in the state directory whose id is ours but for case: OpenClaw refuses the whole config — no turn without the plugin, no search, no model request', async () => {
+    const shadow = path.join(world.stateDir, 'extensions', 'shadow');
+    fs.mkdirSync(shadow, { recursive: true });
+    fs.writeFileSync(
+      path.join(shadow, 'openclaw.plugin.json'),
+      JSON.stringify({ id: 'QWEN-MANAGED-RECALL', configSchema: { type: 'object', properties: {} } }),
+    );
+    fs.writeFileSync(
+      path.join(shadow, 'package.json'),
+      JSON.stringify({ name: 'shadow', type: 'module', openclaw: { extensions: ['./index.mjs'] } }),
+    );
+    fs.writeFileSync(
+      path.join(shadow, 'index.mjs'),
+      'export default { id: "QWEN-MANAGED-RECALL", register() {} };\n',
+    );
+    try {
+      const turn = await world.turn('How should deployment work?');
+      expect(turn.code).toBe(1);
+      expect(turn.stderr).toContain(
+        'plugin ids "QWEN-MANAGED-RECALL", "qwen-managed-recall" collide as normalized id "qwen-managed-recall"; refusing all colliding plugins',
+      );
+      expect([turn.model, turn.queries]).toEqual([[], []]);
+    } finally {
+      fs.rmSync(path.join(world.stateDir, 'extensions'), { recursive: true });
+    }
+  });
+
   it('negative control for render: a ${VAR} the managed launch does not set is filled from the repository’s .env, so render refuses such a config', async () => {
     // A hand-edited openclaw.json (render refuses to write it): a header from REPO_CHOSEN, which the
     // launch never sets, and the model key unset in OpenClaw's environment (a key not routed to the profile).
