@@ -142,6 +142,21 @@ export function openclawConfigProblems(config: Record<string, unknown>): Problem
       ),
     );
   }
+  // OpenClaw applies env.vars only to names still unset after the working directory's .env — the
+  // repository's — filled them (measured: the repository's value replaced the administrator's).
+  const vars = isPlainObject(env) ? env['vars'] : undefined;
+  if (isPlainObject(vars)) {
+    for (const name of Object.keys(vars)) {
+      problems.push(
+        problem(
+          [...at, 'env', 'vars', name],
+          undefined,
+          "is applied only when OpenClaw's environment lacks the name, after the repository's .env had its turn, so the repository decides its value",
+          `set ${name} in environment.set instead: the launcher gives it to OpenClaw before it starts, and no .env replaces it`,
+        ),
+      );
+    }
+  }
   const models = config['models'];
   const providers = isPlainObject(models) ? models['providers'] : undefined;
   if (isPlainObject(providers)) {

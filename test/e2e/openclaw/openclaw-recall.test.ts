@@ -243,24 +243,30 @@ describe('openclaw-recall on the real OpenClaw', () => {
     }
   });
 
-  it('negative control for render: a ${VAR} the managed launch does not set is filled from the repository’s .env, so render refuses such a config', async () => {
+  it('negative control for render: the repository’s .env fills a ${VAR} the managed launch does not set and overrides env.vars, so render refuses both', async () => {
     // A hand-edited openclaw.json (render refuses to write it): a header from REPO_CHOSEN, which the
-    // launch never sets, and the model key unset in OpenClaw's environment (a key not routed to the profile).
+    // launch never sets; one from ADMIN_VAR, which the administrator set in env.vars; and the model
+    // key unset in OpenClaw's environment (a key not routed to the profile).
     const dotenv = path.join(world.repo, '.env');
-    fs.writeFileSync(dotenv, 'REPO_CHOSEN=from-the-repository\nLLM_API_KEY=repository-model-key\n');
+    fs.writeFileSync(
+      dotenv,
+      'REPO_CHOSEN=from-the-repository\nADMIN_VAR=from-the-repository\nLLM_API_KEY=repository-model-key\n',
+    );
     try {
       await world.withEditedConfig(
         (c) => {
-          c.models.providers.fake.headers = { 'X-Repo': '${REPO_CHOSEN}' };
+          c.env = { vars: { ADMIN_VAR: 'from-the-administrator' } };
+          c.models.providers.fake.headers = { 'X-Repo': '${REPO_CHOSEN}', 'X-Admin': '${ADMIN_VAR}' };
         },
         async () => {
           const turn = await world.turn('How should deployment work?', { without: ['LLM_API_KEY'] });
           expect(turn.code, turn.stderr).toBe(0);
           const request = turnRequest(turn);
-          expect([request.headers['x-repo'], request.headers.authorization]).toEqual([
-            'from-the-repository',
-            'Bearer repository-model-key',
-          ]);
+          expect([
+            request.headers['x-repo'],
+            request.headers['x-admin'],
+            request.headers.authorization,
+          ]).toEqual(['from-the-repository', 'from-the-repository', 'Bearer repository-model-key']);
         },
       );
     } finally {

@@ -83,6 +83,11 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
       /agents\.entries = \["ops"\]: lists agents but not "main"/,
     ],
     [
+      'env.vars, which the repository’s .env overrides',
+      (c: any) => (c.env = { vars: { ORG_ID: 'acme-secret-looking' } }),
+      /^openclaw\.config\.env\.vars\.ORG_ID: is applied only when OpenClaw's environment lacks the name, after the repository's \.env had its turn.*Fix: set ORG_ID in environment\.set instead/,
+    ],
+    [
       'shellEnv imports the login shell',
       (c: any) => (c.env = { shellEnv: { enabled: true } }),
       /openclaw\.config\.env\.shellEnv = .*login shell/,
