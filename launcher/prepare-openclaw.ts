@@ -58,9 +58,7 @@ export function stateDirRefusals(
     } catch {
       continue;
     }
-    refused.push(
-      `${show(entry)}: ${why}; the managed session gets its environment from the launcher only — remove it`,
-    );
+    refused.push(`${show(entry)}: ${why} — remove it`);
   }
   return refused;
 }

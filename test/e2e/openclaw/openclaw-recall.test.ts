@@ -216,33 +216,6 @@ describe('openclaw-recall on the real OpenClaw', () => {
     );
   });
 
-  it('a plugin in the state directory whose id is ours but for case: OpenClaw refuses the whole config — no turn without the plugin, no search, no model request', async () => {
-    const shadow = path.join(world.stateDir, 'extensions', 'shadow');
-    fs.mkdirSync(shadow, { recursive: true });
-    fs.writeFileSync(
-      path.join(shadow, 'openclaw.plugin.json'),
-      JSON.stringify({ id: 'QWEN-MANAGED-RECALL', configSchema: { type: 'object', properties: {} } }),
-    );
-    fs.writeFileSync(
-      path.join(shadow, 'package.json'),
-      JSON.stringify({ name: 'shadow', type: 'module', openclaw: { extensions: ['./index.mjs'] } }),
-    );
-    fs.writeFileSync(
-      path.join(shadow, 'index.mjs'),
-      'export default { id: "QWEN-MANAGED-RECALL", register() {} };\n',
-    );
-    try {
-      const turn = await world.turn('How should deployment work?');
-      expect(turn.code).toBe(1);
-      expect(turn.stderr).toContain(
-        'plugin ids "QWEN-MANAGED-RECALL", "qwen-managed-recall" collide as normalized id "qwen-managed-recall"; refusing all colliding plugins',
-      );
-      expect([turn.model, turn.queries]).toEqual([[], []]);
-    } finally {
-      fs.rmSync(path.join(world.stateDir, 'extensions'), { recursive: true });
-    }
-  });
-
   it('negative control for render: the repository’s .env fills a ${VAR} the managed launch does not set and overrides env.vars, so render refuses both', async () => {
     // A hand-edited openclaw.json (render refuses to write it): a header from REPO_CHOSEN, which the
     // launch never sets; one from ADMIN_VAR, which the administrator set in env.vars; and the model
@@ -337,6 +310,52 @@ describe('openclaw-recall on the real OpenClaw', () => {
     }
   }, 300_000);
 
+  it('a plugin in the OpenClaw state directory whose id is ours but for case: OpenClaw started without the launcher runs the turn without the managed plugin; through the launcher the developer is refused, naming the directory, exit 1', async () => {
+    const typed = 'How should deployment work?';
+    const manifest = JSON.stringify({
+      id: 'QWEN-MANAGED-RECALL',
+      configSchema: { type: 'object', properties: {} },
+    });
+    const pkg = JSON.stringify({ name: 'shadow', type: 'module', openclaw: { extensions: ['./index.mjs'] } });
+    const entry = 'export default { id: "QWEN-MANAGED-RECALL", register() {} };\n';
+    // Negative control: the plugin honoured in a used state directory (the turns above ran in it; on a
+    // fresh one OpenClaw refuses the whole config instead). A normal turn — but no search, no context.
+    const direct = path.join(world.stateDir, 'extensions');
+    fs.mkdirSync(path.join(direct, 'shadow'), { recursive: true });
+    fs.writeFileSync(path.join(direct, 'shadow', 'openclaw.plugin.json'), manifest);
+    fs.writeFileSync(path.join(direct, 'shadow', 'package.json'), pkg);
+    fs.writeFileSync(path.join(direct, 'shadow', 'index.mjs'), entry);
+    try {
+      const turn = await world.turn(typed);
+      expect(turn.code, turn.stderr).toBe(0);
+      expect(turn.stderr).toContain(
+        'plugin ids "QWEN-MANAGED-RECALL", "qwen-managed-recall" collide as normalized id "qwen-managed-recall"; refusing all colliding plugins',
+      );
+      expect(turn.queries).toEqual([]);
+      expectNoEnvelope(turn);
+    } finally {
+      fs.rmSync(direct, { recursive: true });
+    }
+    // The same plugin in the developer's state directory, the start as in the .env row above.
+    const planted = world.plantInDeveloperState('extensions/shadow/openclaw.plugin.json', manifest);
+    world.plantInDeveloperState('extensions/shadow/package.json', pkg);
+    world.plantInDeveloperState('extensions/shadow/index.mjs', entry);
+    const extensions = path.dirname(path.dirname(planted));
+    try {
+      const start = await world.launcherStart({ CONTEXT_API_TOKEN: TOKEN, LLM_API_KEY: MODEL_KEY });
+      expect(start.exit.exitCode, start.output).toBe(1);
+      expect(start.output).toContain(
+        `launch-qwen: "${extensions}": OpenClaw discovers every plugin in it, allowed or not, and refuses all plugins whose ids are equal but for case`,
+      );
+      expect(start.output).toContain(
+        '1 thing(s) in your OpenClaw state directory would change the managed openclaw-recall session; nothing was started',
+      );
+      expect([start.model, start.queries]).toEqual([[], []]);
+    } finally {
+      fs.rmSync(extensions, { recursive: true });
+    }
+  }, 300_000);
+
   it('through the rendered launcher, as a developer in a terminal: the same envelope before the typed text, OpenClaw state in their private directory; the caller’s OPENCLAW_CONFIG_PATH, OPENCLAW_STATE_DIR and NODE_OPTIONS change nothing', async () => {
     const typed = 'How should deployment work?';
     const callerState = path.join(world.dir, 'caller-state');
@@ -366,6 +385,8 @@ describe('openclaw-recall on the real OpenClaw', () => {
     const stat = fs.statSync(turn.stateDir);
     expect([stat.uid, stat.mode & 0o777]).toEqual([turn.user.uid, 0o700]);
     expect(fs.readdirSync(turn.stateDir).length).toBeGreaterThan(0);
+    // OpenClaw itself makes nothing the launcher refuses there: the next start is not refused.
+    expect(fs.readdirSync(turn.stateDir).filter((name) => ['.env', 'extensions'].includes(name))).toEqual([]);
     expect(fs.existsSync(callerState)).toBe(false);
   }, 300_000);
 });

@@ -382,14 +382,14 @@ export class OpenclawWorld {
   }
 
   /**
-   * Writes `name` into the developer's OpenClaw state directory as the developer's own 0600 file (each
-   * missing level made theirs, 0700, as the launcher makes it); returns the file.
+   * Writes `name` (a relative path) into the developer's OpenClaw state directory as the developer's
+   * own 0600 file (each missing level made theirs, 0700, as the launcher makes it); returns the file.
    */
   plantInDeveloperState(name: string, content: string): string {
     const user = this.developerUser();
     const dir = this.developerStateDir();
     let level = user.home;
-    for (const part of path.relative(user.home, dir).split(path.sep)) {
+    for (const part of path.relative(user.home, path.dirname(path.join(dir, name))).split(path.sep)) {
       level = path.join(level, part);
       if (fs.existsSync(level)) continue;
       fs.mkdirSync(level, { mode: 0o700 });

@@ -534,4 +534,14 @@ describe("plan --profile openclaw-recall: the launcher's decision, as prepareLau
     ]);
     expect(formatPlan(report)).toContain('the launcher would refuse to start:');
   });
+
+  it('an extensions directory in the state directory: plan says the launcher would refuse, naming it and why', async () => {
+    const { dir, home } = await rendered();
+    const stateDir = `${home}/.local/share/qwen-managed/${installIdFor('/opt/qwen-managed')}/openclaw-recall/home`;
+    await fs.mkdir(`${stateDir}/extensions/shadow`, { recursive: true });
+    const report = await planReport(dir, 'openclaw-recall', {}, deps(home));
+    expect(report.openclaw?.refused).toEqual([
+      `"${stateDir}/extensions": OpenClaw discovers every plugin in it, allowed or not, and refuses all plugins whose ids are equal but for case (measured: one with id QWEN-MANAGED-RECALL there, and the next turn ran without the managed plugin: no search, no context); the managed session loads no plugin but the rendered one — remove it`,
+    ]);
+  });
 });
