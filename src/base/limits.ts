@@ -15,6 +15,13 @@ export const SANITIZER_INPUT_CODE_POINTS = 4096;
 export const RECALL_QUERY_CODE_POINTS = 512;
 /** Longest memory a write may store, in code points. */
 export const MAX_MEMORY_CODE_POINTS = 4000;
+/**
+ * The write confirmation must fit the smallest terminal we promise it in full on, 80 × 24: there
+ * Qwen 0.24.4 gives a hook's question 13 rows of at least 69 columns and hides the rest behind
+ * "... last N lines hidden ..." with "Yes" preselected (measured). A memory whose question needs more
+ * rows at these columns (a column and a row to spare) is refused rather than shown in part.
+ */
+export const CONFIRMATION_TEXT = { terminal: '80x24', columns: 64, rows: 12 } as const;
 
 /** Largest runtime provider config file the loader reads (the `file-too-large` message names it in KiB). */
 export const MAX_CONFIG_BYTES = 65_536;

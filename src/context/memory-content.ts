@@ -1,8 +1,9 @@
 // Memory content validity, shared by the write-confirmation hook and the MCP server (docs/contracts.md, "Memory content").
 // Valid content is stored byte-for-byte, so these rules are the only gate: no trimming, no normalising.
-import { MAX_MEMORY_CODE_POINTS } from '../base/limits.js';
+import { CONFIRMATION_TEXT, MAX_MEMORY_CODE_POINTS } from '../base/limits.js';
 import { takeCodePoints } from '../text/codepoints.js';
 import { describeCodePoints, hiddenCodePoints, isInvisibleCodePoint } from '../text/hidden.js';
+import { confirmationRows, confirmationText } from './display.js';
 
 // Printable ASCII is visible by every definition below, and decides almost all real content at once.
 const PRINTABLE_ASCII = /[!-~]/;
@@ -40,5 +41,24 @@ export function hiddenContentReason(codePoints: readonly number[]): string {
     `the memory content holds code points a terminal may draw as nothing or as something else ` +
     `(${describeCodePoints(codePoints)}), so the text shown for approval would not be what is stored; ` +
     'nothing was stored: write it without them'
+  );
+}
+
+/**
+ * The rows the write confirmation of valid content takes (src/context/display.ts) when they are more
+ * than a CONFIRMATION_TEXT terminal shows, else 0. Qwen hides the rest of a longer question behind
+ * "... last N lines hidden ..." with "Yes" preselected, so both the hook and the MCP tool refuse it.
+ */
+export function confirmationOverflow(content: string): number {
+  const rows = confirmationRows(confirmationText(content), CONFIRMATION_TEXT.columns);
+  return rows > CONFIRMATION_TEXT.rows ? rows : 0;
+}
+
+/** Why such content is refused (never the content itself). */
+export function tooLongToConfirmReason(rows: number): string {
+  return (
+    `the memory content needs ${rows} rows of the confirmation at ${CONFIRMATION_TEXT.columns} columns, ` +
+    `more than the ${CONFIRMATION_TEXT.rows} an ${CONFIRMATION_TEXT.terminal} terminal shows in full, so the ` +
+    'user could approve text they did not see; nothing was stored: store it as shorter memories'
   );
 }

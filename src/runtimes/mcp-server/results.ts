@@ -6,8 +6,8 @@ export const SEARCH_FAILED = 'External context search failed.';
 export const QUERY_EMPTY = 'The query is empty.';
 export const CONTENT_INVALID =
   'The memory content is invalid: it must be at most 4000 characters, well-formed, and not blank.';
-/** The refusal of content holding hidden code points (the reason names them, never the content). */
-export const contentHidden = (reason: string): string =>
+/** The refusal of content the confirmation could not show as stored (the reason never holds the content). */
+export const contentRefused = (reason: string): string =>
   `The memory content was refused: ${reason}. Do not retry with the same content.`;
 export const REMEMBER_FAILED = {
   status: 'failed',

@@ -7,9 +7,11 @@ import * as z from 'zod';
 import { MAX_ITEMS } from '../../base/limits.js';
 import type { RuntimeConfigV1 } from '../../config/schema.js';
 import {
+  confirmationOverflow,
   hiddenContentReason,
   hiddenInMemoryContent,
   isValidMemoryContent,
+  tooLongToConfirmReason,
 } from '../../context/memory-content.js';
 import { renderContext } from '../../context/renderer.js';
 import { contextSearchInputSchema, contextSearchOutputSchema } from '../../contracts/context-search.js';
@@ -17,7 +19,7 @@ import { MCP_SERVER_NAME, TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/nam
 import type { Provider } from '../../providers/types.js';
 import {
   CONTENT_INVALID,
-  contentHidden,
+  contentRefused,
   errorResult,
   QUERY_EMPTY,
   REMEMBER_UNKNOWN,
@@ -105,7 +107,10 @@ export function createExternalContextServer({ config, provider, version }: Serve
         if (!isValidMemoryContent(content)) return errorResult(CONTENT_INVALID);
         // Also here, not only in the hook: a hook that fails open must not let hidden text through.
         const hidden = hiddenInMemoryContent(content);
-        if (hidden.length > 0) return errorResult(contentHidden(hiddenContentReason(hidden)));
+        if (hidden.length > 0) return errorResult(contentRefused(hiddenContentReason(hidden)));
+        // Also here: content the confirmation could show only in part is never written.
+        const overflow = confirmationOverflow(content);
+        if (overflow > 0) return errorResult(contentRefused(tooLongToConfirmReason(overflow)));
         try {
           return rememberResultToTool(await writer.remember({ content, signal: deadline(extra.signal) }));
         } catch {

@@ -1,9 +1,11 @@
 // The write-confirmation decision table (docs/contracts.md, "Hook I/O"), as a pure function of the hook's input.
-import { renderContentForDisplay } from '../../context/display.js';
+import { CONFIRMATION_QUESTION, confirmationText } from '../../context/display.js';
 import {
+  confirmationOverflow,
   hiddenContentReason,
   hiddenInMemoryContent,
   isValidMemoryContent,
+  tooLongToConfirmReason,
 } from '../../context/memory-content.js';
 import { PERMISSION_REMEMBER } from '../../contracts/names.js';
 import { isPlainObject } from '../../text/json.js';
@@ -11,7 +13,7 @@ import { isPlainObject } from '../../text/json.js';
 export const REASON_INVALID = 'the memory write confirmation request is invalid';
 export const REASON_PLAN = 'memory writes are not allowed in plan mode';
 export const REASON_MODE = 'memory writes are not allowed in this approval mode';
-export const ASK_QUESTION = 'Store this exact text in the shared external memory? Content (JSON string):';
+export const ASK_QUESTION = CONFIRMATION_QUESTION;
 
 const ASK_MODES = new Set(['default', 'auto', 'auto_edit', 'auto-edit', 'yolo']);
 
@@ -45,10 +47,13 @@ export function decideWriteConfirmation(input: unknown): PreToolUseOutput {
   // arguments, so it is refused in every mode, naming the code points, before anything is asked.
   const hidden = hiddenInMemoryContent(toolInput.content);
   if (hidden.length > 0) return decision('deny', hiddenContentReason(hidden));
+  // 3c. Content whose question would not fit an 80 × 24 terminal: Qwen would show only its start.
+  const overflow = confirmationOverflow(toolInput.content);
+  if (overflow > 0) return decision('deny', tooLongToConfirmReason(overflow));
   // 4. Plan mode promises no side effects.
   if (mode === 'plan') return decision('deny', REASON_PLAN);
   // 5. An approval mode we do not know might auto-approve: refuse rather than guess.
   if (!ASK_MODES.has(mode)) return decision('deny', REASON_MODE);
   // 6. Ask — also in YOLO, where a PreToolUse `ask` still forces a confirmation (measured on 0.24.4).
-  return decision('ask', `${ASK_QUESTION}\n${renderContentForDisplay(toolInput.content)}`);
+  return decision('ask', confirmationText(toolInput.content));
 }

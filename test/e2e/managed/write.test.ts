@@ -5,6 +5,7 @@
 // after Shift+Tab into YOLO the hook still asks. Plus the approval-guard check (scenario 7) that one
 // remember never asks three times and the full text is what the user reads.
 import { describe, expect, it } from 'vitest';
+import { confirmationOverflow, tooLongToConfirmReason } from '../../../src/context/memory-content.js';
 import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
 import { isToolContinuation, promptText, toolNames, toolResults } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
@@ -60,6 +61,17 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
     return session;
   }
 
+  /** The longest content `grow` makes that the confirmation rule still allows (the next step is refused). */
+  function longestAllowed(grow: (step: number) => string): { allowed: string; refused: string } {
+    let step = 1;
+    while (confirmationOverflow(grow(step + 1)) === 0) step++;
+    return { allowed: grow(step), refused: grow(step + 1) };
+  }
+  const words = (n: number) =>
+    `BENIGN-HEAD ${Array.from({ length: n }, (_, i) => `w${i}`).join(' ')} EVIL-TAIL`;
+  /** The screen without white space or the scroll bar: a text wrapped over rows reads as one string. */
+  const unwrapped = (text: string) => text.replace(/[\s│█]+/gu, '');
+
   /** Waits for a confirmation dialog whose screen satisfies `is`; returns that screen. */
   async function dialog(s: ManagedSession, is: (screen: string) => boolean, what: string): Promise<string> {
     const deadline = Date.now() + 30_000;
@@ -79,6 +91,63 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
     );
   const hookDialog = (s: ManagedSession) =>
     dialog(s, (screen) => screen.includes(ASK_QUESTION), 'full-text hook');
+
+  it(
+    'in an 80 × 24 terminal the longest memory the rules allow is shown to its last character; one row more is refused unseen; a smaller terminal hides the tail (control)',
+    suite.test(async ({ world: w, platform }) => {
+      const cases: Array<[string, { allowed: string; refused: string }]> = [
+        ['words', longestAllowed(words)],
+        ['one long word', longestAllowed((n) => `BENIGN-HEAD-${'x'.repeat(n)}-EVIL-TAIL`)],
+        ['wide characters', longestAllowed((n) => `部署${'部'.repeat(n)}尾`)],
+      ];
+      const s = await start();
+      s.term.resize(80, 24);
+      await s.cycleApprovalMode('YOLO mode');
+      for (const [name, { allowed, refused }] of cases) {
+        // Shown in full: no "... last N lines hidden ...", every character of the JSON string on screen.
+        scriptRemember(`remember-fits-${name}`, allowed, `ANSWER-FITS-${name}`);
+        const addsBefore = adds(platform).length;
+        await s.submit(`Please remember-fits-${name}`);
+        const screen = await dialog(s, (x) => x.includes('Store this exact'), `${name} hook`);
+        expect(screen).not.toContain('hidden ...');
+        expect(unwrapped(screen)).toContain(unwrapped(JSON.stringify(allowed)));
+        await s.term.press('Enter');
+        await s.term.waitFor(`ANSWER-FITS-${name}`, 30_000);
+        expect(
+          adds(platform)
+            .slice(addsBefore)
+            .map((r) => (r.body as { messages: Array<{ content: string }> }).messages[0]?.content),
+        ).toEqual([allowed]);
+
+        // One row more: denied before any dialog, nothing written, the model told why.
+        scriptRemember(`remember-long-${name}`, refused, `ANSWER-LONG-${name}`);
+        const runsBefore = w.hookRuns('write-confirmation.js').length;
+        await s.submit(`Please remember-long-${name}`);
+        await s.term.waitFor(`ANSWER-LONG-${name}`, 30_000);
+        expect(w.hookRuns('write-confirmation.js')).toHaveLength(runsBefore + 1);
+        expect(adds(platform).length).toBe(addsBefore + 1);
+        expect(tooLongToConfirmReason(confirmationOverflow(refused))).toContain(
+          'store it as shorter memories',
+        );
+      }
+
+      // Control: the same longest memory in a terminal below 80 × 24 — Qwen shows only its start,
+      // "Yes" preselected. The row budget is what keeps the tail in view.
+      const [, { allowed }] = cases[0]!;
+      s.term.resize(80, 20);
+      scriptRemember('remember-small', allowed, 'ANSWER-NOT-REACHED');
+      const addsBefore = adds(platform).length;
+      await s.submit('Please remember-small terminal');
+      const small = await dialog(s, (x) => x.includes('Store this exact'), 'small-terminal hook');
+      console.log(`----- 80 x 20 -----\n${small}`);
+      expect(small).toMatch(/\.\.\. last \d+ lines? hidden \.\.\./);
+      expect(small).not.toContain('EVIL-TAIL');
+      await s.term.press('Escape');
+      await s.term.waitFor(INPUT_READY, 15_000);
+      expect(adds(platform).length).toBe(addsBefore);
+      expect(await s.quit()).toBe(0);
+    }),
+  );
 
   it(
     "default mode: Qwen's confirmation, then the full-text hook's; rejecting either sends zero writes",

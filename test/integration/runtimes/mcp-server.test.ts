@@ -381,6 +381,36 @@ describe('context_remember', () => {
   );
 });
 
+describe('context_remember: only what the confirmation shows in full on 80 × 24 is written', () => {
+  // 638 `a`s: the question's 2 rows and the JSON string's 10 rows of 64 columns; one more needs a 13th.
+  it.each<[string, string, string | undefined]>([
+    ['the longest single word that fits', 'a'.repeat(638), undefined],
+    [
+      'one character more (the hook may have failed open)',
+      'a'.repeat(639),
+      'The memory content was refused: the memory content needs 13 rows of the confirmation at 64 columns, more than the 12 an 80x24 terminal shows in full, so the user could approve text they did not see; nothing was stored: store it as shorter memories. Do not retry with the same content.',
+    ],
+    [
+      'a benign start and a tail Qwen would hide (4000 code points)',
+      `Deploys go out on Tuesdays. ${'ok '.repeat(1300)}EVIL-TAIL`.slice(0, 4000),
+      'The memory content was refused: the memory content needs 65 rows of the confirmation at 64 columns, more than the 12 an 80x24 terminal shows in full, so the user could approve text they did not see; nothing was stored: store it as shorter memories. Do not retry with the same content.',
+    ],
+  ])('%s', async (_name, content, refusal) => {
+    const client = await connect(platformWriteConfig());
+    const before = platform.requests.length;
+    const result = await call(client, 'context_remember', { content });
+    if (refusal === undefined) {
+      expect(result.isError).toBeFalsy();
+      expect(platform.requests.slice(before).map((r) => (r.body as { messages: unknown }).messages)).toEqual([
+        [{ role: 'user', content }],
+      ]);
+    } else {
+      expect(result).toEqual({ isError: true, content: [{ type: 'text', text: refusal }] });
+      expect(platform.requests.length).toBe(before);
+    }
+  });
+});
+
 describe('startup errors: one fixed line on stderr, exit 1, nothing on stdout', () => {
   const run = (env: Record<string, string>) =>
     spawnSync(process.execPath, [SERVER], {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HIDDEN_CLASS } from '../../../scripts/generate-hidden-code-points.js';
-import { renderContentForDisplay } from '../../../src/context/display.js';
+import { confirmationRows, renderContentForDisplay } from '../../../src/context/display.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
@@ -110,5 +110,24 @@ describe('renderContentForDisplay equals the one-regex reference', () => {
       ),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('confirmationRows: the rows Qwen 0.24 lays a confirmation out in (word wrap, no row ever undercounted)', () => {
+  it.each<[string, string, number, number]>([
+    ['an empty line is a row', '', 10, 1],
+    ['a line that fits', 'abc def', 10, 1],
+    ['exactly the width', 'abcde fghi', 10, 1],
+    ['a word that does not fit moves to the next row', 'abcde fghij', 10, 2],
+    ['the white space that ends a row is dropped', 'abcde fghij klmno', 11, 2],
+    ['each \n line on its own rows', 'ab\ncd\n', 10, 3],
+    ['a word wider than the box fills rows code point by code point', 'x'.repeat(25), 10, 3],
+    ['a long word after a short one starts a new row', `ab ${'x'.repeat(12)}`, 10, 3],
+    ['a white-space run wider than the box is split like a word', ' '.repeat(21), 10, 3],
+    ['wide characters count two columns', '部署部署部署', 10, 2],
+    ['anything beyond printable ASCII counts two: é fills a 2-column box', 'é', 2, 1],
+    ['…and overflows a 1-column box', 'aé', 2, 2],
+  ])('%s', (_name, text, columns, rows) => {
+    expect(confirmationRows(text, columns)).toBe(rows);
   });
 });

@@ -8,9 +8,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HIDDEN_CLASS } from '../../../scripts/generate-hidden-code-points.js';
 import {
+  confirmationOverflow,
   hiddenContentReason,
   hiddenInMemoryContent,
   isValidMemoryContent,
+  tooLongToConfirmReason,
 } from '../../../src/context/memory-content.js';
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
 import { contextSearchOutputSchema } from '../../../src/contracts/context-search.js';
@@ -53,7 +55,8 @@ const EXPECTED = {
   getter: 'never reads `prompt`',
   write:
     'the decision table: deny non-objects; `{}` for other events/tools; deny invalid requests, content holding ' +
-    'hidden code points (naming them), plan and unknown modes; otherwise ask, showing one line that JSON.parses ' +
+    'hidden code points (naming them) or a question too long for an 80 × 24 terminal, plan and unknown modes; ' +
+    'otherwise ask, showing one line that JSON.parses ' +
     'to the exact content and has no control, bidi or invisible character',
   guard:
     'never deny; ask only for a guarded mode and a tool other than context_remember; the tool shown escaped',
@@ -352,6 +355,12 @@ describe('PreToolUse decisions', () => {
               expect(reason).toBe(hiddenContentReason(hidden));
               return;
             }
+            // Content whose question would not fit an 80 × 24 terminal in full, in every mode.
+            const overflow = confirmationOverflow(content);
+            if (overflow > 0) {
+              expect(reason).toBe(tooLongToConfirmReason(overflow));
+              return;
+            }
           }
           expect([REASON_INVALID, REASON_PLAN, REASON_MODE]).toContain(reason);
           // A mode is refused only for what it is: plan mode, or a mode the table does not know.
@@ -371,6 +380,7 @@ describe('PreToolUse decisions', () => {
         const asked = (input['tool_input'] as Record<string, unknown>)['content'] as string;
         expect(JSON.parse(shown!)).toBe(asked);
         expect(hiddenInMemoryContent(asked)).toEqual([]);
+        expect(confirmationOverflow(asked)).toBe(0);
       }),
       { numRuns: 1000, ...LIMITS },
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hiddenContentReason } from '../../../src/context/memory-content.js';
+import { hiddenContentReason, tooLongToConfirmReason } from '../../../src/context/memory-content.js';
 import {
   ASK_QUESTION,
   decideWriteConfirmation,
@@ -105,6 +105,30 @@ describe('content a terminal could draw otherwise is refused before any question
   it('names the code points in plain ASCII', () => {
     expect(hiddenContentReason([0xfe0f, 0xe0041])).toBe(
       'the memory content holds code points a terminal may draw as nothing or as something else (U+FE0F, U+E0041), so the text shown for approval would not be what is stored; nothing was stored: write it without them',
+    );
+  });
+});
+
+describe('content whose question an 80 × 24 terminal would show only in part is refused before any question', () => {
+  // Qwen 0.24.4 gives the question 13 rows there and hides the rest behind "... last N lines
+  // hidden ..." with "Yes" preselected (measured): a payload after a benign start would go unseen.
+  it.each<[string, string, unknown]>([
+    ['638 code points in one word: 12 rows', 'a'.repeat(638), ask(`"${'a'.repeat(638)}"`)],
+    ['639: a 13th row', 'a'.repeat(639), deny(tooLongToConfirmReason(13))],
+    ['318 wide characters: 12 rows', '部'.repeat(318), ask(`"${'部'.repeat(318)}"`)],
+    ['319 wide characters', '部'.repeat(319), deny(tooLongToConfirmReason(13))],
+    ['4000 code points of words', 'ok '.repeat(1333) + 'x', deny(tooLongToConfirmReason(66))],
+  ])('%s', (_name, content, expected) => {
+    for (const mode of ['default', 'yolo']) {
+      expect(decideWriteConfirmation(event({ permission_mode: mode, tool_input: { content } }))).toEqual(
+        expected,
+      );
+    }
+  });
+
+  it('says why in plain words, never the content', () => {
+    expect(tooLongToConfirmReason(13)).toBe(
+      'the memory content needs 13 rows of the confirmation at 64 columns, more than the 12 an 80x24 terminal shows in full, so the user could approve text they did not see; nothing was stored: store it as shorter memories',
     );
   });
 });
