@@ -19,7 +19,7 @@ const EMPTY_LENGTH = serialize([]).length;
 
 /**
  * Renders provider results as the untrusted-context envelope: at most 5 items, always a prefix of
- * the ranking, at most 4000 UTF-16 units, `<`, `>`, U+2028 and U+2029 escaped.
+ * the ranking, at most 4000 UTF-16 units, `<`, `>`, U+2028 and U+2029 escaped, terminal controls replaced.
  */
 export function renderContext(items: readonly ContextItem[]): string {
   const kept: RenderedItem[] = [];
@@ -52,18 +52,28 @@ function serialize(items: readonly RenderedItem[]): string {
     .replaceAll('\u2029', '\\u2029');
 }
 
+// DEL, the C1 controls (U+009B CSI, U+009D OSC drive a terminal) and the bidi controls (they reorder
+// what it draws). Qwen 0.24.4 prints JSON.stringify of a tool's structuredContent, where JSON leaves
+// them raw, so an escape in our text cannot keep them off the user's terminal: they are replaced.
+const TERMINAL_CONTROLS = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Provider text with every terminal control replaced by U+FFFD (one unit for one: lengths hold). */
+function neutralise(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, '\ufffd');
+}
+
 /** Applies the code-point caps; empty or missing strings and non-finite scores are omitted. */
 function capItem(item: ContextItem): RenderedItem | undefined {
   if (!isNonEmptyString(item.id) || !isNonEmptyString(item.content)) return undefined;
+  const field = (text: string, cap: number) => neutralise(takeCodePoints(text, cap));
   const capped: RenderedItem = {
-    id: takeCodePoints(item.id, FIELD_CAPS.id),
-    content: takeCodePoints(item.content, FIELD_CAPS.content),
+    id: field(item.id, FIELD_CAPS.id),
+    content: field(item.content, FIELD_CAPS.content),
   };
-  if (isNonEmptyString(item.title)) capped.title = takeCodePoints(item.title, FIELD_CAPS.title);
-  if (isNonEmptyString(item.uri)) capped.uri = takeCodePoints(item.uri, FIELD_CAPS.uri);
+  if (isNonEmptyString(item.title)) capped.title = field(item.title, FIELD_CAPS.title);
+  if (isNonEmptyString(item.uri)) capped.uri = field(item.uri, FIELD_CAPS.uri);
   if (typeof item.score === 'number' && Number.isFinite(item.score)) capped.score = item.score;
-  if (isNonEmptyString(item.updatedAt))
-    capped.updatedAt = takeCodePoints(item.updatedAt, FIELD_CAPS.updatedAt);
+  if (isNonEmptyString(item.updatedAt)) capped.updatedAt = field(item.updatedAt, FIELD_CAPS.updatedAt);
   return capped;
 }
 

@@ -18,11 +18,18 @@ import { genericSearchWorld, ManagedWorld } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-on-demand-41aa';
 const SEARCH_TOOL = 'mcp__external-context__context_search';
+// Terminal controls in provider text: C1 CSI (clear, colour), C1 OSC (title; OSC 52 would write the
+// clipboard), a bidi override. Qwen prints a tool result to the terminal.
+const HOSTILE =
+  'C1PROBE start \u009b2J\u009bH\u009b31mPAINTED\u009b0m \u009d0;TITLE-HIJACK\u009c \u202eREVERSED\u202c end';
+const NEUTRALISED =
+  'C1PROBE start \ufffd2J\ufffdH\ufffd31mPAINTED\ufffd0m \ufffd0;TITLE-HIJACK\ufffd \ufffdREVERSED\ufffd end';
 const DOCUMENTS = [
   {
     id: 'kb-blue-green',
     content: 'KB-BLUEGREEN-2290: blue-green rollout switches traffic after health checks.',
   },
+  { id: 'kb-c1', content: HOSTILE },
 ];
 
 describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () => {
@@ -94,6 +101,35 @@ describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () 
         );
       }
       expect(search.requests).toHaveLength(1);
+      expect(await s.quit()).toBe(0);
+    }),
+  );
+
+  it(
+    'provider text never drives the terminal: C1 controls and bidi overrides reach neither the pty nor the model raw',
+    suite.test(async ({ world: w }) => {
+      const s = await suite.launch(w, 'on-demand');
+      await s.waitForReady();
+      w.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main') return undefined;
+        if (isToolContinuation(body)) return text('ANSWER-C1PROBE');
+        if (promptText(body).includes('C1PROBE')) return toolCall(SEARCH_TOOL, { query: 'c1probe' });
+        return undefined;
+      });
+      const enter = await s.submit('Search C1PROBE please');
+      await s.term.waitFor('ANSWER-C1PROBE', 30_000);
+      // Without the rule these bytes reached the pty raw and the terminal ran them (measured: "31m"
+      // and the OSC title vanished from the screen): Qwen prints JSON.stringify(structuredContent).
+      expect(s.term.rawOutput()).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/u);
+      expect(s.term.fullText()).toContain('\ufffd31mPAINTED');
+      const continuation = await w.model.waitForRequest(
+        (r) => r.kind === 'main' && r.receivedAt >= enter && isToolContinuation(r.chat!),
+        10_000,
+      );
+      const [result] = toolResults(continuation.chat!);
+      expect(JSON.parse(result!.content).untrusted_external_context.items).toEqual([
+        { id: 'kb-c1', content: NEUTRALISED },
+      ]);
       expect(await s.quit()).toBe(0);
     }),
   );

@@ -123,6 +123,34 @@ describe('renderContext: escaping', () => {
     expect(itemsOf(rendered)).toEqual([{ id: '<id>', content }]);
   });
 
+  // Qwen prints JSON.stringify of the structured copy of a context_search result to the terminal.
+  it.each<[string, string, string]>([
+    ['C1 CSI painting the screen', 'a\u009b2J\u009b31mRED', 'a\ufffd2J\ufffd31mRED'],
+    ['C1 OSC setting the title or the clipboard', '\u009d52;c;ZWNobw==\u009c', '\ufffd52;c;ZWNobw==\ufffd'],
+    ['DEL and NEL', 'x\u007f\u0085y', 'x\ufffd\ufffdy'],
+    [
+      'bidi overrides, embeddings, isolates and marks',
+      '\u202etxt\u202c\u2066\u200f\u061c',
+      '\ufffdtxt\ufffd\ufffd\ufffd\ufffd',
+    ],
+    ['in every field', '\u009b', '\ufffd'],
+  ])('replaces %s by U+FFFD, in the text and in its JSON.stringify', (_name, raw, shown) => {
+    const rendered = renderContext([{ id: `i${raw}`, content: raw, title: raw, uri: raw, updatedAt: raw }]);
+    expect(itemsOf(rendered)).toEqual([
+      { id: `i${shown}`, content: shown, title: shown, uri: shown, updatedAt: shown },
+    ]);
+    expect(JSON.stringify(JSON.parse(rendered))).not.toMatch(
+      /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/,
+    );
+    // Control: JSON.stringify, what Qwen prints, leaves them raw.
+    expect(JSON.stringify({ content: raw })).toContain(raw);
+  });
+
+  it('keeps every other character, emoji joiners and variation selectors included', () => {
+    const content = 'é\u0301 部署 👩\u200d💻 ❤\ufe0f \u00a0 \t\n';
+    expect(itemsOf(renderContext([{ id: 'x', content }]))).toEqual([{ id: 'x', content }]);
+  });
+
   it.each(['<', '\u2028', '\u2029'])('counts the escapes toward the budget (%j)', (char) => {
     // `{"id":"a","content":"` + 6 units per `<` + `"}`
     const fitting = Math.floor((BUDGET - EMPTY.length - 23) / 6);
@@ -225,7 +253,10 @@ describe('renderContext: properties', () => {
     { requiredKeys: ['id', 'content'] },
   );
   const items = fc.array(item, { maxLength: 8 }).map((list) => list.filter((entry) => entry.content !== ''));
-  const codePoints = (s: string, max: number) => [...s].slice(0, max).join('');
+  // What the renderer shows of provider text: terminal controls replaced by U+FFFD, one for one.
+  const shown = (s: string) =>
+    s.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
+  const codePoints = (s: string, max: number) => shown([...s].slice(0, max).join(''));
 
   it('always fits the budget, parses, keeps the notice, has no raw angle bracket or lone surrogate', () => {
     fc.assert(
@@ -237,6 +268,7 @@ describe('renderContext: properties', () => {
         const parsed = JSON.parse(rendered);
         expect(parsed.untrusted_external_context.notice).toBe(CONTEXT_NOTICE);
         expect(contextSearchOutputSchema.safeParse(parsed).success).toBe(true);
+        expect(JSON.stringify(parsed)).toBe(JSON.stringify(parsed).replace(/[\u007f-\u009f]/g, ''));
       }),
     );
   });
