@@ -11,7 +11,11 @@ const ABOVE_ASCII = /[^\u0000-\u007e]/;
  * escaped per UTF-16 unit; `JSON.parse` restores `content`.
  */
 export function renderContentForDisplay(content: string): string {
-  const json = JSON.stringify(content);
+  return escapeHiddenInJson(JSON.stringify(content));
+}
+
+/** JSON text with every hidden code point written as a `\uXXXX` escape per UTF-16 unit: the same value. */
+export function escapeHiddenInJson(json: string): string {
   if (!ABOVE_ASCII.test(json)) return json;
   let shown = '';
   for (const char of json) {

@@ -1,5 +1,6 @@
 // Fixed tool-result texts. A result never contains the content, a credential, a provider URL or a
 // raw provider answer: only these texts and our own rendering of normalised items.
+import { escapeHiddenInJson } from '../../context/display.js';
 import type { RememberResult } from '../../providers/types.js';
 
 export const SEARCH_FAILED = 'External context search failed.';
@@ -36,7 +37,8 @@ export function rememberResultToTool(result: RememberResult): ToolResult {
   switch (result.status) {
     case 'stored':
     case 'accepted':
-      return textResult(JSON.stringify(result));
+      // The provider's id is printed to the terminal: its C1 or bidi controls go as `\uXXXX` escapes.
+      return textResult(escapeHiddenInJson(JSON.stringify(result)));
     case 'failed':
       return errorResult(JSON.stringify(REMEMBER_FAILED));
     default:

@@ -7,6 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type FakeService,
+  OSS_ADD_ROUTE,
   startDataworksBff,
   startGenericSearch,
   startMem0Oss,
@@ -379,6 +380,30 @@ describe('context_remember', () => {
       expect(platform.requests.length).toBe(before);
     },
   );
+});
+
+describe("context_remember: the provider's id never reaches the terminal as a control", () => {
+  // Qwen prints the tool result as it gets it; a provider id may hold C1 or bidi controls (≤ 256 code points, no C0).
+  const HOSTILE_ID = 'mem-\u009d0;TITLE-HIJACK\u009c-\u009b31m-\u202etxt';
+  it('stored: the id is escaped per unit, and JSON.parse gives it back', async () => {
+    oss.script(OSS_ADD_ROUTE, {
+      status: 200,
+      json: { results: [{ id: HOSTILE_ID, memory: 'x', event: 'ADD' }] },
+    });
+    try {
+      const client = await connect(ossWriteConfig());
+      const result = await call(client, 'context_remember', { content: CONTENT });
+      const text = result.content[0]!.text;
+      expect(text).toBe(
+        '{"status":"stored","providerOperationId":"mem-\\u009d0;TITLE-HIJACK\\u009c-\\u009b31m-\\u202etxt"}',
+      );
+      expect(JSON.parse(text)).toEqual({ status: 'stored', providerOperationId: HOSTILE_ID });
+      // Control: JSON.stringify alone, the text before this rule, carries them raw.
+      expect(JSON.stringify({ status: 'stored', providerOperationId: HOSTILE_ID })).toContain('\u009d');
+    } finally {
+      oss.unscript();
+    }
+  });
 });
 
 describe('context_remember: only what the confirmation shows in full on 80 × 24 is written', () => {
