@@ -10,7 +10,12 @@ import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js
 import { isToolContinuation, promptText, toolNames, toolResults } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
 import type { FakeService } from '../../fixtures/fake-services/index.js';
-import { PLATFORM_ADD_ROUTE, startMem0Platform } from '../../fixtures/fake-services/index.js';
+import {
+  OSS_ADD_ROUTE,
+  PLATFORM_ADD_ROUTE,
+  startMem0Oss,
+  startMem0Platform,
+} from '../../fixtures/fake-services/index.js';
 import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 import { INPUT_READY } from '../harness/scenario.js';
 import { recordTiming } from './measure.js';
@@ -25,6 +30,29 @@ const YES = 'Yes, allow once';
 
 function adds(platform: FakeService): FakeService['requests'] {
   return platform.requests.filter((r) => `${r.method} ${r.route}` === PLATFORM_ADD_ROUTE);
+}
+
+/** The longest content `grow` makes that the confirmation rule still allows (the next step is refused). */
+function longestAllowed(grow: (step: number) => string): { allowed: string; refused: string } {
+  let step = 1;
+  while (confirmationOverflow(grow(step + 1)) === 0) step++;
+  return { allowed: grow(step), refused: grow(step + 1) };
+}
+const words = (n: number) =>
+  `BENIGN-HEAD ${Array.from({ length: n }, (_, i) => `w${i}`).join(' ')} EVIL-TAIL`;
+/** The screen without white space or the scroll bar: a text wrapped over rows reads as one string. */
+const unwrapped = (text: string) => text.replace(/[\s│█]+/gu, '');
+
+/** Waits for a confirmation dialog whose screen satisfies `is`; returns that screen. */
+async function dialog(s: ManagedSession, is: (screen: string) => boolean, what: string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    await s.term.flush();
+    const screen = s.term.screen();
+    if (screen.includes(YES) && is(screen)) return screen;
+    if (Date.now() > deadline) throw s.term.failure(`no ${what} dialog`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platform, PENDING adds)', () => {
@@ -61,28 +89,6 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
     return session;
   }
 
-  /** The longest content `grow` makes that the confirmation rule still allows (the next step is refused). */
-  function longestAllowed(grow: (step: number) => string): { allowed: string; refused: string } {
-    let step = 1;
-    while (confirmationOverflow(grow(step + 1)) === 0) step++;
-    return { allowed: grow(step), refused: grow(step + 1) };
-  }
-  const words = (n: number) =>
-    `BENIGN-HEAD ${Array.from({ length: n }, (_, i) => `w${i}`).join(' ')} EVIL-TAIL`;
-  /** The screen without white space or the scroll bar: a text wrapped over rows reads as one string. */
-  const unwrapped = (text: string) => text.replace(/[\s│█]+/gu, '');
-
-  /** Waits for a confirmation dialog whose screen satisfies `is`; returns that screen. */
-  async function dialog(s: ManagedSession, is: (screen: string) => boolean, what: string): Promise<string> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      await s.term.flush();
-      const screen = s.term.screen();
-      if (screen.includes(YES) && is(screen)) return screen;
-      if (Date.now() > deadline) throw s.term.failure(`no ${what} dialog`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
   const qwenDialog = (s: ManagedSession) =>
     dialog(
       s,
@@ -267,6 +273,67 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
         // The guard's matcher leaves context_remember to the full-text hook.
         expect(w.hookRuns('approval-guard.js').length).toBe(guardRunsBefore);
       }
+      expect(await s.quit()).toBe(0);
+    }),
+  );
+});
+
+describe('write profile against a Mem0 OSS server: what the provider answers never drives the terminal', () => {
+  // A valid provider id is any text of ≤ 256 code points without C0 or DEL: C1 and bidi controls pass.
+  const HOSTILE_ID = 'mem-\u009d0;TITLE-HIJACK\u009c-\u009b31mPAINTED-\u202etxt';
+  const suite = managedSuite(async (own) => {
+    const oss = own(await startMem0Oss({ apiKey: MEM0_KEY }));
+    const world = own(
+      await ManagedWorld.create({
+        label: 'write-oss',
+        profiles: {
+          write: {
+            provider: {
+              type: 'mem0',
+              preset: 'mem0-oss-rest-2026-08',
+              endpoint: { origin: oss.url },
+              credentialEnv: 'MEM0_API_KEY',
+              scope: { userId: 'repo' },
+            },
+          },
+        },
+        credentials: { MEM0_API_KEY: MEM0_KEY },
+        services: { 'mem0-oss': oss },
+      }),
+    );
+    return { world, oss };
+  });
+
+  it(
+    "the stored result shows the provider's id with its C1 and bidi controls escaped; the model gets the id exactly",
+    suite.test(async ({ world: w, oss }) => {
+      oss.script(OSS_ADD_ROUTE, {
+        status: 200,
+        json: { results: [{ id: HOSTILE_ID, memory: 'x', event: 'ADD' }] },
+      });
+      const s = await suite.launch(w, 'write');
+      await s.waitForReady();
+      await s.cycleApprovalMode('YOLO mode');
+      w.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main') return undefined;
+        if (isToolContinuation(body)) return text('ANSWER-OSS-ID');
+        if (promptText(body).includes('remember-oss'))
+          return toolCall(REMEMBER_TOOL, { content: 'OSS memory.' });
+        return text('UNEXPECTED-PROMPT');
+      });
+      const enter = await s.submit('Please remember-oss this');
+      await dialog(s, (x) => x.includes(ASK_QUESTION), 'full-text hook');
+      await s.term.press('Enter');
+      await s.term.waitFor('ANSWER-OSS-ID', 30_000);
+      // Without the escape the result text carried them raw, and Qwen prints a tool's text as it is.
+      expect(s.term.rawOutput()).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/u);
+      expect(s.term.fullText()).toContain('\\u009b31mPAINTED');
+      const continuation = await w.model.waitForRequest(
+        (r) => r.kind === 'main' && r.receivedAt >= enter && isToolContinuation(r.chat!),
+        10_000,
+      );
+      const [result] = toolResults(continuation.chat!);
+      expect(JSON.parse(result!.content)).toEqual({ status: 'stored', providerOperationId: HOSTILE_ID });
       expect(await s.quit()).toBe(0);
     }),
   );
