@@ -92,7 +92,8 @@ export function createExternalContextServer({ config, provider, version }: Serve
         title: TOOL_TITLES.remember,
         description:
           'Store this exact text in the shared external memory bound by the administrator. The user ' +
-          'confirms the full text first. Not idempotent: do not retry automatically.',
+          'confirms the full text first, so it must fit an 80 x 24 terminal (about 600 characters): ' +
+          'store longer knowledge as several memories. Not idempotent: do not retry automatically.',
         // Not strict on purpose: extra keys are stripped, so they can never reach Mem0.
         inputSchema: z.object({ content: z.string() }),
         // idempotentHint false also stops clients from replaying the call after a connection failure.

@@ -178,6 +178,8 @@ describe('tools/list', () => {
       idempotentHint: false,
       openWorldHint: false,
     });
+    // The model learns the confirmation's bound before it writes, not from a refusal.
+    expect(tools[1]!.description).toContain('it must fit an 80 x 24 terminal (about 600 characters)');
   });
 
   it('a Mem0 provider without write: no context_remember', async () => {
