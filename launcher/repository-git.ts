@@ -76,18 +76,16 @@ export function judgeGitDirectory(paths: RepositoryPaths, top = paths.root, dept
 function gitlinks(paths: RepositoryPaths, index: string, hashBytes: number): string[] {
   const verdict = look(paths, index);
   if (verdict?.kind !== 'inside' || verdict.type !== 'file') return [];
-  const refuse = (why: string): string[] => {
-    paths.refuse({
-      file: index,
-      key: '(the whole file)',
-      why,
-      fix: 'let git rewrite it whole (git update-index --no-split-index), or remove it',
-    });
+  const refuse = (why: string, fix: string): string[] => {
+    paths.refuse({ file: index, key: '(the whole file)', why, fix });
     return [];
   };
   const max = GIT_CONFIG_POLICY.maxIndexBytes;
   if (verdict.size > max)
-    return refuse(`it is larger than ${max} bytes, so the submodules git status enters are not checked`);
+    return refuse(
+      `it is larger than ${max} bytes, so the submodules git status enters are not checked`,
+      'open a smaller checkout (git sparse-checkout), or ask the administrator to raise gitConfig.maxIndexBytes in policies/repository.json',
+    );
   let data: Uint8Array;
   try {
     data = paths.fs.readFileSync(verdict.real);
@@ -97,7 +95,10 @@ function gitlinks(paths: RepositoryPaths, index: string, hashBytes: number): str
   }
   const scan = gitlinkPaths(data, hashBytes);
   if ('error' in scan)
-    return refuse(`it holds ${scan.error}, so the submodules git status enters cannot be checked`);
+    return refuse(
+      `it holds ${scan.error}, so the submodules git status enters cannot be checked`,
+      'let git rewrite it whole (git update-index --no-split-index), or remove it',
+    );
   return scan.paths;
 }
 

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GIT_CONFIG_POLICY } from '../../../src/policy/git-config.js';
 import { buildInstallDir, type InstallFixture } from '../../fixtures/install-dir.js';
 import {
   finished,
@@ -693,6 +694,17 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
     const { output } = await launch(c, 'repo');
     expect(refusalLines(c, output)[0]).toBe(
       "<repo>/.git/config: filter.evil.clean: git status runs the clean filter of every file whose .gitattributes name the driver and whose timestamp changed; Qwen 0.24.4 runs `git status` in the repository at every start (measured: the filter ran before the first prompt, with Qwen's environment); fix: remove it (git config --file <repo>/.git/config --unset-all filter.evil.clean)",
+    );
+  });
+
+  it('refuses an index too large to read for submodules, naming the limit and the way out', async () => {
+    const c = fixture({ repo: { '.git/HEAD': 'ref: refs/heads/main\n', '.git/index': 'DIRC' } });
+    // Sparse: only the size is judged before reading.
+    fs.truncateSync(path.join(c.f.cwd, '.git', 'index'), GIT_CONFIG_POLICY.maxIndexBytes + 1);
+    const { code, output } = await launch(c, 'repo');
+    expect(code).toBe(1);
+    expect(refusalLines(c, output)[0]).toBe(
+      `<repo>/.git/index: (the whole file): it is larger than ${GIT_CONFIG_POLICY.maxIndexBytes} bytes, so the submodules git status enters are not checked; fix: open a smaller checkout (git sparse-checkout), or ask the administrator to raise gitConfig.maxIndexBytes in policies/repository.json`,
     );
   });
 
