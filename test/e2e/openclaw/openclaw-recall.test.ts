@@ -321,6 +321,10 @@ describe('openclaw-recall on the real OpenClaw', () => {
     // Negative control: the plugin honoured in a used state directory (the turns above ran in it; on a
     // fresh one OpenClaw refuses the whole config instead). A normal turn — but no search, no context.
     const direct = path.join(world.stateDir, 'extensions');
+    // The turns above used the state directory; run alone (-t), this row makes one turn first.
+    if (!fs.existsSync(world.stateDir) || fs.readdirSync(world.stateDir).length === 0) {
+      expect((await world.turn(typed)).code).toBe(0);
+    }
     fs.mkdirSync(path.join(direct, 'shadow'), { recursive: true });
     fs.writeFileSync(path.join(direct, 'shadow', 'openclaw.plugin.json'), manifest);
     fs.writeFileSync(path.join(direct, 'shadow', 'package.json'), pkg);
