@@ -76,6 +76,8 @@ export function parseGitConfig(text: string): GitConfigParse {
           const s = text[i++];
           if (s === undefined || s === '\n') return fail('an unterminated subsection');
           if (s === '"') break;
+          // git keeps the key as a C string: `[core "fsmonitor\0"] x = …` sets core.fsmonitor (git 2.39).
+          if (s === '\0') return fail('a NUL byte in a subsection, which makes git read another key');
           if (s === '\\') {
             const e = text[i++];
             if (e === undefined || e === '\n') return fail('an unterminated subsection');
@@ -121,7 +123,8 @@ export function parseGitConfig(text: string): GitConfigParse {
       }
       i++;
       if (!quoted && (v === ' ' || v === '\t' || v === '\r')) {
-        if (started) pendingSpace += v === '\r' ? '' : v;
+        // git 2.39 turns each unquoted blank (a lone CR too) inside a value into a space.
+        if (started) pendingSpace += ' ';
         continue;
       }
       if (!quoted && (v === '#' || v === ';')) {
@@ -148,7 +151,14 @@ export function parseGitConfig(text: string): GitConfigParse {
       } else if (v === '"') quoted = !quoted;
       else value += v;
     }
-    entries.push({ section, subsection, name: name.toLowerCase(), value });
+    // git hands the value on as a C string: it ends at a NUL byte.
+    const nul = value.indexOf('\0');
+    entries.push({
+      section,
+      subsection,
+      name: name.toLowerCase(),
+      value: nul < 0 ? value : value.slice(0, nul),
+    });
   }
   return { entries };
 }
@@ -202,8 +212,9 @@ export function decideGitConfig(
     const pattern = matchingPattern(entry, policy);
     if (pattern === undefined) continue;
     const rule = policy.keys[pattern]!;
-    // A boolean (git's own program) or git-lfs from PATH names nothing of the repository's.
-    const value = (entry.value ?? 'true').trim().toLowerCase();
+    // A boolean (git's own program) or git-lfs from PATH names nothing of the repository's; compared
+    // exactly as git does (strcasecmp): `"true "` is no boolean to git but a command it runs.
+    const value = (entry.value ?? 'true').toLowerCase();
     if (rule.harmless?.some((h) => h.toLowerCase() === value)) continue;
     const key = gitConfigKey(entry);
     if (seen.has(key)) continue;

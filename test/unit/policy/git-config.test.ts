@@ -32,6 +32,13 @@ describe('parseGitConfig', () => {
     ],
     ['a continuation line', '[core]\n\tsshCommand = ssh \\\n -v\n', ['core.sshcommand=ssh  -v']],
     ['an escaped quote in a subsection', '[diff "a\\"b"]\ncommand = x\n', ['diff.a"b.command=x']],
+    // git hands values on as C strings, and writes a space for each unquoted blank (git 2.39).
+    ['a value ends at a NUL byte', '[core]\n\tfsmonitor = true\0; ./p\n', ['core.fsmonitor=true']],
+    [
+      'an unquoted tab or lone CR inside a value is a space',
+      '[core]\n\tpager = a\tb\rc\n',
+      ['core.pager=a b c'],
+    ],
   ])('%s', (_title, text, entries) => {
     const parsed = parseGitConfig(text);
     if ('error' in parsed) throw new Error(parsed.error);
@@ -47,6 +54,8 @@ describe('parseGitConfig', () => {
     ['an unterminated quote', '[core]\npager = "less\n', 2],
     ['a stray character', '[core]\n\t=1\n', 2],
     ['an invalid escape', '[core]\n\tpager = a\\qb\n', 2],
+    // git reads `[core "fsmonitor\0"] x = …` as core.fsmonitor (its key is a C string).
+    ['a NUL byte in a subsection', '[core]\n[core "fsmonitor\0"]\n\tx = ./p\n', 2],
   ])('%s is an error, as for git', (_title, text, line) => {
     expect(parseGitConfig(text)).toMatchObject({ line });
   });
@@ -158,6 +167,11 @@ describe('decideGitConfig', () => {
       'a key written twice is named once',
       '[diff "x"]\ntextconv = a\n[diff "x"]\ntextconv = b\n',
       ['diff.x.textconv'],
+    ],
+    [
+      'a boolean is compared exactly, as git does ("true " is a command to git)',
+      '[core]\n\tfsmonitor = "true "\n',
+      ['core.fsmonitor'],
     ],
     ['an unparsable file refuses as a whole', '[diff "x"\ntextconv = a\n', ['(line 1)']],
   ])('%s', (_title, text, keys) => {

@@ -1,0 +1,192 @@
+// The launcher's reading of a git configuration against git's own (docs/repository.md#git): over a
+// corpus of adversarial files and seeded mutations of them, whatever git reads without an error the
+// launcher reads the same — or refuses the whole file — and every key with which git would run a
+// program the repository names is refused.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  decideGitConfig,
+  GIT_CONFIG_POLICY,
+  type GitConfigEntry,
+  gitConfigKey,
+  matchingPattern,
+  parseGitConfig,
+} from '../../../src/policy/git-config.js';
+
+const base = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-git-config-'));
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+const ENV = {
+  PATH: '/usr/bin:/bin',
+  HOME: base,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'a',
+  GIT_AUTHOR_EMAIL: 'a@example.invalid',
+  GIT_COMMITTER_NAME: 'a',
+  GIT_COMMITTER_EMAIL: 'a@example.invalid',
+};
+
+/** What git reads from the file (`key=value`, a bare key alone), or undefined when git refuses it. */
+function gitReads(text: string): string[] | undefined {
+  const file = path.join(base, 'config');
+  fs.writeFileSync(file, Buffer.from(text, 'latin1'));
+  const run = spawnSync('git', ['config', '--file', file, '--null', '--list'], { env: ENV });
+  if (run.status !== 0) return undefined;
+  return run.stdout
+    .toString('utf8')
+    .split('\0')
+    .slice(0, -1)
+    .map((e) => e.replace('\n', '='));
+}
+
+function launcherReads(text: string): string[] | undefined {
+  const parsed = parseGitConfig(Buffer.from(text, 'latin1').toString('utf8'));
+  if ('error' in parsed) return undefined;
+  return parsed.entries.map((e) =>
+    e.value === undefined ? gitConfigKey(e) : `${gitConfigKey(e)}=${e.value}`,
+  );
+}
+
+/** git's own split of a key (parse_config_key): section, the middle as subsection, the last part. */
+function asEntry(line: string): GitConfigEntry {
+  const eq = line.indexOf('=');
+  const key = eq < 0 ? line : line.slice(0, eq);
+  const first = key.indexOf('.');
+  const last = key.lastIndexOf('.');
+  return {
+    section: key.slice(0, first),
+    subsection: first === last ? undefined : key.slice(first + 1, last),
+    name: key.slice(last + 1),
+    value: eq < 0 ? undefined : line.slice(eq + 1),
+  };
+}
+
+/** True when git, reading `lines`, would run a program the repository names (per the policy). */
+function gitRuns(lines: string[]): boolean {
+  return lines.some((line) => {
+    const entry = asEntry(line);
+    const pattern = matchingPattern(entry);
+    if (pattern === undefined) return false;
+    const value = (entry.value ?? 'true').toLowerCase();
+    return !GIT_CONFIG_POLICY.keys[pattern]!.harmless?.some((h) => h.toLowerCase() === value);
+  });
+}
+
+const CORPUS = [
+  '[core]\n\tfsmonitor = ./x\n',
+  '[filter "evil"]\n\tclean = ./p %f\n',
+  '[FILTER "Evil"]\n\tCLEAN = ./p\n',
+  '[filter.Evil]\nclean=a\n',
+  '[filter.a.b]\nclean=a\n',
+  '[filter.]\nclean=a\n',
+  '[diff "x"] textconv = cat\n',
+  '[core]\n\tpager = "less -R" # c\n',
+  '[core]\n\tsshCommand = ssh \\\n -v\n',
+  '[core]\r\n\tsshCommand = ssh \\\r\n -v\r\n',
+  '[include]\n\tpath = x\n',
+  '[includeIf "gitdir:/"]\n\tpath = x\n',
+  '[core]\n\tfsmonitor = true\n',
+  '[core]\n\tfsmonitor\n',
+  '[core]\n\tfsmonitor =\n',
+  '[core]\n\tfsmonitor = ./x\n\tfsmonitor =\n',
+  '[core]\n\tfsmonitor = "true "\n',
+  '[core]\n\tfsmonitor = tr\rue\n',
+  '[core]\n\tfsmonitor = tr\tue\n',
+  '[core]\n\tfsmonitor = true\0; ./evil\n',
+  '[core "fsmonitor\0"]\n\tx = ./evil\n',
+  '[filter "evil.clean\0"]\n\ty = touch MARK\n',
+  '[include "path\0"]\n\tx = ../evil\n',
+  '\xef\xbb\xbf[core]\n\tfsmonitor = ./x\n',
+  '[core]\n\tfsmonitor = ./x ; c\n\tpager = a#b\n',
+  '[core]\n\tfsmonitor = "./x ; c"\n',
+  '[core]\n\tfsmonitor = \\"./x\n',
+  '[core]\n\tfsmonitor\t=\t./x\t\n',
+  '[core]\tfsmonitor = ./x\n',
+  '[core] fsmonitor\n',
+  '[filter\t"evil"]\n\tclean = ./p\n',
+  '[filter \t "e\\v\\"il"]\n\tclean = ./p\n',
+  '[filter "evil"]\n\tclean = ./p\n[filter "evil"]\n\tclean = git-lfs clean -- %f\n',
+  '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n',
+  '[filter "lfs"]\n\tclean = "git-lfs clean -- %f\\t"\n',
+  '[core]\n\thooksPath = .husky\n',
+  `[core]\n\tpager = ${'x'.repeat(70_000)}\n`,
+];
+
+function mutations(count: number): string[] {
+  // A fixed seed: the same corpus every run.
+  let seed = 12345;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const pieces = [
+    ' ',
+    '\t',
+    '\r',
+    '\n',
+    '\r\n',
+    '"',
+    '\\',
+    '#',
+    ';',
+    '\0',
+    '.',
+    '[',
+    ']',
+    '=',
+    '\f',
+    '\v',
+    'A',
+  ];
+  const out: string[] = [];
+  for (let k = 0; k < count; k++) {
+    let text = CORPUS[random(CORPUS.length - 1)]!;
+    for (let j = 1 + random(3); j > 0; j--) {
+      const at = random(text.length + 1);
+      const piece = pieces[random(pieces.length)]!;
+      const op = random(3);
+      text = text.slice(0, at) + (op === 1 ? '' : piece) + text.slice(op === 0 ? at : at + 1);
+    }
+    out.push(text);
+  }
+  return out;
+}
+
+describe('the launcher reads a git configuration as git 2.39 does', () => {
+  const cases = [...CORPUS, ...mutations(500)];
+
+  it('the same entries as git, or an error; a refusal whenever git would run a program', () => {
+    const differ: Array<{ text: string; git: string[]; launcher: string[] }> = [];
+    const missed: Array<{ text: string; git: string[] }> = [];
+    for (const text of cases) {
+      const git = gitReads(text);
+      if (git === undefined) continue;
+      const launcher = launcherReads(text);
+      if (launcher !== undefined && JSON.stringify(launcher) !== JSON.stringify(git))
+        differ.push({ text, git, launcher });
+      if (gitRuns(git) && decideGitConfig('f', Buffer.from(text, 'latin1').toString('utf8')).length === 0)
+        missed.push({ text, git });
+    }
+    expect({ differ, missed }).toEqual({ differ: [], missed: [] });
+  });
+
+  // The negative control: the real git runs the clean filter a NUL byte hides in a subsection.
+  it('a NUL byte in a subsection: git status runs the filter; the launcher refuses the file', () => {
+    const repo = path.join(base, 'nul');
+    const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], { env: ENV });
+    execFileSync('git', ['init', '-q', repo], { env: ENV });
+    fs.writeFileSync(path.join(repo, '.gitattributes'), '* filter=evil\n');
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'a');
+    const text = '[filter "evil.clean\0"]\n\tx = touch MARK; cat\n';
+    fs.appendFileSync(path.join(repo, '.git', 'config'), Buffer.from(text, 'latin1'));
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'b\n');
+    git('status', '--short');
+    expect(fs.existsSync(path.join(repo, 'MARK'))).toBe(true);
+    expect(decideGitConfig('config', text).map((r) => r.key)).toEqual(['(line 1)']);
+  });
+});
