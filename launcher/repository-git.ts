@@ -1,7 +1,8 @@
 // The repository's git directory, read as git will read it when Qwen runs `git` in the repository
-// (at every start, and for the read-only subcommands it runs without asking): `<repo>/.git` (a
-// directory, or a `gitdir:` file followed, worktrees included), its common directory, and the git
-// directories of its submodules below `modules/` (git status recurses into them). Each configuration
+// (at every start, and for the read-only subcommands it runs without asking): the one git finds from
+// the repository root upwards (`.git` — a directory, or a `gitdir:` file followed, worktrees included —
+// or a bare repository), its common directory, core.worktree, and the git directories of its
+// submodules (git status recurses into them). Each configuration
 // file is judged by src/policy/git-config.ts; a hook git runs on an index write refuses too.
 import {
   decideGitConfig,
@@ -10,46 +11,85 @@ import {
   parseGitConfig,
 } from '../src/policy/git-config.js';
 import { gitlinkPaths } from '../src/policy/git-index.js';
-import type { PathVerdict } from '../src/policy/repository-path.js';
+import { NO_ENTRY, type PathVerdict } from '../src/policy/repository-path.js';
 import type { RepositoryPaths } from './repository-files.js';
 
-/** Nested submodule git directories followed at most this deep (modules/a/modules/b/…). */
+/** Nested submodule git directories followed at most this deep (modules/a/modules/b/…); deeper refuses. */
 const MAX_MODULE_DEPTH = 8;
 
 /**
- * `top`: the working tree (the repository root, or a populated submodule below it, which git status
- * enters with that submodule's own git directory).
+ * The git directory git finds from the repository root (setup.c): `<dir>/.git`, else `<dir>` itself
+ * when it is a git directory (a bare repository), for the root and every directory above it — Qwen
+ * started in a subdirectory runs git in the enclosing repository. Every `.git` met on the way is
+ * judged; the walk stops only where git surely stops.
  */
-export function judgeGitDirectory(paths: RepositoryPaths, top = paths.root, depth = 0): void {
+export function judgeGitDirectory(paths: RepositoryPaths): void {
   const { path } = paths;
-  if (depth >= MAX_MODULE_DEPTH) return;
+  for (let dir = paths.root; ; dir = path.dirname(dir)) {
+    if (judgeDotGit(paths, dir, 0)) return;
+    // git takes a directory holding HEAD, objects and refs for a bare repository (safe.bareRepository=all).
+    if (isGitDirectory(paths, dir)) {
+      judgeGitDir(paths, dir, dir, 0);
+      return;
+    }
+    if (path.dirname(dir) === dir) return;
+  }
+}
+
+/**
+ * `<top>/.git`, judged when present (`top`: a working tree, the root or a populated submodule). True
+ * when git stops looking there: a `.git` file (git uses it or fails) or a valid `.git` directory.
+ */
+function judgeDotGit(paths: RepositoryPaths, top: string, depth: number): boolean {
+  const { path } = paths;
   const dotGit = path.join(top, '.git');
   const verdict = paths.check(dotGit);
-  if (verdict.kind !== 'inside') return;
-  let gitDir: string | undefined;
-  if (verdict.type === 'directory') gitDir = verdict.real;
-  else if (verdict.type === 'file') {
-    const judged = paths.regularFile(dotGit, verdict);
-    const text = judged === undefined ? undefined : paths.read(judged);
-    const target = /^gitdir: *(.+?)\s*$/m.exec(text ?? '')?.[1];
-    // git refuses a `.git` file it cannot read as `gitdir: <path>`: then no git runs here.
-    if (target === undefined) return;
-    // A worktree's or submodule's git directory is usually elsewhere: git reads it wherever it is.
-    gitDir = realDirectory(paths, path.resolve(path.dirname(verdict.real), target));
+  if (verdict.kind !== 'inside') return verdict.kind !== 'absent';
+  if (depth > MAX_MODULE_DEPTH) {
+    paths.refuse({
+      file: dotGit,
+      key: '(submodule nesting)',
+      why: `git status enters populated submodules at any depth; beyond ${MAX_MODULE_DEPTH} levels they are not checked`,
+      fix: 'remove the deepest submodules from the index (git rm --cached <path>) or start Qwen in a shallower one',
+    });
+    return true;
   }
-  if (gitDir === undefined) return;
-  const commonFile = path.join(gitDir, 'commondir');
-  const common = readSmall(paths, commonFile)?.trim();
-  const commonDir =
-    common === undefined || common === ''
-      ? gitDir
-      : (realDirectory(paths, path.resolve(gitDir, common)) ?? gitDir);
+  if (verdict.type === 'directory') {
+    judgeGitDir(paths, verdict.real, top, depth);
+    return isGitDirectory(paths, verdict.real);
+  }
+  if (verdict.type !== 'file') return true;
+  const judged = paths.regularFile(dotGit, verdict);
+  const text = judged === undefined ? undefined : paths.read(judged);
+  // As git's read_gitfile: "gitdir: " at the very start, only trailing CRs and LFs dropped, the path a
+  // C string (spaces and inner newlines are part of it); git refuses any other `.git` file.
+  if (text === undefined || !text.startsWith('gitdir: ')) return true;
+  const target = text
+    .slice(8)
+    .replace(/[\r\n]+$/, '')
+    .split('\0')[0]!;
+  // Relative to the directory git found `.git` in (its real working directory), not to a link's target.
+  const gitDir = realDirectory(paths, path.resolve(top, target));
+  if (gitDir !== undefined) judgeGitDir(paths, gitDir, top, depth);
+  return true;
+}
+
+/** A git directory (`top`: the working tree git status runs in) with its configurations, hooks and submodules. */
+function judgeGitDir(paths: RepositoryPaths, gitDir: string, top: string, depth: number): void {
+  const { path } = paths;
+  const commonDir = commonDirectory(paths, gitDir);
+  const mainConfig = path.join(commonDir, 'config');
   const configs = new Set([
-    path.join(commonDir, 'config'),
+    mainConfig,
     path.join(commonDir, 'config.worktree'),
     path.join(gitDir, 'config.worktree'),
   ]);
-  let hooksPath: string | undefined;
+  // Every value any of these files sets is followed: which one git takes depends on its order and on
+  // extensions.worktreeConfig, so a value the launcher would skip must not be the one git uses.
+  const hooksPaths: string[] = [];
+  // git always reads `config`: a core.hooksPath there means git never runs .git/hooks.
+  let defaultHooks = true;
+  const worktrees: string[] = [];
   let hashBytes = 20;
   for (const file of configs) {
     const text = readConfig(paths, file);
@@ -57,20 +97,52 @@ export function judgeGitDirectory(paths: RepositoryPaths, top = paths.root, dept
     const parsed = parseGitConfig(text);
     if (!('entries' in parsed)) continue;
     for (const e of parsed.entries) {
-      if (e.subsection !== undefined) continue;
-      if (e.section === 'core' && e.name === 'hookspath') hooksPath = e.value;
-      if (e.section === 'extensions' && e.name === 'objectformat' && e.value?.toLowerCase() === 'sha256')
+      if (e.subsection !== undefined || e.value === undefined) continue;
+      if (e.section === 'core' && e.name === 'hookspath') {
+        hooksPaths.push(e.value);
+        if (file === mainConfig && e.value !== '') defaultHooks = false;
+      }
+      // core.worktree moves the working tree (relative to the git directory): its submodules are entered.
+      if (e.section === 'core' && e.name === 'worktree') worktrees.push(path.resolve(gitDir, e.value));
+      if (e.section === 'extensions' && e.name === 'objectformat' && e.value.toLowerCase() === 'sha256')
         hashBytes = 32;
     }
   }
-  // A relative core.hooksPath is taken from the top of the working tree (where Qwen runs git).
-  judgeHooks(paths, hooksPath === undefined ? path.join(commonDir, 'hooks') : path.resolve(top, hooksPath));
+  const tops = [top, ...worktrees];
+  // A relative core.hooksPath is taken from the top of the working tree (where git runs hooks).
+  const hookDirs = new Set(defaultHooks ? [path.join(commonDir, 'hooks')] : []);
+  for (const hooks of hooksPaths) for (const t of tops) hookDirs.add(path.resolve(t, hooks));
+  for (const dir of hookDirs) judgeHooks(paths, dir);
   judgeModules(paths, path.join(commonDir, 'modules'), 0);
   // git status enters every populated submodule (a gitlink of the index), .gitmodules or not (measured).
-  for (const sub of gitlinks(paths, path.join(gitDir, 'index'), hashBytes)) {
-    const inside = path.resolve(top, sub);
-    if (paths.inRepository(inside)) judgeGitDirectory(paths, inside, depth + 1);
+  const subs = gitlinks(paths, path.join(gitDir, 'index'), hashBytes);
+  for (const t of tops) {
+    for (const sub of subs) {
+      const inside = realDirectory(paths, path.resolve(t, sub));
+      if (inside !== undefined) judgeDotGit(paths, inside, depth + 1);
+    }
   }
+}
+
+/** `$GIT_DIR/commondir` as git reads it (trailing CRs and LFs dropped), else the git directory itself. */
+function commonDirectory(paths: RepositoryPaths, gitDir: string): string {
+  const common = readSmall(paths, paths.path.join(gitDir, 'commondir'))?.replace(/[\r\n]+$/, '');
+  if (common === undefined || common === '') return gitDir;
+  return realDirectory(paths, paths.path.resolve(gitDir, common)) ?? gitDir;
+}
+
+/**
+ * True only where git's is_git_directory surely holds: HEAD a regular file naming a ref or an object,
+ * `objects` and `refs` directories. Anything less and git may look further up, so the walk goes on.
+ */
+function isGitDirectory(paths: RepositoryPaths, dir: string): boolean {
+  const { path } = paths;
+  if (readSmall(paths, path.join(dir, 'commondir')) !== undefined) return false;
+  const head = path.join(dir, 'HEAD');
+  if (paths.fs.lstatSync(head, NO_ENTRY)?.isFile() !== true) return false;
+  const text = readSmall(paths, head) ?? '';
+  if (!/^(ref:[ \t\r\n]*refs\/|[0-9a-f]{40})/.test(text)) return false;
+  return ['objects', 'refs'].every((name) => realDirectory(paths, path.join(dir, name)) !== undefined);
 }
 
 function gitlinks(paths: RepositoryPaths, index: string, hashBytes: number): string[] {
