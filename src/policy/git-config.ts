@@ -170,17 +170,24 @@ export function gitConfigKey(entry: GitConfigEntry): string {
     : `${entry.section}.${entry.subsection}.${entry.name}`;
 }
 
+function globMatch(pattern: string, text: string): boolean {
+  const parts = pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('.*')}$`, 's').test(text);
+}
+
 /** The policy pattern matching the entry (`filter.*.clean`, `pager.*`, `core.pager`), if any. */
 export function matchingPattern(entry: GitConfigEntry, policy: GitConfigPolicy = GIT_CONFIG_POLICY) {
   for (const pattern of Object.keys(policy.keys)) {
     const parts = pattern.split('.');
     const section = parts[0]!.toLowerCase();
     const name = parts.at(-1)!.toLowerCase();
-    const sub = parts.length === 3 ? parts[1] : undefined;
+    // The middle is the subsection (`lfs.extension.*.clean`: `extension.<name>`), `*` any text in it;
+    // compared without case, as git-lfs reads its keys.
+    const sub = parts.length > 2 ? parts.slice(1, -1).join('.').toLowerCase() : undefined;
     if (entry.section !== section) continue;
     if (name !== '*' && entry.name !== name) continue;
-    if (parts.length === 2 ? entry.subsection !== undefined : entry.subsection === undefined) continue;
-    if (sub !== undefined && sub !== '*' && sub.toLowerCase() !== entry.subsection?.toLowerCase()) continue;
+    if (sub === undefined ? entry.subsection !== undefined : entry.subsection === undefined) continue;
+    if (sub !== undefined && !globMatch(sub, entry.subsection!.toLowerCase())) continue;
     return pattern;
   }
   return undefined;

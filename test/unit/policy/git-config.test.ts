@@ -169,6 +169,20 @@ describe('decideGitConfig', () => {
       ['diff.x.textconv'],
     ],
     [
+      "git-lfs's own program keys (git-lfs runs them as the filter the launcher passes), tools named by path",
+      '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n[lfs "Extension.x"]\n\tclean = ./p %f\n[lfs "extension.x"]\n\tsmudge = ./p\n[lfs "customtransfer.t"]\n\tpath = ./p\n[lfs "x"]\n\tclean = a\n[mergetool "vimdiff"]\n\tpath = ./p\n[difftool "meld"]\n\tpath = ./p\n[man "m"]\n\tpath = ./p\n[browser "b"]\n\tpath = ./p\n[gpg "ssh"]\n\tdefaultKeyCommand = ./p\n',
+      [
+        'lfs.Extension.x.clean',
+        'lfs.extension.x.smudge',
+        'lfs.customtransfer.t.path',
+        'mergetool.vimdiff.path',
+        'difftool.meld.path',
+        'man.m.path',
+        'browser.b.path',
+        'gpg.ssh.defaultkeycommand',
+      ],
+    ],
+    [
       'a boolean is compared exactly, as git does ("true " is a command to git)',
       '[core]\n\tfsmonitor = "true "\n',
       ['core.fsmonitor'],
