@@ -28,6 +28,8 @@ export interface FilesFs extends LinkFs {
   readFileSync(path: string, encoding: 'utf8'): string;
   readFileSync(path: string): Uint8Array;
   readdirSync(path: string): string[];
+  /** Throws when the user lacks `mode` (git's own test of a git directory's `objects` and `refs`). */
+  accessSync(path: string, mode: number): void;
 }
 
 export type FullPathOps = PathOps & PathSyntax & { relative(from: string, to: string): string };

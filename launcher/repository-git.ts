@@ -16,6 +16,8 @@ import type { RepositoryPaths } from './repository-files.js';
 
 /** Nested submodule git directories followed at most this deep (modules/a/modules/b/…); deeper refuses. */
 const MAX_MODULE_DEPTH = 8;
+/** access(2)'s X_OK (fs.constants.X_OK): this file does no I/O of its own. */
+const X_OK = 1;
 
 /**
  * The git directory git finds from the repository root (setup.c): `<dir>/.git`, else `<dir>` itself
@@ -142,7 +144,17 @@ function isGitDirectory(paths: RepositoryPaths, dir: string): boolean {
   if (paths.fs.lstatSync(head, NO_ENTRY)?.isFile() !== true) return false;
   const text = readSmall(paths, head) ?? '';
   if (!/^(ref:[ \t\r\n]*refs\/|[0-9a-f]{40})/.test(text)) return false;
-  return ['objects', 'refs'].every((name) => realDirectory(paths, path.join(dir, name)) !== undefined);
+  // git's access(X_OK): a directory the user cannot search is no git directory to git, which looks further up.
+  return ['objects', 'refs'].every((name) => {
+    const real = realDirectory(paths, path.join(dir, name));
+    if (real === undefined) return false;
+    try {
+      paths.fs.accessSync(real, X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 function gitlinks(paths: RepositoryPaths, index: string, hashBytes: number): string[] {

@@ -163,3 +163,42 @@ describe('the launcher judges the git directory git uses', () => {
     expect(paths.refused.map((r) => [path.relative(repo, r.file), r.key])).toEqual(refusals);
   });
 });
+
+describe('a .git directory git cannot search (as a non-root user)', () => {
+  it('git looks further up past a .git whose objects the user cannot search; the launcher too', () => {
+    if (process.getuid?.() !== 0) throw new Error('needs root: git runs as the user nobody here');
+    const top = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-git-perm-'));
+    try {
+      fs.chmodSync(top, 0o777);
+      const marker = path.join(top, 'marker');
+      const repo = path.join(top, 'h');
+      const script = [
+        `git init -q ${repo} && cd ${repo}`,
+        `printf '* filter=evil\\n' > .gitattributes && echo a > a.txt && git add . && git commit -qm a`,
+        `git config filter.evil.clean 'touch ${marker}; cat' && echo b > a.txt`,
+        'mkdir -p sub/.git/objects sub/.git/refs && echo "ref: refs/heads/main" > sub/.git/HEAD',
+        'chmod 600 sub/.git/objects && cd sub && git status --short',
+      ].join('\n');
+      const env = { ...ENV, HOME: top, PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+      execFileSync('runuser', ['-u', 'nobody', '--', 'sh', '-ec', script], { env, stdio: 'ignore' });
+      // The negative control: git took the repository above and ran its filter.
+      expect(fs.existsSync(marker)).toBe(true);
+      // The launcher runs as the developer: access() as root would pass, so nobody's answer is replayed.
+      const objects = path.join(repo, 'sub', '.git', 'objects');
+      const asNobody = {
+        ...fs,
+        accessSync: (file: fs.PathLike, mode?: number) => {
+          if (file === objects) throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
+          fs.accessSync(file, mode);
+        },
+      };
+      const paths = new RepositoryPaths(path.join(repo, 'sub'), asNobody, path);
+      judgeGitDirectory(paths);
+      expect(paths.refused.map((r) => [path.relative(repo, r.file), r.key])).toEqual([
+        ['.git/config', 'filter.evil.clean'],
+      ]);
+    } finally {
+      fs.rmSync(top, { recursive: true, force: true });
+    }
+  });
+});
