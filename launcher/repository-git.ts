@@ -60,7 +60,8 @@ function judgeDotGit(paths: RepositoryPaths, top: string, depth: number): boolea
     judgeGitDir(paths, verdict.real, top, depth);
     return isGitDirectory(paths, verdict.real);
   }
-  if (verdict.type !== 'file') return true;
+  // A `.git` neither file nor directory (a FIFO): git passes over it and looks further up.
+  if (verdict.type !== 'file') return false;
   const judged = paths.regularFile(dotGit, verdict);
   const text = judged === undefined ? undefined : paths.read(judged);
   // As git's read_gitfile: "gitdir: " at the very start, only trailing CRs and LFs dropped, the path a

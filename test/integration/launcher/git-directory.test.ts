@@ -74,6 +74,16 @@ describe('the launcher judges the git directory git uses', () => {
       [['.git/config', 'filter.evil.clean']],
     ],
     [
+      'a subdirectory whose .git is a FIFO: git passes over it',
+      (repo, marker) => {
+        filtered(repo, marker);
+        fs.mkdirSync(path.join(repo, 'sub'));
+        execFileSync('mkfifo', [path.join(repo, 'sub', '.git')]);
+        return { cwd: path.join(repo, 'sub'), run: ['status', '--short'] };
+      },
+      [['.git/config', 'filter.evil.clean']],
+    ],
+    [
       'a bare repository at the root (HEAD, objects, refs, config): git show runs its textconv',
       (repo, marker) => {
         const work = `${repo}-work`;
