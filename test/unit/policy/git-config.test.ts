@@ -183,6 +183,11 @@ describe('decideGitConfig', () => {
       ],
     ],
     [
+      'an empty credential helper (git resets the list: no program) passes, the next one refuses',
+      '[credential]\n\thelper =\n[credential "https://x"]\n\thelper = ""\n\thelper = ./p\n',
+      ['credential.https://x.helper'],
+    ],
+    [
       'a boolean is compared exactly, as git does ("true " is a command to git)',
       '[core]\n\tfsmonitor = "true "\n',
       ['core.fsmonitor'],
