@@ -102,6 +102,14 @@ function judgeGitDir(paths: RepositoryPaths, gitDir: string, top: string, depth:
     for (const e of parsed.entries) {
       if (e.subsection !== undefined || e.value === undefined) continue;
       if (e.section === 'core' && e.name === 'hookspath') {
+        // git takes `~/…` and `~user/…` from a home directory, which the launcher does not judge.
+        if (e.value.startsWith('~'))
+          paths.refuse({
+            file,
+            key: 'core.hookspath',
+            why: 'git runs the hooks of this directory below a home directory, which the launcher does not check (a post-index-change hook there runs for git diff and git status, which Qwen 0.24.4 runs without asking)',
+            fix: `write it relative to the repository (git config --file ${file} core.hooksPath <path>)`,
+          });
         hooksPaths.push(e.value);
         if (file === mainConfig && e.value !== '') defaultHooks = false;
       }

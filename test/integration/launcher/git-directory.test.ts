@@ -147,6 +147,19 @@ describe('the launcher judges the git directory git uses', () => {
       [['good/post-index-change', '(the hook)']],
     ],
     [
+      'core.hooksPath starting with ~: git takes it from $HOME (here the test directory)',
+      (repo, marker) => {
+        filtered(repo, marker);
+        git(repo, 'config', '--unset', 'filter.evil.clean');
+        git(repo, 'config', 'core.hooksPath', `~/${path.relative(base, repo)}/tools`);
+        write(path.join(repo, 'tools', 'post-index-change'), `#!/bin/sh\ntouch ${marker}\n`);
+        fs.chmodSync(path.join(repo, 'tools', 'post-index-change'), 0o755);
+        fs.utimesSync(path.join(repo, 'a.txt'), 1e9, 1e9);
+        return { cwd: repo, run: ['status', '--short'] };
+      },
+      [['.git/config', 'core.hookspath']],
+    ],
+    [
       'submodules nested ten deep: git status enters them all',
       (repo, marker) => {
         const dirs = Array.from({ length: 11 }, (_, i) => path.join(repo, ...Array<string>(i).fill('s')));
