@@ -150,7 +150,9 @@ function isGitDirectory(paths: RepositoryPaths, dir: string): boolean {
   const { path } = paths;
   if (readSmall(paths, path.join(dir, 'commondir')) !== undefined) return false;
   const head = path.join(dir, 'HEAD');
-  if (paths.fs.lstatSync(head, NO_ENTRY)?.isFile() !== true) return false;
+  const stat = paths.fs.lstatSync(head, NO_ENTRY);
+  // git reads its first 255 bytes; a larger HEAD is not read whole here (the walk goes on instead).
+  if (stat?.isFile() !== true || stat.size > 4096) return false;
   const text = readSmall(paths, head) ?? '';
   if (!/^(ref:[ \t\r\n]*refs\/|[0-9a-f]{40})/.test(text)) return false;
   // git's access(X_OK): a directory the user cannot search is no git directory to git, which looks further up.

@@ -113,7 +113,6 @@ export function parseGitConfig(text: string): GitConfigParse {
     // Unquoted spaces at the end are dropped, inner ones kept (git keeps a run only when more follows).
     let pendingSpace = '';
     let quoted = false;
-    let started = false;
     for (;;) {
       const v = text[i];
       if (v === undefined) break;
@@ -123,8 +122,9 @@ export function parseGitConfig(text: string): GitConfigParse {
       }
       i++;
       if (!quoted && (v === ' ' || v === '\t' || v === '\r')) {
-        // git 2.39 turns each unquoted blank (a lone CR too) inside a value into a space.
-        if (started) pendingSpace += ' ';
+        // git 2.39 turns each unquoted blank (a lone CR too) after the first character of the value
+        // into a space; before it (a quote or a continuation line is none) blanks are dropped.
+        if (value.length > 0) pendingSpace += ' ';
         continue;
       }
       if (!quoted && (v === '#' || v === ';')) {
@@ -133,7 +133,6 @@ export function parseGitConfig(text: string): GitConfigParse {
       }
       value += pendingSpace;
       pendingSpace = '';
-      started = true;
       if (v === '\\') {
         const e = text[i++];
         if (e === '\n') {

@@ -93,6 +93,8 @@ const CORPUS = [
   '[core]\n\tfsmonitor =\n',
   '[core]\n\tfsmonitor = ./x\n\tfsmonitor =\n',
   '[core]\n\tfsmonitor = "true "\n',
+  '[core]\n\tfsmonitor =\\\n false\n',
+  '[core]\n\tfsmonitor = "" false\n',
   '[core]\n\tfsmonitor = tr\rue\n',
   '[core]\n\tfsmonitor = tr\tue\n',
   '[core]\n\tfsmonitor = true\0; ./evil\n',
