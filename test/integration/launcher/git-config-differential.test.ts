@@ -29,45 +29,45 @@ const ENV = {
   GIT_COMMITTER_EMAIL: 'a@example.invalid',
 };
 
-/** What git reads from the file (`key=value`, a bare key alone), or undefined when git refuses it. */
-function gitReads(text: string): string[] | undefined {
+/** What git reads from the file (key, and value unless a bare key), or undefined when git refuses it. */
+function gitReads(text: string): Array<[string, string | undefined]> | undefined {
   const file = path.join(base, 'config');
   fs.writeFileSync(file, Buffer.from(text, 'latin1'));
   const run = spawnSync('git', ['config', '--file', file, '--null', '--list'], { env: ENV });
   if (run.status !== 0) return undefined;
+  // --null: `key\nvalue\0`, or `key\0` for a bare key (a key holds no newline, a value may).
   return run.stdout
     .toString('utf8')
     .split('\0')
     .slice(0, -1)
-    .map((e) => e.replace('\n', '='));
+    .map((e) => {
+      const nl = e.indexOf('\n');
+      return nl < 0 ? [e, undefined] : [e.slice(0, nl), e.slice(nl + 1)];
+    });
 }
 
-function launcherReads(text: string): string[] | undefined {
+function launcherReads(text: string): Array<[string, string | undefined]> | undefined {
   const parsed = parseGitConfig(Buffer.from(text, 'latin1').toString('utf8'));
   if ('error' in parsed) return undefined;
-  return parsed.entries.map((e) =>
-    e.value === undefined ? gitConfigKey(e) : `${gitConfigKey(e)}=${e.value}`,
-  );
+  return parsed.entries.map((e) => [gitConfigKey(e), e.value]);
 }
 
 /** git's own split of a key (parse_config_key): section, the middle as subsection, the last part. */
-function asEntry(line: string): GitConfigEntry {
-  const eq = line.indexOf('=');
-  const key = eq < 0 ? line : line.slice(0, eq);
+function asEntry([key, value]: [string, string | undefined]): GitConfigEntry {
   const first = key.indexOf('.');
   const last = key.lastIndexOf('.');
   return {
     section: key.slice(0, first),
     subsection: first === last ? undefined : key.slice(first + 1, last),
     name: key.slice(last + 1),
-    value: eq < 0 ? undefined : line.slice(eq + 1),
+    value,
   };
 }
 
-/** True when git, reading `lines`, would run a program the repository names (per the policy). */
-function gitRuns(lines: string[]): boolean {
-  return lines.some((line) => {
-    const entry = asEntry(line);
+/** True when git, reading `pairs`, would run a program the repository names (per the policy). */
+function gitRuns(pairs: Array<[string, string | undefined]>): boolean {
+  return pairs.some((pair) => {
+    const entry = asEntry(pair);
     const pattern = matchingPattern(entry);
     if (pattern === undefined) return false;
     const value = (entry.value ?? 'true').toLowerCase();
@@ -114,6 +114,7 @@ const CORPUS = [
   '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n',
   '[filter "lfs"]\n\tclean = "git-lfs clean -- %f\\t"\n',
   '[core]\n\thooksPath = .husky\n',
+  '[filter\t "a.clean="]\nx = ./p\n',
   `[core]\n\tpager = ${'x'.repeat(70_000)}\n`,
 ];
 
@@ -161,8 +162,9 @@ describe('the launcher reads a git configuration as git 2.39 does', () => {
   const cases = [...CORPUS, ...mutations(500)];
 
   it('the same entries as git, or an error; a refusal whenever git would run a program', () => {
-    const differ: Array<{ text: string; git: string[]; launcher: string[] }> = [];
-    const missed: Array<{ text: string; git: string[] }> = [];
+    type Pairs = Array<[string, string | undefined]>;
+    const differ: Array<{ text: string; git: Pairs; launcher: Pairs }> = [];
+    const missed: Array<{ text: string; git: Pairs }> = [];
     for (const text of cases) {
       const git = gitReads(text);
       if (git === undefined) continue;
