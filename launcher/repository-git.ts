@@ -11,7 +11,7 @@ import {
   parseGitConfig,
 } from '../src/policy/git-config.js';
 import { gitlinkPaths } from '../src/policy/git-index.js';
-import { NO_ENTRY, type PathVerdict } from '../src/policy/repository-path.js';
+import { type LinkStat, NO_ENTRY, type PathVerdict } from '../src/policy/repository-path.js';
 import type { RepositoryPaths } from './repository-files.js';
 
 /** Nested submodule git directories followed at most this deep (modules/a/modules/b/…); deeper refuses. */
@@ -150,7 +150,13 @@ function isGitDirectory(paths: RepositoryPaths, dir: string): boolean {
   const { path } = paths;
   if (readSmall(paths, path.join(dir, 'commondir')) !== undefined) return false;
   const head = path.join(dir, 'HEAD');
-  const stat = paths.fs.lstatSync(head, NO_ENTRY);
+  let stat: LinkStat | undefined;
+  try {
+    stat = paths.fs.lstatSync(head, NO_ENTRY);
+  } catch {
+    // A directory the user cannot search is no git directory to git either.
+    return false;
+  }
   // git reads its first 255 bytes; a larger HEAD is not read whole here (the walk goes on instead).
   if (stat?.isFile() !== true || stat.size > 4096) return false;
   const text = readSmall(paths, head) ?? '';
