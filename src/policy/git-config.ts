@@ -8,7 +8,7 @@ import type { Refusal } from './repository.js';
 export interface GitConfigPolicy {
   maxBytes: number;
   maxIndexBytes: number;
-  keys: Readonly<Record<string, { why: string; harmless?: readonly string[] }>>;
+  keys: Readonly<Record<string, { why: string; harmless?: readonly string[]; booleans?: boolean }>>;
   hooks: Readonly<Record<string, string>>;
 }
 
@@ -222,6 +222,8 @@ export function decideGitConfig(
     // exactly as git does (strcasecmp): `"true "` is no boolean to git but a command it runs.
     const value = (entry.value ?? 'true').toLowerCase();
     if (rule.harmless?.some((h) => h.toLowerCase() === value)) continue;
+    // git reads an integer as a boolean there (git_parse_maybe_bool): its own daemon or no pager.
+    if (rule.booleans === true && entry.value !== undefined && isGitInteger(entry.value)) continue;
     const key = gitConfigKey(entry);
     if (seen.has(key)) continue;
     seen.add(key);
@@ -233,6 +235,24 @@ export function decideGitConfig(
     });
   }
   return refused;
+}
+
+/**
+ * git_parse_int (config.c): strtoimax in base 0 (leading C blanks, a sign, hex `0x`, octal `0`), one
+ * unit k, m or g, the result within an int. Anything else is no integer to git.
+ */
+export function isGitInteger(value: string): boolean {
+  const m = /^[ \t\n\v\f\r]*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([kKmMgG]?)$/.exec(value);
+  if (m === null) return false;
+  const factor = { '': 1n, k: 1024n, m: 1024n ** 2n, g: 1024n ** 3n }[m[3]!.toLowerCase()]!;
+  const digits = m[2]!;
+  const magnitude = /^0[xX]/.test(digits)
+    ? BigInt(digits)
+    : digits.length > 1 && digits.startsWith('0')
+      ? BigInt(`0o${digits.slice(1)}`)
+      : BigInt(digits);
+  // git's bound is INT_MAX either way (a negative too).
+  return magnitude * factor < 2n ** 31n;
 }
 
 /** A hook the repository ships that git runs during commands Qwen runs without asking. */

@@ -194,3 +194,37 @@ describe('the launcher reads a git configuration as git 2.39 does', () => {
     expect(decideGitConfig('config', text).map((r) => r.key)).toEqual(['(line 1)']);
   });
 });
+
+describe('core.fsmonitor: a boolean to git, or a command it runs', () => {
+  // git runs the value as a command exactly when it is no boolean (git_parse_maybe_bool): then it
+  // says it cannot run it. The launcher refuses exactly those.
+  it('the launcher refuses exactly the values git runs', () => {
+    const repo = path.join(base, 'fsmonitor');
+    execFileSync('git', ['init', '-q', repo], { env: ENV });
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+    execFileSync('git', ['-C', repo, 'add', '.'], { env: ENV });
+    const values = [
+      'true',
+      'YES',
+      'off',
+      '',
+      '2',
+      '0x1F',
+      '1k',
+      ' -7',
+      '010',
+      '1G',
+      '2147483647',
+      '-2147483647',
+    ].concat(['2g', '08', '2147483648', '-2147483648', '0x', 'true ', 'tru', 'nope']);
+    const verdicts = values.map((v) => {
+      fs.utimesSync(path.join(repo, 'a.txt'), 1e9, 1e9);
+      const run = spawnSync('git', ['-C', repo, '-c', `core.fsmonitor=${v}`, 'diff'], { env: ENV });
+      const gitRunsIt = /cannot run|Empty last update token/.test(run.stderr.toString());
+      const refused = decideGitConfig('config', `[core]\n\tfsmonitor = "${v}"\n`).length > 0;
+      return { value: v, gitRunsIt, refused };
+    });
+    expect(verdicts.filter((v) => v.gitRunsIt !== v.refused)).toEqual([]);
+    expect(verdicts.filter((v) => v.gitRunsIt).map((v) => v.value)).toEqual(values.slice(12));
+  });
+});

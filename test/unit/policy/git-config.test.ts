@@ -188,6 +188,11 @@ describe('decideGitConfig', () => {
       ['credential.https://x.helper'],
     ],
     [
+      'an integer is a boolean to git for core.fsmonitor and pager.* (not beyond an int, not 08)',
+      '[core]\n\tfsmonitor = 2\n\tfsmonitor = 0x1F\n\tfsmonitor = 1k\n\tfsmonitor = " -7"\n\tfsmonitor = 010\n[pager]\n\tlog = 2g\n\tdiff = 1G\n\tshow = 08\n\tgrep = 2147483648\n\tblame = 0x\n',
+      ['pager.log', 'pager.show', 'pager.grep', 'pager.blame'],
+    ],
+    [
       'a boolean is compared exactly, as git does ("true " is a command to git)',
       '[core]\n\tfsmonitor = "true "\n',
       ['core.fsmonitor'],
