@@ -13,11 +13,13 @@ export const PROBE_HELP = `Usage: qwen-managed probe --dir DIR [--profile KIND] 
 
 Sends ONE read-only search per active profile of the install tree to its configured provider, with
 the credential the launcher would use (the credential file, or the variable in this environment for
-an inherited one) — or, with a credential broker, through the broker's listener exactly as the
-runtimes call it (the broker adds the credential; run probe as root or an allowed user) — and reports whether the answer has the exact shape of the profile's contract
-(Generic HTTP Search v1 or the Mem0 preset), whether the results honour the configured scope, and
-the latency. Never a write; never the credential or any byte of the answer in the output. Run it as
-the administrator, on a machine that reaches the provider as the developers' machines will.
+an inherited one) and the session's proxy variables (those deployment.json inherits or sets) — or,
+with a credential broker, through the broker's listener exactly as the runtimes call it (the broker
+adds the credential; run probe as root or an allowed user) — and reports whether the answer has the
+exact shape of the profile's contract (Generic HTTP Search v1 or the Mem0 preset), whether the
+results honour the configured scope, and the latency. Never a write; never the credential or any
+byte of the answer in the output. Run it as the administrator, on a machine that reaches the
+provider as the developers' machines will.
 
 Options:
   --dir DIR       the install directory (required)

@@ -20,6 +20,7 @@ import {
   startPolarDbMem0,
 } from '../../fixtures/fake-services/index.js';
 import type { FakeMem0Oss } from '../../fixtures/fake-services/mem0-oss.js';
+import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { REPO } from '../../unit/deploy/fixtures.js';
 
 const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
@@ -32,6 +33,7 @@ let generic: FakeService;
 let oss: FakeMem0Oss;
 let polar: FakeService & { store: FakeMem0Oss['store'] };
 let bff: FakeService & { store: FakeMem0Oss['store'] };
+let proxy: LoopbackProxy;
 
 // Async spawn: the fakes run in this process and must keep answering while the CLI waits.
 function run(args: string[], env: Record<string, string> = {}) {
@@ -62,12 +64,13 @@ beforeAll(async () => {
   polar.store.add(SECRET_MEMORY, { user_id: 'alice', agent_id: 'qwen' });
   bff = await startDataworksBff({ token: MEM0_KEY, forbiddenTokens: [TOKEN], items: { id: 'memory_id' } });
   bff.store.add(SECRET_MEMORY, { user_id: `bff:${MEM0_KEY}` });
+  proxy = await startProxy();
   await fs.writeFile(path.join(work, 'context.token'), `${TOKEN}\n`, { mode: 0o600 });
   await fs.writeFile(path.join(work, 'mem0.key'), `${MEM0_KEY}\n`, { mode: 0o600 });
 });
 
 afterAll(async () => {
-  await Promise.all([generic.close(), oss.close(), polar.close(), bff.close()]);
+  await Promise.all([generic.close(), oss.close(), polar.close(), bff.close(), proxy.close()]);
   await fs.rm(work, { recursive: true, force: true });
 });
 
@@ -76,12 +79,14 @@ async function install(
   name: string,
   profiles: Record<string, unknown>,
   credentials: Record<string, unknown>,
+  environment?: Record<string, unknown>,
 ) {
   const raw = JSON.parse(
     await fs.readFile(path.join(REPO, 'examples', 'deployments', 'on-demand.json'), 'utf8'),
   );
   raw.credentials = credentials;
   raw.profiles = profiles;
+  if (environment !== undefined) raw.environment = { ...raw.environment, ...environment };
   raw.settings = undefined;
   await fs.writeFile(path.join(work, `${name}.json`), JSON.stringify(raw));
   const rendered = await run(['render', '--deployment', `${name}.json`, '--out', name]);
@@ -407,5 +412,134 @@ describe('qwen-managed probe: the DataWorks BFF (dataworks-bff-memory-v1)', () =
     expect(probe.message).toMatch(/refused/);
     expect(result.stdout).not.toContain('no permission for memories');
     noSecrets(result.stdout + result.stderr);
+  });
+});
+
+describe('qwen-managed probe: a tree or a credential it cannot use is refused, naming the file and the fix', () => {
+  const DEFECTS: Array<{
+    defect: string;
+    spoil(dir: string): Promise<void>;
+    stderr: RegExp;
+  }> = [
+    {
+      defect: 'a launch.json that does not match its schema',
+      spoil: (dir) => fs.writeFile(path.join(dir, 'profiles/on-demand/launch.json'), '{"version": 1}'),
+      stderr:
+        /^qwen-managed: probe: \S+\/profiles\/on-demand\/launch\.json does not match its schema \(profile: .*\)\. Fix: re-render the deployment \(`qwen-managed verify --dir \S+` shows what changed\)\n$/,
+    },
+    {
+      defect: 'a provider config that does not match its schema',
+      spoil: (dir) =>
+        fs.writeFile(
+          path.join(dir, 'profiles/on-demand/external-context.json'),
+          JSON.stringify({ version: 1, timeoutMs: 5000, provider: { type: 'generic-http-search-v1' } }),
+        ),
+      stderr:
+        /^qwen-managed: probe: \S+\/profiles\/on-demand\/external-context\.json: The external context configuration does not match the schema \(at provider\.baseUrl\)\. Fix: re-render the deployment \(`qwen-managed verify --dir \S+` shows what changed\)\n$/,
+    },
+    {
+      defect: 'a provider config that is gone',
+      spoil: (dir) => fs.rm(path.join(dir, 'profiles/on-demand/external-context.json')),
+      stderr:
+        /^qwen-managed: probe: cannot read \S+\/profiles\/on-demand\/external-context\.json \(ENOENT\)\. Fix: re-render the deployment \(`qwen-managed verify --dir \S+` shows what changed\)\n$/,
+    },
+    {
+      defect: 'a credential file that is a directory',
+      spoil: async () => {
+        await fs.mkdir(path.join(work, 'token-dir'), { recursive: true });
+      },
+      stderr:
+        /^qwen-managed: probe: cannot read the credential file of CONTEXT_API_TOKEN, \S+\/token-dir \(EISDIR\)\. Fix: put the secret into that file \(one line\), or point credentials\.CONTEXT_API_TOKEN of deployment\.json at the file that holds it and render again\n$/,
+    },
+    {
+      defect: 'a credential with a line break inside',
+      spoil: () =>
+        fs.writeFile(path.join(work, 'two-lines.token'), `${TOKEN}\nsecond-line\n`, { mode: 0o600 }),
+      stderr:
+        /^qwen-managed: probe: the credential CONTEXT_API_TOKEN holds a line break, which no HTTP header can carry \(every request of the runtimes would fail\)\. Fix: write only the secret, on one line, into \S+\/two-lines\.token\n$/,
+    },
+  ];
+
+  it.each(DEFECTS)(
+    '$defect: exit 1, one message naming the file and the fix, nothing sent',
+    async ({ defect, spoil, stderr }) => {
+      const credential = defect.includes('directory')
+        ? path.join(work, 'token-dir')
+        : defect.includes('line break')
+          ? path.join(work, 'two-lines.token')
+          : path.join(work, 'context.token');
+      const dir = await install(
+        `spoilt-${Math.random().toString(36).slice(2)}`,
+        { 'on-demand': { provider: genericProvider() } },
+        { CONTEXT_API_TOKEN: { file: credential } },
+      );
+      await spoil(dir);
+      const before = generic.requests.length;
+      const result = await run(['probe', '--dir', dir]);
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(result.stderr).toMatch(stderr);
+      expect(generic.requests.length).toBe(before);
+      noSecrets(result.stderr);
+    },
+  );
+});
+
+describe("qwen-managed probe: the proxy variables are the launched session's, not the administrator's shell's", () => {
+  // The deployment without the example's NO_PROXY, so a proxy would carry the loopback search.
+  const noNoProxy = (extra: Record<string, unknown>) => ({ inherit: ['TERM'], set: {}, ...extra });
+
+  it.each([
+    {
+      session: "a proxy only in the administrator's shell (the deployment does not inherit it): direct",
+      environment: () => noNoProxy({}),
+      shell: () => ({ HTTP_PROXY: proxy.url }),
+      proxied: 0,
+    },
+    {
+      session: 'a proxy the deployment sets, none in the shell: through the proxy',
+      environment: () => noNoProxy({ set: { HTTP_PROXY: proxy.url } }),
+      shell: () => ({}),
+      proxied: 1,
+    },
+    {
+      session: 'a proxy the deployment inherits from the shell: through the proxy',
+      environment: () => noNoProxy({ inherit: ['TERM', 'HTTP_PROXY'] }),
+      shell: () => ({ HTTP_PROXY: proxy.url }),
+      proxied: 1,
+    },
+    {
+      session: "the deployment's NO_PROXY, not the shell's, beside the proxy it inherits: direct",
+      environment: () => noNoProxy({ inherit: ['HTTP_PROXY'], set: { NO_PROXY: '127.0.0.1' } }),
+      shell: () => ({ HTTP_PROXY: proxy.url, NO_PROXY: 'example.com' }),
+      proxied: 0,
+    },
+  ])('$session', async ({ environment, shell, proxied }) => {
+    const dir = await install(
+      `proxy-${Math.random().toString(36).slice(2)}`,
+      { 'on-demand': { provider: genericProvider() } },
+      tokenFile(),
+      environment(),
+    );
+    const before = { proxy: proxy.requests.length, generic: generic.requests.length };
+    const result = await run(['probe', '--dir', dir, '--json'], shell());
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(generic.requests.length - before.generic).toBe(1);
+    expect(proxy.requests.slice(before.proxy).map((r) => [r.kind, r.target])).toEqual(
+      proxied === 0 ? [] : [['forward', `${generic.url}/v1/context/search`]],
+    );
+  });
+
+  it('a session proxy that is not a URL: exit 1 naming the variable and where to fix it, never its value', async () => {
+    const dir = await install(
+      'proxy-invalid',
+      { 'on-demand': { provider: genericProvider() } },
+      tokenFile(),
+      noNoProxy({ inherit: ['TERM', 'HTTP_PROXY'] }),
+    );
+    const result = await run(['probe', '--dir', dir], { HTTP_PROXY: 'http://svc:proxy-pass-4e1d@[::1' });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr).toBe(
+      'qwen-managed: probe: profile on-demand: HTTP_PROXY is not an absolute http(s) proxy URL. Fix: correct it where the session gets it (environment.set of deployment.json, then render again; or your own environment, for a name deployment.json inherits)\n',
+    );
   });
 });
