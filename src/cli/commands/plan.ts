@@ -18,6 +18,7 @@ import {
   type LaunchPlan,
   unknownProfileKind,
 } from '../../contracts/launch-plan.js';
+import { withoutUrlUserinfo } from '../../deploy/deployment/problems.js';
 import { notAnInstallTree } from '../../deploy/tree.js';
 import { looksSecret } from '../../policy/environment-names.js';
 import { posixQuote, powershellQuote } from '../../policy/quote.js';
@@ -159,7 +160,11 @@ export async function planReport(
     // declared credential: the report names it and never prints its value.
     if (entry.source === 'inherited' && looksSecret(entry.name))
       return { ...entry, value: REDACTED, redacted: true };
-    if (entry.source !== 'credential') return { ...entry };
+    if (entry.source !== 'credential') {
+      // A password written into a URL (a proxy's, a database's) is a secret whatever the name.
+      const shown = withoutUrlUserinfo(entry.value, REDACTED);
+      return shown === entry.value ? { ...entry } : { ...entry, value: shown, redacted: true };
+    }
     return { ...entry, value: REDACTED, redacted: true, from: origins.get(entry.name) ?? '' };
   });
   return {

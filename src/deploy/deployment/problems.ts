@@ -43,9 +43,14 @@ export function isSecretPath(keyPath: readonly PropertyKey[]): boolean {
 
 /**
  * A URL's `user:password@` part, up to the last `@` before the path, as the URL parser splits it (a
- * password may hold an unencoded `@`; `\` ends the authority in http(s) URLs).
+ * password may hold an unencoded `@`; `\` ends the authority in http(s) URLs), wherever a URL starts.
  */
-const URL_USERINFO = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#\\]*@/;
+const URL_USERINFO = /([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#\\\s]*@/g;
+
+/** `text` with the `user:password@` part of every URL in it replaced by `mark`: the host stays shown. */
+export function withoutUrlUserinfo(text: string, mark: string = REDACTED): string {
+  return text.replace(URL_USERINFO, `$1${mark}@`);
+}
 
 /** `value` with every secret-looking part replaced by REDACTED, so an object shown whole leaks nothing. */
 export function redactValue(keyPath: readonly PropertyKey[], value: unknown): unknown {
@@ -60,7 +65,7 @@ export function redactValue(keyPath: readonly PropertyKey[], value: unknown): un
   )
     return REDACTED;
   // A password written into a URL (refused as such) is a secret under any key: the host stays shown.
-  if (typeof value === 'string') return value.replace(URL_USERINFO, `$1${REDACTED}@`);
+  if (typeof value === 'string') return withoutUrlUserinfo(value);
   if (Array.isArray(value)) return value.map((item, i) => redactValue([...keyPath, i], item));
   if (isPlainObject(value))
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue([...keyPath, k], v)]));

@@ -277,6 +277,50 @@ describe('qwen-managed plan', () => {
     ]);
   });
 
+  it('never prints the user:password part of a URL, inherited or set, whatever the name', async () => {
+    const f = fixture({
+      environment: {
+        inherit: ['TERM', 'HTTPS_PROXY', 'DATABASE_URL'],
+        set: { HTTP_PROXY: `http://svc:${SECRET}@proxy.example.com:3128`, NO_PROXY: 'localhost' },
+      },
+      credentials: {},
+    });
+    const caller = {
+      TERM: 'xterm',
+      HTTPS_PROXY: `http://alice:${SECRET}@proxy.example.com:3128`,
+      DATABASE_URL: `postgres://app:${SECRET}@db.example.com/app`,
+    };
+    const json = await runPlan(['--dir', f.installDir, '--profile', 'on-demand', '--json'], caller);
+    const text = await runPlan(['--dir', f.installDir, '--profile', 'on-demand'], caller);
+    expect(json.out + text.out).not.toContain(SECRET);
+    expect(
+      JSON.parse(json.out).environment.filter((e: { source: string }) =>
+        ['inherited', 'admin-set'].includes(e.source),
+      ),
+    ).toEqual([
+      { name: 'TERM', value: 'xterm', source: 'inherited' },
+      {
+        name: 'HTTPS_PROXY',
+        value: 'http://<redacted>@proxy.example.com:3128',
+        source: 'inherited',
+        redacted: true,
+      },
+      {
+        name: 'DATABASE_URL',
+        value: 'postgres://<redacted>@db.example.com/app',
+        source: 'inherited',
+        redacted: true,
+      },
+      {
+        name: 'HTTP_PROXY',
+        value: 'http://<redacted>@proxy.example.com:3128',
+        source: 'admin-set',
+        redacted: true,
+      },
+      { name: 'NO_PROXY', value: 'localhost', source: 'admin-set' },
+    ]);
+  });
+
   it('shows the CA file the plan pins as NODE_EXTRA_CA_CERTS, and never the one of the caller', async () => {
     const f = fixture({
       editPlan: (p) => {
