@@ -1,6 +1,7 @@
 // Strict flag parsing shared by the admin commands: unknown flags and stray words are usage errors.
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { show } from '../policy/quote.js';
 import { closest } from '../text/closest.js';
 import { UsageError } from './command-errors.js';
 
@@ -28,19 +29,34 @@ export function parseFlags<O extends FlagOptions>(
   options: O,
   help: { text: string; stdout: Writable },
 ): Flags<O> | undefined {
-  let values: Flags<O> & { help?: boolean };
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    values = parseArgs({
+    parsed = parseArgs({
       args: [...args],
       strict: true,
       allowPositionals: false,
+      tokens: true,
       options: { ...options, ...HELP_FLAG },
-    }).values as Flags<O> & { help?: boolean };
+    });
   } catch (error) {
     throw new UsageError(
       `${command}: ${flagMessage(error as NodeJS.ErrnoException, Object.keys(options ?? {}))}`,
     );
   }
+  // parseArgs keeps the last of a repeated value: `--dir a --dir b` would silently act on b only.
+  const given = new Map<string, string[]>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || token.value === undefined) continue;
+    if (options[token.name]?.multiple === true) continue;
+    given.set(token.name, [...(given.get(token.name) ?? []), token.value]);
+  }
+  for (const [name, values] of given) {
+    if (values.length > 1)
+      throw new UsageError(
+        `${command}: --${name} is given ${values.length} times (${values.map(show).join(', ')}); give it once`,
+      );
+  }
+  const values = parsed.values as Flags<O> & { help?: boolean };
   if (values.help !== true) return values;
   help.stdout.write(help.text);
   return undefined;

@@ -299,7 +299,8 @@ export const planCommand = defineCommand({
   help: HELP,
   flags: FLAGS,
   async run(flags, io, deps: PlanDeps) {
-    if (flags.dir === undefined) throw new UsageError('plan: --dir DIR is required');
+    // An empty --dir would resolve to the working directory: the same mistake as none.
+    if (flags.dir === undefined || flags.dir === '') throw new UsageError('plan: --dir DIR is required');
     if (flags.profile === undefined) throw new UsageError('plan: --profile KIND is required');
     if (!isAnyProfileKind(flags.profile)) throw new UsageError(`plan: ${unknownProfileKind(flags.profile)}`);
     const dir = resolve(io.cwd, flags.dir);

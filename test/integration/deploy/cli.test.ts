@@ -73,6 +73,31 @@ describe('qwen-managed --help, --version and exit codes', () => {
     [['verify', 'stray'], /Unexpected argument 'stray'/],
     [['rollback', '--dir', '/x', '--settings', '/y'], /either --dir DIR --profile KIND or --settings FILE/],
     [['rollback', '--settings', '/y', '--hooks', 'my-hook'], /is not a managed hook/],
+    // A repeated flag would keep only its last value, silently: refused, naming every value given.
+    [
+      ['plan', '--dir', '/a', '--profile', 'on-demand', '--dir', '/b'],
+      /^qwen-managed: plan: --dir is given 2 times \("\/a", "\/b"\); give it once\n/,
+    ],
+    [
+      ['status', '--dir', '/a', '--profile', 'auto-recall', '--profile', 'on-demand'],
+      /^qwen-managed: status: --profile is given 2 times \("auto-recall", "on-demand"\); give it once\n/,
+    ],
+    [
+      [
+        'rollback',
+        '--settings',
+        '/y',
+        '--hooks',
+        'managed-approval-guard',
+        '--hooks',
+        'external-context-auto-recall',
+      ],
+      /^qwen-managed: rollback: --hooks is given 2 times/,
+    ],
+    [['probe', '--dir=/a', '--dir', '/a'], /^qwen-managed: probe: --dir is given 2 times \("\/a", "\/a"\)/],
+    [['render', '--deployment', 'a.json', '--out', 'x', '--out', 'y'], /render: --out is given 2 times/],
+    // An empty --dir is no --dir, for plan as for every command.
+    [['plan', '--dir', '', '--profile', 'on-demand'], /^qwen-managed: plan: --dir DIR is required\n/],
   ])('%j is a usage error (exit 2)', (args, message) => {
     const { code, stderr } = run(args);
     expect(code).toBe(2);
