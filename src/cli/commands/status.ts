@@ -51,8 +51,8 @@ Options:
   --json         the same as one JSON object
   -h, --help     show this help
 
-Exit codes: 0 printed (whatever verify found: status reports, verify judges), 1 not an install or
-an unknown user, 2 usage error.
+Exit codes: 0 printed (whatever verify found: status reports, verify judges), 1 not an install, an
+unknown user or a profile the launcher cannot read, 2 usage error.
 `;
 
 export interface StatusReport {
@@ -171,6 +171,15 @@ function credentialsFor(
     const chain = pathChain(source.file);
     if (chain === null)
       return { name, source: 'file' as const, file: source.file, reachable: false, detail: 'does not exist' };
+    // Read permission on a directory is not a credential: the launcher's read fails for everyone.
+    if (chain.at(-1)?.directory === true)
+      return {
+        name,
+        source: 'file' as const,
+        file: source.file,
+        reachable: false,
+        detail: `is a directory, so every launch fails; point credentials.${name} of deployment.json at the file that holds the secret`,
+      };
     const blocker = readBlocker(who, chain);
     return {
       name,

@@ -151,6 +151,27 @@ describe('qwen-managed status for two developers of one install', () => {
     expect(result.stdout).toMatch(/^Verify now: +(OK|FAILED) — \d+ violation\(s\)/m);
   });
 
+  it('a credential path that is a directory is reachable by no one, whatever its modes', async () => {
+    await fs.rename(token, `${token}.saved`);
+    await fs.mkdir(token, { mode: 0o755 });
+    try {
+      for (const user of [reader, outsider])
+        expect(status(user).credentials).toEqual([
+          {
+            name: 'CONTEXT_API_TOKEN',
+            source: 'file',
+            file: token,
+            reachable: false,
+            detail:
+              'is a directory, so every launch fails; point credentials.CONTEXT_API_TOKEN of deployment.json at the file that holds the secret',
+          },
+        ]);
+    } finally {
+      await fs.rmdir(token);
+      await fs.rename(`${token}.saved`, token);
+    }
+  });
+
   it('refuses an unknown user, a misspelt profile and a directory that is not an install', () => {
     expect(
       cli(['status', '--dir', install, '--profile', 'auto-recall', '--user', 'no-such-user-qm28']),
