@@ -3,7 +3,7 @@
 // name on every refusal are done here, once. Commands get their I/O and the machine's dependencies
 // injected, so tests run them in-process.
 import type { Readable, Writable } from 'node:stream';
-import { commandError } from './command-errors.js';
+import { commandError, fileSystemRefusal } from './command-errors.js';
 import { type FlagOptions, type Flags, parseFlags } from './flags.js';
 
 export interface CliIO {
@@ -19,8 +19,27 @@ export interface CliIO {
   onInterrupt?(handler: () => Promise<void>): () => void;
 }
 
-/** The I/O of a real process, for the entries (qwen-managed.ts, rollback.ts) to pass in. */
-export function processIO(proc: NodeJS.Process): CliIO {
+/**
+ * The I/O of a real process, for the entries (qwen-managed.ts, rollback.ts) to pass in. `name`
+ * prefixes the one line a failed write of the output gets.
+ */
+export function processIO(proc: NodeJS.Process, name: string): CliIO {
+  // Node throws an unhandled write error as a stack trace. A reader that went away (`| head`) only
+  // ends the output: the command ends as it would. Any other (a full disk) loses it: exit 1, one line.
+  let lost: NodeJS.ErrnoException | undefined;
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') lost ??= error;
+  };
+  proc.stdout.on('error', onError);
+  proc.stderr.on('error', onError);
+  proc.once('exit', () => {
+    if (lost === undefined) return;
+    const refusal = fileSystemRefusal(undefined, Object.assign(lost, { path: 'stdout', syscall: 'write' }));
+    proc.stderr.write(
+      `${name}: ${refusal?.message ?? `cannot write stdout (${lost.code ?? lost.message})`}\n`,
+    );
+    if (proc.exitCode === undefined || proc.exitCode === 0) proc.exitCode = 1;
+  });
   return {
     env: proc.env,
     cwd: proc.cwd(),

@@ -12,7 +12,7 @@ void runSingleCommand(
   info,
   rollbackCommand({ now: () => new Date().toISOString(), hostPlatform: process.platform }),
   process.argv.slice(2),
-  processIO(process),
+  processIO(process, info.name),
 ).then((code) => {
   process.exitCode = code;
 });

@@ -66,5 +66,5 @@ process.exitCode = await runProgram(
   info,
   COMMANDS.map((command) => command(deps)),
   process.argv.slice(2),
-  processIO(process),
+  processIO(process, info.name),
 );

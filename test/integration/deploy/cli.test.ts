@@ -1,7 +1,7 @@
 // The admin CLI as administrators and CI run it: the built bundle (npm run build), real processes,
 // real files. Also scripts/rollback from an install directory that has no node_modules.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -109,6 +109,45 @@ describe('qwen-managed --help, --version and exit codes', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('Usage: qwen-managed <command>');
   });
+});
+
+describe('output nobody reads, or no disk takes: never a stack trace', () => {
+  it.each(['--help', 'plan --help', '--version'])(
+    'a reader that went away (`%s | head -0`): the command ends as it would, silently',
+    async (line) => {
+      const child = spawn(process.execPath, [CLI, ...line.split(' ')], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+      // Closed before the child writes a byte: its first write meets EPIPE.
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    },
+  );
+
+  it.each(['--help', 'plan --help', '--version'])(
+    'a full disk (`%s > /dev/full`): exit 1 with one line naming stdout and the fix',
+    (line) => {
+      const full = openSync('/dev/full', 'w');
+      try {
+        const result = spawnSync(process.execPath, [CLI, ...line.split(' ')], {
+          encoding: 'utf8',
+          stdio: ['ignore', full, 'pipe'],
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        });
+        expect({ code: result.status, stderr: result.stderr }).toEqual({
+          code: 1,
+          stderr:
+            'qwen-managed: cannot write stdout (ENOSPC: no space left on device). Fix: free space, then run it again\n',
+        });
+      } finally {
+        closeSync(full);
+      }
+    },
+  );
 });
 
 describe('render → verify → rollback with the real bundles', () => {

@@ -32,5 +32,5 @@ process.exitCode = await runProgram(
   { name: 'qwen-managed', version: '0.0.0-test', description: 'interrupt test' },
   [command],
   ['render', '--deployment', deployment, '--out', out],
-  processIO(process),
+  processIO(process, 'qwen-managed'),
 );
