@@ -32,7 +32,8 @@ Options:
   --dir DIR   the install directory (required)
   -h, --help  show this help
 
-Exit codes: 0 stopped by a signal, 1 refused to start (the reason on stderr), 2 usage error.
+Exit codes: 0 stopped by a signal, 1 refused to start or stopped because stdout took no more audit
+lines (the reason on stderr), 2 usage error.
 `;
 
 /** The broker's view of this process: its ids, the kernel tables, the user database, stdout/stderr. */
@@ -86,10 +87,22 @@ export const brokerCommand = defineCommand({
       throw error;
     }
     let unregister = () => {};
+    let auditLost: NodeJS.ErrnoException | undefined;
     await new Promise<void>((stop) => {
       unregister = deps.onShutdownSignal(stop);
+      // Every request is audited: once stdout takes no more lines (its reader gone), no request may pass.
+      io.stdout.once('error', (error: NodeJS.ErrnoException) => {
+        auditLost = error;
+        stop();
+      });
     });
     unregister();
+    if (auditLost !== undefined) {
+      await running.stop(0);
+      throw new InputError(
+        `broker: stopped: its audit lines cannot be written to stdout (${auditLost.code ?? auditLost.message}), and no request may go unaudited. Fix: run it where its stdout is read (systemd gives it the journal), then start it again`,
+      );
+    }
     io.stderr.write('qwen-managed broker: stopping (requests in flight get 5 s)\n');
     await running.stop(5000);
     return 0;

@@ -408,4 +408,18 @@ describe('the broker stopped', () => {
     );
     expect(readRecord(stub)).toBeUndefined();
   });
+
+  it('started again with a stdout nobody reads: the first request stops it (exit 1, the reason on stderr), none passes unaudited after', async () => {
+    broker = await RunningBroker.start(installDir);
+    const exited = new Promise<number | null>((resolve) => broker!.child.once('exit', resolve));
+    broker.child.stdout!.destroy();
+    await hookAs(dev);
+    expect(await exited).toBe(1);
+    expect(broker.stderr).toMatch(
+      /\nqwen-managed: broker: stopped: its audit lines cannot be written to stdout \(EPIPE\), and no request may go unaudited\. Fix: run it where its stdout is read \(systemd gives it the journal\), then start it again\n$/,
+    );
+    expect(broker.stderr).not.toMatch(/\n {4}at /);
+    const after = await hookAs(dev);
+    expect([after.code, after.stdout]).toEqual([0, '{}']);
+  });
 });
