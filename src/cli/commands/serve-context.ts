@@ -18,6 +18,14 @@ const DEFAULT_HOST = '127.0.0.1';
 const DEFAULT_PORT = 8787;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
+/** What to change when the server cannot listen, by errno code. */
+const LISTEN_FIXES: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'choose another --port (0 picks a free one)',
+  EACCES: 'choose a --port from 1024 up (a lower one needs root)',
+  EADDRNOTAVAIL: `give --host an address of this machine (default ${DEFAULT_HOST})`,
+  ENOTFOUND: `give --host an address of this machine (default ${DEFAULT_HOST})`,
+};
+
 const HELP = `Usage: qwen-managed serve-context --dir DOCS [--host HOST] [--port N] [--token-env NAME] [--log-queries]
 
 Serves a folder of Markdown (.md, .markdown) and text (.txt) files as a Generic HTTP Search v1
@@ -92,7 +100,10 @@ export const serveContextCommand = defineCommand({
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new InputError(`serve-context: cannot serve ${dir} on ${host}:${port} (${code})`);
+      const fix = LISTEN_FIXES[code];
+      throw new InputError(
+        `serve-context: cannot serve ${dir} on ${host}:${port} (${code})${fix === undefined ? '' : `. Fix: ${fix}`}`,
+      );
     }
     if (!LOOPBACK.has(host)) {
       // The bearer token travels in clear over plain HTTP; only loopback keeps it off the network.

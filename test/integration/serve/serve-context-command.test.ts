@@ -153,15 +153,28 @@ describe('serve-context command', () => {
     );
   });
 
-  it('reports a port already in use as an input error with the errno code', async () => {
+  it('reports a port already in use as an input error with the errno code and the fix', async () => {
     const dir = await docs();
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     const run = standalone.run(['--dir', 'docs', '--port', String(port)], io(dir).cliIo);
     await expect(run).rejects.toThrow(
-      new InputError(`serve-context: cannot serve ${dir}/docs on 127.0.0.1:${port} (EADDRINUSE)`),
+      new InputError(
+        `serve-context: cannot serve ${dir}/docs on 127.0.0.1:${port} (EADDRINUSE). Fix: choose another --port (0 picks a free one)`,
+      ),
     );
     await new Promise((resolve) => blocker.close(resolve));
+  });
+
+  it('reports an address that is not this machine as an input error with the fix', async () => {
+    const dir = await docs();
+    // TEST-NET-3 (RFC 5737): never an address of this machine.
+    const run = standalone.run(['--dir', 'docs', '--host', '203.0.113.5', '--port', '0'], io(dir).cliIo);
+    await expect(run).rejects.toThrow(
+      new InputError(
+        `serve-context: cannot serve ${dir}/docs on 203.0.113.5:0 (EADDRNOTAVAIL). Fix: give --host an address of this machine (default 127.0.0.1)`,
+      ),
+    );
   });
 });
