@@ -409,6 +409,17 @@ describe('the broker stopped', () => {
     expect(readRecord(stub)).toBeUndefined();
   });
 
+  it('probe names the stopped broker, not only a provider that did not answer', async () => {
+    const result = await cliAsync(['probe', '--dir', installDir, '--profile', 'auto-recall', '--json']);
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout).probes).toEqual([
+      expect.objectContaining({
+        shape: 'no-answer',
+        message: `no answer within ${AUTO_RECALL_TIMEOUT_MS.default} ms (refused, reset or timed out) from the credential broker's listener 127.0.0.1:${ports[2]}: is the broker running? (systemctl status qwen-managed-broker.service)`,
+      }),
+    ]);
+  });
+
   it('started again with a stdout nobody reads: the first request stops it (exit 1, the reason on stderr), none passes unaudited after', async () => {
     broker = await RunningBroker.start(installDir);
     const exited = new Promise<number | null>((resolve) => broker!.child.once('exit', resolve));
