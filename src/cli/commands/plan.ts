@@ -295,7 +295,7 @@ export function formatPlan(report: PlanReport): string {
 
 export const planCommand = defineCommand({
   name: 'plan',
-  summary: 'print exactly what launch-qwen would run for a profile',
+  summary: 'Print exactly what launch-qwen would run for a profile',
   help: HELP,
   flags: FLAGS,
   async run(flags, io, deps: PlanDeps) {

@@ -33,12 +33,21 @@ describe('qwen-managed --help, --version and exit codes', () => {
   it('lists every command', () => {
     const { code, stdout } = run(['--help']);
     expect(code).toBe(0);
-    for (const command of ['render', 'verify', 'probe', 'plan', 'rollback', 'status', 'serve-context'])
+    for (const command of [
+      'render',
+      'verify',
+      'probe',
+      'plan',
+      'rollback',
+      'status',
+      'serve-context',
+      'broker',
+    ])
       expect(stdout).toContain(`  ${command}`);
     expect(stdout).toContain('Exit codes: 0 success, 1 refused input or failed checks, 2 usage error');
   });
 
-  it.each(['render', 'verify', 'probe', 'plan', 'rollback', 'status', 'serve-context'])(
+  it.each(['render', 'verify', 'probe', 'plan', 'rollback', 'status', 'serve-context', 'broker'])(
     '%s --help exits 0 with its usage',
     (command) => {
       const { code, stdout } = run([command, '--help']);

@@ -117,6 +117,32 @@ describe('qwen-managed status for two developers of one install', () => {
     expect(typeof r.verify.ok).toBe('boolean');
   });
 
+  it('--json has the keys docs/admin.md lists, in that order', () => {
+    const r = status(reader);
+    expect(Object.keys(r)).toEqual([
+      'dir',
+      'profile',
+      'state',
+      'install',
+      'user',
+      'qwen',
+      'node',
+      'settings',
+      'hooks',
+      'mcpServers',
+      'mcpExcluded',
+      'credentials',
+      'verify',
+    ]);
+    expect([r.install, r.user, r.qwen, r.node, r.verify].map((o) => Object.keys(o))).toEqual([
+      ['installDir', 'toolkitVersion', 'deploymentFile', 'adminUid'],
+      ['name', 'uid', 'home', 'groups'],
+      ['cli', 'realPath', 'version', 'supported'],
+      ['path', 'version', 'engines', 'satisfied'],
+      ['ok', 'errors', 'warnings', 'passed', 'failed'],
+    ]);
+  });
+
   it('the outsider: the same install, and the credential refused with the file that stops them', () => {
     const r = status(outsider);
     expect(r.user.name).toBe(outsider.name);
