@@ -2,6 +2,7 @@
 // errors to exit codes (command-errors.ts). No process access here: the entries pass the I/O in.
 
 import { EXIT, exitCodeOf } from '../base/errors.js';
+import { terminalText } from '../policy/quote.js';
 import { closest } from '../text/closest.js';
 import type { CliIO, Command } from './command.js';
 import { fileSystemRefusal, UsageError } from './command-errors.js';
@@ -56,7 +57,8 @@ async function guarded(
     const error = fileSystemRefusal(command, thrown) ?? thrown;
     // The one mapping: an expected error carries its exit code; anything else is a bug (70).
     const code = exitCodeOf(error);
-    const message = error instanceof Error ? error.message : String(error);
+    // A path in a refusal may hold the caller's control characters: shown, never run by the terminal.
+    const message = terminalText(error instanceof Error ? error.message : String(error));
     if (code === EXIT.internal) io.stderr.write(`${info.name}: internal error: ${message}\n`);
     else io.stderr.write(`${info.name}: ${message}\n`);
     if (error instanceof UsageError) io.stderr.write(`(see \`${hint} --help\`)\n`);

@@ -25,6 +25,20 @@ export function show(value: string): string {
   });
 }
 
+/**
+ * Text of several lines made safe to print on a terminal: every control character but the newline and
+ * the tab, DEL, C1 and the bidirectional controls written as `\uXXXX` (a path in a refusal came from
+ * the caller or from a file).
+ */
+export function terminalText(text: string): string {
+  return text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/gu,
+    (c) => {
+      return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    },
+  );
+}
+
 /** Why a pinned path cannot be used, or undefined when it can. */
 export function pinnedPathProblem(p: string, platform: Platform): PathProblem | undefined {
   if (p === '') return 'empty';

@@ -97,6 +97,27 @@ describe('admin commands in-process (injected clock, uid, runtimes, streams)', (
   });
 });
 
+describe('a refusal reaches the terminal as text, never as its control sequences', () => {
+  it.each([
+    [
+      'ESC (a colour, a cursor move)',
+      '--dir /tmp/x\u001b[31mRED is not a directory',
+      '--dir /tmp/x\\u001b[31mRED is not a directory',
+    ],
+    ['a C1 CSI', '/tmp/\u009b2J is not an install tree', '/tmp/\\u009b2J is not an install tree'],
+    ['a bidi override', '/tmp/\u202egnp.exe', '/tmp/\\u202egnp.exe'],
+    ['a carriage return', '/tmp/a\rOK', '/tmp/a\\u000dOK'],
+    ['the lines of a multi-line refusal stay lines', 'broker: one\nbroker: two', 'broker: one\nbroker: two'],
+  ])('%s', async (_what, message, shown) => {
+    const stderr = new PassThrough();
+    let err = '';
+    stderr.on('data', (c) => (err += c));
+    const io: CliIO = { env: {}, cwd: '/', stdin: new PassThrough(), stdout: new PassThrough(), stderr };
+    expect(await runProgram(FAILING_PROGRAM, [failingCommand(new InputError(message))], ['x'], io)).toBe(1);
+    expect(err).toBe(`qm: ${shown}\n`);
+  });
+});
+
 describe('Ctrl+C during render', () => {
   it('releases the install lock and says so on stderr', async () => {
     const root = await tempDir();
