@@ -76,10 +76,16 @@ async function profilesToProbe(dir: string, only: AnyProfileKind | undefined): P
   const kinds = ALL_PROFILE_KINDS.filter(
     (kind) => manifest.profiles[kind]?.state === 'active' && (only === undefined || only === kind),
   );
-  if (kinds.length === 0)
-    throw new ProbeRefused(
-      `${dir} has no active ${only ?? ''} profile to probe${only === undefined ? '' : ` (deployed: ${Object.keys(manifest.profiles).join(', ') || 'none'})`}`,
+  if (kinds.length === 0) {
+    const deployed = Object.entries(manifest.profiles).map(
+      ([kind, { state }]) => `${kind} ${state === 'active' ? 'active' : 'rolled back'}`,
     );
+    // A rolled-back profile sends no search: probing it would test what no developer uses.
+    const rolledBack = only !== undefined && manifest.profiles[only] !== undefined;
+    throw new ProbeRefused(
+      `${dir} has no active ${only === undefined ? '' : `${only} `}profile to probe (deployed: ${deployed.join(', ') || 'none'})${rolledBack ? `. Fix: \`qwen-managed render --reactivate\` makes ${only} active again` : ''}`,
+    );
+  }
   return kinds;
 }
 

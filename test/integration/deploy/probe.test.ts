@@ -484,6 +484,30 @@ describe('qwen-managed probe: a tree or a credential it cannot use is refused, n
   );
 });
 
+describe('qwen-managed probe: a rolled-back profile sends no search, and probe says so', () => {
+  it('names each profile with its state, and the fix for the one asked for', async () => {
+    const dir = await install(
+      'rolled-back',
+      { 'on-demand': { provider: genericProvider() }, 'auto-recall': { provider: genericProvider() } },
+      tokenFile(),
+    );
+    expect((await run(['rollback', '--dir', dir, '--profile', 'auto-recall'])).code).toBe(0);
+    const asked = await run(['probe', '--dir', dir, '--profile', 'auto-recall']);
+    expect([asked.code, asked.stdout, asked.stderr]).toEqual([
+      1,
+      '',
+      `qwen-managed: probe: ${dir} has no active auto-recall profile to probe (deployed: on-demand active, auto-recall rolled back). Fix: \`qwen-managed render --reactivate\` makes auto-recall active again\n`,
+    ]);
+    expect((await run(['rollback', '--dir', dir, '--profile', 'on-demand'])).code).toBe(0);
+    const all = await run(['probe', '--dir', dir]);
+    expect([all.code, all.stdout, all.stderr]).toEqual([
+      1,
+      '',
+      `qwen-managed: probe: ${dir} has no active profile to probe (deployed: on-demand rolled back, auto-recall rolled back)\n`,
+    ]);
+  });
+});
+
 describe("qwen-managed probe: the proxy variables are the launched session's, not the administrator's shell's", () => {
   // The deployment without the example's NO_PROXY, so a proxy would carry the loopback search.
   const noNoProxy = (extra: Record<string, unknown>) => ({ inherit: ['TERM'], set: {}, ...extra });
