@@ -378,6 +378,8 @@ export const statusCommand = defineCommand({
         `status: --profile ${OPENCLAW_PROFILE}: status shows Qwen's profiles; for OpenClaw run \`qwen-managed plan --dir ${dir} --profile ${OPENCLAW_PROFILE}\` and \`qwen-managed verify --dir ${dir}\``,
       );
     if (!isProfileKind(kind)) throw new UsageError(`status: --profile: ${unknownProfileKind(kind)}`);
+    if (flags.user === '')
+      throw new UsageError('status: --user must name an account (or leave it out for you)');
     const notInstall = await notAnInstallTree(dir);
     if (notInstall !== undefined) throw new InputError(`status: ${notInstall}`);
     const report = await statusReport(dir, kind, flags.user, { ...io.env }, deps);

@@ -105,6 +105,10 @@ describe('qwen-managed --help, --version and exit codes', () => {
     ],
     [['probe', '--dir=/a', '--dir', '/a'], /^qwen-managed: probe: --dir is given 2 times \("\/a", "\/a"\)/],
     [['render', '--deployment', 'a.json', '--out', 'x', '--out', 'y'], /render: --out is given 2 times/],
+    [
+      ['status', '--dir', '/a', '--profile', 'auto-recall', '--user', ''],
+      /^qwen-managed: status: --user must name an account \(or leave it out for you\)\n/,
+    ],
     // An empty --dir is no --dir, for plan as for every command.
     [['plan', '--dir', '', '--profile', 'on-demand'], /^qwen-managed: plan: --dir DIR is required\n/],
   ])('%j is a usage error (exit 2)', (args, message) => {
