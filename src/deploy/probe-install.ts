@@ -232,18 +232,12 @@ async function probeProfile(
     },
   );
   try {
-    const result = await probeProvider(kind, config.provider, credential, {
+    return await probeProvider(kind, config.provider, credential, {
       transport: handle.transport,
       now: options.now,
       timeoutMs,
+      throughBroker: broker !== undefined,
     });
-    // Through a broker, "no answer" is first the broker's: a stopped broker answers nothing.
-    if (broker === undefined || result.results !== null || !result.message.startsWith('no answer'))
-      return result;
-    return {
-      ...result,
-      message: `${result.message} from the credential broker's listener ${broker.host}:${new URL(result.url).port}: is the broker running? (systemctl status qwen-managed-broker.service)`,
-    };
   } finally {
     await handle.close();
   }

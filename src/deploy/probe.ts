@@ -39,6 +39,30 @@ export interface ProbeOptions {
   /** Milliseconds from a monotonic clock. */
   now(): number;
   timeoutMs: number;
+  /** True when the provider config points at the credential broker's listener (render wrote it so). */
+  throughBroker?: boolean;
+}
+
+/** A certificate the TLS client did not trust (Node's and OpenSSL's verification codes). */
+const UNTRUSTED_CERTIFICATE = /CERT|UNABLE_TO_(GET|VERIFY)|SELF_SIGNED/;
+
+/** Why a request reached no answer, from the transport's error code alone (its message may name hosts). */
+function noAnswer(cause: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `no answer within ${timeoutMs} ms (timed out)`;
+  const code =
+    typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string'
+      ? cause.code
+      : undefined;
+  if (code === undefined)
+    return 'the connection closed before an answer: is it the service, and the scheme (http or https), you meant?';
+  if (code === 'ECONNREFUSED')
+    return 'the connection was refused (ECONNREFUSED): nothing listens at that address and port';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host name does not resolve here (${code})`;
+  if (UNTRUSTED_CERTIFICATE.test(code))
+    return `its TLS certificate is not trusted here (${code}); a private CA is pinned with "tls": {"extraCaCertificates": …} in deployment.json`;
+  if (code === 'EPROTO' || code.startsWith('ERR_SSL_'))
+    return `the TLS handshake failed (${code}): does it speak https on that port?`;
+  return `no answer (${code}: the connection failed before an answer)`;
 }
 
 /** Every result an object with a string id and a non-empty content field: the runtimes' item shape. */
@@ -105,22 +129,31 @@ export async function probeProvider(
     message: string,
   ): ProbeResult => ({ ...base, ok: false, shape, scope: 'not-confirmed', results, latencyMs, message });
   const started = options.now();
+  // The client keeps no cause (runtimes must not print host names); probe keeps its code to say why.
+  let cause: unknown;
+  const transport: Transport = {
+    post: (sent) =>
+      options.transport.post(sent).catch((error: unknown) => {
+        cause = error;
+        throw error;
+      }),
+  };
   let answer: unknown;
+  const deadline = AbortSignal.timeout(options.timeoutMs);
   try {
-    answer = await sendRequest(
-      options.transport,
-      request,
-      credential,
-      AbortSignal.timeout(options.timeoutMs),
-    );
+    answer = await sendRequest(transport, request, credential, deadline);
   } catch (error) {
     const latencyMs = Math.round(options.now() - started);
+    const unreached = noAnswer(cause, deadline.aborted, options.timeoutMs);
     const why = !isProviderRequestError(error)
       ? 'the request failed'
       : error.kind === 'http-status'
         ? `the provider answered HTTP ${error.status}${error.status === 401 || error.status === 403 ? ' (the credential was refused)' : error.status === 404 ? ' (no such path: wrong preset or basePath?)' : ''}`
         : error.kind === 'incomplete'
-          ? `no answer within ${options.timeoutMs} ms (refused, reset or timed out)`
+          ? // Through a broker, what answers nothing is first the broker: a stopped one answers nothing.
+            options.throughBroker !== true
+            ? unreached
+            : `${unreached}, from the credential broker's listener ${new URL(base.url).host}: is the broker running? (systemctl status qwen-managed-broker.service)`
           : 'the answer is not the JSON the contract defines (or a redirect, which is never followed)';
     return failed('no-answer', null, latencyMs, why);
   }

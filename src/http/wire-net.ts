@@ -17,8 +17,11 @@ export function netDial(connect: () => net.Socket): Dial {
       if (!done) sink.data(chunk);
     });
     socket.on('end', () => settle(() => sink.end()));
-    // Node's own messages name the host and port: the sink gets a fixed one.
-    socket.on('error', () => settle(() => sink.error(new Error('connection failed'))));
+    // Node's own messages name the host and port: the sink gets a fixed one, with only the errno or
+    // TLS code (ECONNREFUSED, DEPTH_ZERO_SELF_SIGNED_CERT), which probe turns into the reason.
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      settle(() => sink.error(Object.assign(new Error('connection failed'), { code: error.code }))),
+    );
     socket.on('close', () => settle(() => sink.error(new Error('connection closed'))));
     return {
       write: (text) => {

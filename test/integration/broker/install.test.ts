@@ -415,7 +415,7 @@ describe('the broker stopped', () => {
     expect(JSON.parse(result.stdout).probes).toEqual([
       expect.objectContaining({
         shape: 'no-answer',
-        message: `no answer within ${AUTO_RECALL_TIMEOUT_MS.default} ms (refused, reset or timed out) from the credential broker's listener 127.0.0.1:${ports[2]}: is the broker running? (systemctl status qwen-managed-broker.service)`,
+        message: `the connection was refused (ECONNREFUSED): nothing listens at that address and port, from the credential broker's listener 127.0.0.1:${ports[2]}: is the broker running? (systemctl status qwen-managed-broker.service)`,
       }),
     ]);
   });

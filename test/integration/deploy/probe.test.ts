@@ -6,6 +6,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
+import * as https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +24,7 @@ import {
 } from '../../fixtures/fake-services/index.js';
 import type { FakeMem0Oss } from '../../fixtures/fake-services/mem0-oss.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
+import { createTestCertificate } from '../../fixtures/tls-cert.js';
 import { REPO } from '../../unit/deploy/fixtures.js';
 
 const CLI = path.join(REPO, 'dist', 'cli', 'qwen-managed.js');
@@ -482,6 +486,57 @@ describe('qwen-managed probe: a tree or a credential it cannot use is refused, n
       noSecrets(result.stderr);
     },
   );
+});
+
+describe('qwen-managed probe: a provider it cannot reach is named by why, not only "no answer"', () => {
+  let tlsServer: https.Server;
+  let tlsUrl: string;
+  let closedUrl: string;
+  beforeAll(async () => {
+    tlsServer = https.createServer(createTestCertificate(), (_req, res) => res.end('{"items":[]}'));
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    tlsUrl = `https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}`;
+    // A port that was free a moment ago: nothing listens there.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+  });
+  afterAll(() => new Promise((resolve) => tlsServer.close(resolve)));
+
+  it.each([
+    {
+      provider: 'behind a certificate no CA here vouches for',
+      baseUrl: () => tlsUrl,
+      message:
+        'its TLS certificate is not trusted here (DEPTH_ZERO_SELF_SIGNED_CERT); a private CA is pinned with "tls": {"extraCaCertificates": …} in deployment.json',
+    },
+    {
+      provider: 'spoken to in plain http on an https port',
+      baseUrl: () => tlsUrl.replace('https:', 'http:'),
+      message:
+        'the connection closed before an answer: is it the service, and the scheme (http or https), you meant?',
+    },
+    {
+      provider: 'where nothing listens',
+      baseUrl: () => closedUrl,
+      message: 'the connection was refused (ECONNREFUSED): nothing listens at that address and port',
+    },
+  ])('$provider', async ({ baseUrl, message }) => {
+    const dir = await install(
+      `unreachable-${Math.random().toString(36).slice(2)}`,
+      {
+        'on-demand': {
+          provider: { type: 'generic-http-search-v1', baseUrl: baseUrl(), tokenEnv: 'CONTEXT_API_TOKEN' },
+        },
+      },
+      tokenFile(),
+    );
+    const result = await run(['probe', '--dir', dir, '--json']);
+    expect([result.code, result.stderr]).toEqual([1, '']);
+    expect(JSON.parse(result.stdout).probes[0]).toMatchObject({ ok: false, shape: 'no-answer', message });
+    noSecrets(result.stdout);
+  });
 });
 
 describe('qwen-managed probe: a rolled-back profile sends no search, and probe says so', () => {
