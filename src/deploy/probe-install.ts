@@ -6,6 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Environment } from '../base/environment.js';
 import { AdminInputError, ConfigurationError, errorCode } from '../base/errors.js';
+import { platformOfHost } from '../base/platform.js';
 import { parseRuntimeConfig } from '../config/load.js';
 import { credentialVariable } from '../config/names.js';
 import { MANIFEST_FILE } from '../contracts/install-manifest.js';
@@ -39,6 +40,8 @@ export interface ProbeInstallOptions {
   env: Environment;
   /** Milliseconds from a monotonic clock. */
   now(): number;
+  /** `process.platform` of this machine: a tree is probed on the platform it was rendered for. */
+  hostPlatform: string;
 }
 
 /** The fix for a file of the tree probe cannot use: it is render's, and verify says what changed. */
@@ -203,6 +206,11 @@ async function probeProfile(
 ): Promise<ProbeResult> {
   const config = await providerConfig(dir, kind);
   const plan = await launchPlan(dir, kind);
+  // Its credential files and CA file are paths of the other platform: nothing here would read them.
+  if (plan.platform !== platformOfHost(options.hostPlatform))
+    throw new ProbeRefused(
+      `${dir} was rendered for ${plan.platform} (a staged \`render --out\`); this machine is ${platformOfHost(options.hostPlatform)}. Fix: run probe on a ${plan.platform} machine the tree is installed on`,
+    );
   // Through the credential broker, as the runtimes go: its listener, its public key, and never through
   // a proxy (the broker's own environment decides how it reaches the provider).
   const broker = plan.broker;

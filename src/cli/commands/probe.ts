@@ -7,6 +7,7 @@ import type { ProbeResult } from '../../deploy/probe.js';
 import { probeInstall } from '../../deploy/probe-install.js';
 import { defineCommand } from '../command.js';
 import { UsageError } from '../command-errors.js';
+import type { AdminDeps } from '../deps.js';
 import { required } from '../flags.js';
 
 export const PROBE_HELP = `Usage: qwen-managed probe --dir DIR [--profile KIND] [--json]
@@ -47,12 +48,17 @@ export const probeCommand = defineCommand({
   summary: 'Send one read-only search per profile to its provider and check the answer speaks the preset',
   help: PROBE_HELP,
   flags: { dir: { type: 'string' }, profile: { type: 'string' }, json: { type: 'boolean' } },
-  async run(flags, io) {
+  async run(flags, io, deps: Pick<AdminDeps, 'hostPlatform'>) {
     const dir = path.resolve(io.cwd, required('probe', 'dir', flags.dir));
     const profile = flags.profile;
     if (profile !== undefined && !isAnyProfileKind(profile))
       throw new UsageError(`probe: --profile: ${unknownProfileKind(profile)}`);
-    const probes = await probeInstall(dir, { profile, env: io.env, now: () => performance.now() });
+    const probes = await probeInstall(dir, {
+      profile,
+      env: io.env,
+      now: () => performance.now(),
+      hostPlatform: deps.hostPlatform,
+    });
     const ok = probes.every((p) => p.ok);
     io.stdout.write(
       flags.json === true ? `${JSON.stringify({ ok, dir, probes }, null, 2)}\n` : text(dir, probes),

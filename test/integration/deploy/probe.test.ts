@@ -539,6 +539,25 @@ describe('qwen-managed probe: a provider it cannot reach is named by why, not on
   });
 });
 
+describe('qwen-managed probe: a tree staged for Windows is probed on Windows', () => {
+  it('refuses it on this POSIX machine, naming the platform and the fix, before reading a credential', async () => {
+    const rendered = await run([
+      'render',
+      '--deployment',
+      path.join(REPO, 'examples', 'deployments', 'windows.json'),
+      '--out',
+      'windows',
+    ]);
+    expect(rendered.code, rendered.stderr).toBe(0);
+    const result = await run(['probe', '--dir', 'windows']);
+    expect([result.code, result.stdout, result.stderr]).toEqual([
+      1,
+      '',
+      `qwen-managed: probe: ${path.join(work, 'windows')} was rendered for windows (a staged \`render --out\`); this machine is posix. Fix: run probe on a windows machine the tree is installed on\n`,
+    ]);
+  });
+});
+
 describe('qwen-managed probe: a rolled-back profile sends no search, and probe says so', () => {
   it('names each profile with its state, and the fix for the one asked for', async () => {
     const dir = await install(
