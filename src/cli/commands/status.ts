@@ -14,6 +14,7 @@ import {
   prepareLaunch,
   type QwenLaunchDecision,
 } from '../../../launcher/prepare-launch.js';
+import { platformOfHost } from '../../base/platform.js';
 import {
   isProfileKind,
   OPENCLAW_PROFILE,
@@ -206,6 +207,12 @@ export async function statusReport(
   const home = account.home ?? os.userInfo().homedir;
   // Another user's environment is not this one: their inherited names count as absent.
   const decision = await decide(dir, kind, home, userName === undefined ? callerEnv : {}, deps.hostPlatform);
+  // Its users, homes, Node and credential files are another machine's: nothing here would tell of them.
+  const here = platformOfHost(deps.hostPlatform);
+  if (decision.plan.platform !== here)
+    throw new InputError(
+      `status: ${dir} was rendered for ${decision.plan.platform} (a staged \`render --out\`); this machine is ${here}. Fix: run status on a ${decision.plan.platform} machine the tree is installed on (\`qwen-managed plan\` shows its launch from here)`,
+    );
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as {
     toolkitVersion: string;
     adminUid: number;

@@ -220,5 +220,21 @@ describe('qwen-managed status for two developers of one install', () => {
       code: 1,
       stderr: expect.stringContaining('is not an install tree'),
     });
+    // A tree staged for Windows: its users, homes and credential files are not this machine's.
+    const windows = path.join(work, 'windows');
+    expect(
+      cli([
+        'render',
+        '--deployment',
+        path.join(REPO, 'examples', 'deployments', 'windows.json'),
+        '--out',
+        windows,
+      ]).code,
+    ).toBe(0);
+    expect(cli(['status', '--dir', windows, '--profile', 'on-demand'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `qwen-managed: status: ${windows} was rendered for windows (a staged \`render --out\`); this machine is posix. Fix: run status on a windows machine the tree is installed on (\`qwen-managed plan\` shows its launch from here)\n`,
+    });
   });
 });
