@@ -243,8 +243,13 @@ export function formatPlan(report: PlanReport): string {
   );
   for (const entry of report.environment) {
     const pair = `${entry.name}=${display(entry.value)}`;
+    // `from` is "file /etc/…" or "inherited from the caller": each reads after its own words.
     const source =
-      entry.source === 'credential' ? `credential from ${entry.from}` : SOURCE_TEXT[entry.source];
+      entry.source !== 'credential'
+        ? SOURCE_TEXT[entry.source]
+        : entry.from?.startsWith('file ') === true
+          ? `credential from ${entry.from}`
+          : `credential ${entry.from}`;
     lines.push(`  ${pair.padEnd(width)}  ${source}`);
   }
   const absent = report.inherited.filter((i) => !i.present).map((i) => i.name);

@@ -182,7 +182,7 @@ describe('qwen-managed plan', () => {
     ]);
     expect(lines.filter((l) => /^ {2}\S+=/.test(l))).toHaveLength(24);
     expect(out).toMatch(/\n {2}TERM=xterm-256color +inherited \(present now\)\n/);
-    expect(out).toMatch(/\n {2}OPENAI_API_KEY=<redacted> +credential from inherited from the caller\n/);
+    expect(out).toMatch(/\n {2}OPENAI_API_KEY=<redacted> +credential inherited from the caller\n/);
     expect(out).toMatch(
       /\n {2}CONTEXT_API_TOKEN=<redacted> +credential from file \/etc\/qm\/context.token\n/,
     );
