@@ -4,9 +4,8 @@
 // program the repository names is refused.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   decideGitConfig,
   GIT_CONFIG_POLICY,
@@ -15,19 +14,9 @@ import {
   matchingPattern,
   parseGitConfig,
 } from '../../../src/policy/git-config.js';
+import { gitScratch } from '../../fixtures/git-scratch.js';
 
-const base = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-git-config-'));
-afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
-
-const ENV = {
-  PATH: '/usr/bin:/bin',
-  HOME: base,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'a',
-  GIT_AUTHOR_EMAIL: 'a@example.invalid',
-  GIT_COMMITTER_NAME: 'a',
-  GIT_COMMITTER_EMAIL: 'a@example.invalid',
-};
+const { base, env: ENV } = gitScratch('qm-git-config-');
 
 /** What git reads from the file (key, and value unless a bare key), or undefined when git refuses it. */
 function gitReads(text: string): Array<[string, string | undefined]> | undefined {

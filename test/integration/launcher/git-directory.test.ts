@@ -6,22 +6,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RepositoryPaths } from '../../../launcher/repository-files.js';
 import { judgeGitDirectory } from '../../../launcher/repository-git.js';
+import { gitScratch } from '../../fixtures/git-scratch.js';
 
-const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-git-dir-')));
-afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
-
-const ENV = {
-  PATH: '/usr/bin:/bin',
-  HOME: base,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'a',
-  GIT_AUTHOR_EMAIL: 'a@example.invalid',
-  GIT_COMMITTER_NAME: 'a',
-  GIT_COMMITTER_EMAIL: 'a@example.invalid',
-};
+const { base, env: ENV } = gitScratch('qm-git-dir-');
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-C', dir, ...args], { env: ENV, stdio: ['ignore', 'pipe', 'ignore'] })
     .toString()

@@ -2,23 +2,12 @@
 // launcher reads; docs/repository.md#git): git status enters each populated one.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gitlinkPaths } from '../../../src/policy/git-index.js';
+import { gitScratch } from '../../fixtures/git-scratch.js';
 
-const base = fs.mkdtempSync(path.join(os.tmpdir(), 'qm-git-index-'));
-afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
-
-const ENV = {
-  PATH: '/usr/bin:/bin',
-  HOME: base,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'a',
-  GIT_AUTHOR_EMAIL: 'a@example.invalid',
-  GIT_COMMITTER_NAME: 'a',
-  GIT_COMMITTER_EMAIL: 'a@example.invalid',
-};
+const { base, env: ENV } = gitScratch('qm-git-index-');
 let counter = 0;
 
 /** A repository with files, two gitlinks (one deep, one with a long name) and `extra` git commands. */
