@@ -44,6 +44,11 @@ export function readCredentials(plan: CredentialRoutes, options: CredentialOptio
       case 'nul':
         problems.push(`credential ${name} contains a NUL byte and cannot be passed in the environment`);
         break;
+      case 'line-break':
+        problems.push(
+          `credential ${name} holds a line break inside the secret, which no HTTP header can carry; ${'file' in source ? 'ask your administrator' : `set ${name} as one line and retry`}`,
+        );
+        break;
     }
   }
   if (problems.length > 0) throw failure(...problems);

@@ -165,6 +165,13 @@ export function readBrokerCredentials(config: BrokerConfig, sources: CredentialS
       problems.push(`credential ${name}: ${show(from)} is empty`);
       continue;
     }
+    // It goes into an HTTP header, which no line break or NUL survives: every request would fail.
+    if (/[\r\n\0]/.test(value)) {
+      problems.push(
+        `credential ${name}: ${show(from)} holds a line break or NUL inside the secret, which no HTTP header can carry; write only the secret, on one line`,
+      );
+      continue;
+    }
     values.set(name, value);
   }
   for (const listener of config.listeners) {

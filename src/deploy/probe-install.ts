@@ -112,14 +112,7 @@ function credentialFor(plan: ProbedPlan, name: string, env: Environment): string
     platform: plan.platform,
     readFile: (file) => readFileSync(file, 'utf8'),
   });
-  if (read.ok) {
-    // The transport refuses it locally: without this the probe would read as a provider that never answered.
-    if (/[\r\n]/.test(read.value))
-      throw new ProbeRefused(
-        `the credential ${name} holds a line break, which no HTTP header can carry (every request of the runtimes would fail). Fix: ${'file' in source ? `write only the secret, on one line, into ${source.file}` : `export ${name} as one line`}`,
-      );
-    return read.value;
-  }
+  if (read.ok) return read.value;
   switch (read.problem) {
     case 'unset':
       throw new ProbeRefused(
@@ -137,6 +130,11 @@ function credentialFor(plan: ProbedPlan, name: string, env: Environment): string
       throw new ProbeRefused(`the credential file of ${name}, ${read.file}, is empty`);
     case 'nul':
       throw new ProbeRefused(`the credential ${name} contains a NUL byte and cannot be sent in a header`);
+    // The transport refuses it locally: without this the probe would read as a provider that never answered.
+    case 'line-break':
+      throw new ProbeRefused(
+        `the credential ${name} holds a line break, which no HTTP header can carry (every request of the runtimes would fail). Fix: ${'file' in source ? `write only the secret, on one line, into ${source.file}` : `export ${name} as one line`}`,
+      );
   }
 }
 

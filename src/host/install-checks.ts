@@ -377,6 +377,10 @@ export function credentialContentProblems(
       problems.push(
         `credential file of ${name} ${show(source.file)} holds a NUL byte, which the environment cannot carry, so the launcher refuses every start; write only the secret into it`,
       );
+    else if (read.problem === 'line-break')
+      problems.push(
+        `credential file of ${name} ${show(source.file)} holds a line break inside the secret, which no HTTP header can carry, so the launcher refuses every start; write only the secret, on one line, into it`,
+      );
   }
   return problems;
 }

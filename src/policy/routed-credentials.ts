@@ -60,7 +60,8 @@ export type CredentialRead =
   | { ok: false; problem: 'unreadable'; file: string; code: string }
   | { ok: false; problem: 'empty'; file: string }
   /** The environment block cannot carry a NUL byte. */
-  | { ok: false; problem: 'nul' };
+  | { ok: false; problem: 'nul' }
+  | { ok: false; problem: 'line-break' };
 
 /** Reads one routed credential from its file or the caller's environment. */
 export function readCredential(name: string, source: CredentialSource, io: CredentialReadIo): CredentialRead {
@@ -79,5 +80,7 @@ export function readCredential(name: string, source: CredentialSource, io: Crede
     if (value === undefined || value === '') return { ok: false, problem: 'unset' };
   }
   if (value.includes('\0')) return { ok: false, problem: 'nul' };
+  // Every credential travels in an HTTP header, which no line break survives: every request would fail.
+  if (/[\r\n]/.test(value)) return { ok: false, problem: 'line-break' };
   return { ok: true, value };
 }

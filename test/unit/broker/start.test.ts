@@ -114,19 +114,32 @@ describe('credentials', () => {
     );
   });
 
-  it('every unreadable or empty one is named (never a value); a listener credential it does not hold too', () => {
+  it('every unreadable, empty or multi-line one is named (never a value); a listener credential it does not hold too', () => {
     expect(
       problems(() =>
         readBrokerCredentials(
-          { ...config, credentials: { TOKEN: { file: '/etc/qm/empty' }, X: { file: '/nope' } } },
           {
-            readFile: (p) => (p === '/etc/qm/empty' ? new Uint8Array([10]) : readFile(p)),
+            ...config,
+            credentials: {
+              TOKEN: { file: '/etc/qm/empty' },
+              TWO: { file: '/etc/qm/two-lines' },
+              X: { file: '/nope' },
+            },
+          },
+          {
+            readFile: (p) =>
+              p === '/etc/qm/empty'
+                ? new Uint8Array([10])
+                : p === '/etc/qm/two-lines'
+                  ? new TextEncoder().encode('sk-LEAK-one\nsk-LEAK-two\n')
+                  : readFile(p),
             valueOf: credentialFileValue,
           },
         ),
       ),
     ).toEqual([
       'credential TOKEN: "/etc/qm/empty" is empty',
+      'credential TWO: "/etc/qm/two-lines" holds a line break or NUL inside the secret, which no HTTP header can carry; write only the secret, on one line',
       'credential X: cannot read "/nope" (EACCES); start the broker as root, or under systemd with its drop-in (LoadCredential=X:…)',
     ]);
   });

@@ -100,6 +100,16 @@ describe('verify: the real install runs the launcher checks, a staged tree keeps
         ),
     ],
     [
+      // Negative control (by hand): without the line-break rule verify passed and every request failed.
+      'a credential file whose secret spans two lines (the value is never printed)',
+      (i) => fs.writeFile(i.token, 'sk-LEAK-one\nsk-LEAK-two\n'),
+      (i) =>
+        ['CONTEXT_API_TOKEN', 'MEM0_API_KEY'].map(
+          (name) =>
+            `credential file of ${name} ${JSON.stringify(i.token)} holds a line break inside the secret, which no HTTP header can carry, so the launcher refuses every start; write only the secret, on one line, into it`,
+        ),
+    ],
+    [
       'an unsupported Qwen',
       (i) =>
         fs.writeFile(
@@ -166,8 +176,12 @@ describe('credential file content: verify and the launcher judge it with one rea
     ['a\0b\n', false],
     ['\0', false],
     ['secret\n', true],
+    ['secret\r\n', true],
     ['secret', true],
-    ['two\nlines\n', true],
+    // A line break inside the secret: no HTTP header carries it, so neither starts.
+    ['two\nlines\n', false],
+    ['two\r\nlines', false],
+    ['a\rb\n', false],
   ])('%j: usable %s by both', (content, usable) => {
     const readFileSync = () => new TextEncoder().encode(content);
     const verifyProblems = credentialContentProblems(plan, true, { readFileSync });

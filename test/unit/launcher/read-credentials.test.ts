@@ -68,15 +68,22 @@ describe('readCredentials', () => {
             MISSING_FILE: { file: '/etc/qm/missing.token' },
             EMPTY_FILE: { file: '/etc/qm/empty.token' },
             NUL_FILE: { file: '/etc/qm/nul.token' },
+            TWO_LINES: { file: '/etc/qm/two.token' },
+            TWO_LINES_VAR: { inherit: true },
             UNSET: { inherit: true },
             EMPTY_VAR: { inherit: true },
           };
         }),
         {
           externalContextActive: true,
-          callerEnv: { EMPTY_VAR: '' },
+          callerEnv: { EMPTY_VAR: '', TWO_LINES_VAR: `${SECRET}\r\nx` },
           platform: 'posix',
-          readFile: files({ '/etc/qm/empty.token': '\n', '/etc/qm/nul.token': `${SECRET}\u0000x` }),
+          readFile: files({
+            '/etc/qm/empty.token': '\n',
+            '/etc/qm/nul.token': `${SECRET}\u0000x`,
+            // One trailing line break is the file's own; one inside is part of the secret.
+            '/etc/qm/two.token': `${SECRET}\n${SECRET}\n`,
+          }),
         },
       ),
     );
@@ -84,6 +91,8 @@ describe('readCredentials', () => {
       'credential MISSING_FILE: cannot read "/etc/qm/missing.token" (ENOENT); ask your administrator',
       'credential EMPTY_FILE: the file "/etc/qm/empty.token" is empty; ask your administrator',
       'credential NUL_FILE contains a NUL byte and cannot be passed in the environment',
+      'credential TWO_LINES holds a line break inside the secret, which no HTTP header can carry; ask your administrator',
+      'credential TWO_LINES_VAR holds a line break inside the secret, which no HTTP header can carry; set TWO_LINES_VAR as one line and retry',
       'credential UNSET is taken from your environment, but it is not set; set it and retry',
       'credential EMPTY_VAR is taken from your environment, but it is not set; set it and retry',
     ]);
