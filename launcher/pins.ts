@@ -74,7 +74,13 @@ export function readJson<T>(
   try {
     bytes = fs.readFileSync(file);
   } catch (error) {
-    throw failure(`cannot read ${show(file)} (${errorCode(error)}); ${fix}`);
+    const code = errorCode(error);
+    // Permissions, not content: a re-render would write the same modes again.
+    const why =
+      code === 'EACCES' || code === 'EPERM'
+        ? 'every install file must be readable by the developers; ask your administrator (chmod a+r, and a+x on its directories)'
+        : fix;
+    throw failure(`cannot read ${show(file)} (${code}); ${why}`);
   }
   let data: unknown;
   try {

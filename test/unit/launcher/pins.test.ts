@@ -75,6 +75,28 @@ function ownedBy(target: string, uid: number): PinsFs {
 const q = JSON.stringify;
 
 describe('loadPins', () => {
+  it.each([
+    // A permission problem is the administrator's to fix by mode: a re-render writes the same modes.
+    [
+      'EACCES',
+      'every install file must be readable by the developers; ask your administrator (chmod a+r, and a+x on its directories)',
+    ],
+    ['ENOENT', 're-render the deployment'],
+  ])('an install JSON file it cannot read (%s) names the fix that applies', (code, fix) => {
+    const f = fixture();
+    const manifest = path.join(f.installDir, 'manifest.json');
+    const failing = {
+      ...fs,
+      readFileSync: ((p: string, ...rest: unknown[]) => {
+        if (p === manifest) throw Object.assign(new Error(code), { code });
+        return (fs.readFileSync as (...a: unknown[]) => unknown)(p, ...rest);
+      }) as PinsFs['readFileSync'],
+    } as PinsFs;
+    expect(refusal(() => load(f, 'on-demand', failing)).problems).toEqual([
+      `cannot read ${q(manifest)} (${code}); ${fix}`,
+    ]);
+  });
+
   it('accepts a rendered install and returns the checked argv', () => {
     const f = fixture();
     const pins = load(f);
