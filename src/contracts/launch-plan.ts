@@ -34,8 +34,8 @@ export function isAnyProfileKind(value: string): value is AnyProfileKind {
 export type CredentialSource = z.infer<typeof credentialSourceSchema>;
 export type LaunchPlan = z.infer<typeof launchPlanSchema>;
 
-/** The refusal of a `--profile` value that is no profile kind, with "did you mean" when one is close. */
-export function unknownProfileKind(value: string): string {
-  const near = closest(value, ALL_PROFILE_KINDS);
-  return `unknown profile kind ${JSON.stringify(value)}${near === undefined ? '' : `; did you mean "${near}"?`} (kinds: ${ALL_PROFILE_KINDS.join(', ')})`;
+/** The refusal of a `--profile` value that is none of `kinds` (the command's), with "did you mean" when one is close. */
+export function unknownProfileKind(value: string, kinds: readonly string[] = ALL_PROFILE_KINDS): string {
+  const near = closest(value, kinds);
+  return `unknown profile kind ${JSON.stringify(value)}${near === undefined ? '' : `; did you mean "${near}"?`} (kinds: ${kinds.join(', ')})`;
 }

@@ -18,6 +18,7 @@ import { platformOfHost } from '../../base/platform.js';
 import {
   isProfileKind,
   OPENCLAW_PROFILE,
+  PROFILE_KINDS,
   type ProfileKind,
   unknownProfileKind,
 } from '../../contracts/launch-plan.js';
@@ -384,7 +385,8 @@ export const statusCommand = defineCommand({
       throw new UsageError(
         `status: --profile ${OPENCLAW_PROFILE}: status shows Qwen's profiles; for OpenClaw run \`qwen-managed plan --dir ${dir} --profile ${OPENCLAW_PROFILE}\` and \`qwen-managed verify --dir ${dir}\``,
       );
-    if (!isProfileKind(kind)) throw new UsageError(`status: --profile: ${unknownProfileKind(kind)}`);
+    if (!isProfileKind(kind))
+      throw new UsageError(`status: --profile: ${unknownProfileKind(kind, PROFILE_KINDS)}`);
     if (flags.user === '')
       throw new UsageError('status: --user must name an account (or leave it out for you)');
     const notInstall = await notAnInstallTree(dir);

@@ -209,6 +209,13 @@ describe('qwen-managed status for two developers of one install', () => {
       code: 2,
       stderr: expect.stringContaining('did you mean "auto-recall"?'),
     });
+    // Only the kinds status takes are listed or suggested: not the OpenClaw one it refuses.
+    expect(cli(['status', '--dir', install, '--profile', 'openclaw-recal'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(
+        'status: --profile: unknown profile kind "openclaw-recal" (kinds: on-demand, auto-recall, write)\n',
+      ),
+    });
     // OpenClaw's profile has no Qwen settings to show: status says where its decision is.
     expect(cli(['status', '--dir', install, '--profile', 'openclaw-recall'])).toMatchObject({
       code: 2,
