@@ -226,7 +226,8 @@ describe('the OpenClaw plugin', () => {
         await expect(plugin.handler(turn.event, turn.ctx)).resolves.toBeUndefined();
         const elapsed = performance.now() - started;
         // The provider timeout ends it, not the plugin's budget: a fault never holds OpenClaw longer.
-        expect(elapsed).toBeLessThan(FAULT_TIMEOUT_MS + 1000);
+        // The bound sits halfway between the two, generous for a loaded machine.
+        expect(elapsed).toBeLessThan((FAULT_TIMEOUT_MS + OPENCLAW_RECALL_BUDGET_MS) / 2);
         // A hanging fault really was played (an empty answer would return at once).
         if (kind === 'hangs') expect(elapsed).toBeGreaterThanOrEqual(FAULT_TIMEOUT_MS - 50);
         // Let whatever the fault left behind (sockets, timers) settle inside this process.
