@@ -4,6 +4,7 @@
 // or a bare repository), its common directory, core.worktree, and the git directories of its
 // submodules (git status recurses into them). Each configuration
 // file is judged by src/policy/git-config.ts; a hook git runs on an index write refuses too.
+import { ACCESS } from '../src/base/platform.js';
 import {
   decideGitConfig,
   decideGitHook,
@@ -16,8 +17,6 @@ import type { RepositoryPaths } from './repository-files.js';
 
 /** Nested submodule git directories followed at most this deep (modules/a/modules/b/…); deeper refuses. */
 const MAX_MODULE_DEPTH = 8;
-/** access(2)'s X_OK (fs.constants.X_OK): this file does no I/O of its own. */
-const X_OK = 1;
 
 /**
  * The git directory git finds from the repository root (setup.c): `<dir>/.git`, else `<dir>` itself
@@ -166,7 +165,7 @@ function isGitDirectory(paths: RepositoryPaths, dir: string): boolean {
     const real = realDirectory(paths, path.join(dir, name));
     if (real === undefined) return false;
     try {
-      paths.fs.accessSync(real, X_OK);
+      paths.fs.accessSync(real, ACCESS.X_OK);
       return true;
     } catch {
       return false;

@@ -19,3 +19,6 @@ export function pathSeparator(platform: Platform): '/' | '\\' {
 export function pathFunctions(platform: Platform): path.PlatformPath {
   return platform === 'windows' ? path.win32 : path.posix;
 }
+
+/** access(2)'s modes (fs.constants.R_OK, X_OK), for the pure checks that take an injected fs. */
+export const ACCESS = { R_OK: 4, X_OK: 1 } as const;

@@ -4,6 +4,7 @@ import { CONTEXT_BUDGET_UNITS, FIELD_CAPS, MAX_ITEMS } from '../base/limits.js';
 import { CONTEXT_NOTICE } from '../contracts/names.js';
 import type { ContextItem } from '../providers/types.js';
 import { takeCodePoints } from '../text/codepoints.js';
+import { TERMINAL_CONTROLS } from '../text/terminal-controls.js';
 import { escapedJsonLength, longestEscapedPrefix } from './json-length.js';
 
 /** Serialized key order of an item. */
@@ -55,11 +56,11 @@ function serialize(items: readonly RenderedItem[]): string {
 // DEL, the C1 controls (U+009B CSI, U+009D OSC drive a terminal) and the bidi controls (they reorder
 // what it draws). Qwen 0.24.4 prints JSON.stringify of a tool's structuredContent, where JSON leaves
 // them raw, so an escape in our text cannot keep them off the user's terminal: they are replaced.
-const TERMINAL_CONTROLS = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_CONTROL = new RegExp(`[${TERMINAL_CONTROLS}]`, 'g');
 
 /** Provider text with every terminal control replaced by U+FFFD (one unit for one: lengths hold). */
 function neutralise(text: string): string {
-  return text.replace(TERMINAL_CONTROLS, '\ufffd');
+  return text.replace(TERMINAL_CONTROL, '\ufffd');
 }
 
 /** Applies the code-point caps; empty or missing strings and non-finite scores are omitted. */

@@ -5,7 +5,7 @@
 // whole Qwen package and its version. Pure over an injected fs; one line per problem, with the fix.
 import { errorCode } from '../base/errors.js';
 import { type ChunkReadFs, sha256Hex, sha256OfFile } from '../base/hash.js';
-import type { Platform } from '../base/platform.js';
+import { ACCESS, type Platform } from '../base/platform.js';
 import { type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
 import type { LaunchPlan, ProfileKind } from '../contracts/launch-plan.js';
 import {
@@ -65,8 +65,7 @@ export interface InstallHostResult {
   qwenVersion?: string;
 }
 
-const X_OK = 1;
-const R_OK = 4;
+const { X_OK, R_OK } = ACCESS;
 
 /** A path inside the install directory, from a manifest key (always `/`-separated). */
 export function installPath(installDir: string, rel: string, platform: Platform): string {

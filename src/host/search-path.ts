@@ -6,16 +6,12 @@
 import { octalMode, posixQuote, show } from '../policy/quote.js';
 import {
   GROUP_OR_OTHER_WRITE,
+  parent,
   STICKY,
   type StatLike,
   StrictModes,
   type StrictModesFs,
 } from './strict-modes.js';
-
-function parent(dir: string): string {
-  const cut = dir.lastIndexOf('/');
-  return cut <= 0 ? '/' : dir.slice(0, cut);
-}
 
 function lstat(fs: StrictModesFs, path: string): StatLike | undefined {
   try {

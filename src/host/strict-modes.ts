@@ -26,7 +26,8 @@ function join(dir: string, name: string): string {
   return dir === '/' ? `/${name}` : `${dir}/${name}`;
 }
 
-function parent(dir: string): string {
+/** The directory above `dir` (an absolute POSIX path; `/` is its own). */
+export function parent(dir: string): string {
   const cut = dir.lastIndexOf('/');
   return cut <= 0 ? '/' : dir.slice(0, cut);
 }

@@ -1,6 +1,7 @@
 // Quoting for pinned paths in shell commands. Security-critical: Qwen substitutes `$VAR`/`${VAR}` in
 // every settings string (hook commands included), so `$` and control characters are refused, not quoted.
 import type { Platform } from '../base/platform.js';
+import { TERMINAL_CONTROLS } from '../text/terminal-controls.js';
 
 export type PathProblem = 'empty' | 'dollar' | 'control' | 'not-absolute';
 
@@ -25,18 +26,16 @@ export function show(value: string): string {
   });
 }
 
+/** The C0 controls but tab and newline, the line and paragraph separators, and the terminal controls. */
+const UNPRINTABLE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u2028\\u2029${TERMINAL_CONTROLS}]`, 'gu');
+
 /**
  * Text of several lines made safe to print on a terminal: every control character but the newline and
  * the tab, DEL, C1 and the bidirectional controls written as `\uXXXX` (a path in a refusal came from
  * the caller or from a file).
  */
 export function terminalText(text: string): string {
-  return text.replace(
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/gu,
-    (c) => {
-      return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    },
-  );
+  return text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Why a pinned path cannot be used, or undefined when it can. */

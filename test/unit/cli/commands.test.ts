@@ -106,6 +106,8 @@ describe('a refusal reaches the terminal as text, never as its control sequences
     ],
     ['a C1 CSI', '/tmp/\u009b2J is not an install tree', '/tmp/\\u009b2J is not an install tree'],
     ['a bidi override', '/tmp/\u202egnp.exe', '/tmp/\\u202egnp.exe'],
+    // The one class the renderer replaces too (src/text/terminal-controls.ts): the Arabic letter mark.
+    ['an Arabic letter mark', '/tmp/\u061cx', '/tmp/\\u061cx'],
     ['a carriage return', '/tmp/a\rOK', '/tmp/a\\u000dOK'],
     ['the lines of a multi-line refusal stay lines', 'broker: one\nbroker: two', 'broker: one\nbroker: two'],
   ])('%s', async (_what, message, shown) => {
