@@ -1,12 +1,14 @@
 // Finds the documents under the served folder and reads them. The only file-system code of the server.
-import type { Dirent } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { constants, type Dirent } from 'node:fs';
+import { type FileHandle, open, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { decodeUtf8 } from '../text/utf8.js';
 
 export interface CorpusFile {
   /** Relative POSIX path from the served folder: the public name of the file. */
   path: string;
+  /** The served folder's real path: a read must land inside it. */
+  root: string;
   /** Resolved location read from (a symlink's target). */
   absolutePath: string;
   mtimeMs: number;
@@ -42,7 +44,7 @@ function posixPath(root: string, absolutePath: string): string {
 }
 
 async function fileEntry(
-  path: string,
+  root: string,
   absolutePath: string,
   limits: CorpusLimits,
 ): Promise<CorpusFile | undefined> {
@@ -50,7 +52,8 @@ async function fileEntry(
     const info = await stat(absolutePath, { bigint: true });
     if (!info.isFile() || info.size > BigInt(limits.maxFileBytes)) return undefined;
     return {
-      path,
+      path: posixPath(root, absolutePath),
+      root,
       absolutePath,
       // Nearest millisecond: times set from a JS Date come back as e.g. …677.999999 ms.
       mtimeMs: Number((info.mtimeNs + 500_000n) / 1_000_000n),
@@ -85,14 +88,14 @@ export async function scanCorpus(
         if (isIndexableName(entry.name, 'directory')) pending.push(full);
       } else if (entry.isFile()) {
         if (!isIndexableName(entry.name, 'file')) continue;
-        const file = await fileEntry(posixPath(root, full), full, limits);
+        const file = await fileEntry(root, full, limits);
         if (file !== undefined) files.push(file);
       } else if (entry.isSymbolicLink() && isIndexableName(entry.name, 'file')) {
         // Followed only to a file that stays inside the folder; linked directories could loop or duplicate.
         const target = await realpath(full).catch(() => undefined);
         if (target === undefined || !isInside(root, target)) continue;
-        const file = await fileEntry(posixPath(root, full), target, limits);
-        if (file !== undefined) files.push(file);
+        const file = await fileEntry(root, target, limits);
+        if (file !== undefined) files.push({ ...file, path: posixPath(root, full) });
       }
     }
   }
@@ -100,16 +103,40 @@ export async function scanCorpus(
   return files.slice(0, limits.maxFiles);
 }
 
-/** Reads a file as strict UTF-8; `undefined` when it vanished, grew past the cap or is not UTF-8. */
+/**
+ * Reads a file as strict UTF-8; `undefined` when it vanished, grew past the cap, is not UTF-8, or is no
+ * longer a regular file inside the folder. The folder may change between the scan and the read, so
+ * the read judges the file it actually opened, not the path the scan saw.
+ */
 export async function readCorpusFile(
   file: CorpusFile,
   limits: CorpusLimits = DEFAULT_CORPUS_LIMITS,
 ): Promise<string | undefined> {
+  let handle: FileHandle | undefined;
   try {
-    const bytes = await readFile(file.absolutePath);
+    // Non-blocking open: a path swapped for a FIFO after the scan would otherwise hang every search.
+    handle = await open(file.absolutePath, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > limits.maxFileBytes) return undefined;
+    // A name or a parent directory swapped for a symlink after the scan would serve any file the
+    // server can read: the opened file itself must lie inside the folder.
+    if (!isInside(file.root, await openedPath(handle, file.absolutePath))) return undefined;
+    const bytes = await handle.readFile();
     if (bytes.length > limits.maxFileBytes) return undefined;
     return decodeUtf8(bytes);
   } catch {
     return undefined;
+  } finally {
+    await handle?.close().catch(() => {});
   }
+}
+
+/**
+ * Where the opened file is, as the kernel names it (Linux: the descriptor's link in /proc; a removed
+ * file's name ends in " (deleted)", still inside). Elsewhere the path opened, re-resolved: a swap
+ * between that open and this check is not seen there (docs/contracts.md, "Generic HTTP Search v1").
+ */
+async function openedPath(handle: FileHandle, opened: string): Promise<string> {
+  if (process.platform === 'linux') return readlink(`/proc/self/fd/${handle.fd}`);
+  return realpath(opened);
 }

@@ -1,5 +1,7 @@
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, open, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type CorpusFile,
@@ -116,5 +118,56 @@ describe('readCorpusFile', () => {
     const files = await scanCorpus(dir);
     await removeFolder(dir);
     expect(files).toEqual([]);
+  });
+});
+
+// The folder may change between a scan and the read that follows it: the read judges what it opened.
+describe('readCorpusFile after the folder changed under the scan', () => {
+  const folders: string[] = [];
+  afterEach(async () => {
+    for (const dir of folders.splice(0)) await removeFolder(dir);
+  });
+  async function scanned(): Promise<{ dir: string; outside: string; file: CorpusFile }> {
+    const outside = await makeFolder({ 'secret.md': 'do not serve', 'sub/a.md': 'outside a' });
+    const dir = await makeFolder({ 'sub/a.md': 'inside a' });
+    folders.push(outside, dir);
+    const [file] = await scanCorpus(dir);
+    return { dir, outside, file: file! };
+  }
+
+  it.each([
+    [
+      'the file swapped for a symlink leaving the folder',
+      async (dir: string, outside: string) => {
+        await rm(join(dir, 'sub/a.md'));
+        await symlink(join(outside, 'secret.md'), join(dir, 'sub/a.md'));
+      },
+    ],
+    [
+      'its directory swapped for a symlink to a folder outside',
+      async (dir: string, outside: string) => {
+        await rm(join(dir, 'sub'), { recursive: true });
+        await symlink(join(outside, 'sub'), join(dir, 'sub'));
+      },
+    ],
+  ])('does not serve %s (negative control: a plain read of the scanned path does)', async (_name, swap) => {
+    const { dir, outside, file } = await scanned();
+    await swap(dir, outside);
+    expect(await readFile(file.absolutePath, 'utf8')).not.toBe('inside a');
+    expect(await readCorpusFile(file)).toBeUndefined();
+  });
+
+  it('does not hang on the file swapped for a FIFO (negative control: a plain read waits for a writer)', async () => {
+    const { dir, file } = await scanned();
+    await rm(join(dir, 'sub/a.md'));
+    execFileSync('mkfifo', [join(dir, 'sub/a.md')]);
+    const plain = readFile(file.absolutePath, 'utf8').then(() => 'read');
+    const waited = await Promise.race([plain, delay(300).then(() => 'still waiting')]);
+    // Unblocks the plain read: a writer opens and closes the FIFO.
+    await (await open(join(dir, 'sub/a.md'), 'w')).close();
+    await plain;
+    expect(waited).toBe('still waiting');
+    // Bounded, so a hang fails this row instead of the file's timeout.
+    expect(await Promise.race([readCorpusFile(file), delay(10_000).then(() => 'hung')])).toBeUndefined();
   });
 });
