@@ -19,6 +19,8 @@ export interface RepositoryPolicy {
   workspaceSettings: {
     allowed: readonly string[];
     refused: Readonly<Record<string, string>>;
+    /** Allowed keys whose value Qwen makes part of a path it loads: it must match `pattern`. */
+    values: Readonly<Record<string, { pattern: string; why: string }>>;
     neutralised: Readonly<Record<string, string>>;
   };
   agents: { privilegedKeys: readonly string[] };
@@ -173,6 +175,12 @@ export function decideWorkspaceSettings(settings: unknown, context: WorkspaceSet
         continue;
       }
       if (underAny(path, policy.allowed) !== undefined) {
+        // An allowed key may still name a file Qwen loads as code (general.language): judge its value.
+        const rule = Object.hasOwn(policy.values, path) ? policy.values[path] : undefined;
+        if (rule !== undefined && !(typeof value === 'string' && new RegExp(rule.pattern, 'u').test(value))) {
+          refuse(path, rule.why);
+          continue;
+        }
         // An allowed family may still hold a refused key (ui.statusLine under ui): look inside.
         const refusedBelow = Object.keys(policy.refused).some((key) => key.startsWith(`${path}.`));
         if (refusedBelow && isPlainObject(value)) visit(value, path);

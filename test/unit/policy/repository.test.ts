@@ -153,6 +153,20 @@ describe('decideWorkspaceSettings', () => {
     ],
     ['directories', { context: { includeDirectories: ['/etc'] } }, ['context.includeDirectories']],
     ['a command status line', { ui: { statusLine: { type: 'command', command: 'x' } } }, ['ui.statusLine']],
+    // Qwen imports <package>/locales/<language>.js: a path in the value runs any file as code.
+    [
+      'a UI language Qwen resolves, or a custom code (no path in it)',
+      { $version: 4, general: { language: '中文' }, ui: { theme: 'GitHub' } },
+      [],
+    ],
+    ['… auto, and a custom code', { general: { language: 'auto', outputLanguage: 'es-419' } }, []],
+    [
+      'a UI language that climbs out of the locales directory (Qwen would import it as code)',
+      { $version: 4, general: { language: '../../../../proc/self/cwd/evil' } },
+      ['general.language'],
+    ],
+    ['… a Windows separator', { general: { language: 'a\\b' } }, ['general.language']],
+    ['… not a string', { general: { language: ['zh'] } }, ['general.language']],
     [
       'tool discovery commands',
       { tools: { discoveryCommand: 'x', callCommand: 'y' } },
