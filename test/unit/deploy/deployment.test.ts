@@ -180,6 +180,13 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
     'remove OPENSSL_CONF',
   ],
   [
+    'QWEN_CODE_LANG inherited (Qwen imports locales/<value>.js as code)',
+    (d) => d.environment.inherit.push('QWEN_CODE_LANG'),
+    'environment.inherit[2]',
+    'runs any .js file inside Qwen',
+    'remove QWEN_CODE_LANG',
+  ],
+  [
     'npm config inherited',
     (d) => d.environment.inherit.push('NPM_CONFIG_NODE_OPTIONS'),
     'environment.inherit[2]',
