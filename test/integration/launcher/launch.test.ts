@@ -117,6 +117,38 @@ function fixture(
 
 const caFileOf = (root: string) => path.join(root, 'pki', 'ca.pem');
 
+/**
+ * An OpenSSL configuration whose engine section loads a library (built with gcc) that leaves a
+ * marker file when the dynamic loader runs its constructor — in whichever process reads the file.
+ */
+function opensslEngine(root: string): { conf: string; marker: string } {
+  const dir = path.join(root, 'openssl');
+  fs.mkdirSync(dir, { mode: 0o777 });
+  fs.chmodSync(dir, 0o777);
+  const marker = path.join(dir, 'engine-loaded');
+  const source = path.join(dir, 'engine.c');
+  fs.writeFileSync(
+    source,
+    `#include <fcntl.h>
+#include <unistd.h>
+__attribute__((constructor)) static void mark(void) {
+  int fd = open(${JSON.stringify(marker)}, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd >= 0) { write(fd, "loaded\\n", 7); close(fd); }
+}
+`,
+  );
+  const library = path.join(dir, 'engine.so');
+  // gcc is required: without it this row cannot prove anything, and the suite says so by failing.
+  const built = spawnSync('gcc', ['-shared', '-fPIC', '-o', library, source], { encoding: 'utf8' });
+  if (built.status !== 0) throw new Error(`gcc failed: ${built.stderr}`);
+  const conf = path.join(dir, 'openssl.cnf');
+  fs.writeFileSync(
+    conf,
+    `nodejs_conf = init\nopenssl_conf = init\n[init]\nengines = engines\n[engines]\nmark = mark\n[mark]\ndynamic_path = ${library}\ninit = 1\n`,
+  );
+  return { conf, marker };
+}
+
 function launch(c: Case, kind: ProfileKind) {
   return suite.sessions.start([c.f.shim, '--profile', kind], CALLER_ENV, suite.user, suite.base);
 }
@@ -278,6 +310,25 @@ describe.each([
     const exit = await session.waitForExit();
     expect(exit.signal).toBe(number);
     expect(fs.readFileSync(c.stub.signalRecord, 'utf8')).toBe(signal);
+  });
+
+  // Node reads OPENSSL_CONF before the launcher's first line and loads the engines the file names:
+  // the shim clears it (policies/environment.json `prestart`), so no caller variable puts code there.
+  it('the caller’s OPENSSL_CONF never reaches the launcher’s node: the engine library it names is not loaded', async () => {
+    const c = fixture(node, {});
+    const engine = opensslEngine(c.f.root);
+    const session = suite.sessions.start(
+      [c.f.shim, '--profile', 'on-demand'],
+      { ...CALLER_ENV, OPENSSL_CONF: engine.conf },
+      suite.user,
+      suite.base,
+    );
+    const { exit, output } = await finished(session);
+    expect([exit.exitCode, output]).toEqual([0, 'STUB DONE\n']);
+    expect(fs.existsSync(engine.marker)).toBe(false);
+    // Negative control: the same pinned node, started with that OPENSSL_CONF, loads the library.
+    spawnSync(node, ['-e', ''], { env: { PATH: '/usr/bin:/bin', OPENSSL_CONF: engine.conf } });
+    expect(fs.existsSync(engine.marker)).toBe(true);
   });
 
   it('runs exactly what `qwen-managed plan` prints', async () => {
