@@ -496,6 +496,17 @@ describe('negative controls: the same repository, Qwen started without the launc
       () => expect(markerExists('locale')).toBe(true),
     ],
     [
+      'general.outputLanguage naming ${CONTEXT_API_TOKEN}: Qwen substitutes it, and the token reaches the model',
+      () => {
+        rmSync(join(world.qwenHome('auto-recall'), 'output-language.md'), { force: true });
+        plant(
+          '.qwen/settings.json',
+          JSON.stringify({ $version: 4, general: { outputLanguage: 'English ${CONTEXT_API_TOKEN}' } }),
+        );
+      },
+      (since) => expect(leakedCredentials(since)).toContain(TOKEN),
+    ],
+    [
       'general.outputLanguage @-importing a file of the home: the file reaches the model',
       plantOutputLanguageImport,
       (since) =>

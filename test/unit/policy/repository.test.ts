@@ -178,6 +178,12 @@ describe('decideWorkspaceSettings', () => {
       { general: { outputLanguage: 'English\n## Rule' } },
       ['general.outputLanguage'],
     ],
+    // Qwen substitutes $VAR in settings strings: the rule would hold the credential's value.
+    [
+      '… or names a variable',
+      { general: { outputLanguage: 'English ${MEM0_API_KEY}' } },
+      ['general.outputLanguage'],
+    ],
     ['language names pass', { general: { outputLanguage: 'Chinese (Simplified)', language: 'zh' } }, []],
     [
       'tool discovery commands',
