@@ -7,7 +7,6 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { planReport } from '../../../src/cli/commands/plan.js';
 import type { ProfileKind } from '../../../src/contracts/launch-plan.js';
-import { POSIX_SHIM_INTERPRETER, posixShim } from '../../../src/deploy/render/shims.js';
 import { buildInstallDir, FORCED_ENV, type InstallFixture } from '../../fixtures/install-dir.js';
 import { createTestCertificate } from '../../fixtures/tls-cert.js';
 import {
@@ -348,43 +347,5 @@ describe.each([
     expect(
       Object.fromEntries(report.environment.map((e) => [e.name, e.redacted ? secrets[e.name] : e.value])),
     ).toEqual(record.env);
-  });
-});
-
-// Where /bin/sh is bash (Fedora, RHEL, macOS), bash takes SHELLOPTS from the caller and expands PS4 at
-// its first traced line: `xtrace` plus `PS4='$(…)'` would run code before the shim clears anything.
-// Run as the kernel runs the shim — its interpreter line's argument, then the file — with `sh` a link
-// to this machine's bash, as the throwaway user (bash drops PS4 for root).
-describe('the POSIX shim where /bin/sh is bash', () => {
-  function run(interpreterArguments: string[]) {
-    const dir = path.join(suite.base, `bash-sh-${counter++}`);
-    fs.mkdirSync(dir, { mode: 0o777 });
-    fs.chmodSync(dir, 0o777);
-    const sh = path.join(dir, 'sh');
-    fs.symlinkSync('/bin/bash', sh);
-    const launcher = path.join(dir, 'launch-qwen.js');
-    fs.writeFileSync(launcher, "process.stdout.write('LAUNCHER RAN')", { mode: 0o644 });
-    const shim = path.join(dir, 'launch-qwen');
-    fs.writeFileSync(shim, posixShim({ node: process.execPath, launcherJs: launcher }), { mode: 0o755 });
-    const marker = path.join(dir, 'ps4-ran');
-    const result = spawnSync(sh, [...interpreterArguments, shim], {
-      env: { PATH: '/usr/bin:/bin', SHELLOPTS: 'xtrace', PS4: `$(touch ${marker})+ ` },
-      uid: suite.user.uid,
-      gid: suite.user.gid,
-      encoding: 'utf8',
-    });
-    return { stdout: result.stdout, ran: fs.existsSync(marker), shim };
-  }
-
-  it('runs no code from the caller’s SHELLOPTS and PS4: it starts the launcher, nothing else', () => {
-    const { shim } = run([]);
-    const line = fs.readFileSync(shim, 'utf8').split('\n')[0]!;
-    expect(line).toBe(`#!${POSIX_SHIM_INTERPRETER}`);
-    const [, ...interpreterArguments] = line.slice(2).split(' ');
-    expect(run(interpreterArguments)).toMatchObject({ stdout: 'LAUNCHER RAN', ran: false });
-  });
-
-  it('negative control: without privileged mode the caller’s PS4 runs before the shim’s first line', () => {
-    expect(run([])).toMatchObject({ stdout: 'LAUNCHER RAN', ran: true });
   });
 });

@@ -21,7 +21,7 @@ const HEADER =
 describe('posixShim', () => {
   it('execs the pinned node on the launcher with the caller arguments', () => {
     expect(posixShim({ node: '/usr/local/bin/node', launcherJs: '/opt/qm/runtime/launch-qwen.js' })).toBe(
-      `#!/bin/sh -p\n# ${HEADER}\nunset ${PRESTART_VARIABLES.join(' ')}\nexec '/usr/local/bin/node' '/opt/qm/runtime/launch-qwen.js' "$@"\n`,
+      `#!/bin/sh\n# ${HEADER}\nunset ${PRESTART_VARIABLES.join(' ')}\nexec '/usr/local/bin/node' '/opt/qm/runtime/launch-qwen.js' "$@"\n`,
     );
   });
 
