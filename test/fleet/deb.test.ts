@@ -164,6 +164,8 @@ function playbook(vars: Record<string, unknown>, extra: string[] = []): Recap {
 
 describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machine', () => {
   let user: TestUser | undefined;
+  /** A local user outside the developers' group: may never read a credential, not even for a moment. */
+  let outsider: TestUser | undefined;
   let model: FakeModel | undefined;
   let server: ChildProcess | undefined;
   let serverLog = '';
@@ -214,9 +216,10 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     server?.kill('SIGTERM');
     await model?.close();
     if (!ENABLED) return;
-    if (user) {
-      spawnSync('pkill', ['-KILL', '-U', String(user.uid)]);
-      removeThrowawayUser(user);
+    for (const throwaway of [user, outsider]) {
+      if (!throwaway) continue;
+      spawnSync('pkill', ['-KILL', '-U', String(throwaway.uid)]);
+      removeThrowawayUser(throwaway);
     }
     fs.rmSync(work, { recursive: true, force: true });
     // Only what this run installed: after a refusal the machine's install is not ours to remove.
@@ -405,7 +408,33 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       inherited_variables: ['TERM', 'COLORTERM', 'LANG', RUN_MARKER_ENV],
     };
 
+    // While the first run writes the secrets, a user outside the group tries to read them as fast as it can.
+    outsider = createThrowawayUser(path.join(work, 'outsider'));
+    const stop = path.join(work, 'stop-reading');
+    const reader = spawn(
+      LAYOUT.nodeBinary,
+      [
+        '-e',
+        `const fs=require('node:fs');const [stop,...files]=process.argv.slice(1);for(let n=1;;n++){for(const f of files){try{const s=fs.readFileSync(f,'utf8');if(s!==''){console.log('read '+f+': '+s);process.exit(0)}}catch{}}if(n%1024===0&&fs.existsSync(stop)){console.log('nothing read in '+n+' rounds');process.exit(1)}}`,
+        stop,
+        ...Object.values(CREDENTIALS),
+      ],
+      {
+        uid: outsider.uid,
+        gid: outsider.gid,
+        cwd: '/',
+        env: { PATH: SYSTEM_PATH },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let read = '';
+    reader.stdout!.setEncoding('utf8').on('data', (d: string) => (read += d));
+    const readerExit = new Promise((resolve) => reader.on('exit', resolve).on('error', resolve));
     const first = playbook(vars, ['-v']);
+    fs.writeFileSync(stop, '');
+    await readerExit;
+    // Ansible's copy alone makes a new file 0644 before it applies the mode: the reader got the secret.
+    expect(read).toMatch(/^nothing read in \d+ rounds\n$/);
     const second = playbook(vars, ['-v']);
     recaps.push(first, second);
     console.log(`[fleet] first run:\n${first.output}\n[fleet] second run:\n${second.output}`);
@@ -416,6 +445,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       'Copy the package to the host',
       'Configuration directory',
       'Credential directories',
+      'Credential files exist with their owner and mode before a secret is written',
       'Credential files',
       'Write deployment.json',
       'Render the install tree',
