@@ -623,6 +623,14 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       '--json',
     ]);
     expect(JSON.parse(verify.stdout).ok).toBe(true);
+
+    // Undoing it: the role pointed at the older package again (still in its cache) downgrades.
+    const downgraded = playbook(vars);
+    expect({ failed: downgraded.failed, changedTasks: downgraded.changedTasks }, downgraded.output).toEqual({
+      failed: 0,
+      changedTasks: ['Install the package'],
+    });
+    expect(installedStatus()).toBe(`install ok installed ${VERSION}`);
   });
 
   it('dpkg -r, then --purge: the package goes; the deployment, its configuration and per-user state stay', () => {
