@@ -482,6 +482,16 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect(fs.readlinkSync(LINK)).toBe(`${LAYOUT.install}/bin/launch-qwen`);
   });
 
+  it('--check --diff on the deployed machine: the dry run completes, reports nothing to change, prints no secret', () => {
+    const dry = playbook(vars, ['--check', '--diff', '-v']);
+    expect({ changed: dry.changed, failed: dry.failed, changedTasks: dry.changedTasks }, dry.output).toEqual({
+      changed: 0,
+      failed: 0,
+      changedTasks: [],
+    });
+    for (const value of Object.values(secrets)) expect(dry.output).not.toContain(value);
+  });
+
   it('verify passes on the rendered install, host pins and every Qwen file included', () => {
     const verify = sh('qwen-managed', [
       'verify',
