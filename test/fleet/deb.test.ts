@@ -14,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { debianVersion, LAYOUT, PACKAGE_NAME, PREFIX } from '../../scripts/fleet/debian.js';
+import { BROKER_UNIT, DEFAULT_BROKER_USER } from '../../src/contracts/broker.js';
 import { StrictModes } from '../../src/host/strict-modes.js';
 import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../../src/qwen/versions.js';
 import { INPUT_READY } from '../e2e/harness/scenario.js';
@@ -42,8 +43,9 @@ const CREDENTIALS = {
 };
 const LINK = '/usr/local/bin/launch-qwen';
 const CACHE = '/var/cache/qwen-managed';
+const BROKER_DROPIN_DIR = `/etc/systemd/system/${BROKER_UNIT}.d`;
 /** Everything this suite may create system-wide; it refuses to start when any of it exists. */
-const SYSTEM_PATHS = [PREFIX, CONFIG_DIR, CACHE, LINK, LAYOUT.wrapper];
+const SYSTEM_PATHS = [PREFIX, CONFIG_DIR, CACHE, LINK, LAYOUT.wrapper, BROKER_DROPIN_DIR];
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 interface Result {
@@ -170,6 +172,11 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
   let server: ChildProcess | undefined;
   let serverLog = '';
   let vars: Record<string, unknown> = {};
+  /** deployment.json as the example wrote it, and the developers' group. */
+  let deployed: Record<string, unknown> = {};
+  let developerGroup = '';
+  /** Whether this run made the broker's system user (removed again at the end if a step failed). */
+  let brokerUser = false;
   const recaps: Recap[] = [];
   let claimed = false;
 
@@ -226,6 +233,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     if (!claimed) return;
     // Whatever a failed step left behind goes, so a developer machine is as before.
     removeInstall();
+    if (brokerUser) spawnSync('userdel', [DEFAULT_BROKER_USER]);
     release();
   });
 
@@ -395,6 +403,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
 
     user = createThrowawayUser(path.join(work, 'home'));
     const group = sh('getent', ['group', String(user.gid)]).stdout.split(':')[0]!;
+    developerGroup = group;
     const repo = path.join(work, 'repo');
     fs.mkdirSync(repo, { mode: 0o755 });
     fs.chownSync(repo, user.uid, user.gid);
@@ -433,6 +442,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     const first = playbook(vars, ['-v']);
     fs.writeFileSync(stop, '');
     await readerExit;
+    deployed = JSON.parse(fs.readFileSync(DEPLOYMENT_FILE, 'utf8'));
     // Ansible's copy alone makes a new file 0644 before it applies the mode: the reader got the secret.
     expect(read).toMatch(/^nothing read in \d+ rounds\n$/);
     const second = playbook(vars, ['-v']);
@@ -685,5 +695,57 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect(left.paths).toEqual([path.join(user!.home, '.local/share/qwen-managed')]);
     const again = playbook({ ...vars, qwen_managed_state: 'absent' });
     expect({ changed: again.changed, failed: again.failed }).toEqual({ changed: 0, failed: 0 });
+  });
+
+  it('with a credential broker: the role makes its user and installs its drop-in (its directory too), twice changed=0; its removal takes both away', () => {
+    expect(sh('getent', ['passwd', DEFAULT_BROKER_USER]).code, 'the broker user exists before the test').toBe(
+      2,
+    );
+    brokerUser = true;
+    const brokered = {
+      ...vars,
+      qwen_managed_deployment: { ...deployed, developers: { groups: [developerGroup] }, broker: {} },
+    };
+    const first = playbook(brokered);
+    expect({ failed: first.failed, changedTasks: first.changedTasks }, first.output).toEqual({
+      failed: 0,
+      changedTasks: [
+        'Package cache directory',
+        'Copy the package to the host',
+        'Install the package',
+        'Configuration directory',
+        'Credential directories',
+        'Credential files exist with their owner and mode before a secret is written',
+        'Credential files',
+        'Write deployment.json',
+        "The credential broker's system user",
+        'Render the install tree',
+        'Put launch-qwen on PATH',
+        "The broker unit's drop-in directory",
+        "Install the broker's drop-in (this install, its user, LoadCredential= per credential)",
+      ],
+    });
+    // No systemd here: the role says how to start it instead.
+    expect(first.output).toContain(
+      'systemd is not running on this host: start the credential broker as root',
+    );
+    const dropin = `${BROKER_DROPIN_DIR}/qwen-managed.conf`;
+    expect(fs.readFileSync(dropin, 'utf8')).toBe(
+      fs.readFileSync(`${LAYOUT.install}/broker/systemd.conf`, 'utf8'),
+    );
+    const stat = fs.statSync(dropin);
+    expect({ mode: (stat.mode & 0o777).toString(8), uid: stat.uid }).toEqual({ mode: '644', uid: 0 });
+    expect(sh('getent', ['passwd', DEFAULT_BROKER_USER]).stdout).toMatch(/:\/usr\/sbin\/nologin\n$/);
+    // With a broker only root reads a credential.
+    for (const file of Object.values(CREDENTIALS))
+      expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
+    const again = playbook(brokered);
+    expect({ changed: again.changed, failed: again.failed }, again.output).toEqual({ changed: 0, failed: 0 });
+
+    const removed = playbook({ ...brokered, qwen_managed_state: 'absent' });
+    expect(removed.failed, removed.output).toBe(0);
+    expect(sh('getent', ['passwd', DEFAULT_BROKER_USER]).code).toBe(2);
+    brokerUser = false;
+    expect(leftovers(user).paths).toEqual([path.join(user!.home, '.local/share/qwen-managed')]);
   });
 });
