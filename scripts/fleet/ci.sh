@@ -19,7 +19,8 @@ if ((${#need[@]})); then
 fi
 
 started=$SECONDS
-npm run package
+# Built under the strictest umask an administrator's root may have: the package sets every mode itself.
+(umask 077 && npm run package)
 echo "[fleet] package built in $((SECONDS - started)) s"
 QWEN_MANAGED_FLEET_INSTALL=1 npx vitest run --config test/fleet/vitest.config.ts
 echo "[fleet] stage done in $((SECONDS - started)) s"

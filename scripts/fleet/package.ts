@@ -229,7 +229,10 @@ function main(): void {
     fs.chmodSync(entry.abs, packagedMode(entry.kind, fs.statSync(entry.abs).mode));
   }
   const elf = entries.filter((e) => e.kind === 'file' && isElf(e.abs)).map((e) => e.abs);
-  fs.mkdirSync(path.join(STAGE, 'DEBIAN'), { mode: 0o755 });
+  // mkdir's and writeFile's modes pass through the umask (root's is often 027 or 077), and dpkg-deb
+  // refuses a control directory below 0755: every mode in the package is set, never inherited.
+  fs.mkdirSync(path.join(STAGE, 'DEBIAN'));
+  fs.chmodSync(path.join(STAGE, 'DEBIAN'), 0o755);
   fs.chmodSync(STAGE, 0o755);
   log(`dpkg-shlibdeps for ${elf.length} ELF files`);
   const control = controlText({
@@ -240,7 +243,8 @@ function main(): void {
     nodeVersion: pins.node,
     qwenVersion: pins.qwen,
   });
-  fs.writeFileSync(path.join(STAGE, 'DEBIAN', 'control'), control, { mode: 0o644 });
+  fs.writeFileSync(path.join(STAGE, 'DEBIAN', 'control'), control);
+  fs.chmodSync(path.join(STAGE, 'DEBIAN', 'control'), 0o644);
 
   const deb = path.join(OUT, `${PACKAGE_NAME}_${version}_amd64.deb`);
   log(`dpkg-deb --build (${entries.length} entries, ${elf.length} ELF files)`);

@@ -265,6 +265,17 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       `Managed Qwen Code ${pins['@qwen-code/qwen-code']} with external context, offline`,
     );
 
+    // The control archive too: scripts/fleet/ci.sh builds under umask 077, and these modes are set, not inherited.
+    const control = sh('sh', ['-c', `dpkg-deb --ctrl-tarfile '${DEB}' | tar -tv`]);
+    expect(
+      control.stdout.split('\n').map((line) =>
+        line
+          .split(/\s+/)
+          .filter((_, n) => n < 2 || n === 5)
+          .join(' '),
+      ),
+    ).toEqual(['drwxr-xr-x root/root ./', '-rw-r--r-- root/root ./control', '']);
+
     const listing = sh('dpkg-deb', ['--contents', DEB]);
     expect(listing.code).toBe(0);
     const entries = listing.stdout
