@@ -753,10 +753,15 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     const again = playbook(brokered);
     expect({ changed: again.changed, failed: again.failed }, again.output).toEqual({ changed: 0, failed: 0 });
 
+    // The administrator's own drop-in (the broker's upstream proxy, say) is not the role's to remove.
+    const proxy = `${BROKER_DROPIN_DIR}/proxy.conf`;
+    fs.writeFileSync(proxy, '[Service]\nEnvironment=HTTPS_PROXY=http://proxy.example:3128\n');
     const removed = playbook({ ...brokered, qwen_managed_state: 'absent' });
     expect(removed.failed, removed.output).toBe(0);
     expect(sh('getent', ['passwd', DEFAULT_BROKER_USER]).code).toBe(2);
     brokerUser = false;
+    expect(fs.readdirSync(BROKER_DROPIN_DIR)).toEqual(['proxy.conf']);
+    fs.rmSync(BROKER_DROPIN_DIR, { recursive: true });
     expect(leftovers(user).paths).toEqual([path.join(user!.home, '.local/share/qwen-managed')]);
   });
 });
