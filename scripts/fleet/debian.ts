@@ -181,7 +181,10 @@ WantedBy=multi-user.target
 `;
 }
 
-/** sysusers.d(5): the broker's system user, no home, no login. */
+/**
+ * sysusers.d(5): the broker's system user, no home, no login. Its comment is how the Ansible role tells
+ * the broker's account from anyone else's (it takes over and removes no other).
+ */
 export function sysusersText(): string {
   return `# qwen-managed: the credential broker runs as this user (qwen-managed-broker.service).
 u ${DEFAULT_BROKER_USER} - "qwen-managed credential broker" /nonexistent /usr/sbin/nologin

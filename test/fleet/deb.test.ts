@@ -764,4 +764,29 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     fs.rmSync(BROKER_DROPIN_DIR, { recursive: true });
     expect(leftovers(user).paths).toEqual([path.join(user!.home, '.local/share/qwen-managed')]);
   });
+
+  it("an existing account named as the broker's user: refused before anything is installed, and the removal leaves it alone", () => {
+    // The role's user task would make it the broker's (no login shell, no home), and its removal delete it.
+    const account = sh('getent', ['passwd', outsider!.name]).stdout;
+    const taken = {
+      ...vars,
+      qwen_managed_deployment: {
+        ...deployed,
+        developers: { groups: [developerGroup] },
+        broker: { user: outsider!.name },
+      },
+    };
+    const refused = playbook(taken);
+    expect({ failed: refused.failed, changed: refused.changed }, refused.output).toEqual({
+      failed: 1,
+      changed: 0,
+    });
+    expect(refused.output).toContain(
+      `qwen_managed_deployment.broker.user = \\"${outsider!.name}\\" is an existing account on localhost (uid ${outsider!.uid}) that neither this role nor the package made`,
+    );
+    const removed = playbook({ ...taken, qwen_managed_state: 'absent' });
+    expect(removed.failed, removed.output).toBe(0);
+    expect(sh('getent', ['passwd', outsider!.name]).stdout).toBe(account);
+    expect(leftovers(user).paths).toEqual([path.join(user!.home, '.local/share/qwen-managed')]);
+  });
 });
