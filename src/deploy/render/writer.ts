@@ -4,7 +4,8 @@
 //    old version was hard-linked (or copied) under backups/<stamp>/;
 // 3. manifest.json is written LAST, so a killed render never leaves a manifest describing files that
 //    do not exist yet; files no longer rendered are retired to backups/ only after it.
-// Stale temp files of a killed render are swept by the next one.
+// Stale temp files of a killed render are swept by the next one, which also finishes a killed first
+// render (its files without a manifest yet).
 
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
@@ -133,14 +134,18 @@ export async function writeInstall(
   const emit = options.onEvent ?? (() => {});
   await fs.mkdir(root, { recursive: true, mode: DIRECTORY_MODE });
   const present = await listTree(root);
-  // Never scatter an install over an unrelated directory (and never retire its files).
-  if (present.some((rel) => !rel.includes(TEMP_MARKER)) && !present.includes(MANIFEST_FILE)) {
-    throw new WriterError(
-      `${root} is not empty and has no ${MANIFEST_FILE}: render into an empty directory or an install`,
-    );
-  }
   const targets = new Map(rendered.files);
   targets.set(MANIFEST_FILE, { bytes: new TextEncoder().encode(rendered.manifestText), mode: FILE_MODE });
+  // Never scatter an install over an unrelated directory (and never retire its files); one holding
+  // only files this render writes is a first render that was interrupted, which this one finishes.
+  const foreign = present.filter((rel) => !rel.includes(TEMP_MARKER) && !targets.has(rel));
+  if (foreign.length > 0 && !present.includes(MANIFEST_FILE)) {
+    const shown =
+      foreign.slice(0, 3).join(', ') + (foreign.length > 3 ? `, … (${foreign.length} files)` : '');
+    throw new WriterError(
+      `${root} is not empty and has no ${MANIFEST_FILE}: it holds ${shown}, which this render does not write; nothing was written. Fix: render into an empty directory or an install (another installDir, or --out DIR)`,
+    );
+  }
   await assertRealDirs(root, targets.keys());
   for (const rel of present.filter((r) => path.posix.basename(r).includes(TEMP_MARKER))) {
     await fs.rm(path.join(root, rel), { force: true });

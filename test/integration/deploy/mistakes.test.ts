@@ -198,6 +198,17 @@ const MISTAKES: Mistake[] = [
     stderr: [/render: installDir \/\S+\/install is an existing file, not a directory; nothing was written\./],
   },
   {
+    mistake: '--out naming a directory that holds files render does not write',
+    async setUp(dir) {
+      await fs.mkdir(path.join(dir, 'out'));
+      await fs.writeFile(path.join(dir, 'out', 'notes.txt'), 'keep me\n');
+      return { dir, args: ['render', '--deployment', path.join(EXAMPLES, 'on-demand.json'), '--out', 'out'] };
+    },
+    stderr: [
+      /render: \/\S+\/out is not empty and has no manifest\.json: it holds notes\.txt, which this render does not write; nothing was written\. Fix: render into an empty directory or an install/,
+    ],
+  },
+  {
     mistake: '--out inside a directory the administrator cannot write (EACCES)',
     async setUp(dir) {
       await fs.mkdir(path.join(dir, 'readonly'), { mode: 0o755 });

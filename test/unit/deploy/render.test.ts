@@ -412,6 +412,36 @@ describe('writeInstall', () => {
     expect(await fs.readdir(dir)).toEqual(['precious.txt']);
   });
 
+  // Negative control (by hand): before, a first render interrupted after its first replacement left
+  // a tree without manifest.json that every later render refused as "not empty", though Ctrl+C's
+  // message said "run render again to finish".
+  it('finishes a first render that was interrupted before its manifest', async () => {
+    const dir = path.join(await tempDir(), 'install');
+    const rendered = render(await allProfiles());
+    let replaced = 0;
+    const interrupt = (e: { step: string }) => {
+      if (e.step === 'replace' && ++replaced === 5) throw new Error('interrupted');
+    };
+    await expect(writeInstall(dir, rendered, { now: NOW, onEvent: interrupt })).rejects.toThrow(
+      'interrupted',
+    );
+    expect(await fs.readdir(dir)).not.toContain('manifest.json');
+    await writeInstall(dir, rendered, { now: NOW });
+    const report = await verifyInstall(dir);
+    expect(report.checks.filter((c) => !c.ok && c.severity === 'error')).toEqual([]);
+  });
+
+  it('names the file of a non-install directory that render does not write', async () => {
+    const dir = await tempDir();
+    await fs.mkdir(path.join(dir, 'bin'));
+    await fs.writeFile(path.join(dir, 'bin', 'launch-qwen'), 'from an earlier render');
+    await fs.writeFile(path.join(dir, 'bin', 'tool'), 'keep me');
+    await expect(writeInstall(dir, render(await allProfiles()), { now: NOW })).rejects.toThrow(
+      /has no manifest\.json: it holds bin\/tool, which this render does not write; nothing was written\. Fix: /,
+    );
+    expect(await fs.readFile(path.join(dir, 'bin', 'tool'), 'utf8')).toBe('keep me');
+  });
+
   it('refuses to write through a symlinked directory', async () => {
     const dir = await renderToDir(await allProfiles());
     const elsewhere = await tempDir();
