@@ -119,10 +119,11 @@ export function renderJsonResult(
 }
 
 /** Releases a held install lock on Ctrl+C (a killed render's lock would block the next render). */
-function releaseOnInterrupt(io: CliIO): { held(lock: InstallLock): void; done(): Promise<void> } {
-  let lock: InstallLock | undefined;
+function releaseOnInterrupt(io: CliIO): { held(lock: Promise<InstallLock>): void; done(): Promise<void> } {
+  let lock: Promise<InstallLock | undefined> | undefined;
   const stop = io.onInterrupt?.(async () => {
-    const held = lock;
+    // A lock still being taken is waited for: its file may be on disk already.
+    const held = await lock?.catch(() => undefined);
     lock = undefined;
     await held?.release();
     io.stderr.write(
@@ -132,11 +133,11 @@ function releaseOnInterrupt(io: CliIO): { held(lock: InstallLock): void; done():
     );
   });
   return {
-    held: (taken) => {
-      lock = taken;
+    held: (taking) => {
+      lock = taking;
     },
     async done() {
-      const held = lock;
+      const held = await lock?.catch(() => undefined);
       lock = undefined;
       await held?.release();
       stop?.();
@@ -247,7 +248,7 @@ export const renderCommand = defineCommand({
         now,
         reactivate: flags.reactivate === true,
         takeOver: flags['take-over'] === true,
-        locked: lock.held,
+        locking: lock.held,
         staged: out !== undefined,
       });
       const { installDir } = target.parsed.deployment;

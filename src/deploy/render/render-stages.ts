@@ -106,8 +106,11 @@ export interface RenderOverOptions {
   now: string;
   reactivate: boolean;
   takeOver: boolean;
-  /** Told the lock as soon as it is held (the command releases it on Ctrl+C). */
-  locked(lock: InstallLock): void;
+  /**
+   * Told the lock as soon as it is being taken (the command releases it on Ctrl+C): its file is on
+   * disk before the promise settles, so a Ctrl+C in between must wait for it, not miss it.
+   */
+  locking(lock: Promise<InstallLock>): void;
 }
 
 /**
@@ -119,8 +122,9 @@ export async function renderOverTree(
   runtimeFiles: Map<string, Uint8Array>,
   options: RenderOverOptions,
 ): Promise<{ rendered: RenderedInstall; lock: InstallLock }> {
-  const lock = await acquireInstallLock(target.dir, options.now);
-  options.locked(lock);
+  const acquiring = acquireInstallLock(target.dir, options.now);
+  options.locking(acquiring);
+  const lock = await acquiring;
   const previous = (await isDirectory(target.dir))
     ? previousInstallOf(await loadInstallTree(target.dir))
     : undefined;

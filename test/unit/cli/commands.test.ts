@@ -181,6 +181,57 @@ describe('Ctrl+C during render', () => {
   });
 });
 
+describe('Ctrl+C while render takes the lock', () => {
+  // Negative control (by hand): when the handler read only a lock already handed over, a Ctrl+C
+  // between the lock file's creation and the hand-over printed "before writing anything" and left
+  // .qwen-managed.lock behind (reproduced with kill -INT at 0.37–0.40 s into a real render).
+  it('waits for the lock being taken, then releases it and says so', async () => {
+    const root = await tempDir();
+    const runtimeDir = path.join(root, 'runtime');
+    await fs.mkdir(runtimeDir);
+    for (const [name, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, name), bytes);
+    let interrupt: (() => Promise<void>) | undefined;
+    const lockFile = path.join(root, 'tree', '.qwen-managed.lock');
+    let lockAfterInterrupt: boolean | undefined;
+    const deps = adminDeps({
+      toolkitVersion: TOOLKIT,
+      now: () => NOW,
+      runtimeDir: async () => runtimeDir,
+      // Ctrl+C arrives as "Render the install tree" starts: the lock is being taken, not yet handed over.
+      progress: () => ({
+        async step(title, run) {
+          if (title !== 'Render the install tree') return run();
+          const rendering = run();
+          const interrupted = interrupt!();
+          await Promise.allSettled([rendering, interrupted]);
+          lockAfterInterrupt = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
+          throw new Error('the process ends here (exit 130)');
+        },
+      }),
+    });
+    let stderr = '';
+    const errors = new PassThrough();
+    errors.on('data', (c) => (stderr += c));
+    const io: CliIO = {
+      env: {},
+      cwd: root,
+      stdin: new PassThrough(),
+      stdout: new PassThrough(),
+      stderr: errors,
+      onInterrupt(handler) {
+        interrupt = handler;
+        return () => {};
+      },
+    };
+    const deployment = path.join(REPO, 'examples', 'deployments', 'on-demand.json');
+    await expect(renderCommand(deps).run(['--deployment', deployment, '--out', 'tree'], io)).rejects.toThrow(
+      'exit 130',
+    );
+    expect(lockAfterInterrupt).toBe(false);
+    expect(stderr).toMatch(/^render: interrupted \(Ctrl\+C\); released the lock of /);
+  });
+});
+
 describe('file-system refusals while writing the tree are administrator mistakes (exit 1), not internal errors', () => {
   const errno = (code: string, p = '/opt/qwen-managed/bin') =>
     Object.assign(new Error(code), { code, path: p });
