@@ -15,6 +15,9 @@ import {
   type QwenLaunchDecision,
 } from '../../../launcher/prepare-launch.js';
 import { platformOfHost } from '../../base/platform.js';
+import { admit } from '../../broker/allow.js';
+import { BROKER_CONFIG_REL } from '../../contracts/broker.js';
+import { brokerConfigSchema } from '../../contracts/broker-config.js';
 import {
   isProfileKind,
   OPENCLAW_PROFILE,
@@ -43,8 +46,9 @@ export const STATUS_HELP = `Usage: qwen-managed status --dir DIR --profile KIND 
 What a developer gets from \`launch-qwen --profile KIND\` of this install, on one screen: the
 install and the profile's state, the Qwen package and the Node that runs it, the settings files Qwen
 merges (lowest first; the managed system settings win), the hooks and MCP servers it will run,
-whether each credential file is readable by the user, and verify's verdict on the tree now (without
-smoke runs). Nothing is started or written.
+whether each credential file is readable by the user (with a credential broker: whether the broker
+lets them in), and verify's verdict on the tree now (without smoke runs). Nothing is started or
+written.
 
 Options:
   --dir DIR      the install directory (required)
@@ -77,6 +81,8 @@ export interface StatusReport {
     reachable: boolean | null;
     detail: string;
   }[];
+  /** A brokered profile: whether the broker lets the user in (they read no credential then). */
+  broker: { user: string; allowed: boolean | null; detail: string } | null;
   verify: { ok: boolean; errors: number; warnings: number; passed: number; failed: string[] };
 }
 
@@ -194,6 +200,37 @@ function credentialsFor(
           : `not readable by ${account.name}: ${blocker.path} (mode ${blocker.mode.toString(8).padStart(4, '0')}) stops them, so their launch fails`,
     };
   });
+}
+
+/** With a broker the credentials are its: the user's launch needs the broker's admission instead. */
+function brokerFor(dir: string, decision: QwenLaunchDecision, account: Account): StatusReport['broker'] {
+  if (decision.broker === undefined) return null;
+  const user = decision.broker.user;
+  let allow: { users: string[]; groups: string[] };
+  try {
+    allow = brokerConfigSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(dir, BROKER_CONFIG_REL), 'utf8')),
+    ).allow;
+  } catch {
+    return {
+      user,
+      allowed: null,
+      detail: `${BROKER_CONFIG_REL} cannot be read as render wrote it; re-render`,
+    };
+  }
+  const admission = admit(account.uid, allow, readAccountDb([account.name], allow.groups));
+  // The broker refuses the launcher's health request of anyone else: their launch fails.
+  return admission.allowed
+    ? {
+        user,
+        allowed: true,
+        detail: `${account.name} may use the credential broker (${admission.via === 'group' ? 'a member of broker.allow.groups' : admission.via === 'user' ? 'named in broker.allow.users' : 'root is always let in'})`,
+      }
+    : {
+        user,
+        allowed: false,
+        detail: `${account.name} is not allowed to use the credential broker, so their launch fails; fix: add ${account.name} to "developers" (or "broker.allow", which defaults to it) in deployment.json and render again`,
+      };
 }
 
 export async function statusReport(
@@ -319,6 +356,7 @@ export async function statusReport(
     }),
     mcpExcluded: Array.isArray(excluded) ? excluded.map(String) : [],
     credentials: credentialsFor(decision, account, db),
+    broker: brokerFor(dir, decision, account),
     verify: {
       ok: report.ok,
       errors: report.summary.errors,
@@ -352,11 +390,16 @@ export function formatStatus(r: StatusReport): string {
     ...r.mcpServers.map(
       (m) => `  ${m.name}: ${m.command}${m.tools.length === 0 ? '' : ` (tools: ${m.tools.join(', ')})`}`,
     ),
-    `Credentials:${r.credentials.length === 0 ? ' none' : ''}`,
+    `Credentials:${r.credentials.length > 0 ? '' : r.broker === null ? ' none' : ` held by the credential broker (user ${r.broker.user})`}`,
     ...r.credentials.map(
       (c) =>
         `  ${c.reachable === false ? 'FAIL' : 'ok  '} ${c.name}: ${c.file === null ? 'inherited' : `file ${c.file}`} — ${c.detail}`,
     ),
+    ...(r.broker === null
+      ? []
+      : [
+          `Broker:      ${r.broker.allowed === false ? 'FAIL' : r.broker.allowed === null ? '?   ' : 'ok  '} ${r.broker.detail}`,
+        ]),
     `Verify now:  ${r.verify.ok ? 'OK' : 'FAILED'} — ${r.verify.errors} violation(s), ${r.verify.warnings} warning(s), ${r.verify.passed} check(s) passed (without smoke runs)`,
     ...r.verify.failed.slice(0, 5).map((f) => `  ${f}`),
     ...(r.verify.failed.length > 5

@@ -132,6 +132,7 @@ describe('qwen-managed status for two developers of one install', () => {
       'mcpServers',
       'mcpExcluded',
       'credentials',
+      'broker',
       'verify',
     ]);
     expect([r.install, r.user, r.qwen, r.node, r.verify].map((o) => Object.keys(o))).toEqual([
@@ -243,5 +244,52 @@ describe('qwen-managed status for two developers of one install', () => {
       stdout: '',
       stderr: `qwen-managed: status: ${windows} was rendered for windows (a staged \`render --out\`); this machine is posix. Fix: run status on a windows machine the tree is installed on (\`qwen-managed plan\` shows its launch from here)\n`,
     });
+  });
+});
+
+// Negative control (by hand): before status looked at broker.json, a developer the broker refuses
+// got "Credentials: none" and nothing else, while their launch stopped at "the credential broker
+// refused you".
+describe('qwen-managed status of a brokered install', () => {
+  it('says whether the broker lets each developer in, and the fix for one it refuses', async () => {
+    const deployment = JSON.parse(await fs.readFile(path.join(work, 'deployment.json'), 'utf8'));
+    const brokered = path.join(work, 'brokered');
+    Object.assign(deployment, {
+      installDir: brokered,
+      developers: { users: [reader.name] },
+      broker: { user: 'qm-status-broker' },
+    });
+    await fs.writeFile(path.join(work, 'brokered.json'), JSON.stringify(deployment));
+    const rendered = cli(['render', '--deployment', 'brokered.json']);
+    expect(rendered.code, rendered.stderr).toBe(0);
+    const of = (user: TestUser) => {
+      const result = cli([
+        'status',
+        '--dir',
+        brokered,
+        '--profile',
+        'auto-recall',
+        '--user',
+        user.name,
+        '--json',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      return (JSON.parse(result.stdout) as StatusReport).broker;
+    };
+    expect(of(reader)).toEqual({
+      user: 'qm-status-broker',
+      allowed: true,
+      detail: `${reader.name} may use the credential broker (named in broker.allow.users)`,
+    });
+    expect(of(outsider)).toEqual({
+      user: 'qm-status-broker',
+      allowed: false,
+      detail: `${outsider.name} is not allowed to use the credential broker, so their launch fails; fix: add ${outsider.name} to "developers" (or "broker.allow", which defaults to it) in deployment.json and render again`,
+    });
+    const text = cli(['status', '--dir', brokered, '--profile', 'auto-recall', '--user', outsider.name]);
+    expect(text.stdout).toMatch(/^Credentials: held by the credential broker \(user qm-status-broker\)$/m);
+    expect(text.stdout).toMatch(new RegExp(`^Broker: +FAIL ${outsider.name} is not allowed`, 'm'));
+    // Without a broker there is nothing to say.
+    expect(status(reader).broker).toBeNull();
   });
 });
