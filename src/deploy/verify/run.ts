@@ -24,6 +24,7 @@ import { pinnedQwenFacts, ripgrepRel } from '../../qwen/versions.js';
 import { parseDeploymentText } from '../deployment/parse.js';
 import { DeploymentInvalid } from '../deployment/problems.js';
 import { pathChain, readAccountDb } from '../host-accounts.js';
+import { showValue } from '../json.js';
 import { readPinnedHostFacts } from '../pinned-host-facts.js';
 import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
@@ -255,13 +256,21 @@ async function openclawHostFact(
   const strict = new StrictModes(manifest.adminUid, fsSync);
   const missing: string[] = [];
   let cli = plan.cli;
-  for (const pin of [plan.node, plan.cli]) {
+  for (const [what, pin] of [
+    ['OpenClaw node', plan.node],
+    ['OpenClaw cli', plan.cli],
+  ] as const) {
     const chain = strict.checkChain(pin);
-    if (chain.kind === 'missing') missing.push(`${pin} does not exist (${chain.path} is missing)`);
+    if (chain.kind === 'missing')
+      missing.push(
+        `${what} ${showValue(pin)} does not exist on this machine (${chain.path} is missing; fine for a staged tree; the launcher refuses to start until it does)`,
+      );
     if (chain.kind === 'ok' && pin === plan.cli) cli = chain.realPath;
   }
+  // A staged tree's pins may be absent here, as Qwen's are (host.pins): warned, and nothing to judge.
+  if (missing.length > 0) return { real: false, problems: strict.problems(), warnings: missing };
   const pack = openclawPackageProblems(plan, cli, nodeVersionNow, fsSync as HostFs);
-  return { real: false, problems: [...strict.problems(), ...missing, ...pack.problems] };
+  return { real: false, problems: [...strict.problems(), ...pack.problems] };
 }
 
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {

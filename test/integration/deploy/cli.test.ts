@@ -244,6 +244,28 @@ describe('render → verify → rollback with the real bundles', () => {
     },
   );
 
+  // Negative control (by hand): openclaw-recall's staged tree failed verify (exit 1) with four errors
+  // about the absent /opt/node-24 and /opt/openclaw, where Qwen's absent pins are warnings.
+  it.each(['on-demand', 'auto-recall', 'write', 'dataworks-bff', 'openclaw-recall'])(
+    'the worked example %s.json, staged with --out on a machine without its pins, verifies (absent pins are warnings)',
+    async (name) => {
+      const out = path.join(await tempDir(), 'stage');
+      const deployment = path.join(EXAMPLES, `${name}.json`);
+      expect(run(['render', '--deployment', deployment, '--out', out]).code).toBe(0);
+      const verify = run(['verify', '--dir', out, '--deployment', deployment, '--skip-smoke', '--json']);
+      const report = JSON.parse(verify.stdout) as {
+        checks: { id: string; severity: string; ok: boolean; message: string }[];
+      };
+      expect(report.checks.filter((c) => !c.ok && c.severity === 'error')).toEqual([]);
+      expect(verify.code).toBe(0);
+      expect(report.checks.filter((c) => !c.ok).map((c) => c.message)).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/does not exist on this machine .*fine for a staged tree/),
+        ]),
+      );
+    },
+  );
+
   it('scripts/rollback works from an install directory without node_modules', async () => {
     const dir = await tempDir();
     const out = path.join(dir, 'install');

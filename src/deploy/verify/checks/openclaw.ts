@@ -16,6 +16,8 @@ export interface OpenclawHostFact {
   /** True on the real install (the tree at its installDir): every launcher check ran, install files included. */
   real: boolean;
   problems: readonly string[];
+  /** A staged tree whose pinned Node or OpenClaw is absent here: warned, as host.pins does for Qwen's. */
+  warnings?: readonly string[];
 }
 
 const PROFILE = 'openclaw-recall' as const;
@@ -218,7 +220,8 @@ export function checkOpenclaw(
       'the plugin package (manifest, package.json, entry) is in place',
     );
   }
-  if (host !== undefined)
+  for (const warning of host?.warnings ?? []) checks.add('openclaw.host', scope, false, warning, 'warning');
+  if (host !== undefined && (host.warnings ?? []).length === 0)
     checks.expect(
       'openclaw.host',
       scope,
