@@ -22,6 +22,7 @@ import { openclawLaunchPlanSchema } from '../contracts/openclaw-launch.js';
 import { createTransport } from '../http/create-transport.js';
 import { withNoProxyHost } from '../policy/broker-env.js';
 import { lookupEnv } from '../policy/environment-names.js';
+import { posixQuote } from '../policy/quote.js';
 import { readCredential } from '../policy/routed-credentials.js';
 import { providerConfigVersion } from './deployment/provider-config.js';
 import { formatPath } from './json.js';
@@ -68,6 +69,16 @@ async function readJson(dir: string, file: string): Promise<unknown> {
   }
 }
 
+/** The installDir a profile's launch plan names, or undefined when it cannot be read. */
+function installDirOf(dir: string, kind: string | undefined): unknown {
+  try {
+    const plan = readFileSync(path.join(dir, 'profiles', kind ?? '', PROFILE_FILES.launchPlan), 'utf8');
+    return (JSON.parse(plan) as { installDir?: unknown }).installDir;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The active profiles to probe, or a ProbeRefused saying why there are none. */
 async function profilesToProbe(dir: string, only: AnyProfileKind | undefined): Promise<AnyProfileKind[]> {
   const manifestText = await fs.readFile(path.join(dir, MANIFEST_FILE), 'utf8').catch(() => undefined);
@@ -84,9 +95,13 @@ async function profilesToProbe(dir: string, only: AnyProfileKind | undefined): P
       ([kind, { state }]) => `${kind} ${state === 'active' ? 'active' : 'rolled back'}`,
     );
     // A rolled-back profile sends no search: probing it would test what no developer uses.
-    const rolledBack = only !== undefined && manifest.profiles[only] !== undefined;
+    const rolledBack = only === undefined ? deployed.length > 0 : manifest.profiles[only] !== undefined;
+    // The command as it runs: render without --deployment is a usage error; a staged tree needs --out.
+    const out =
+      installDirOf(dir, Object.keys(manifest.profiles)[0]) === dir ? '' : ` --out ${posixQuote(dir)}`;
+    const reactivate = `qwen-managed render --deployment ${manifest.deploymentFile === undefined ? 'DEPLOYMENT.json' : posixQuote(manifest.deploymentFile)}${out} --reactivate`;
     throw new ProbeRefused(
-      `${dir} has no active ${only === undefined ? '' : `${only} `}profile to probe (deployed: ${deployed.join(', ') || 'none'})${rolledBack ? `. Fix: \`qwen-managed render --reactivate\` makes ${only} active again` : ''}`,
+      `${dir} has no active ${only === undefined ? '' : `${only} `}profile to probe (deployed: ${deployed.join(', ') || 'none'})${rolledBack ? `. Fix: \`${reactivate}\` makes ${only ?? 'every rolled-back profile'} active again` : ''}`,
     );
   }
   return kinds;

@@ -559,7 +559,9 @@ describe('qwen-managed probe: a tree staged for Windows is probed on Windows', (
 });
 
 describe('qwen-managed probe: a rolled-back profile sends no search, and probe says so', () => {
-  it('names each profile with its state, and the fix for the one asked for', async () => {
+  // Negative control (by hand): the fix read `qwen-managed render --reactivate`, which render refuses
+  // as a usage error (--deployment is required), and with every profile rolled back there was none.
+  it('names each profile with its state, and the fix as a command that runs', async () => {
     const dir = await install(
       'rolled-back',
       { 'on-demand': { provider: genericProvider() }, 'auto-recall': { provider: genericProvider() } },
@@ -570,14 +572,22 @@ describe('qwen-managed probe: a rolled-back profile sends no search, and probe s
     expect([asked.code, asked.stdout, asked.stderr]).toEqual([
       1,
       '',
-      `qwen-managed: probe: ${dir} has no active auto-recall profile to probe (deployed: on-demand active, auto-recall rolled back). Fix: \`qwen-managed render --reactivate\` makes auto-recall active again\n`,
+      `qwen-managed: probe: ${dir} has no active auto-recall profile to probe (deployed: on-demand active, auto-recall rolled back). Fix: \`qwen-managed render --deployment '${path.join(work, 'rolled-back.json')}' --out '${dir}' --reactivate\` makes auto-recall active again\n`,
     ]);
     expect((await run(['rollback', '--dir', dir, '--profile', 'on-demand'])).code).toBe(0);
     const all = await run(['probe', '--dir', dir]);
     expect([all.code, all.stdout, all.stderr]).toEqual([
       1,
       '',
-      `qwen-managed: probe: ${dir} has no active profile to probe (deployed: on-demand rolled back, auto-recall rolled back)\n`,
+      `qwen-managed: probe: ${dir} has no active profile to probe (deployed: on-demand rolled back, auto-recall rolled back). Fix: \`qwen-managed render --deployment '${path.join(work, 'rolled-back.json')}' --out '${dir}' --reactivate\` makes every rolled-back profile active again\n`,
+    ]);
+    // The fix, as printed, runs: both profiles are active again.
+    const fix = /`qwen-managed (render [^`]+)`/.exec(all.stderr)![1]!.replaceAll("'", '').split(' ');
+    expect((await run(fix)).code).toBe(0);
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, 'manifest.json'), 'utf8'));
+    expect(Object.values(manifest.profiles).map((p) => (p as { state: string }).state)).toEqual([
+      'active',
+      'active',
     ]);
   });
 });
