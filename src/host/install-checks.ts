@@ -91,13 +91,52 @@ export interface Pin {
   optional?: boolean;
   /** Read by Qwen itself, not by the launcher: Node ignores a CA file it cannot read, with a warning. */
   readable?: boolean;
+  /** The administrator's fix when it does not exist (default: re-render, for a file of the install). */
+  missing?: string;
+}
+
+/** The fix for a pinned file outside the install that does not exist: put it there, or pin where it is. */
+export function missingPinFix(what: string, key: string): string {
+  return `install ${what} there, or name where it is in deployment.json ${key} and render again`;
+}
+
+/** The repository Qwen starts in is the developers', but its path is the deployment's. */
+export const REPOSITORY_ROOT_FIX =
+  'create it, or name the repository developers open in deployment.json "repositoryRoot" and render again';
+
+/** The CA file stays where the administrator keeps it (never copied into the install). */
+export const CA_FILE_FIX =
+  'put the CA certificates there, or name their file in deployment.json tls.extraCaCertificates and render again';
+
+/** The fix for a credential file that does not exist. */
+export function missingCredentialFix(name: string): string {
+  return `write the secret into it (owned by root, readable by the developers only), or name the file that holds it in deployment.json credentials.${name} and render again`;
 }
 
 function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, policy: ArgumentPolicy): Pin[] {
   const pins: Pin[] = [
-    { what: 'node', path: plan.node, type: 'file', adminOwned: true, executable: true },
-    { what: 'Qwen cli', path: plan.qwenCli, type: 'file', adminOwned: true },
-    { what: 'repository root', path: plan.cwd, type: 'directory', adminOwned: false },
+    {
+      what: 'node',
+      path: plan.node,
+      type: 'file',
+      adminOwned: true,
+      executable: true,
+      missing: missingPinFix('Node 22', '"node"'),
+    },
+    {
+      what: 'Qwen cli',
+      path: plan.qwenCli,
+      type: 'file',
+      adminOwned: true,
+      missing: missingPinFix('Qwen (docs/admin.md, "Installing Qwen for a deployment")', '"qwenCli"'),
+    },
+    {
+      what: 'repository root',
+      path: plan.cwd,
+      type: 'directory',
+      adminOwned: false,
+      missing: REPOSITORY_ROOT_FIX,
+    },
   ];
   for (const name of Object.keys(PINNED_FILE_VARIABLES)) {
     const file = lookupEnv(plan.environment.files, name, plan.platform);
@@ -107,7 +146,15 @@ function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, poli
     const file = lookupEnv(plan.environment.files, name, plan.platform);
     // Absent means not asked for; present, it is pinned (and refused when empty) like the others.
     if (file !== undefined) {
-      pins.push({ what: name, path: file, type: 'file', adminOwned: true, optional: true, readable: true });
+      pins.push({
+        what: name,
+        path: file,
+        type: 'file',
+        adminOwned: true,
+        optional: true,
+        readable: true,
+        missing: CA_FILE_FIX,
+      });
     }
   }
   if (active) {
@@ -123,7 +170,13 @@ function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, poli
   }
   for (const [name, source] of routedCredentials(plan, active, plan.platform)) {
     if ('file' in source) {
-      pins.push({ what: `credential file of ${name}`, path: source.file, type: 'file', adminOwned: true });
+      pins.push({
+        what: `credential file of ${name}`,
+        path: source.file,
+        type: 'file',
+        adminOwned: true,
+        missing: missingCredentialFix(name),
+      });
     }
   }
   return pins;
@@ -272,7 +325,9 @@ export function installPinProblems(input: InstallPinsInput): InstallPinsResult {
     } catch (error) {
       const code = errorCode(error);
       const why =
-        code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be inspected (${code})`;
+        code === 'ENOENT' || code === 'ENOTDIR'
+          ? `does not exist; fix: ${pin.missing ?? 're-render the deployment'}`
+          : `cannot be inspected (${code})`;
       problems.push(`${pin.what} ${show(pin.path)} ${why}`);
       continue;
     }

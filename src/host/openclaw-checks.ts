@@ -17,7 +17,15 @@ import { openclawVersionFacts, unsupportedNodeReason } from '../openclaw/version
 import { lookupEnv } from '../policy/environment-names.js';
 import { show } from '../policy/quote.js';
 import { routedCredentials } from '../policy/routed-credentials.js';
-import { type HostFs, installPinProblems, type Pin } from './install-checks.js';
+import {
+  CA_FILE_FIX,
+  type HostFs,
+  installPinProblems,
+  missingCredentialFix,
+  missingPinFix,
+  type Pin,
+  REPOSITORY_ROOT_FIX,
+} from './install-checks.js';
 
 /** The npm package the pinned openclaw.mjs must sit in. */
 export const OPENCLAW_PACKAGE_NAME = 'openclaw';
@@ -43,9 +51,28 @@ export interface OpenclawHostResult {
 
 function pinsOf(plan: OpenclawLaunchPlan, active: boolean): Pin[] {
   const pins: Pin[] = [
-    { what: 'OpenClaw node', path: plan.node, type: 'file', adminOwned: true, executable: true },
-    { what: 'OpenClaw cli', path: plan.cli, type: 'file', adminOwned: true },
-    { what: 'repository root', path: plan.cwd, type: 'directory', adminOwned: false },
+    {
+      what: 'OpenClaw node',
+      path: plan.node,
+      type: 'file',
+      adminOwned: true,
+      executable: true,
+      missing: missingPinFix('Node 24', 'openclaw.node'),
+    },
+    {
+      what: 'OpenClaw cli',
+      path: plan.cli,
+      type: 'file',
+      adminOwned: true,
+      missing: missingPinFix('OpenClaw (docs/openclaw.md)', 'openclaw.cli'),
+    },
+    {
+      what: 'repository root',
+      path: plan.cwd,
+      type: 'directory',
+      adminOwned: false,
+      missing: REPOSITORY_ROOT_FIX,
+    },
     {
       what: OPENCLAW_CONFIG_VARIABLE,
       path: lookupEnv(plan.environment.files, OPENCLAW_CONFIG_VARIABLE, plan.platform) ?? '',
@@ -62,10 +89,17 @@ function pinsOf(plan: OpenclawLaunchPlan, active: boolean): Pin[] {
       adminOwned: true,
       optional: true,
       readable: true,
+      missing: CA_FILE_FIX,
     });
   for (const [name, source] of routedCredentials(plan, active, plan.platform)) {
     if ('file' in source)
-      pins.push({ what: `credential file of ${name}`, path: source.file, type: 'file', adminOwned: true });
+      pins.push({
+        what: `credential file of ${name}`,
+        path: source.file,
+        type: 'file',
+        adminOwned: true,
+        missing: missingCredentialFix(name),
+      });
   }
   return pins;
 }

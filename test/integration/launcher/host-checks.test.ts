@@ -198,12 +198,26 @@ const ROWS: Row[] = [
       `environment.PATH entry ${q(path.join(i.root, 'tools', 'bin'))} does not exist, and anyone may create it in ${q(path.join(i.root, 'tools'))} (mode 1777); fix: take it out of environment.PATH in deployment.json, or create it as root (mkdir -p '${path.join(i.root, 'tools', 'bin')}')`,
     ],
   ],
-  ['the pinned node is missing', (i) => fs.rmSync(i.node), (i) => [`node ${q(i.node)} does not exist`]],
-  ['Qwen is missing', (i) => fs.rmSync(i.stub.cli), (i) => [`Qwen cli ${q(i.stub.cli)} does not exist`]],
+  [
+    'the pinned node is missing',
+    (i) => fs.rmSync(i.node),
+    (i) => [
+      `node ${q(i.node)} does not exist; fix: install Node 22 there, or name where it is in deployment.json "node" and render again`,
+    ],
+  ],
+  [
+    'Qwen is missing',
+    (i) => fs.rmSync(i.stub.cli),
+    (i) => [
+      `Qwen cli ${q(i.stub.cli)} does not exist; fix: install Qwen (docs/admin.md, "Installing Qwen for a deployment") there, or name where it is in deployment.json "qwenCli" and render again`,
+    ],
+  ],
   [
     'the credential file is missing',
     (i) => fs.rmSync(i.token),
-    (i) => [`credential file of CONTEXT_API_TOKEN ${q(i.token)} does not exist`],
+    (i) => [
+      `credential file of CONTEXT_API_TOKEN ${q(i.token)} does not exist; fix: write the secret into it (owned by root, readable by the developers only), or name the file that holds it in deployment.json credentials.CONTEXT_API_TOKEN and render again`,
+    ],
   ],
   [
     'a managed file changed after render',

@@ -129,7 +129,8 @@ describe('pins (exit 1, the stub never runs)', () => {
     [
       'a missing Qwen cli',
       (c) => fs.rmSync(c.stub.cli),
-      (c) => `launch-qwen: Qwen cli ${JSON.stringify(c.stub.cli)} does not exist`,
+      (c) =>
+        `launch-qwen: Qwen cli ${JSON.stringify(c.stub.cli)} does not exist; fix: install Qwen (docs/admin.md, "Installing Qwen for a deployment") there, or name where it is in deployment.json "qwenCli" and render again`,
     ],
     [
       'a relative pinned path',

@@ -68,15 +68,28 @@ describe('verify: the real install runs the launcher checks, a staged tree keeps
       (i: Awaited<ReturnType<typeof realInstall>>) => string[],
     ]
   >([
-    ['a missing node', (i) => fs.rm(i.node), (i) => [`node ${JSON.stringify(i.node)} does not exist`]],
-    ['a missing Qwen', (i) => fs.rm(i.cli), (i) => [`Qwen cli ${JSON.stringify(i.cli)} does not exist`]],
+    [
+      'a missing node',
+      (i) => fs.rm(i.node),
+      (i) => [
+        `node ${JSON.stringify(i.node)} does not exist; fix: install Node 22 there, or name where it is in deployment.json "node" and render again`,
+      ],
+    ],
+    [
+      'a missing Qwen',
+      (i) => fs.rm(i.cli),
+      (i) => [
+        `Qwen cli ${JSON.stringify(i.cli)} does not exist; fix: install Qwen (docs/admin.md, "Installing Qwen for a deployment") there, or name where it is in deployment.json "qwenCli" and render again`,
+      ],
+    ],
     [
       // One line per credential name routed from it (every profile judged, lines deduplicated).
       'a missing credential file',
       (i) => fs.rm(i.token),
       (i) =>
         ['CONTEXT_API_TOKEN', 'MEM0_API_KEY'].map(
-          (name) => `credential file of ${name} ${JSON.stringify(i.token)} does not exist`,
+          (name) =>
+            `credential file of ${name} ${JSON.stringify(i.token)} does not exist; fix: write the secret into it (owned by root, readable by the developers only), or name the file that holds it in deployment.json credentials.${name} and render again`,
         ),
     ],
     // Negative control (by hand): before credentialContentProblems verify only stat'ed these

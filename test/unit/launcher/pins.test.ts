@@ -134,7 +134,8 @@ describe('loadPins', () => {
       (p) => {
         p.qwenCli = `${p.qwenCli}.missing`;
       },
-      (f) => `Qwen cli ${q(`${f.root}/qwen/cli.js.missing`)} does not exist`,
+      (f) =>
+        `Qwen cli ${q(`${f.root}/qwen/cli.js.missing`)} does not exist; fix: install Qwen (docs/admin.md, "Installing Qwen for a deployment") there, or name where it is in deployment.json "qwenCli" and render again`,
     ],
     [
       'a relative node',
@@ -148,7 +149,8 @@ describe('loadPins', () => {
       (p) => {
         p.cwd = '/nonexistent/repo';
       },
-      () => 'repository root "/nonexistent/repo" does not exist',
+      () =>
+        `repository root "/nonexistent/repo" does not exist; fix: create it, or name the repository developers open in deployment.json "repositoryRoot" and render again`,
     ],
     [
       'a pinned path with a dollar sign',
@@ -496,7 +498,7 @@ describe('loadPins', () => {
     fs.rmSync(path.join(f.root, 'qwen', 'cli.js'));
     expect(refusal(() => load(f)).problems).toEqual([
       `${q(f.profileFile('on-demand', 'mcp.json'))} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
-      `Qwen cli ${q(path.join(f.root, 'qwen', 'cli.js'))} does not exist`,
+      `Qwen cli ${q(path.join(f.root, 'qwen', 'cli.js'))} does not exist; fix: install Qwen (docs/admin.md, "Installing Qwen for a deployment") there, or name where it is in deployment.json "qwenCli" and render again`,
       `${q(f.profileFile('on-demand', 'system-settings.json'))} is a file writable by group or others (mode 0666); fix: chmod go-w '${f.profileFile('on-demand', 'system-settings.json')}'`,
     ]);
   });
@@ -571,7 +573,12 @@ describe('loadPins: the CA file the plan pins as NODE_EXTRA_CA_CERTS (deployment
       },
       (ca) => `NODE_EXTRA_CA_CERTS ${q(ca)} is not a file`,
     ],
-    ['missing', (ca) => fs.rmSync(ca), (ca) => `NODE_EXTRA_CA_CERTS ${q(ca)} does not exist`],
+    [
+      'missing',
+      (ca) => fs.rmSync(ca),
+      (ca) =>
+        `NODE_EXTRA_CA_CERTS ${q(ca)} does not exist; fix: put the CA certificates there, or name their file in deployment.json tls.extraCaCertificates and render again`,
+    ],
     [
       'not readable by the user who launches',
       () => {},
