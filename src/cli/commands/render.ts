@@ -78,6 +78,14 @@ export function writeRefusal(error: unknown, target: string, staged: boolean): I
   return undefined;
 }
 
+/** A hand edit render wrote over: kept in backups/, and said, so the administrator can carry it over. */
+function editedNotices(written: WriteResult): string[] {
+  return written.edited.map(
+    (rel) =>
+      `${rel} was edited after the last render (it is not the file manifest.json lists); render wrote it again, and the edited version is kept in ${written.backupDir ?? 'backups'}/${rel}. Fix: carry the change over into deployment.json if it should stay`,
+  );
+}
+
 /** `render --json`: what a configuration-management run needs to report `changed` truthfully. */
 export interface RenderJsonResult {
   changed: boolean;
@@ -114,7 +122,7 @@ export function renderJsonResult(
     profiles: Object.fromEntries(
       Object.entries(rendered.manifest.profiles).map(([kind, profile]) => [kind, profile.state]),
     ),
-    notices: [...rendered.notices],
+    notices: [...rendered.notices, ...editedNotices(written)],
   };
 }
 
@@ -160,7 +168,9 @@ function renderOutcome(
   rendered: RenderedInstall,
   written: WriteResult,
 ): string {
-  const notices = rendered.notices.map((notice) => `render: ${notice}\n`).join('');
+  const notices = [...rendered.notices, ...editedNotices(written)]
+    .map((notice) => `render: ${notice}\n`)
+    .join('');
   const staged = dir !== installDir ? ` (staged; files refer to ${installDir})` : '';
   return (
     notices +

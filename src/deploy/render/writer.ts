@@ -10,9 +10,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { AdminInputError } from '../../base/errors.js';
+import { sha256Hex } from '../../base/hash.js';
 import { BACKUPS_DIR, MANIFEST_FILE } from '../../contracts/install-manifest.js';
 import { fsyncDir, stageFile, TEMP_MARKER } from '../atomic-file.js';
 import { type InstallLock, LOCK_FILE, withInstallLock } from './lock.js';
+import { parseManifestText } from './manifest.js';
 import type { RenderedInstall } from './render.js';
 import { DIRECTORY_MODE, FILE_MODE } from './types.js';
 
@@ -36,6 +38,8 @@ export interface WriteResult {
   written: string[];
   unchanged: string[];
   retired: string[];
+  /** Written over a version that is not the one manifest.json lists (edited by hand): kept in backups/. */
+  edited: string[];
   /** Relative path of the backup folder, when anything was replaced or retired. */
   backupDir?: string;
 }
@@ -150,7 +154,11 @@ export async function writeInstall(
   for (const rel of present.filter((r) => path.posix.basename(r).includes(TEMP_MARKER))) {
     await fs.rm(path.join(root, rel), { force: true });
   }
-  const result: WriteResult = { written: [], unchanged: [], retired: [] };
+  const result: WriteResult = { written: [], unchanged: [], retired: [], edited: [] };
+  // What the last render wrote: a file that differs from it was edited since, and the admin is told.
+  const listed = present.includes(MANIFEST_FILE)
+    ? parseManifestText(await fs.readFile(path.join(root, MANIFEST_FILE), 'utf8').catch(() => ''))?.files
+    : undefined;
   const staged = new Map<string, { temp: string; existed: boolean }>();
 
   // Phase 1: stage every changed file next to its target; nothing visible changes yet.
@@ -165,6 +173,9 @@ export async function writeInstall(
       result.unchanged.push(rel);
       continue;
     }
+    const recorded = listed?.[rel]?.sha256;
+    if (existing?.regular === true && recorded !== undefined && sha256Hex(existing.bytes) !== recorded)
+      result.edited.push(rel);
     const relDir = path.posix.dirname(rel);
     await ensureDir(root, relDir === '.' ? '' : relDir);
     emit({ step: 'stage', path: rel });

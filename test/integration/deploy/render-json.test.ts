@@ -159,6 +159,15 @@ describe('render --json: files written, unchanged, retired', () => {
       profiles: { 'auto-recall': 'active', 'on-demand': 'active' },
       notices: ['profile auto-recall: re-activated (was rolled back)'],
     });
+
+    // 6. A rendered file edited by hand: written again, and the notice says where the edit is kept.
+    const hand = 'profiles/on-demand/trusted-folders.json';
+    await fs.writeFile(path.join(out, hand), '{}\n');
+    const overwritten = renderJson(deployment, out);
+    expect(overwritten).toMatchObject({ changed: true, written: [hand] });
+    expect(overwritten['notices']).toEqual([
+      `${hand} was edited after the last render (it is not the file manifest.json lists); render wrote it again, and the edited version is kept in ${overwritten['backupDir']}/${hand}. Fix: carry the change over into deployment.json if it should stay`,
+    ]);
   });
 
   it.each([

@@ -403,6 +403,26 @@ describe('writeInstall', () => {
     ]);
   });
 
+  // Negative control (by hand): before, render wrote over a hand edit with only "1 written" to show
+  // for it; the edit was in backups/, but nothing said so.
+  it('names a file edited by hand since the last render, and keeps that version in backups/', async () => {
+    const raw = await allProfilesRaw();
+    const dir = await renderToDir(parseDeploymentValue(raw));
+    const rel = 'profiles/on-demand/system-settings.json';
+    const edited = (await fs.readFile(path.join(dir, rel), 'utf8')).replace('{', '{"edited": true,');
+    await fs.writeFile(path.join(dir, rel), edited);
+    const again = render(parseDeploymentValue(raw), { previous: await previousOf(dir), now: LATER });
+    const result = await writeInstall(dir, again, { now: LATER });
+    expect([result.written, result.edited]).toEqual([[rel], [rel]]);
+    expect(await fs.readFile(path.join(dir, result.backupDir!, rel), 'utf8')).toBe(edited);
+    // A change of deployment.json is no hand edit.
+    (raw.settings as any).model.name = 'another-model';
+    const changed = render(parseDeploymentValue(raw), { previous: await previousOf(dir), now: LATER });
+    const next = await writeInstall(dir, changed, { now: LATER });
+    expect(next.written.length).toBeGreaterThan(1);
+    expect(next.edited).toEqual([]);
+  });
+
   it('refuses a non-empty directory that is not an install', async () => {
     const dir = await tempDir();
     await fs.writeFile(path.join(dir, 'precious.txt'), 'keep me');
