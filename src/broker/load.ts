@@ -153,10 +153,16 @@ export function readBrokerCredentials(config: BrokerConfig, sources: CredentialS
       text = decoder.decode(sources.readFile(from));
     } catch (error) {
       const code = errorCode(error);
+      const missing = code === 'ENOENT' || code === 'ENOTDIR';
+      // A file that is not there needs the secret (or the right path), not another way to start.
       problems.push(
         code === 'error'
           ? `credential ${name}: ${show(from)} is not UTF-8 text`
-          : `credential ${name}: cannot read ${show(from)} (${code}); start the broker as root, or under systemd with its drop-in (LoadCredential=${name}:…)`,
+          : missing && sources.credentialsDirectory === undefined
+            ? `credential ${name}: ${show(from)} does not exist; fix: write the secret into it (owned by root, mode 0600), or name the file that holds it in deployment.json credentials.${name} and render again`
+            : missing
+              ? `credential ${name}: ${show(from)} does not exist: systemd did not load it; fix: install the install's broker/systemd.conf as the unit's drop-in (LoadCredential=${name}:…), then systemctl daemon-reload and restart the broker`
+              : `credential ${name}: cannot read ${show(from)} (${code}); start the broker as root, or under systemd with its drop-in (LoadCredential=${name}:…)`,
       );
       continue;
     }

@@ -3,6 +3,8 @@
 // asked to stop. Everything that touches the machine comes in through `BrokerMachine`.
 import * as tls from 'node:tls';
 import { BROKER_MODEL_IDLE_MS } from '../base/limits.js';
+import type { BrokerConfig } from '../contracts/broker-config.js';
+import type { Account } from '../host/accounts.js';
 import { unprivilegedPortStart } from '../host/proc-net.js';
 import { show } from '../policy/quote.js';
 import { admit } from './allow.js';
@@ -50,18 +52,47 @@ function bindProblem(error: unknown, port: number, user: string): string {
   return `cannot bind 127.0.0.1:${port} (${code})`;
 }
 
+/** The problems of one check, or its result. */
+function collect<T>(problems: string[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof BrokerStartError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
+}
+
+/**
+ * Its user, how it was started and its credentials, judged all before it refuses: an administrator
+ * who fixes the one problem named would otherwise meet the next at the next start.
+ */
+export function checkBrokerStart(
+  config: BrokerConfig,
+  machine: Pick<BrokerMachine, 'fs' | 'env' | 'ids' | 'shellOf' | 'credentialValue'>,
+  cache: AccountCache,
+): { account: Account; mode: 'drop' | 'already'; credentials: Map<string, string> } {
+  const problems: string[] = [];
+  const account = collect(problems, () => brokerAccount(config, cache.get(), machine.shellOf));
+  const mode = account === undefined ? undefined : collect(problems, () => startMode(machine.ids, account));
+  const credentials = collect(problems, () =>
+    readBrokerCredentials(config, {
+      ...(machine.env['CREDENTIALS_DIRECTORY']
+        ? { credentialsDirectory: machine.env['CREDENTIALS_DIRECTORY'] }
+        : {}),
+      readFile: (file) => machine.fs.readFileSync(file),
+      valueOf: machine.credentialValue,
+    }),
+  );
+  if (account === undefined || mode === undefined || credentials === undefined)
+    throw new BrokerStartError(problems);
+  return { account, mode, credentials };
+}
+
 export async function startBroker(dir: string, machine: BrokerMachine): Promise<RunningBroker> {
   const { config } = loadBrokerConfig(dir, machine.fs);
   const cache = machine.accounts(config.allow.groups);
-  const account = brokerAccount(config, cache.get(), machine.shellOf);
-  const mode = startMode(machine.ids, account);
-  const credentials = readBrokerCredentials(config, {
-    ...(machine.env['CREDENTIALS_DIRECTORY']
-      ? { credentialsDirectory: machine.env['CREDENTIALS_DIRECTORY'] }
-      : {}),
-    readFile: (file) => machine.fs.readFileSync(file),
-    valueOf: machine.credentialValue,
-  });
+  const { account, mode, credentials } = checkBrokerStart(config, machine, cache);
   let ca: string[] | undefined;
   if (config.extraCaCertificates !== undefined) {
     try {

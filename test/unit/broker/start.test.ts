@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { BrokerStartError, brokerAccount, readBrokerCredentials } from '../../../src/broker/load.js';
 import { dropPrivileges, type IdentityOps, startMode } from '../../../src/broker/privileges.js';
+import { checkBrokerStart } from '../../../src/broker/start.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
 import { parseAccountDb } from '../../../src/host/accounts.js';
 import { credentialFileValue } from '../../../src/policy/routed-credentials.js';
@@ -141,6 +142,61 @@ describe('credentials', () => {
       'credential TOKEN: "/etc/qm/empty" is empty',
       'credential TWO: "/etc/qm/two-lines" holds a line break or NUL inside the secret, which no HTTP header can carry; write only the secret, on one line',
       'credential X: cannot read "/nope" (EACCES); start the broker as root, or under systemd with its drop-in (LoadCredential=X:…)',
+    ]);
+  });
+});
+
+// Negative control (by hand): a credential file that was not there was refused with "start the
+// broker as root, or under systemd …" (the broker was started as root), and a missing user hid every
+// other problem until it was fixed and the broker started again.
+describe('every start problem at once, each with its fix', () => {
+  const machine = (readFile: (p: string) => Uint8Array, env: Record<string, string> = {}) => ({
+    fs: { readFileSync: readFile } as never,
+    env,
+    ids: { getuid: () => 0, geteuid: () => 0 } as never,
+    shellOf: () => '/usr/sbin/nologin',
+    credentialValue: credentialFileValue,
+  });
+  const cache = { get: () => db, withUid: () => db } as never;
+  const absent = (p: string): Uint8Array => {
+    if (p === '/etc/qm/token') return new TextEncoder().encode('tok\n');
+    throw Object.assign(new Error('no'), { code: 'ENOENT' });
+  };
+
+  it('a missing user and a credential file that does not exist: both named', () => {
+    expect(
+      problems(() => checkBrokerStart({ ...config, user: 'nobody-here' }, machine(absent), cache)),
+    ).toEqual([
+      "the broker's user nobody-here does not exist; create it as a system user: useradd --system --no-create-home --shell /usr/sbin/nologin nobody-here",
+      'credential KEY: "/etc/qm/key" does not exist; fix: write the secret into it (owned by root, mode 0600), or name the file that holds it in deployment.json credentials.KEY and render again',
+    ]);
+  });
+
+  it("under systemd, one the drop-in did not load: the drop-in's fix", () => {
+    const dir = '/run/credentials/qwen-managed-broker.service';
+    expect(
+      problems(() =>
+        checkBrokerStart(
+          config,
+          machine((p) => absent(p.replace(`${dir}/TOKEN`, '/etc/qm/token')), { CREDENTIALS_DIRECTORY: dir }),
+          cache,
+        ),
+      ),
+    ).toEqual([
+      `credential KEY: "${dir}/KEY" does not exist: systemd did not load it; fix: install the install's broker/systemd.conf as the unit's drop-in (LoadCredential=KEY:…), then systemctl daemon-reload and restart the broker`,
+    ]);
+  });
+
+  it('nothing wrong: the account, the start mode and the credentials', () => {
+    const found = checkBrokerStart(
+      config,
+      machine((p) => new TextEncoder().encode(`${p}\n`)),
+      cache,
+    );
+    expect([found.account.name, found.mode, [...found.credentials.keys()]]).toEqual([
+      'qmb',
+      'drop',
+      ['KEY', 'TOKEN'],
     ]);
   });
 });
