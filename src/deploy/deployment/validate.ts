@@ -135,6 +135,11 @@ function environmentProblems(deployment: Deployment): Problem[] {
   return problems;
 }
 
+const CREDENTIAL_EXAMPLE = {
+  posix: '/etc/qwen-managed/context.token',
+  windows: 'C:\\ProgramData\\qwen-managed\\context.token',
+} as const;
+
 const CA_EXAMPLE = {
   posix: '/etc/qwen-managed/ca.pem',
   windows: 'C:\\ProgramData\\qwen-managed\\ca.pem',
@@ -144,27 +149,51 @@ function extraCaProblems(deployment: Deployment, file: string): Problem[] {
   const keyPath = ['tls', 'extraCaCertificates'];
   const found = pinnedPathProblems(keyPath, file, deployment.platform);
   if (found.length > 0) return found;
-  // The launcher accepts a pin inside the tree only as a file manifest.json lists, and render lists only its own.
-  if (new PinnedLayout(deployment.platform, deployment.installDir).contains(file)) {
-    return [
-      problem(
-        keyPath,
-        file,
-        `is inside installDir ${JSON.stringify(deployment.installDir)}, which render owns`,
-        `keep the CA file outside the install tree, e.g. ${CA_EXAMPLE[deployment.platform]}`,
-      ),
-    ];
-  }
-  return [];
+  return insideInstallProblems(deployment, keyPath, file, 'the CA file', CA_EXAMPLE[deployment.platform]);
+}
+
+/**
+ * A pin outside the tree must stay outside it: the launcher accepts a pin inside only as a file
+ * manifest.json lists, render lists only its own, and the next render moves every other file there to
+ * backups/ (a credential file, node or the repository would vanish from under the launcher).
+ */
+export function insideInstallProblems(
+  deployment: Pick<Deployment, 'platform' | 'installDir'>,
+  keyPath: (string | number)[],
+  value: string,
+  what: string,
+  example?: string,
+): Problem[] {
+  if (!new PinnedLayout(deployment.platform, deployment.installDir).contains(value)) return [];
+  return [
+    problem(
+      keyPath,
+      value,
+      `is inside installDir ${JSON.stringify(deployment.installDir)}, which render owns: the next render would move it to backups/`,
+      `keep ${what} outside the install tree${example === undefined ? '' : `, e.g. ${example}`}`,
+    ),
+  ];
 }
 
 function pathProblems(deployment: Deployment): Problem[] {
   const { platform } = deployment;
+  // A pin in normal form that lies inside installDir is refused too (insideInstallProblems).
+  const pin = (
+    keyPath: (string | number)[],
+    value: string,
+    what: string,
+    options: { notRoot?: true; example?: string } = {},
+  ) => {
+    const found = pinnedPathProblems(keyPath, value, platform, options);
+    return found.length > 0 || pinnedPathProblems(['installDir'], deployment.installDir, platform).length > 0
+      ? found
+      : insideInstallProblems(deployment, keyPath, value, what, options.example);
+  };
   const problems = [
     ...pinnedPathProblems(['installDir'], deployment.installDir, platform, { notRoot: true }),
-    ...pinnedPathProblems(['node'], deployment.node, platform),
-    ...pinnedPathProblems(['qwenCli'], deployment.qwenCli, platform),
-    ...pinnedPathProblems(['repositoryRoot'], deployment.repositoryRoot, platform, { notRoot: true }),
+    ...pin(['node'], deployment.node, 'Node'),
+    ...pin(['qwenCli'], deployment.qwenCli, 'the Qwen package'),
+    ...pin(['repositoryRoot'], deployment.repositoryRoot, 'the repository', { notRoot: true }),
   ];
   const flavour = platform === 'windows' ? path.win32 : path.posix;
   if (flavour.basename(deployment.qwenCli) === 'cli-entry.js') {
@@ -179,7 +208,11 @@ function pathProblems(deployment: Deployment): Problem[] {
   }
   for (const [name, entry] of Object.entries(deployment.credentials)) {
     if ('file' in entry)
-      problems.push(...pinnedPathProblems(['credentials', name, 'file'], entry.file, platform));
+      problems.push(
+        ...pin(['credentials', name, 'file'], entry.file, 'the credential file', {
+          example: CREDENTIAL_EXAMPLE[platform],
+        }),
+      );
   }
   if (deployment.tls !== undefined)
     problems.push(...extraCaProblems(deployment, deployment.tls.extraCaCertificates));
@@ -353,8 +386,11 @@ export function validateDeployment(deployment: Deployment): Problem[] {
           ...settingsFactsProblems(deployment.settings),
         ]),
     ...guardProblems(deployment),
-    ...openclawDeploymentProblems(deployment, (keyPath, value) =>
-      pinnedPathProblems(keyPath, value, deployment.platform),
-    ),
+    ...openclawDeploymentProblems(deployment, (keyPath, value) => {
+      const found = pinnedPathProblems(keyPath, value, deployment.platform);
+      return found.length > 0
+        ? found
+        : insideInstallProblems(deployment, keyPath, value, 'OpenClaw and its Node');
+    }),
   ];
 }

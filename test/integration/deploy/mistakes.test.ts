@@ -198,6 +198,19 @@ const MISTAKES: Mistake[] = [
     stderr: [/render: installDir \/\S+\/install is an existing file, not a directory; nothing was written\./],
   },
   {
+    mistake: 'a credential file inside installDir',
+    async setUp(dir) {
+      const raw = await example('on-demand');
+      raw.installDir = path.join(dir, 'install');
+      raw.credentials.CONTEXT_API_TOKEN.file = path.join(dir, 'install', 'secrets', 'context.token');
+      await writeJson(path.join(dir, 'd.json'), raw);
+      return { dir, args: ['render', '--deployment', 'd.json'] };
+    },
+    stderr: [
+      /credentials\.CONTEXT_API_TOKEN\.file = "\/\S+\/install\/secrets\/context\.token": is inside installDir "\/\S+\/install", which render owns: the next render would move it to backups\/\. Fix: keep the credential file outside the install tree, e\.g\. \/etc\/qwen-managed\/context\.token/,
+    ],
+  },
+  {
     mistake: '--out naming a directory that holds files render does not write',
     async setUp(dir) {
       await fs.mkdir(path.join(dir, 'out'));

@@ -575,6 +575,40 @@ describe('deployment.json: refusals name the key, the bad value and the fix', ()
   });
 });
 
+// Negative control (by hand): a credential file under installDir rendered fine; verify then called it
+// "not listed in manifest.json; re-render", and that re-render moved it to backups/, so every launch
+// failed with "does not exist".
+describe('deployment.json: a pin inside installDir, which render owns, is refused', () => {
+  it.each<[string, (d: any) => void, string]>([
+    [
+      'a credential file',
+      (d) => (d.credentials.CONTEXT_API_TOKEN.file = '/opt/qwen-managed/secrets/context.token'),
+      'credentials.CONTEXT_API_TOKEN.file = "/opt/qwen-managed/secrets/context.token": is inside installDir "/opt/qwen-managed", which render owns: the next render would move it to backups/. Fix: keep the credential file outside the install tree, e.g. /etc/qwen-managed/context.token',
+    ],
+    [
+      'node',
+      (d) => (d.node = '/opt/qwen-managed/node/bin/node'),
+      'node = "/opt/qwen-managed/node/bin/node": is inside installDir "/opt/qwen-managed", which render owns: the next render would move it to backups/. Fix: keep Node outside the install tree',
+    ],
+    [
+      'the repository',
+      (d) => (d.repositoryRoot = '/opt/qwen-managed/repo'),
+      'repositoryRoot = "/opt/qwen-managed/repo": is inside installDir "/opt/qwen-managed", which render owns: the next render would move it to backups/. Fix: keep the repository outside the install tree',
+    ],
+  ])('%s', async (_title, edit, message) => {
+    const raw = await allProfilesRaw();
+    edit(raw);
+    let problems: string[] = [];
+    try {
+      parseDeploymentValue(raw);
+    } catch (error) {
+      if (!(error instanceof DeploymentInvalid)) throw error;
+      problems = error.problems.map(formatProblem);
+    }
+    expect(problems).toEqual([message]);
+  });
+});
+
 describe('deployment.json: a variable named __proto__, constructor or prototype is refused, not dropped', () => {
   // Negative control (by hand): without prototypeKeyProblems, `credentials.__proto__` and
   // `environment.set.__proto__` parsed with no problem (exit 0) and the entry silently vanished.
@@ -742,7 +776,7 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
       allProfilesRaw,
       { extraCaCertificates: '/opt/qwen-managed/ca.pem' },
       [
-        'tls.extraCaCertificates = "/opt/qwen-managed/ca.pem": is inside installDir "/opt/qwen-managed", which render owns. Fix: keep the CA file outside the install tree, e.g. /etc/qwen-managed/ca.pem',
+        'tls.extraCaCertificates = "/opt/qwen-managed/ca.pem": is inside installDir "/opt/qwen-managed", which render owns: the next render would move it to backups/. Fix: keep the CA file outside the install tree, e.g. /etc/qwen-managed/ca.pem',
       ],
     ],
     [
@@ -750,7 +784,7 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
       windows,
       { extraCaCertificates: 'C:\\program files\\QWEN-MANAGED\\ca.pem' },
       [
-        'tls.extraCaCertificates = "C:\\\\program files\\\\QWEN-MANAGED\\\\ca.pem": is inside installDir "C:\\\\Program Files\\\\qwen-managed", which render owns. Fix: keep the CA file outside the install tree, e.g. C:\\ProgramData\\qwen-managed\\ca.pem',
+        'tls.extraCaCertificates = "C:\\\\program files\\\\QWEN-MANAGED\\\\ca.pem": is inside installDir "C:\\\\Program Files\\\\qwen-managed", which render owns: the next render would move it to backups/. Fix: keep the CA file outside the install tree, e.g. C:\\ProgramData\\qwen-managed\\ca.pem',
       ],
     ],
     [
