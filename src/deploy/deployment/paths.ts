@@ -11,8 +11,35 @@ const EXAMPLE: Record<Platform, string> = {
   windows: 'C:\\Program Files\\qwen-managed',
 };
 
-const MESSAGES: Record<PathProblem, (platform: Platform) => [string, string]> = {
-  empty: (platform) => ['is empty', `write an absolute path such as ${EXAMPLE[platform]}`],
+/** An example of the kind of path each key pins: a Node binary is no install directory. */
+const KEY_EXAMPLES: Record<string, Record<Platform, string>> = {
+  node: { posix: '/opt/node-22/bin/node', windows: 'C:\\Program Files\\nodejs\\node.exe' },
+  qwenCli: {
+    posix: '/opt/qwen/lib/node_modules/@qwen-code/qwen-code/cli.js',
+    windows: 'C:\\Program Files\\qwen\\node_modules\\@qwen-code\\qwen-code\\cli.js',
+  },
+  repositoryRoot: { posix: '/srv/repos/app', windows: 'D:\\repos\\app' },
+  credentials: {
+    posix: '/etc/qwen-managed/context.token',
+    windows: 'C:\\ProgramData\\qwen-managed\\context.token',
+  },
+  tls: { posix: '/etc/qwen-managed/ca.pem', windows: 'C:\\ProgramData\\qwen-managed\\ca.pem' },
+  'openclaw.node': { posix: '/opt/node-24/bin/node', windows: 'C:\\Program Files\\nodejs\\node.exe' },
+  'openclaw.cli': {
+    posix: '/opt/openclaw/node_modules/openclaw/openclaw.mjs',
+    windows: 'C:\\Program Files\\openclaw\\node_modules\\openclaw\\openclaw.mjs',
+  },
+  environment: { posix: '/usr/bin', windows: 'C:\\Windows\\System32' },
+};
+
+function exampleFor(keyPath: readonly (string | number)[], platform: Platform): string {
+  const [first, second] = keyPath;
+  const examples = KEY_EXAMPLES[`${first}.${second}`] ?? KEY_EXAMPLES[String(first)];
+  return (examples ?? EXAMPLE)[platform];
+}
+
+const MESSAGES: Record<PathProblem, (platform: Platform, example: string) => [string, string]> = {
+  empty: (_platform, example) => ['is empty', `write an absolute path such as ${example}`],
   dollar: () => [
     'contains `$`, which Qwen would substitute from the environment inside settings strings',
     'move the file to a path without `$` (quoting cannot protect it)',
@@ -21,9 +48,9 @@ const MESSAGES: Record<PathProblem, (platform: Platform) => [string, string]> = 
     'contains a newline, NUL or another control character',
     'use a path made of printable characters only',
   ],
-  'not-absolute': (platform) => [
+  'not-absolute': (platform, example) => [
     `is not an absolute ${platform} path`,
-    `write an absolute path such as ${EXAMPLE[platform]}`,
+    `write an absolute path such as ${example}`,
   ],
 };
 
@@ -46,7 +73,7 @@ export function pinnedPathProblems(
 ): Problem[] {
   const found = pinnedPathProblem(value, platform);
   if (found !== undefined) {
-    const [message, fix] = MESSAGES[found](platform);
+    const [message, fix] = MESSAGES[found](platform, exampleFor(keyPath, platform));
     return [problem(keyPath, value, message, fix)];
   }
   const flavour = platform === 'windows' ? path.win32 : path.posix;

@@ -578,6 +578,39 @@ describe('deployment.json: refusals name the key, the bad value and the fix', ()
 // Negative control (by hand): a credential file under installDir rendered fine; verify then called it
 // "not listed in manifest.json; re-render", and that re-render moved it to backups/, so every launch
 // failed with "does not exist".
+// Negative control (by hand): every relative pin was told "such as /opt/qwen-managed", a directory,
+// also for node, a credential file or openclaw.mjs.
+describe('deployment.json: a relative pin is told an absolute path of its own kind', () => {
+  it.each<[string, (d: any) => void, string]>([
+    [
+      'node',
+      (d) => (d.node = 'node-22/bin/node'),
+      'node = "node-22/bin/node": is not an absolute posix path. Fix: write an absolute path such as /opt/node-22/bin/node',
+    ],
+    [
+      'a credential file',
+      (d) => (d.credentials.CONTEXT_API_TOKEN.file = 'context.token'),
+      'credentials.CONTEXT_API_TOKEN.file = "context.token": is not an absolute posix path. Fix: write an absolute path such as /etc/qwen-managed/context.token',
+    ],
+    [
+      'installDir',
+      (d) => (d.installDir = 'install'),
+      'installDir = "install": is not an absolute posix path. Fix: write an absolute path such as /opt/qwen-managed',
+    ],
+  ])('%s', async (_title, edit, message) => {
+    const raw = await allProfilesRaw();
+    edit(raw);
+    let problems: string[] = [];
+    try {
+      parseDeploymentValue(raw);
+    } catch (error) {
+      if (!(error instanceof DeploymentInvalid)) throw error;
+      problems = error.problems.map(formatProblem);
+    }
+    expect(problems).toContain(message);
+  });
+});
+
 describe('deployment.json: a pin inside installDir, which render owns, is refused', () => {
   it.each<[string, (d: any) => void, string]>([
     [
@@ -738,7 +771,7 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
       allProfilesRaw,
       { extraCaCertificates: 'ca.pem' },
       [
-        'tls.extraCaCertificates = "ca.pem": is not an absolute posix path. Fix: write an absolute path such as /opt/qwen-managed',
+        'tls.extraCaCertificates = "ca.pem": is not an absolute posix path. Fix: write an absolute path such as /etc/qwen-managed/ca.pem',
       ],
     ],
     [
@@ -746,7 +779,7 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
       windows,
       { extraCaCertificates: '/etc/qwen-managed/ca.pem' },
       [
-        'tls.extraCaCertificates = "/etc/qwen-managed/ca.pem": is not an absolute windows path. Fix: write an absolute path such as C:\\Program Files\\qwen-managed',
+        'tls.extraCaCertificates = "/etc/qwen-managed/ca.pem": is not an absolute windows path. Fix: write an absolute path such as C:\\ProgramData\\qwen-managed\\ca.pem',
       ],
     ],
     [
