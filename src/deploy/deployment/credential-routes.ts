@@ -47,18 +47,19 @@ export function routeCredentials(deployment: Deployment): {
       );
       continue;
     }
-    for (const kind of targets) {
+    targets.forEach((kind, i) => {
       if (!kinds.includes(kind)) {
+        // Often the profile's own key is misspelt (reported too): deploying it is the other fix.
         problems.push(
           problem(
-            [...key, 'profiles'],
+            [...key, 'profiles', i],
             kind,
             'names a profile this deployment does not deploy',
-            `remove "${kind}"`,
+            `remove "${kind}" here, or deploy it under "profiles" (deployed: ${kinds.map((k) => `"${k}"`).join(', ') || 'none'})`,
           ),
         );
       }
-    }
+    });
     for (const kind of naming) {
       if (!targets.includes(kind)) {
         problems.push(

@@ -611,6 +611,27 @@ describe('deployment.json: a relative pin is told an absolute path of its own ki
   });
 });
 
+// Negative control (by hand): a misspelt profile key ("auto-recal") also got "credentials.
+// OPENAI_API_KEY.profiles = "auto-recall" … Fix: remove "auto-recall"", which would unroute the key.
+describe('deployment.json: a credential routed to a profile not deployed', () => {
+  it('names the entry and both fixes: remove it, or deploy the profile', async () => {
+    const raw = await allProfilesRaw();
+    const profiles = raw.profiles as Record<string, unknown>;
+    profiles['auto-recal'] = profiles['auto-recall'];
+    delete profiles['auto-recall'];
+    let problems: string[] = [];
+    try {
+      parseDeploymentValue(raw);
+    } catch (error) {
+      if (!(error instanceof DeploymentInvalid)) throw error;
+      problems = error.problems.map(formatProblem);
+    }
+    expect(problems).toContain(
+      'credentials.OPENAI_API_KEY.profiles[1] = "auto-recall": names a profile this deployment does not deploy. Fix: remove "auto-recall" here, or deploy it under "profiles" (deployed: "on-demand", "write")',
+    );
+  });
+});
+
 describe('deployment.json: a pin inside installDir, which render owns, is refused', () => {
   it.each<[string, (d: any) => void, string]>([
     [
