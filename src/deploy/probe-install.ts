@@ -197,6 +197,17 @@ async function providerConfig(dir: string, kind: AnyProfileKind) {
   }
 }
 
+/** Where a refused credential is fixed: its file (the broker's, restarted, with one), or the environment. */
+function credentialSource(plan: ProbedPlan, name: string, throughBroker: boolean): string | undefined {
+  if (throughBroker)
+    return `the file of credentials.${name} in deployment.json, which the broker reads, then restart the broker`;
+  const source = plan.credentials[name];
+  if (source === undefined) return undefined;
+  return 'file' in source
+    ? `the file of credentials.${name}, ${JSON.stringify(source.file)}`
+    : `${name}, which this session inherits from the environment`;
+}
+
 /** The profile's launch plan (Qwen's or OpenClaw's); a refusal names the file, the keys and the fix. */
 async function launchPlan(dir: string, kind: AnyProfileKind): Promise<ProbedPlan> {
   const file = path.join(dir, profileRel(kind, PROFILE_FILES.launchPlan));
@@ -258,6 +269,7 @@ async function probeProfile(
       now: options.now,
       timeoutMs,
       throughBroker: broker !== undefined,
+      credentialSource: credentialSource(plan, credentialVariable(config.provider), broker !== undefined),
     });
   } finally {
     await handle.close();

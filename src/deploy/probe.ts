@@ -41,6 +41,8 @@ export interface ProbeOptions {
   timeoutMs: number;
   /** True when the provider config points at the credential broker's listener (render wrote it so). */
   throughBroker?: boolean;
+  /** Where the credential sent comes from, for a 401/403 to name (never its value). */
+  credentialSource?: string;
 }
 
 /** A certificate the TLS client did not trust (Node's and OpenSSL's verification codes). */
@@ -148,7 +150,7 @@ export async function probeProvider(
     const why = !isProviderRequestError(error)
       ? 'the request failed'
       : error.kind === 'http-status'
-        ? `the provider answered HTTP ${error.status}${error.status === 401 || error.status === 403 ? ' (the credential was refused)' : error.status === 404 ? ' (no such path: wrong preset or basePath?)' : ''}`
+        ? `the provider answered HTTP ${error.status}${error.status === 401 || error.status === 403 ? ` (the credential was refused)${options.credentialSource === undefined ? '' : `. Fix: put the key this service expects into ${options.credentialSource}`}` : error.status === 404 ? ' (no such path: wrong preset or basePath?)' : ''}`
         : error.kind === 'incomplete'
           ? // Through a broker, what answers nothing is first the broker: a stopped one answers nothing.
             options.throughBroker !== true

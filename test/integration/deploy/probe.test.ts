@@ -223,7 +223,11 @@ describe('qwen-managed probe: one read-only search per profile, judged against t
       provider: 'refuses the credential',
       script: { status: 403, json: { detail: 'Invalid API key' } },
       verdict: { ok: false, shape: 'no-answer', scope: 'not-confirmed', results: null },
-      message: 'the provider answered HTTP 403 (the credential was refused)',
+      // Negative control (by hand): the message stopped at "(the credential was refused)", naming
+      // neither the credential nor where it comes from.
+      message: expect.stringMatching(
+        /^the provider answered HTTP 403 \(the credential was refused\)\. Fix: put the key this service expects into the file of credentials\.MEM0_API_KEY, "\/\S+\/mem0\.key"$/,
+      ),
     },
   ])('a Mem0 provider that $provider', async ({ script, verdict, message }) => {
     const dir = await install(
