@@ -4,6 +4,9 @@ import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { BACKUPS_DIR, type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
+import { ALL_PROFILE_KINDS } from '../contracts/launch-plan.js';
+import { BIN_FILES, PROFILE_FILES } from '../contracts/layout.js';
+import { RUNTIME_FILES } from '../contracts/runtime-files.js';
 import { parseManifestText } from './render/manifest.js';
 import type { PreviousInstall } from './render/render.js';
 
@@ -60,7 +63,17 @@ export async function isDirectory(root: string): Promise<boolean> {
 }
 
 /** What render always writes at the top of a tree: a directory with none of them is not an install. */
-export const INSTALL_MARKS = [MANIFEST_FILE, 'bin', 'runtime', 'profiles'] as const;
+/**
+ * Files only an install tree holds: a directory such as `/` or `/usr` has a `bin/` of its own, and
+ * walking it read the whole disk (and failed on /proc as an internal error).
+ */
+export const INSTALL_MARKS: readonly string[] = [
+  MANIFEST_FILE,
+  ...Object.values(BIN_FILES).flatMap((names) => names.map((name) => `bin/${name}`)),
+  `runtime/${RUNTIME_FILES.launcher}`,
+  `runtime/${RUNTIME_FILES.launcherStart}`,
+  ...ALL_PROFILE_KINDS.map((kind) => `profiles/${kind}/${PROFILE_FILES.launchPlan}`),
+];
 
 /** The calls notAnInstallTree makes (node:fs has them; plan passes its injected file system). */
 export interface InstallMarksFs {
@@ -86,5 +99,5 @@ export function notAnInstallTree(dir: string, marksFs: InstallMarksFs = fsSync):
     (name) => found(() => marksFs.lstatSync(path.join(dir, name))) !== undefined,
   );
   if (marked) return undefined;
-  return `--dir ${dir} is not an install tree (it has none of ${INSTALL_MARKS.join(', ')}). Fix: point --dir at the installDir of a rendered deployment, or at a \`render --out\` staging directory`;
+  return `--dir ${dir} is not an install tree (it has none of ${MANIFEST_FILE}, bin/launch-qwen, runtime/${RUNTIME_FILES.launcher}, profiles/<kind>/${PROFILE_FILES.launchPlan}). Fix: point --dir at the installDir of a rendered deployment, or at a \`render --out\` staging directory`;
 }

@@ -270,7 +270,7 @@ const ROWS: Row[] = [
     },
     code: 1,
     says: [
-      /plan: --dir \/\S+\/notes is not an install tree \(it has none of manifest\.json, bin, runtime, profiles\)\. Fix: point --dir at the installDir of a rendered deployment, or at a `render --out` staging directory/,
+      /plan: --dir \/\S+\/notes is not an install tree \(it has none of manifest\.json, bin\/launch-qwen, runtime\/launch-qwen\.js, profiles\/<kind>\/launch\.json\)\. Fix: point --dir at the installDir of a rendered deployment, or at a `render --out` staging directory/,
     ],
   },
   {

@@ -312,7 +312,18 @@ describe('verify keeps its promises', () => {
       error: {
         kind: 'input',
         message:
-          /^verify: --dir \/\S+ is not an install tree \(it has none of manifest\.json, bin, runtime, profiles\)\. Fix: point --dir at the installDir of a rendered deployment, or at a `render --out` staging directory$/,
+          /^verify: --dir \/\S+ is not an install tree \(it has none of manifest\.json, bin\/launch-qwen, runtime\/launch-qwen\.js, profiles\/<kind>\/launch\.json\)\. Fix: point --dir at the installDir of a rendered deployment, or at a `render --out` staging directory$/,
+      },
+    },
+    // Negative control (by hand): `verify --dir /` (its /bin passed for an install's bin/) walked the
+    // whole disk and ended in "internal error: EINVAL: invalid argument, read", exit 70.
+    {
+      outcome: 'a directory with a bin/ of its own, such as / or /usr',
+      args: (dir: string) => ['verify', '--dir', path.join(dir, 'usr'), '--json'],
+      code: 1,
+      error: {
+        kind: 'input',
+        message: /^verify: --dir \/\S+\/usr is not an install tree \(it has none of manifest\.json, /,
       },
     },
     {
@@ -343,6 +354,8 @@ describe('verify keeps its promises', () => {
   ])('verify --json prints JSON on stdout for $outcome (exit $code)', async ({ args, code, error }) => {
     const dir = await fs.mkdtemp(path.join(cli.work, 'verify-'));
     await fs.writeFile(path.join(dir, 'notes.txt'), 'not an install\n');
+    await fs.mkdir(path.join(dir, 'usr', 'bin'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'usr', 'bin', 'tool'), 'not an install\n');
     expect(
       run(['render', '--deployment', path.join(EXAMPLES, 'on-demand.json'), '--out', 'tree'], dir).code,
     ).toBe(0);
