@@ -33,7 +33,7 @@ import { parseRollbackRecord, type RollbackRecord, rollbackRecordText } from '..
 import type { RenderedFile } from '../render/types.js';
 import { FILE_MODE } from '../render/types.js';
 import { writeInstall } from '../render/writer.js';
-import { isDirectory, loadInstallTree } from '../tree.js';
+import { isDirectory, loadInstallTree, notAnInstallTree } from '../tree.js';
 import { readSavedV1Config } from './restore-config.js';
 import { type FileChange, RollbackError, type RollbackOutcome } from './types.js';
 
@@ -54,6 +54,9 @@ const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 export async function rollbackInstall(options: InstallRollbackOptions): Promise<RollbackOutcome> {
   if (!(await isDirectory(options.dir))) throw new RollbackError(`${options.dir} is not a directory`);
+  // Before anything under it is read: `--dir /` would otherwise walk the whole disk.
+  const notInstall = notAnInstallTree(options.dir);
+  if (notInstall !== undefined) throw new RollbackError(notInstall);
   try {
     // Read-only first: a refusal (another writer, a tree that does not match its manifest) changes
     // nothing at all, not even a stale lock left by a killed render.

@@ -222,6 +222,17 @@ describe('rollback of an install profile', () => {
     expect(await verifyOk(dir)).toEqual([]);
   });
 
+  // Negative control (by hand): `rollback --dir / --profile auto-recall --dry-run` walked the whole
+  // disk and failed on a file another process was writing under /opt.
+  it('refuses a directory that is not an install before reading anything under it', async () => {
+    const dir = await tempDir();
+    await fs.mkdir(path.join(dir, 'bin'));
+    await fs.writeFile(path.join(dir, 'bin', 'tool'), '');
+    await expect(rollbackInstall({ dir, kind: 'auto-recall', now: LATER, dryRun: true })).rejects.toThrow(
+      new RegExp(`^--dir ${dir} is not an install tree \\(it has none of manifest\\.json, `),
+    );
+  });
+
   it('refuses a saved config that is not version 1', async () => {
     const dir = await renderToDir(await allProfiles());
     const saved = path.join(dir, '..', 'v2.json');
