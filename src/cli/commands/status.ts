@@ -9,11 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { LaunchError } from '../../../launcher/messages.js';
 import { NotDeployedError } from '../../../launcher/pins.js';
-import {
-  type LaunchDecision,
-  prepareLaunch,
-  type QwenLaunchDecision,
-} from '../../../launcher/prepare-launch.js';
+import { prepareLaunch, type QwenLaunchDecision } from '../../../launcher/prepare-launch.js';
 import { platformOfHost } from '../../base/platform.js';
 import { admit } from '../../broker/allow.js';
 import { BROKER_CONFIG_REL } from '../../contracts/broker.js';
@@ -30,7 +26,7 @@ import { pathChain, readAccountDb } from '../../deploy/host-accounts.js';
 import { nodeVersionAt } from '../../deploy/pinned-host-facts.js';
 import { notAnInstallTree } from '../../deploy/tree.js';
 import { runVerify } from '../../deploy/verify/run.js';
-import { type Account, findUser, principalOf, readBlocker } from '../../host/accounts.js';
+import { type Account, findGroup, findUser, principalOf, readBlocker } from '../../host/accounts.js';
 import { satisfiesEngines } from '../../host/node-engines.js';
 import { qwenPackageInfo } from '../../host/qwen-package.js';
 import { ARGUMENT_POLICY } from '../../policy/policies.js';
@@ -160,10 +156,32 @@ async function decide(
   }
 }
 
-function credentialsFor(
-  decision: LaunchDecision,
+/** What lets a user who cannot read a credential file launch: depends on whether they are a developer. */
+function readFix(
+  decision: QwenLaunchDecision,
   account: Account,
   db: ReturnType<typeof readAccountDb>,
+  dir: string,
+) {
+  const developers = decision.plan.developers;
+  const { gids } = principalOf(db, account);
+  const listed =
+    developers !== undefined &&
+    (developers.users.includes(account.name) ||
+      developers.groups.some((name) => {
+        const group = findGroup(db, name);
+        return group !== undefined && gids.has(group.gid);
+      }));
+  if (listed)
+    return `fix: let every developer read it (\`qwen-managed verify --dir ${dir}\` names the chgrp and chmod)`;
+  return `fix: if ${account.name} should launch, add them to "developers" in deployment.json, render again, and give the file the group and mode \`qwen-managed verify\` then names`;
+}
+
+function credentialsFor(
+  decision: QwenLaunchDecision,
+  account: Account,
+  db: ReturnType<typeof readAccountDb>,
+  dir: string,
 ): StatusReport['credentials'] {
   const who = principalOf(db, account);
   return decision.credentials.map(([name, source]) => {
@@ -197,7 +215,7 @@ function credentialsFor(
       detail:
         blocker === undefined
           ? `readable by ${account.name}`
-          : `not readable by ${account.name}: ${blocker.path} (mode ${blocker.mode.toString(8).padStart(4, '0')}) stops them, so their launch fails`,
+          : `not readable by ${account.name}: ${blocker.path} (mode ${blocker.mode.toString(8).padStart(4, '0')}) stops them, so their launch fails; ${readFix(decision, account, db, dir)}`,
     };
   });
 }
@@ -355,7 +373,7 @@ export async function statusReport(
       };
     }),
     mcpExcluded: Array.isArray(excluded) ? excluded.map(String) : [],
-    credentials: credentialsFor(decision, account, db),
+    credentials: credentialsFor(decision, account, db, dir),
     broker: brokerFor(dir, decision, account),
     verify: {
       ok: report.ok,

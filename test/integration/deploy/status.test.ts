@@ -153,7 +153,8 @@ describe('qwen-managed status for two developers of one install', () => {
         source: 'file',
         file: token,
         reachable: false,
-        detail: `not readable by ${outsider.name}: ${token} (mode 0640) stops them, so their launch fails`,
+        // Negative control (by hand): the detail ended at "so their launch fails", with no fix.
+        detail: `not readable by ${outsider.name}: ${token} (mode 0640) stops them, so their launch fails; fix: let every developer read it (\`qwen-managed verify --dir ${install}\` names the chgrp and chmod)`,
       },
     ]);
     // verify agrees: the outsider is a declared developer who cannot read it.
