@@ -320,12 +320,28 @@ const MUTATIONS: [string, Mutation, boolean, string, string, Options?][] = [
     'differs from a fresh render of deployment.json (none was made here: the pinned node /opt/node-22/bin/node is not on this machine;',
     { deployment: true },
   ],
+  // Negative control (by hand): each of these said only "is not listed in manifest.json", and a
+  // re-render then moved the file added by hand to backups/ unannounced.
   [
     'an unlisted file',
     async (dir) => fs.writeFile(file('runtime/extra.js')(dir), ''),
     false,
     'files.unlisted',
-    'runtime/extra.js is not listed in manifest.json',
+    'runtime/extra.js is not listed in manifest.json (every file except backups/ must be); fix: move it outside installDir (render owns the tree: the next render moves it to backups/)',
+  ],
+  [
+    'a lock left by a killed render',
+    async (dir) => fs.writeFile(file('.qwen-managed.lock')(dir), '{}'),
+    false,
+    'files.unlisted',
+    '.qwen-managed.lock is not listed in manifest.json (every file except backups/ must be); it is the lock of a render or rollback, running or killed; fix: wait for it to finish, or run render again',
+  ],
+  [
+    'a temp file of a killed render',
+    async (dir) => fs.writeFile(file('profiles/on-demand/.mcp.json.qwen-managed-tmp-1-2')(dir), ''),
+    false,
+    'files.unlisted',
+    'it is a temp file of a render or rollback killed mid-write; fix: run render again (it sweeps them)',
   ],
   [
     'a listed file deleted',

@@ -1,6 +1,7 @@
 // Integrity of the tree: manifest.json in the pinned shape, every listed file present with its
 // sha256 and mode, nothing unlisted (backups/ excepted), and the layout each profile needs.
 
+import * as path from 'node:path';
 import { sha256Hex } from '../../../base/hash.js';
 import type { Platform } from '../../../base/platform.js';
 import { MANIFEST_FILE } from '../../../contracts/install-manifest.js';
@@ -13,6 +14,8 @@ import {
   runtimeRel,
   usesMcp,
 } from '../../../contracts/layout.js';
+import { TEMP_MARKER } from '../../atomic-file.js';
+import { LOCK_FILE } from '../../render/lock.js';
 import { fileMode } from '../../render/manifest.js';
 import type { Checks } from '../report.js';
 import type { TreeView } from '../view.js';
@@ -20,6 +23,15 @@ import type { TreeView } from '../view.js';
 export interface FileCheckOptions {
   /** Permission bits mean nothing on a Windows host. */
   checkModes: boolean;
+}
+
+/** What an unlisted file is, and its fix: render owns the tree and retires what it did not write. */
+function unlistedFix(rel: string): string {
+  if (rel === LOCK_FILE)
+    return 'it is the lock of a render or rollback, running or killed; fix: wait for it to finish, or run render again (it takes over a lock whose process is gone)';
+  if (path.posix.basename(rel).includes(TEMP_MARKER))
+    return 'it is a temp file of a render or rollback killed mid-write; fix: run render again (it sweeps them)';
+  return 'fix: move it outside installDir (render owns the tree: the next render moves it to backups/), or re-render if render wrote it';
 }
 
 export function checkFiles(view: TreeView, checks: Checks, options: FileCheckOptions): void {
@@ -70,7 +82,10 @@ export function checkFiles(view: TreeView, checks: Checks, options: FileCheckOpt
   checks.expect(
     'files.unlisted',
     {},
-    unlisted.map((rel) => `${rel} is not listed in manifest.json (every file except backups/ must be)`),
+    unlisted.map(
+      (rel) =>
+        `${rel} is not listed in manifest.json (every file except backups/ must be); ${unlistedFix(rel)}`,
+    ),
     'no unlisted files',
   );
   checks.expect(
