@@ -80,10 +80,17 @@ export function writeRefusal(error: unknown, target: string, staged: boolean): I
 
 /** A hand edit render wrote over: kept in backups/, and said, so the administrator can carry it over. */
 function editedNotices(written: WriteResult): string[] {
-  return written.edited.map(
-    (rel) =>
-      `${rel} was edited after the last render (it is not the file manifest.json lists); render wrote it again, and the edited version is kept in ${written.backupDir ?? 'backups'}/${rel}. Fix: carry the change over into deployment.json if it should stay`,
-  );
+  const kept = written.backupDir ?? 'backups';
+  return [
+    ...written.edited.map(
+      (rel) =>
+        `${rel} was edited after the last render (it is not the file manifest.json lists); render wrote it again, and the edited version is kept in ${kept}/${rel}. Fix: carry the change over into deployment.json if it should stay`,
+    ),
+    ...written.unlisted.map(
+      (rel) =>
+        `${rel} was not written by render (manifest.json does not list it); it is moved to ${kept}/${rel}. Fix: keep files of your own outside installDir`,
+    ),
+  ];
 }
 
 /** `render --json`: what a configuration-management run needs to report `changed` truthfully. */

@@ -40,6 +40,8 @@ export interface WriteResult {
   retired: string[];
   /** Written over a version that is not the one manifest.json lists (edited by hand): kept in backups/. */
   edited: string[];
+  /** Retired though manifest.json never listed them (put there by hand): moved to backups/. */
+  unlisted: string[];
   /** Relative path of the backup folder, when anything was replaced or retired. */
   backupDir?: string;
 }
@@ -154,7 +156,7 @@ export async function writeInstall(
   for (const rel of present.filter((r) => path.posix.basename(r).includes(TEMP_MARKER))) {
     await fs.rm(path.join(root, rel), { force: true });
   }
-  const result: WriteResult = { written: [], unchanged: [], retired: [], edited: [] };
+  const result: WriteResult = { written: [], unchanged: [], retired: [], edited: [], unlisted: [] };
   // What the last render wrote: a file that differs from it was edited since, and the admin is told.
   const listed = present.includes(MANIFEST_FILE)
     ? parseManifestText(await fs.readFile(path.join(root, MANIFEST_FILE), 'utf8').catch(() => ''))?.files
@@ -226,6 +228,7 @@ export async function writeInstall(
     emit({ step: 'retire', path: rel });
     await backup(rel, true);
     result.retired.push(rel);
+    if (listed !== undefined && !Object.hasOwn(listed, rel)) result.unlisted.push(rel);
   }
   for (const rel of retiring) await removeEmptyParents(root, path.posix.dirname(rel));
   if (backupRel !== undefined) result.backupDir = backupRel;

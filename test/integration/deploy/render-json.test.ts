@@ -168,6 +168,14 @@ describe('render --json: files written, unchanged, retired', () => {
     expect(overwritten['notices']).toEqual([
       `${hand} was edited after the last render (it is not the file manifest.json lists); render wrote it again, and the edited version is kept in ${overwritten['backupDir']}/${hand}. Fix: carry the change over into deployment.json if it should stay`,
     ]);
+
+    // 7. A file put into the tree by hand: retired to backups/, and the notice names it.
+    await fs.writeFile(path.join(out, 'profiles', 'notes.txt'), 'mine\n');
+    const moved = renderJson(deployment, out);
+    expect(moved).toMatchObject({ changed: true, retired: ['profiles/notes.txt'] });
+    expect(moved['notices']).toEqual([
+      `profiles/notes.txt was not written by render (manifest.json does not list it); it is moved to ${moved['backupDir']}/profiles/notes.txt. Fix: keep files of your own outside installDir`,
+    ]);
   });
 
   it.each([

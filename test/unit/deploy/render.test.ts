@@ -423,6 +423,21 @@ describe('writeInstall', () => {
     expect(next.edited).toEqual([]);
   });
 
+  // Negative control (by hand): a credential file put under installDir went to backups/ with only
+  // "1 retired" to show for it.
+  it('names a file render never wrote when it moves it to backups/', async () => {
+    const raw = await allProfilesRaw();
+    const dir = await renderToDir(parseDeploymentValue(raw));
+    await fs.mkdir(path.join(dir, 'secrets'));
+    await fs.writeFile(path.join(dir, 'secrets', 'context.token'), 'tok\n');
+    const again = render(parseDeploymentValue(raw), { previous: await previousOf(dir), now: LATER });
+    const result = await writeInstall(dir, again, { now: LATER });
+    expect([result.retired, result.unlisted]).toEqual([['secrets/context.token'], ['secrets/context.token']]);
+    expect(await fs.readFile(path.join(dir, result.backupDir!, 'secrets/context.token'), 'utf8')).toBe(
+      'tok\n',
+    );
+  });
+
   it('refuses a non-empty directory that is not an install', async () => {
     const dir = await tempDir();
     await fs.writeFile(path.join(dir, 'precious.txt'), 'keep me');
