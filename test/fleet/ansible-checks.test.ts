@@ -1,7 +1,8 @@
 // The Ansible example as an administrator runs it from its header, in --check mode (nothing on the
 // machine changes): a missing credential variable and a missing repository root each stop the play
 // before anything is installed, with one line naming what to set — never a credential, and not
-// censored by no_log. The control: with both right, the play goes past the checks to the package.
+// censored by no_log; so does a plain http:// package URL without its sha256. The controls: with
+// everything right, the play goes past the checks to the package.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -62,6 +63,48 @@ describe('ansible/examples/local.yml stops early, saying what to set', () => {
       `qwen_managed_deployment.repositoryRoot = "${path.join(work, 'missing-checkout')}" is not a directory on localhost: set it to the developers' checkout (with ansible/examples/local.yml: -e repository_root=/path/to/checkout), or create it first.`,
     );
     expect(run.out).not.toContain(CANARY);
+  });
+
+  it('a plain http:// package URL without qwen_managed_package_sha256: refused, naming the variable and the fix', () => {
+    const run = play({ CONTEXT_API_TOKEN: CANARY, OPENAI_API_KEY: CANARY }, [
+      '-e',
+      'qwen_managed_package=http://packages.example/qwen-managed_0.1.0_amd64.deb',
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(run.msg).toBe(
+      'qwen_managed_package = "http://packages.example/qwen-managed_0.1.0_amd64.deb" is a plain http:// URL and qwen_managed_package_sha256 is not set: anyone on the network path could swap the package the role installs as root. Fix: set qwen_managed_package_sha256 to the first field of `sha256sum qwen-managed_0.1.0_amd64.deb` where the package was built, or serve it over https://.',
+    );
+    expect(run.out).not.toContain('TASK [../roles/qwen_managed : Package cache directory]');
+  });
+
+  it('a qwen_managed_package_sha256 that is no sha256: refused, whatever the URL', () => {
+    const run = play({ CONTEXT_API_TOKEN: CANARY, OPENAI_API_KEY: CANARY }, [
+      '-e',
+      'qwen_managed_package=https://packages.example/qwen-managed_0.1.0_amd64.deb',
+      '-e',
+      'qwen_managed_package_sha256=md5:0123',
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(run.msg).toBe(
+      'qwen_managed_package_sha256 = "md5:0123" is not a sha256 (64 hex digits). Fix: set it to the first field of `sha256sum qwen-managed_0.1.0_amd64.deb` where the package was built.',
+    );
+  });
+
+  it('control: an http:// URL with a sha256 passes the package check', () => {
+    const checkout = path.join(work, 'checkout');
+    fs.mkdirSync(checkout, { recursive: true });
+    const run = play({ CONTEXT_API_TOKEN: CANARY, OPENAI_API_KEY: CANARY }, [
+      '-e',
+      `repository_root=${checkout}`,
+      '-e',
+      'qwen_managed_package=http://packages.example/qwen-managed_0.1.0_amd64.deb',
+      '-e',
+      `qwen_managed_package_sha256=${'0f'.repeat(32)}`,
+    ]);
+    expect(run.out).toMatch(
+      /TASK \[\.\.\/roles\/qwen_managed : Check the package's source and checksum\][^\n]*\nok: \[localhost\]/,
+    );
+    expect(run.out).toContain('TASK [../roles/qwen_managed : Package cache directory]');
   });
 
   it('control: with both right the checks pass and the play reaches the package tasks', () => {

@@ -9,7 +9,7 @@
 // unless that install is what an interrupted run of this suite left (its claim file names a process
 // that is gone), or QWEN_MANAGED_FLEET_RECLAIM=1 says the machine is CI's own (.ci/run sets it).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,10 @@ function sh(
     maxBuffer: 64 * 1024 * 1024,
   });
   return { code: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+}
+
+function sha256(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
 function exists(p: string): boolean {
@@ -610,7 +614,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect(state()).toBe('active');
   });
 
-  it('an upgrade: a newer package from a URL through the role, render and verify — the install keeps working', async () => {
+  it('an upgrade: a newer package from a URL through the role, checked against its sha256, render and verify — the install keeps working', async () => {
     // The same tree under a higher version, at gzip's fastest preset: what `npm run package` of the next release yields.
     const tree = path.join(work, 'upgrade');
     expect(sh('dpkg-deb', ['--raw-extract', DEB, tree]).code).toBe(0);
@@ -636,8 +640,28 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       const port = await new Promise<string>((resolve) =>
         web.stdout!.setEncoding('utf8').once('data', (d: string) => resolve(d.trim())),
       );
-      const upgraded = playbook({ ...vars, qwen_managed_package: `http://127.0.0.1:${port}/${name}` });
-      expect({ failed: upgraded.failed, changedTasks: upgraded.changedTasks }).toEqual({
+      const url = `http://127.0.0.1:${port}/${name}`;
+      // Plain http:// needs the package's sha256; a download that does not match it never reaches the cache.
+      const swapped = playbook({
+        ...vars,
+        qwen_managed_package: url,
+        qwen_managed_package_sha256: sha256(DEB),
+      });
+      expect({ failed: swapped.failed, changedTasks: swapped.changedTasks }, swapped.output).toEqual({
+        failed: 1,
+        changedTasks: [],
+      });
+      expect(swapped.output).toContain(
+        `The checksum for ${CACHE}/${name} did not match ${sha256(DEB)}; it was ${sha256(upgradeDeb)}.`,
+      );
+      expect(exists(path.join(CACHE, name))).toBe(false);
+      expect(installedStatus()).toBe(`install ok installed ${VERSION}`);
+      const upgraded = playbook({
+        ...vars,
+        qwen_managed_package: url,
+        qwen_managed_package_sha256: sha256(upgradeDeb),
+      });
+      expect({ failed: upgraded.failed, changedTasks: upgraded.changedTasks }, upgraded.output).toEqual({
         failed: 0,
         changedTasks: ['Download the package to the host', 'Install the package'],
       });
@@ -655,8 +679,20 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     ]);
     expect(JSON.parse(verify.stdout).ok).toBe(true);
 
+    // A package already on the host is checked too: the older one in the cache against the wrong sha256
+    // (a path has no checksum of its own in copy) is refused before dpkg reads it.
+    const wrong = playbook({ ...vars, qwen_managed_package_sha256: sha256(upgradeDeb) });
+    expect({ failed: wrong.failed, changedTasks: wrong.changedTasks }, wrong.output).toEqual({
+      failed: 1,
+      changedTasks: [],
+    });
+    expect(wrong.output).toContain(
+      `${CACHE}/${path.basename(DEB)} (from qwen_managed_package = \\"${REPO}/ansible/examples/../../dist/packages/${path.basename(DEB)}\\") has sha256 ${sha256(DEB)}, not qwen_managed_package_sha256 = ${sha256(upgradeDeb)}: it is not the package you meant, and nothing was installed.`,
+    );
+    expect(installedStatus()).toBe(`install ok installed ${next}`);
+
     // Undoing it: the role pointed at the older package again (still in its cache) downgrades.
-    const downgraded = playbook(vars);
+    const downgraded = playbook({ ...vars, qwen_managed_package_sha256: sha256(DEB) });
     expect({ failed: downgraded.failed, changedTasks: downgraded.changedTasks }, downgraded.output).toEqual({
       failed: 0,
       changedTasks: ['Install the package'],
