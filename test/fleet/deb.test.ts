@@ -179,6 +179,8 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
   /** deployment.json as the example wrote it, and the developers' group. */
   let deployed: Record<string, unknown> = {};
   let developerGroup = '';
+  /** The newer package the upgrade step built (same files, higher version), kept in the work directory. */
+  let upgradeDeb = '';
   /** Whether this run made the broker's system user (removed again at the end if a step failed). */
   let brokerUser = false;
   const recaps: Recap[] = [];
@@ -622,7 +624,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     const control = path.join(tree, 'DEBIAN', 'control');
     fs.writeFileSync(control, fs.readFileSync(control, 'utf8').replace(/^Version: .*$/m, `Version: ${next}`));
     const name = `${PACKAGE_NAME}_${next}_amd64.deb`;
-    const upgradeDeb = path.join(work, name);
+    upgradeDeb = path.join(work, name);
     expect(sh('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z1', '--build', tree, upgradeDeb]).code).toBe(0);
     fs.rmSync(tree, { recursive: true });
 
@@ -744,7 +746,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect({ changed: again.changed, failed: again.failed }).toEqual({ changed: 0, failed: 0 });
   });
 
-  it('with a credential broker: the role makes its user and installs its drop-in (its directory too), twice changed=0; its removal takes both away', () => {
+  it('with a credential broker: the role makes its user and installs its drop-in (its directory too), twice changed=0, restarts it after an upgrade; its removal takes both away', () => {
     expect(sh('getent', ['passwd', DEFAULT_BROKER_USER]).code, 'the broker user exists before the test').toBe(
       2,
     );
@@ -788,6 +790,18 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
     const again = playbook(brokered);
     expect({ changed: again.changed, failed: again.failed }, again.output).toEqual({ changed: 0, failed: 0 });
+    expect(again.output).not.toContain('needs a restart');
+
+    // An upgrade that changes only the broker's code renders the same tree: the package alone restarts it
+    // (no systemd here, so the role says so; with systemd the same list makes the unit 'restarted').
+    const upgraded = playbook({ ...brokered, qwen_managed_package: upgradeDeb });
+    expect({ failed: upgraded.failed, changedTasks: upgraded.changedTasks }, upgraded.output).toEqual({
+      failed: 0,
+      changedTasks: ['Copy the package to the host', 'Install the package'],
+    });
+    expect(upgraded.output).toContain(
+      'A broker already running needs a restart: the package changed in this run.',
+    );
 
     // The administrator's own drop-in (the broker's upstream proxy, say) is not the role's to remove.
     const proxy = `${BROKER_DROPIN_DIR}/proxy.conf`;
