@@ -746,7 +746,7 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect({ changed: again.changed, failed: again.failed }).toEqual({ changed: 0, failed: 0 });
   });
 
-  it('with a credential broker: the role makes its user and installs its drop-in (its directory too), twice changed=0, restarts it after an upgrade; its removal takes both away', () => {
+  it('with a credential broker: the role makes its user and installs its drop-in (its directory too), twice changed=0, restarts it after an upgrade, stops it and removes its drop-in when the deployment drops it; its removal takes user and drop-in away', () => {
     expect(sh('getent', ['passwd', DEFAULT_BROKER_USER]).code, 'the broker user exists before the test').toBe(
       2,
     );
@@ -803,9 +803,41 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
       'A broker already running needs a restart: the package changed in this run.',
     );
 
-    // The administrator's own drop-in (the broker's upstream proxy, say) is not the role's to remove.
+    // "broker" dropped from the deployment: the unit stopped and disabled (with systemd), the role's
+    // drop-in and then its empty directory removed, and the broker started by hand is said to be yours to stop.
+    const unbrokered = { ...vars, qwen_managed_package: upgradeDeb };
+    const dropped = playbook(unbrokered);
+    expect({ failed: dropped.failed, changedTasks: dropped.changedTasks }, dropped.output).toEqual({
+      failed: 0,
+      changedTasks: [
+        'Credential files exist with their owner and mode before a secret is written',
+        'Write deployment.json',
+        'Render the install tree',
+        "Remove the broker's drop-in the deployment no longer has",
+        "Remove the broker unit's drop-in directory when nothing is left in it",
+      ],
+    });
+    expect(dropped.output).toContain(
+      'systemd is not running on this host and the deployment no longer has a credential broker: stop the one started by hand',
+    );
+    expect(exists(BROKER_DROPIN_DIR)).toBe(false);
+    const droppedAgain = playbook(unbrokered);
+    expect({ changed: droppedAgain.changed, failed: droppedAgain.failed }, droppedAgain.output).toEqual({
+      changed: 0,
+      failed: 0,
+    });
+
+    // The administrator's own drop-in (the broker's upstream proxy, say) is not the role's to remove:
+    // not when the broker is dropped, nor by the removal.
+    expect(playbook({ ...brokered, qwen_managed_package: upgradeDeb }).failed).toBe(0);
     const proxy = `${BROKER_DROPIN_DIR}/proxy.conf`;
     fs.writeFileSync(proxy, '[Service]\nEnvironment=HTTPS_PROXY=http://proxy.example:3128\n');
+    const droppedBesideProxy = playbook(unbrokered);
+    expect(droppedBesideProxy.failed, droppedBesideProxy.output).toBe(0);
+    expect(droppedBesideProxy.changedTasks).toContain(
+      "Remove the broker's drop-in the deployment no longer has",
+    );
+    expect(fs.readdirSync(BROKER_DROPIN_DIR)).toEqual(['proxy.conf']);
     const removed = playbook({ ...brokered, qwen_managed_state: 'absent' });
     expect(removed.failed, removed.output).toBe(0);
     expect(sh('getent', ['passwd', DEFAULT_BROKER_USER]).code).toBe(2);
