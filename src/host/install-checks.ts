@@ -20,7 +20,7 @@ import { pinnedArgvPaths } from '../policy/arguments.js';
 import { lookupEnv } from '../policy/environment-names.js';
 import type { ArgumentPolicy } from '../policy/policies.js';
 import { PATH_PROBLEM_TEXT, pinnedPathProblem, posixQuote, show } from '../policy/quote.js';
-import { readCredential, routedCredentials } from '../policy/routed-credentials.js';
+import { type CredentialRoutes, readCredential, routedCredentials } from '../policy/routed-credentials.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
 import { qwenPackageProblems, walkQwenPackage } from './qwen-package.js';
 import { nodeEnginesProblem, qwenWrapperProblem } from './qwen-pins.js';
@@ -108,9 +108,20 @@ export const REPOSITORY_ROOT_FIX =
 export const CA_FILE_FIX =
   'put the CA certificates there, or name their file in deployment.json tls.extraCaCertificates and render again';
 
-/** The fix for a credential file that does not exist. */
-export function missingCredentialFix(name: string): string {
-  return `write the secret into it (owned by root, readable by the developers only), or name the file that holds it in deployment.json credentials.${name} and render again`;
+/** The credential files this launch delivers (Qwen's and OpenClaw's plans route them alike), as pins. */
+export function credentialFilePins(plan: CredentialRoutes & { platform: Platform }, active: boolean): Pin[] {
+  const pins: Pin[] = [];
+  for (const [name, source] of routedCredentials(plan, active, plan.platform)) {
+    if ('file' in source)
+      pins.push({
+        what: `credential file of ${name}`,
+        path: source.file,
+        type: 'file',
+        adminOwned: true,
+        missing: `write the secret into it (owned by root, readable by the developers only), or name the file that holds it in deployment.json credentials.${name} and render again`,
+      });
+  }
+  return pins;
 }
 
 function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, policy: ArgumentPolicy): Pin[] {
@@ -168,17 +179,7 @@ function pinsOf(plan: LaunchPlan, argv: readonly string[], active: boolean, poli
   for (const file of pinnedArgvPaths(argv.slice(1), policy)) {
     pins.push({ what: 'Qwen argv file', path: file, type: 'file', adminOwned: true });
   }
-  for (const [name, source] of routedCredentials(plan, active, plan.platform)) {
-    if ('file' in source) {
-      pins.push({
-        what: `credential file of ${name}`,
-        path: source.file,
-        type: 'file',
-        adminOwned: true,
-        missing: missingCredentialFix(name),
-      });
-    }
-  }
+  pins.push(...credentialFilePins(plan, active));
   return pins;
 }
 

@@ -16,12 +16,11 @@ import type { OpenclawLaunchPlan } from '../contracts/openclaw-launch.js';
 import { openclawVersionFacts, unsupportedNodeReason } from '../openclaw/versions.js';
 import { lookupEnv } from '../policy/environment-names.js';
 import { show } from '../policy/quote.js';
-import { routedCredentials } from '../policy/routed-credentials.js';
 import {
   CA_FILE_FIX,
+  credentialFilePins,
   type HostFs,
   installPinProblems,
-  missingCredentialFix,
   missingPinFix,
   type Pin,
   REPOSITORY_ROOT_FIX,
@@ -91,16 +90,7 @@ function pinsOf(plan: OpenclawLaunchPlan, active: boolean): Pin[] {
       readable: true,
       missing: CA_FILE_FIX,
     });
-  for (const [name, source] of routedCredentials(plan, active, plan.platform)) {
-    if ('file' in source)
-      pins.push({
-        what: `credential file of ${name}`,
-        path: source.file,
-        type: 'file',
-        adminOwned: true,
-        missing: missingCredentialFix(name),
-      });
-  }
+  pins.push(...credentialFilePins(plan, active));
   return pins;
 }
 
