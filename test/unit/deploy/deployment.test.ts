@@ -598,15 +598,7 @@ describe('deployment.json: a relative pin is told an absolute path of its own ki
       'installDir = "install": is not an absolute posix path. Fix: write an absolute path such as /opt/qwen-managed',
     ],
   ])('%s', async (_title, edit, message) => {
-    const raw = await allProfilesRaw();
-    edit(raw);
-    let problems: string[] = [];
-    try {
-      parseDeploymentValue(raw);
-    } catch (error) {
-      if (!(error instanceof DeploymentInvalid)) throw error;
-      problems = error.problems.map(formatProblem);
-    }
+    const problems = (await problemsOf(edit)).map(formatProblem);
     expect(problems).toContain(message);
   });
 });
@@ -615,17 +607,12 @@ describe('deployment.json: a relative pin is told an absolute path of its own ki
 // OPENAI_API_KEY.profiles = "auto-recall" … Fix: remove "auto-recall"", which would unroute the key.
 describe('deployment.json: a credential routed to a profile not deployed', () => {
   it('names the entry and both fixes: remove it, or deploy the profile', async () => {
-    const raw = await allProfilesRaw();
-    const profiles = raw.profiles as Record<string, unknown>;
-    profiles['auto-recal'] = profiles['auto-recall'];
-    delete profiles['auto-recall'];
-    let problems: string[] = [];
-    try {
-      parseDeploymentValue(raw);
-    } catch (error) {
-      if (!(error instanceof DeploymentInvalid)) throw error;
-      problems = error.problems.map(formatProblem);
-    }
+    const problems = (
+      await problemsOf((d) => {
+        d.profiles['auto-recal'] = d.profiles['auto-recall'];
+        delete d.profiles['auto-recall'];
+      })
+    ).map(formatProblem);
     expect(problems).toContain(
       'credentials.OPENAI_API_KEY.profiles[1] = "auto-recall": names a profile this deployment does not deploy. Fix: remove "auto-recall" here, or deploy it under "profiles" (deployed: "on-demand", "write")',
     );
@@ -650,15 +637,7 @@ describe('deployment.json: a pin inside installDir, which render owns, is refuse
       'repositoryRoot = "/opt/qwen-managed/repo": is inside installDir "/opt/qwen-managed", which render owns: the next render would move it to backups/. Fix: keep the repository outside the install tree',
     ],
   ])('%s', async (_title, edit, message) => {
-    const raw = await allProfilesRaw();
-    edit(raw);
-    let problems: string[] = [];
-    try {
-      parseDeploymentValue(raw);
-    } catch (error) {
-      if (!(error instanceof DeploymentInvalid)) throw error;
-      problems = error.problems.map(formatProblem);
-    }
+    const problems = (await problemsOf(edit)).map(formatProblem);
     expect(problems).toEqual([message]);
   });
 });
