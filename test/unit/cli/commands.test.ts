@@ -12,11 +12,17 @@ import { adminDeps } from '../../fixtures/admin-deps.js';
 import { FAILING_PROGRAM, failingCommand } from '../../fixtures/failing-command.js';
 import { fakeRuntimes, NOW, REPO, TOOLKIT, tempDir } from '../deploy/fixtures.js';
 
-async function setup() {
+/** A temporary root with the fake runtimes render copies, in runtime/. */
+async function renderRoot(): Promise<{ root: string; runtimeDir: string }> {
   const root = await tempDir();
   const runtimeDir = path.join(root, 'runtime');
   await fs.mkdir(runtimeDir);
   for (const [name, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, name), bytes);
+  return { root, runtimeDir };
+}
+
+async function setup() {
+  const { root, runtimeDir } = await renderRoot();
   const deps = adminDeps({
     toolkitVersion: TOOLKIT,
     now: () => NOW,
@@ -120,14 +126,31 @@ describe('a refusal reaches the terminal as text, never as its control sequences
   });
 });
 
+/** Streams for a command whose Ctrl+C the test delivers: `interrupt()` runs the handler it registered. */
+function interruptibleIo(cwd: string) {
+  const state = { stderr: '', stopped: false, handler: undefined as (() => Promise<void>) | undefined };
+  const stderr = new PassThrough();
+  stderr.on('data', (c) => (state.stderr += c));
+  const io: CliIO = {
+    env: {},
+    cwd,
+    stdin: new PassThrough(),
+    stdout: new PassThrough(),
+    stderr,
+    onInterrupt(handler) {
+      state.handler = handler;
+      return () => {
+        state.stopped = true;
+      };
+    },
+  };
+  return { io, state, interrupt: () => state.handler!() };
+}
+
 describe('Ctrl+C during render', () => {
   it('releases the install lock and says so on stderr', async () => {
-    const root = await tempDir();
-    const runtimeDir = path.join(root, 'runtime');
-    await fs.mkdir(runtimeDir);
-    for (const [name, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, name), bytes);
-    let interrupt: (() => Promise<void>) | undefined;
-    let stopped = false;
+    const { root, runtimeDir } = await renderRoot();
+    const { io, state, interrupt } = interruptibleIo(root);
     const lockFile = path.join(root, 'tree', '.qwen-managed.lock');
     const seen: { lockWhileRendering?: boolean; lockAfterInterrupt?: boolean } = {};
     const deps = adminDeps({
@@ -140,7 +163,7 @@ describe('Ctrl+C during render', () => {
           const result = await run();
           if (title === 'Render the install tree') {
             seen.lockWhileRendering = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
-            await interrupt!();
+            await interrupt();
             seen.lockAfterInterrupt = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
             throw new Error('the process ends here (exit 130)');
           }
@@ -148,32 +171,16 @@ describe('Ctrl+C during render', () => {
         },
       }),
     });
-    let stderr = '';
-    const errors = new PassThrough();
-    errors.on('data', (c) => (stderr += c));
-    const io: CliIO = {
-      env: {},
-      cwd: root,
-      stdin: new PassThrough(),
-      stdout: new PassThrough(),
-      stderr: errors,
-      onInterrupt(handler) {
-        interrupt = handler;
-        return () => {
-          stopped = true;
-        };
-      },
-    };
     const deployment = path.join(REPO, 'examples', 'deployments', 'on-demand.json');
     await expect(
       renderCommand(deps).run(['render', '--deployment', deployment, '--out', 'tree'].slice(1), io),
     ).rejects.toThrow('exit 130');
-    expect({ ...seen, stopped }).toEqual({
+    expect({ ...seen, stopped: state.stopped }).toEqual({
       lockWhileRendering: true,
       lockAfterInterrupt: false,
       stopped: true,
     });
-    expect(stderr).toBe(
+    expect(state.stderr).toBe(
       `render: interrupted (Ctrl+C); released the lock of ${path.join(root, 'tree')}. manifest.json is written last, so the tree is either as before or has new files that verify reports; run render again to finish\n`,
     );
     // Nothing of the tree was written: only the (empty) directory the lock lived in.
@@ -186,11 +193,8 @@ describe('Ctrl+C while render takes the lock', () => {
   // between the lock file's creation and the hand-over printed "before writing anything" and left
   // .qwen-managed.lock behind (reproduced with kill -INT at 0.37–0.40 s into a real render).
   it('waits for the lock being taken, then releases it and says so', async () => {
-    const root = await tempDir();
-    const runtimeDir = path.join(root, 'runtime');
-    await fs.mkdir(runtimeDir);
-    for (const [name, bytes] of fakeRuntimes()) await fs.writeFile(path.join(runtimeDir, name), bytes);
-    let interrupt: (() => Promise<void>) | undefined;
+    const { root, runtimeDir } = await renderRoot();
+    const { io, state, interrupt } = interruptibleIo(root);
     const lockFile = path.join(root, 'tree', '.qwen-managed.lock');
     let lockAfterInterrupt: boolean | undefined;
     const deps = adminDeps({
@@ -202,33 +206,19 @@ describe('Ctrl+C while render takes the lock', () => {
         async step(title, run) {
           if (title !== 'Render the install tree') return run();
           const rendering = run();
-          const interrupted = interrupt!();
+          const interrupted = interrupt();
           await Promise.allSettled([rendering, interrupted]);
           lockAfterInterrupt = (await fs.stat(lockFile).catch(() => undefined)) !== undefined;
           throw new Error('the process ends here (exit 130)');
         },
       }),
     });
-    let stderr = '';
-    const errors = new PassThrough();
-    errors.on('data', (c) => (stderr += c));
-    const io: CliIO = {
-      env: {},
-      cwd: root,
-      stdin: new PassThrough(),
-      stdout: new PassThrough(),
-      stderr: errors,
-      onInterrupt(handler) {
-        interrupt = handler;
-        return () => {};
-      },
-    };
     const deployment = path.join(REPO, 'examples', 'deployments', 'on-demand.json');
     await expect(renderCommand(deps).run(['--deployment', deployment, '--out', 'tree'], io)).rejects.toThrow(
       'exit 130',
     );
     expect(lockAfterInterrupt).toBe(false);
-    expect(stderr).toMatch(/^render: interrupted \(Ctrl\+C\); released the lock of /);
+    expect(state.stderr).toMatch(/^render: interrupted \(Ctrl\+C\); released the lock of /);
   });
 });
 
