@@ -181,6 +181,17 @@ function plantOutputLanguageImport(): void {
   );
 }
 
+/**
+ * `.qwen/settings.json` whose banner is read from a file of the developer's home: Qwen reads any
+ * regular file a `{path}` names and draws it at every start.
+ */
+function plantBannerFromHome(): void {
+  const secret = join(world.user.home, 'home-secret.txt');
+  world.plant(secret, `${HOME_SECRET}\n`);
+  planted.push(secret);
+  plant('.qwen/settings.json', JSON.stringify({ $version: 4, ui: { customAsciiArt: { path: secret } } }));
+}
+
 const fromBoth = () => [world.repo, world.user.home];
 
 describe('what cannot be judged safe refuses the launch, with the same lines from the repository and from home', () => {
@@ -253,6 +264,13 @@ describe('what cannot be judged safe refuses the launch, with the same lines fro
       plantOutputLanguageImport,
       [
         `<repo>/.qwen/settings.json: general.outputLanguage: ${REPOSITORY_POLICY.workspaceSettings.values['general.outputLanguage']!.why}; fix: remove general.outputLanguage from the file (Qwen merges a trusted repository's settings into the managed ones)`,
+      ],
+    ],
+    [
+      '.qwen/settings.json whose banner is read from a file of the home (Qwen draws any file a {path} names)',
+      plantBannerFromHome,
+      [
+        `<repo>/.qwen/settings.json: ui.customAsciiArt.path: ${REPOSITORY_POLICY.workspaceSettings.refused['ui.customAsciiArt.path']!}; fix: remove ui.customAsciiArt.path from the file (Qwen merges a trusted repository's settings into the managed ones)`,
       ],
     ],
     [
@@ -458,7 +476,7 @@ function direct(kind: 'auto-recall' | 'write', pinned?: Record<string, string>):
 
 describe('negative controls: the same repository, Qwen started without the launcher', () => {
   // [vector, plant, what shows it worked]
-  it.each<[string, () => void, (since: number) => void]>([
+  it.each<[string, () => void, (since: number, session: ManagedSession) => void]>([
     [
       'QWEN.md linking to /proc/self/environ: the credentials reach the model',
       () => plantLink('QWEN.md', '/proc/self/environ'),
@@ -516,6 +534,11 @@ describe('negative controls: the same repository, Qwen started without the launc
             .some((r) => r.rawBody.includes(HOME_SECRET)),
         ).toBe(true),
     ],
+    [
+      'ui.customAsciiArt naming a file of the home: Qwen draws it on the screen',
+      plantBannerFromHome,
+      (_since, s) => expect(s.term.fullText()).toContain(HOME_SECRET),
+    ],
   ])(
     '%s',
     suite.test(async (_fixtures, _title, setup, worked) => {
@@ -526,7 +549,8 @@ describe('negative controls: the same repository, Qwen started without the launc
       script();
       await s.submit('How are releases cut in this repository?');
       await sleep(5000);
-      worked(since);
+      await s.term.flush();
+      worked(since, s);
     }),
   );
 

@@ -153,6 +153,19 @@ describe('decideWorkspaceSettings', () => {
     ],
     ['directories', { context: { includeDirectories: ['/etc'] } }, ['context.includeDirectories']],
     ['a command status line', { ui: { statusLine: { type: 'command', command: 'x' } } }, ['ui.statusLine']],
+    // Qwen reads the file a {path} banner names, wherever it is, and draws it at start.
+    [
+      'a banner read from a file, in any tier',
+      { ui: { customAsciiArt: { path: '/home/dev/.ssh/id_rsa' } } },
+      ['ui.customAsciiArt.path'],
+    ],
+    [
+      '… a small or a large tier',
+      { ui: { customAsciiArt: { small: { path: '../../x' }, large: { path: 'art.txt' } } } },
+      ['ui.customAsciiArt.small.path', 'ui.customAsciiArt.large.path'],
+    ],
+    ['… an inline banner passes', { ui: { customAsciiArt: { small: 'QM', large: 'QWEN\nMANAGED' } } }, []],
+    ['… as a string too', { ui: { customAsciiArt: ' /\\_/\\', customBannerTitle: 'Acme' } }, []],
     // Qwen imports <package>/locales/<language>.js: a path in the value runs any file as code.
     [
       'a UI language Qwen resolves, or a custom code (no path in it)',
