@@ -21,6 +21,8 @@ export interface RepositoryPolicy {
     refused: Readonly<Record<string, string>>;
     /** Allowed keys whose value Qwen makes part of a path it loads: it must match `pattern`. */
     values: Readonly<Record<string, { pattern: string; why: string }>>;
+    /** A string anywhere in an allowed value that Qwen would fill from its environment refuses. */
+    variables: { pattern: string; why: string };
     neutralised: Readonly<Record<string, string>>;
   };
   agents: { privilegedKeys: readonly string[] };
@@ -125,6 +127,15 @@ function underAny(path: string, prefixes: Iterable<string>): string | undefined 
   return undefined;
 }
 
+/** The keys at and below `path` holding a string (or an array of strings) that matches `pattern`. */
+function stringsMatching(value: unknown, path: string, pattern: RegExp): string[] {
+  if (typeof value === 'string') return pattern.test(value) ? [path] : [];
+  if (Array.isArray(value))
+    return value.some((item) => stringsMatching(item, path, pattern).length > 0) ? [path] : [];
+  if (!isPlainObject(value)) return [];
+  return Object.keys(value).flatMap((key) => stringsMatching(value[key], `${path}.${key}`, pattern));
+}
+
 function systemLeaf(system: JsonObject, path: string): boolean {
   let node: unknown = system;
   for (const part of path.split('.')) {
@@ -183,7 +194,13 @@ export function decideWorkspaceSettings(settings: unknown, context: WorkspaceSet
         }
         // An allowed family may still hold a refused key (ui.statusLine under ui): look inside.
         const refusedBelow = Object.keys(policy.refused).some((key) => key.startsWith(`${path}.`));
-        if (refusedBelow && isPlainObject(value)) visit(value, path);
+        if (refusedBelow && isPlainObject(value)) {
+          visit(value, path);
+          continue;
+        }
+        // Qwen fills $VAR and ${VAR} in every settings string from its environment (credentials too).
+        const variables = new RegExp(policy.variables.pattern, 'u');
+        for (const key of stringsMatching(value, path, variables)) refuse(key, policy.variables.why);
         continue;
       }
       if (underAny(path, Object.keys(policy.neutralised)) !== undefined) continue;

@@ -192,6 +192,14 @@ function plantBannerFromHome(): void {
   plant('.qwen/settings.json', JSON.stringify({ $version: 4, ui: { customAsciiArt: { path: secret } } }));
 }
 
+/** `.qwen/settings.json` whose loading phrase names the provider token: Qwen fills it in and draws it. */
+function plantPhraseVariable(): void {
+  plant(
+    '.qwen/settings.json',
+    JSON.stringify({ $version: 4, ui: { customWittyPhrases: ['Key ${CONTEXT_API_TOKEN}'] } }),
+  );
+}
+
 const fromBoth = () => [world.repo, world.user.home];
 
 describe('what cannot be judged safe refuses the launch, with the same lines from the repository and from home', () => {
@@ -271,6 +279,13 @@ describe('what cannot be judged safe refuses the launch, with the same lines fro
       plantBannerFromHome,
       [
         `<repo>/.qwen/settings.json: ui.customAsciiArt.path: ${REPOSITORY_POLICY.workspaceSettings.refused['ui.customAsciiArt.path']!}; fix: remove ui.customAsciiArt.path from the file (Qwen merges a trusted repository's settings into the managed ones)`,
+      ],
+    ],
+    [
+      '.qwen/settings.json whose loading phrase names ${CONTEXT_API_TOKEN} (Qwen fills in every settings string)',
+      plantPhraseVariable,
+      [
+        `<repo>/.qwen/settings.json: ui.customWittyPhrases: ${REPOSITORY_POLICY.workspaceSettings.variables.why}; fix: remove ui.customWittyPhrases from the file (Qwen merges a trusted repository's settings into the managed ones)`,
       ],
     ],
     [
@@ -551,6 +566,18 @@ describe('negative controls: the same repository, Qwen started without the launc
       await sleep(5000);
       await s.term.flush();
       worked(since, s);
+    }),
+  );
+
+  it(
+    'ui.customWittyPhrases naming ${CONTEXT_API_TOKEN}: Qwen draws the token while the model answers',
+    suite.test(async () => {
+      plantPhraseVariable();
+      const s = await direct('auto-recall');
+      await s.waitForReady();
+      world.model.setResponder(({ kind }) => (kind === 'main' ? text('ANSWER-FILES-SLOW', 4000) : undefined));
+      await s.submit('How are releases cut in this repository?');
+      await s.term.waitFor(`Key ${TOKEN}`, 30_000);
     }),
   );
 

@@ -166,6 +166,30 @@ describe('decideWorkspaceSettings', () => {
     ],
     ['… an inline banner passes', { ui: { customAsciiArt: { small: 'QM', large: 'QWEN\nMANAGED' } } }, []],
     ['… as a string too', { ui: { customAsciiArt: ' /\\_/\\', customBannerTitle: 'Acme' } }, []],
+    // Qwen fills $NAME and ${NAME} in every settings string from its environment, and draws ui text.
+    [
+      'a loading phrase, a banner or a title naming a variable',
+      {
+        ui: {
+          customWittyPhrases: ['Thinking…', 'Key: ${CONTEXT_API_TOKEN}'],
+          customAsciiArt: { small: '$OPENAI_API_KEY' },
+          customBannerTitle: 'Acme',
+          statusLine: { type: 'command', command: 'x' },
+        },
+        context: { fileFiltering: { customIgnoreFiles: ['$HOME/.aiignore'] } },
+      },
+      [
+        'ui.customWittyPhrases',
+        'ui.customAsciiArt.small',
+        'ui.statusLine',
+        'context.fileFiltering.customIgnoreFiles',
+      ],
+    ],
+    [
+      '… a dollar that names none passes',
+      { ui: { customWittyPhrases: ['$$$', 'Saving $5', 'cost: $'] } },
+      [],
+    ],
     // Qwen imports <package>/locales/<language>.js: a path in the value runs any file as code.
     [
       'a UI language Qwen resolves, or a custom code (no path in it)',
