@@ -62,10 +62,10 @@ export async function isDirectory(root: string): Promise<boolean> {
   return (await fs.stat(root).catch(() => undefined))?.isDirectory() === true;
 }
 
-/** What render always writes at the top of a tree: a directory with none of them is not an install. */
 /**
- * Files only an install tree holds: a directory such as `/` or `/usr` has a `bin/` of its own, and
- * walking it read the whole disk (and failed on /proc as an internal error).
+ * Files only an install tree holds (render always writes them): a directory with none of them is not
+ * an install. Not bare `bin/`: `/` or `/usr` has one of its own, and walking it read the whole disk
+ * (and failed on /proc as an internal error).
  */
 export const INSTALL_MARKS: readonly string[] = [
   MANIFEST_FILE,

@@ -161,6 +161,8 @@ function hasDeclaredChildren(path: string, facts: Readonly<Record<string, Settin
  */
 export function decideWorkspaceSettings(settings: unknown, context: WorkspaceSettingsContext): Refusal[] {
   const policy = context.policy ?? REPOSITORY_POLICY.workspaceSettings;
+  // Compiled once per file, not per allowed key.
+  const variables = new RegExp(policy.variables.pattern, 'u');
   const refused: Refusal[] = [];
   const refuse = (key: string, why: string): void => {
     refused.push({
@@ -199,7 +201,6 @@ export function decideWorkspaceSettings(settings: unknown, context: WorkspaceSet
           continue;
         }
         // Qwen fills $VAR and ${VAR} in every settings string from its environment (credentials too).
-        const variables = new RegExp(policy.variables.pattern, 'u');
         for (const key of stringsMatching(value, path, variables)) refuse(key, policy.variables.why);
         continue;
       }
