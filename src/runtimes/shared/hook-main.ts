@@ -3,7 +3,7 @@
 // socket, proxy — outlives the answer, and stderr stays empty.
 import { HOOK_BUDGET_MS, HOOK_STDIN_BYTES } from '../../base/limits.js';
 import { parseJson, readStdin } from '../../startup/stdin.js';
-import { silenceWarnings, writeStdoutSync } from './process.js';
+import { lookupPending, silenceWarnings, writeStdoutSync } from './process.js';
 
 export interface HookSpec {
   /** The answer for a budget overrun or a crash. */
@@ -20,10 +20,12 @@ export function runHook(spec: HookSpec): void {
     if (finished) return;
     finished = true;
     writeStdoutSync(output);
-    // A threadpool read blocked on a stdin that never closes would make process.exit() wait for its
-    // thread forever; the answer is already written, so end at once instead. Qwen closes a hook's
-    // stdin right after writing the event, so only a foreign caller ever gets here.
-    if (stdin.pending()) process.kill(process.pid, 'SIGKILL');
+    // process.exit() waits for every libuv threadpool thread, and two kinds of work can pin one: a
+    // read of a stdin that never closes (only a foreign caller: Qwen closes it after the event) and
+    // a host-name lookup the resolver never answers — a provider whose DNS is a black hole kept the
+    // hook alive 10 s, past Qwen's 8 s timeout, after its `{}` at the provider timeout (measured).
+    // The answer is already written, so end at once instead.
+    if (stdin.pending() || lookupPending()) process.kill(process.pid, 'SIGKILL');
     process.exit(0);
   };
   const fail = () => finish(spec.fallback());

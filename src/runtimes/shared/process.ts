@@ -34,3 +34,11 @@ export function isEntryPoint(argv1: string | undefined, ownFile: string): boolea
     return false;
   }
 }
+
+// getaddrinfo runs on the threadpool and nothing cancels it: destroying the socket leaves it running.
+const LOOKUPS: ReadonlySet<string> = new Set(['GetAddrInfoReqWrap', 'GetNameInfoReqWrap']);
+
+/** True while a host-name lookup is in flight (a threadpool thread process.exit() would wait for). */
+export function lookupPending(): boolean {
+  return process.getActiveResourcesInfo().some((resource) => LOOKUPS.has(resource));
+}
