@@ -43,10 +43,19 @@ export function renderContext(items: readonly ContextItem[]): string {
 }
 
 function serialize(items: readonly RenderedItem[]): string {
-  const envelope = { untrusted_external_context: { notice: CONTEXT_NOTICE, items } };
-  // Provider text must not open or close tags around the injected context, nor break a line where
-  // a reader splits lines on U+2028/U+2029 (JSON.stringify leaves them raw); JSON.parse restores it.
-  return JSON.stringify(envelope)
+  return escapeMarkupInJson(
+    JSON.stringify({ untrusted_external_context: { notice: CONTEXT_NOTICE, items } }),
+  );
+}
+
+/**
+ * JSON text with every `<`, `>`, U+2028 and U+2029 written as a `\uXXXX` escape: the same value.
+ * Provider text must not open or close a tag around what the model reads (a context tag, a tool
+ * response, a chat template's special token such as `<|im_end|>`), nor break a line where a reader
+ * splits lines on U+2028/U+2029 (JSON.stringify leaves them raw); JSON.parse restores it.
+ */
+export function escapeMarkupInJson(json: string): string {
+  return json
     .replaceAll('<', '\\u003c')
     .replaceAll('>', '\\u003e')
     .replaceAll('\u2028', '\\u2028')

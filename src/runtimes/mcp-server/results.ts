@@ -1,6 +1,7 @@
 // Fixed tool-result texts. A result never contains the content, a credential, a provider URL or a
 // raw provider answer: only these texts and our own rendering of normalised items.
 import { escapeHiddenInJson } from '../../context/display.js';
+import { escapeMarkupInJson } from '../../context/renderer.js';
 import type { RememberResult } from '../../providers/types.js';
 
 export const SEARCH_FAILED = 'External context search failed.';
@@ -38,7 +39,8 @@ export function rememberResultToTool(result: RememberResult): ToolResult {
     case 'stored':
     case 'accepted':
       // The provider's id is printed to the terminal: its C1 or bidi controls go as `\uXXXX` escapes.
-      return textResult(escapeHiddenInJson(JSON.stringify(result)));
+      // And it reaches the model outside any envelope: its `<` and `>` too, as the renderer's are.
+      return textResult(escapeHiddenInJson(escapeMarkupInJson(JSON.stringify(result))));
     case 'failed':
       return errorResult(JSON.stringify(REMEMBER_FAILED));
     default:
