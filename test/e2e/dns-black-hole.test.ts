@@ -115,14 +115,14 @@ describe('a provider whose DNS never answers: the prompt goes on at the provider
     await s.waitForReady(60_000);
     s.model.enqueue(text(marker));
     const before = queries.length;
-    await s.submit(`How does deployment work? ${marker}`);
+    await s.submit('How does deployment work?');
     const enter = Date.now();
     const request = await s.model.waitForRequest((r) => r.kind === 'main', 60_000);
     await s.term.waitFor(marker, 30_000);
     await s.term.waitFor(INPUT_READY, 10_000);
     // The hook did ask the black hole: the lookup was in flight when the hook answered.
     expect(queries.length).toBeGreaterThan(before);
-    expect(promptText(request.chat!)).toBe(`How does deployment work? ${marker}`);
+    expect(promptText(request.chat!)).toBe('How does deployment work?');
     expect(await s.quit()).toBe(0);
     return { added: request.receivedAt - enter, chat: hookContextParts(request.chat!) };
   }
