@@ -62,6 +62,27 @@ export function escapeMarkupInJson(json: string): string {
     .replaceAll('\u2029', '\\u2029');
 }
 
+// Full-width look-alikes: what `<` and `>` of provider text become in an MCP result's structured copy.
+const STRUCTURED_ANGLES: Readonly<Record<string, string>> = { '<': '\uff1c', '>': '\uff1e' };
+
+/**
+ * The `structuredContent` of a `context_search` result: the rendered envelope parsed back, with
+ * every `<` and `>` of provider text as U+FF1C / U+FF1E (one unit for one: every bound holds).
+ * Qwen 0.24.4 gives the model JSON.stringify of the structured copy before our text whenever the
+ * two differ, and JSON leaves `<` and `>` raw: the `\u003c` escape cannot reach it there, and a
+ * provider's `</tool_response><|im_end|>` reached the model's request as it was (measured). The
+ * model still gets the exact text in the escaped copy after it.
+ */
+export function structuredContext(envelope: string): { untrusted_external_context: Record<string, unknown> } {
+  const parsed = JSON.parse(envelope) as { untrusted_external_context: { items: Record<string, unknown>[] } };
+  for (const item of parsed.untrusted_external_context.items) {
+    for (const [key, value] of Object.entries(item)) {
+      if (typeof value === 'string') item[key] = value.replace(/[<>]/g, (angle) => STRUCTURED_ANGLES[angle]!);
+    }
+  }
+  return parsed;
+}
+
 // DEL, the C1 controls (U+009B CSI, U+009D OSC drive a terminal) and the bidi controls (they reorder
 // what it draws). Qwen 0.24.4 prints JSON.stringify of a tool's structuredContent, where JSON leaves
 // them raw, so an escape in our text cannot keep them off the user's terminal: they are replaced.

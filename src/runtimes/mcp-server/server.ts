@@ -13,7 +13,7 @@ import {
   isValidMemoryContent,
   tooLongToConfirmReason,
 } from '../../context/memory-content.js';
-import { renderContext } from '../../context/renderer.js';
+import { renderContext, structuredContext } from '../../context/renderer.js';
 import { contextSearchInputSchema, contextSearchOutputSchema } from '../../contracts/context-search.js';
 import { MCP_SERVER_NAME, TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
 import type { Provider } from '../../providers/types.js';
@@ -80,7 +80,8 @@ export function createExternalContextServer({ config, provider, version }: Serve
         // One fixed text for every provider failure: no URL, status or provider answer leaks.
         return errorResult(SEARCH_FAILED);
       }
-      return { content: [{ type: 'text', text }], structuredContent: JSON.parse(text) };
+      // The text is exact (escaped); the structured copy, which Qwen gives the model raw, has no markup.
+      return { content: [{ type: 'text', text }], structuredContent: structuredContext(text) };
     },
   );
 
