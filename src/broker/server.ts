@@ -11,7 +11,12 @@ import * as http from 'node:http';
 import type * as net from 'node:net';
 import type { Dispatcher } from 'undici';
 import { BROKER_JSON_DEPTH } from '../base/limits.js';
-import { BROKER_HEALTH_PATH, BROKER_HOST, CALLER_CREDENTIAL_HEADERS } from '../contracts/broker.js';
+import {
+  BROKER_HEALTH_PATH,
+  BROKER_HOST,
+  CALLER_CREDENTIAL_HEADERS,
+  CALLER_REROUTING_HEADERS,
+} from '../contracts/broker.js';
 import type { BrokerConfig, BrokerListener } from '../contracts/broker-config.js';
 import type { Admission } from './allow.js';
 import { type AuditDecision, type AuditRecord, auditLine, auditPath } from './audit.js';
@@ -100,6 +105,7 @@ function upstreamHeaders(
 ): Record<string, string> {
   const dropped = new Set([
     ...CALLER_CREDENTIAL_HEADERS,
+    ...CALLER_REROUTING_HEADERS,
     listener.header.name.toLowerCase(),
     ...connectionNamed(incoming.connection),
   ]);

@@ -71,3 +71,26 @@ export const CALLER_CREDENTIAL_HEADERS: readonly string[] = [
   'api-key',
   'x-goog-api-key',
 ];
+
+/**
+ * Caller headers some upstream frameworks read as a different method, path or client than the request
+ * line and the connection say (Rack/Rails, Laravel/Symfony, Express method-override, Google front ends
+ * honour `X-HTTP-Method-Override` on a POST; IIS-style rewrites honour `X-Original-URL`): forwarded,
+ * they would turn a pinned `POST` into, say, the `DELETE` of the same path — Mem0's "delete all
+ * memories" beside its import write. The broker removes them with the credential headers.
+ */
+export const CALLER_REROUTING_HEADERS: readonly string[] = [
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+  'x-original-url',
+  'x-rewrite-url',
+  'x-original-method',
+  // The caller's network position, like Forwarded and X-Forwarded-*: never the broker's to vouch for.
+  'x-real-ip',
+  'x-client-ip',
+  'true-client-ip',
+  'client-ip',
+  'x-cluster-client-ip',
+  'cf-connecting-ip',
+];

@@ -249,6 +249,31 @@ describe('what is forwarded: the pinned routes, with the real credential only', 
     expect(JSON.stringify(seen.rawHeaders)).not.toContain('callers');
   });
 
+  it('headers that re-route a request upstream (method/URL overrides, client address) never reach it', async () => {
+    const answer = await requestAs(alice, ports.get('auto-recall')!, {
+      ...SEARCH,
+      headers: {
+        'content-type': 'application/json',
+        'x-http-method-override': 'DELETE',
+        'x-http-method': 'DELETE',
+        'x-method-override': 'DELETE',
+        'x-original-url': '/v1/admin',
+        'x-rewrite-url': '/v1/admin',
+        'x-real-ip': '10.0.0.1',
+        'true-client-ip': '10.0.0.1',
+        // Negative control: an ordinary end-to-end header still travels.
+        'x-kept': 'end-to-end',
+      },
+    });
+    expect(answer.status).toBe(200);
+    const names = search.requests
+      .at(-1)!
+      .rawHeaders.filter((_, i) => i % 2 === 0)
+      .map((h) => h.toLowerCase());
+    expect(names).toContain('x-kept');
+    expect(names.filter((n) => /override|method|original|rewrite|ip$/.test(n))).toEqual([]);
+  });
+
   it('a held credential in the body is removed before it leaves (the hook no longer knows it)', async () => {
     const answer = await requestAs(alice, ports.get('auto-recall')!, {
       path: SEARCH.path,
