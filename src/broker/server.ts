@@ -21,7 +21,7 @@ import type { BrokerConfig, BrokerListener } from '../contracts/broker-config.js
 import type { Admission } from './allow.js';
 import { type AuditDecision, type AuditRecord, auditLine, auditPath } from './audit.js';
 import { matchRoute, ROUTE_REFUSALS } from './routes.js';
-import { stripSecrets } from './strip-secrets.js';
+import { headersCarrySecret, stripSecrets, watchAnswer } from './strip-secrets.js';
 import { UntrustedUpstreamError } from './upstream-connector.js';
 
 /** What the broker sends upstream without a total deadline (the model): the idle bounds only. */
@@ -76,10 +76,15 @@ const HOP_BY_HOP = new Set([
   // Nothing about the caller's network position travels upstream.
   'forwarded',
   'via',
+  // The answer must come back readable, so the broker can see a credential echoed in it (below).
+  'accept-encoding',
 ]);
 
 /** Response headers that would act on the caller's connection, or hand it a cookie for nothing. */
 const RESPONSE_DROPPED = new Set([...CONNECTION_HEADERS, 'set-cookie']);
+
+/** Why an answer that echoes a held credential never reaches the caller (answer and audit). */
+const ECHO_REFUSAL = 'the upstream answer carried a credential the broker holds';
 
 /** An error answer in the shape OpenAI-compatible clients show (Qwen prints `error.message`). */
 function errorBody(message: string, code: string): string {
@@ -116,6 +121,8 @@ function upstreamHeaders(
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   headers[listener.header.name.toLowerCase()] = `${listener.header.prefix}${credential}`;
+  // An answer the broker can read: a compressed one would carry an echoed credential past its watch.
+  headers['accept-encoding'] = 'identity';
   if (bodyLength > 0) headers['content-length'] = String(bodyLength);
   return headers;
 }
@@ -329,16 +336,56 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
         );
         return;
       }
+      const encoding = String(upstream.headers['content-encoding'] ?? 'identity')
+        .trim()
+        .toLowerCase();
+      if (encoding !== 'identity') {
+        // Asked for `identity`: an encoded answer could carry an echoed credential unseen.
+        discard(upstream.body);
+        answer(
+          502,
+          'failed',
+          `the upstream answered with content-encoding ${JSON.stringify(encoding)} although asked for identity; the broker passes on only answers it can read`,
+          'upstream_encoded',
+        );
+        return;
+      }
+      if (headersCarrySecret(upstream.headers, secrets)) {
+        // An upstream echoing what it received would hand the caller the credential itself.
+        discard(upstream.body);
+        answer(502, 'failed', ECHO_REFUSAL, 'upstream_echo');
+        return;
+      }
       const headers: Record<string, string | string[]> = {};
       const named = new Set(connectionNamed(upstream.headers['connection']));
       for (const [name, value] of Object.entries(upstream.headers)) {
         if (value !== undefined && !RESPONSE_DROPPED.has(name) && !named.has(name)) headers[name] = value;
       }
+      // The head leaves with the first bytes passed on (as Node sends it anyway), so an echo in the
+      // first chunk can still be answered 502; a later one cuts the answer before the credential.
+      const head = (): void => {
+        if (!res.headersSent) res.writeHead(upstream.statusCode, headers);
+      };
       record.decision = 'forwarded';
-      res.writeHead(upstream.statusCode, headers);
+      const watch = watchAnswer(secrets);
       try {
-        for await (const chunk of upstream.body) {
-          record.bytesOut += (chunk as Buffer).length;
+        for await (const received of upstream.body) {
+          const seen = watch.push(received as Buffer);
+          if (!seen.ok) {
+            discard(upstream.body);
+            if (!res.headersSent) {
+              answer(502, 'failed', ECHO_REFUSAL, 'upstream_echo');
+              return;
+            }
+            record.decision = 'failed';
+            record.reason = ECHO_REFUSAL;
+            res.destroy();
+            return;
+          }
+          const chunk = seen.pass;
+          if (chunk.length === 0) continue;
+          head();
+          record.bytesOut += chunk.length;
           // What arrives in one turn of the event loop leaves in one write: the last chunk and the
           // chunked terminator reach the caller together, so it wakes once, not twice (docs/
           // performance.md, "The broker's hop"); a stream's chunks still leave in the turn they arrive.
@@ -357,7 +404,10 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
             });
           if (res.destroyed) break;
         }
-        res.end();
+        const rest = watch.end();
+        head();
+        record.bytesOut += rest.length;
+        res.end(rest);
       } catch {
         // The upstream broke off mid-answer (or the deadline hit): the caller sees a cut answer.
         record.decision = 'failed';

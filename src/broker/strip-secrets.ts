@@ -85,3 +85,63 @@ export function stripSecrets(body: Uint8Array, secrets: readonly string[]): Stri
   // an upstream parser may keep its first, and a secret in the one not checked would go out unseen.
   return { ok: true, body: new TextEncoder().encode(JSON.stringify(clean)), removed: count.removed };
 }
+
+/**
+ * Watches an upstream answer for the credentials the broker holds, as it streams: an upstream that
+ * echoes the request it received (an error quoting the `Authorization` header, a debug echo) would
+ * otherwise hand the caller the very secret the broker exists to keep. Bytes are released only once
+ * no held credential can start in them: the tail that could still be the start of one is held until
+ * the next chunk (an answer's chunks end in `\n`, `}` or `]`, which begin no credential, so a stream
+ * is not delayed). Pure.
+ */
+export interface AnswerWatch {
+  /** The bytes of `chunk` (and of what was held) now safe to pass on; `leak` once a credential shows. */
+  push(chunk: Uint8Array): { ok: true; pass: Uint8Array } | { ok: false };
+  /** What was held at the end of the answer (it cannot hold a whole credential). */
+  end(): Uint8Array;
+}
+
+export function watchAnswer(secrets: readonly string[]): AnswerWatch {
+  const needles = secrets.filter((s) => s !== '').map((s) => Buffer.from(s, 'utf8'));
+  let held: Buffer = Buffer.alloc(0);
+  /** The longest end of `data` that is the start of a credential (shorter than the credential). */
+  const heldLength = (data: Buffer): number => {
+    let longest = 0;
+    for (const needle of needles) {
+      for (let k = Math.min(needle.length - 1, data.length); k > longest; k--) {
+        if (data.subarray(data.length - k).equals(needle.subarray(0, k))) {
+          longest = k;
+          break;
+        }
+      }
+    }
+    return longest;
+  };
+  return {
+    push(chunk) {
+      const data = held.length === 0 ? Buffer.from(chunk) : Buffer.concat([held, chunk]);
+      if (needles.some((needle) => data.includes(needle))) return { ok: false };
+      const keep = heldLength(data);
+      held = Buffer.from(data.subarray(data.length - keep));
+      return { ok: true, pass: data.subarray(0, data.length - keep) };
+    },
+    end() {
+      const rest = held;
+      held = Buffer.alloc(0);
+      return rest;
+    },
+  };
+}
+
+/** Whether any held credential appears in a header value of an upstream answer. */
+export function headersCarrySecret(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  secrets: readonly string[],
+): boolean {
+  const usable = secrets.filter((s) => s !== '');
+  return Object.entries(headers).some(([name, value]) =>
+    [name, ...(value === undefined ? [] : Array.isArray(value) ? value : [value])].some((text) =>
+      usable.some((secret) => text.includes(secret)),
+    ),
+  );
+}

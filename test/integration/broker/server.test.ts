@@ -6,6 +6,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import * as zlib from 'node:zlib';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Loopback, listenOnLoopback } from '../../../scripts/shared/loopback.js';
@@ -515,6 +516,108 @@ describe('streaming', () => {
     expect(answer.status).toBe(200);
     await waitFor(() => model.cut > before);
     expect(model.cut).toBe(before + 1);
+  });
+});
+
+describe('what comes back: never a credential the broker holds', () => {
+  // Without the answer's watch each row's caller reads the token: the upstream echoes what it got.
+  it('an upstream error that quotes the credential it received is answered 502, the credential kept', async () => {
+    search.script(GENERIC_SEARCH_ROUTE, {
+      status: 401,
+      json: { error: { message: `Incorrect API key provided: Bearer ${TOKEN}` } },
+    });
+    try {
+      const answer = await requestAs(alice, ports.get('auto-recall')!, SEARCH);
+      expect(answer.status).toBe(502);
+      expect(JSON.parse(answer.body).error.code).toBe('upstream_echo');
+      expect(JSON.stringify(answer)).not.toContain(TOKEN);
+      expect(lastAudit()).toMatchObject({ decision: 'failed', status: 502 });
+    } finally {
+      search.unscript();
+    }
+  });
+
+  it('so is one that echoes it in a header', async () => {
+    search.script(GENERIC_SEARCH_ROUTE, {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'x-debug-auth': `Bearer ${TOKEN}` },
+      raw: '{"items":[]}',
+    });
+    try {
+      const answer = await requestAs(alice, ports.get('auto-recall')!, SEARCH);
+      expect(answer.status).toBe(502);
+      expect(JSON.stringify(answer)).not.toContain(TOKEN);
+    } finally {
+      search.unscript();
+    }
+  });
+
+  it('a credential split across two chunks of a streamed answer cuts the answer before it', async () => {
+    const first = `data: {"echo":"Bearer ${TOKEN.slice(0, 8)}`;
+    const upstream = await listenOnLoopback(
+      net.createServer((socket) => {
+        let seen = '';
+        socket.on('error', () => {});
+        socket.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          const head = seen.indexOf('\r\n\r\n');
+          const length = Number(/content-length: *(\d+)/i.exec(seen)?.[1] ?? 0);
+          if (socket.writableEnded || head === -1 || seen.length < head + 4 + length) return;
+          // The second half is the token's rest (the attack) or other text (the control).
+          const rest = seen.includes('"control"') ? 'not-the-token"}\n\n' : `${TOKEN.slice(8)}"}\n\n`;
+          const chunk1 = `${Buffer.byteLength(first).toString(16)}\r\n${first}\r\n`;
+          const chunk2 = `${Buffer.byteLength(rest).toString(16)}\r\n${rest}\r\n0\r\n\r\n`;
+          socket.write(
+            `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${chunk1}`,
+          );
+          setTimeout(() => socket.end(chunk2), 100);
+        });
+      }),
+    );
+    try {
+      await withBroker(
+        [alice.name],
+        socketPeerUid,
+        async (port) => {
+          const attack = await requestAs(alice, port, SEARCH);
+          expect(JSON.stringify(attack)).not.toContain(TOKEN);
+          expect(attack.body).not.toContain(TOKEN.slice(8));
+          // Negative control: the same stream without the token arrives whole, held bytes included.
+          const control = await requestAs(alice, port, {
+            path: SEARCH.path,
+            body: JSON.stringify({ query: 'control' }),
+          });
+          expect(control).toMatchObject({
+            status: 200,
+            body: `${first}not-the-token"}\n\n`,
+          });
+        },
+        upstream.url,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('the answer comes uncompressed whatever the caller accepts (a gzip answer would hide an echo)', async () => {
+    const answer = await requestAs(alice, ports.get('auto-recall')!, {
+      ...SEARCH,
+      headers: { 'accept-encoding': 'gzip, br' },
+    });
+    expect(answer.status).toBe(200);
+    expect(search.requests.at(-1)!.headers['accept-encoding']).toBe('identity');
+    search.script(GENERIC_SEARCH_ROUTE, {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      raw: zlib.gzipSync(JSON.stringify({ items: [{ id: TOKEN }] })),
+    });
+    try {
+      const encoded = await requestAs(alice, ports.get('auto-recall')!, SEARCH);
+      expect(encoded.status).toBe(502);
+      expect(JSON.parse(encoded.body).error.code).toBe('upstream_encoded');
+    } finally {
+      search.unscript();
+    }
   });
 });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BROKER_JSON_DEPTH } from '../../../src/base/limits.js';
 import { admit } from '../../../src/broker/allow.js';
 import { auditPath } from '../../../src/broker/audit.js';
-import { stripSecrets } from '../../../src/broker/strip-secrets.js';
+import { headersCarrySecret, stripSecrets, watchAnswer } from '../../../src/broker/strip-secrets.js';
 import { parseAccountDb } from '../../../src/host/accounts.js';
 
 const SECRETS = ['ctx-real-token-9f2', 'sk-model-key-77'];
@@ -134,5 +134,55 @@ describe('auditPath', () => {
     [`/${'x'.repeat(300)}`, `/${'x'.repeat(255)}…`],
   ])('%s', (target, shown) => {
     expect(auditPath(target)).toBe(shown);
+  });
+});
+
+describe('watchAnswer: no held credential ever leaves in an answer', () => {
+  const SECRET = SECRETS[1]!;
+  const run = (chunks: string[]) => {
+    const watch = watchAnswer(SECRETS);
+    let passed = '';
+    for (const chunk of chunks) {
+      const seen = watch.push(bytes(chunk));
+      if (!seen.ok) return { passed, leak: true };
+      passed += text(seen.pass);
+    }
+    return { passed: passed + text(watch.end()), leak: false };
+  };
+
+  it.each<[string, string[], string]>([
+    // A chunk holding a credential is not passed on at all.
+    ['whole in one chunk', [`{"error":"bad key ${SECRET}"}`], ''],
+    ['split across chunks', ['{"error":"bad key sk-mo', 'del-key-77"}'], '{"error":"bad key '],
+    ['split over three chunks, one byte in the middle', ['x sk-model-', 'k', 'ey-77'], 'x '],
+    // Nothing is removed, so nothing is joined: the first pass holds "sk-mo" + "sk-model-k" unmatched.
+    ['inside a near miss of itself', ['sk-mosk-model-k', 'ey-77del-key-77'], 'sk-mo'],
+  ])('%s: cut before the credential', (_name, chunks, before) => {
+    expect(run(chunks)).toEqual({ passed: before, leak: true });
+  });
+
+  it.each<[string, string[]]>([
+    [
+      'a stream of events (nothing held: "\\n" starts no credential)',
+      ['data: {"a":1}\n\n', 'data: [DONE]\n\n'],
+    ],
+    ['a prefix that never completes is passed on at the next chunk', ['key sk-model-', 'other']],
+    ['a prefix at the very end is passed on at the end', ['key sk-model-key-7']],
+  ])('negative control, %s', (_name, chunks) => {
+    expect(run(chunks)).toEqual({ passed: chunks.join(''), leak: false });
+  });
+
+  it('holds only the tail that could start a credential', () => {
+    const watch = watchAnswer(SECRETS);
+    const first = watch.push(bytes('data: x\n\n'));
+    expect(first.ok && text(first.pass)).toBe('data: x\n\n');
+    const seen = watch.push(bytes('abc sk-mod'));
+    expect(seen.ok && text(seen.pass)).toBe('abc ');
+  });
+
+  it('headersCarrySecret sees a credential in any header value (or name)', () => {
+    expect(headersCarrySecret({ 'x-debug': `Bearer ${SECRET}` }, SECRETS)).toBe(true);
+    expect(headersCarrySecret({ 'set-x': ['a', `k=${SECRETS[0]}`] }, SECRETS)).toBe(true);
+    expect(headersCarrySecret({ 'content-type': 'application/json', 'x-n': undefined }, SECRETS)).toBe(false);
   });
 });
