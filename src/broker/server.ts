@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import * as http from 'node:http';
 import type * as net from 'node:net';
+import type * as stream from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { BROKER_JSON_DEPTH } from '../base/limits.js';
 import {
@@ -165,6 +166,44 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
   const servers = new Map<string, http.Server>();
   const bound = new Map<string, number>();
   const inFlight = new Set<ServerResponse>();
+
+  /**
+   * Refuses what the HTTP server never hands to `serve` (its audit line included) and ends the
+   * connection, answering as Node would — never into an answer already under way on it.
+   */
+  function unparsed(
+    listener: BrokerListener,
+    socket: net.Socket,
+    status: number,
+    reason: string,
+    method = '',
+  ): void {
+    const uid = callers.get(socket);
+    options.audit(
+      auditLine({
+        time: options.time(),
+        uid: uid ?? null,
+        user: uid === undefined ? null : options.admit(uid).user,
+        listener: listener.name,
+        method,
+        path: '',
+        decision: 'refused',
+        status,
+        reason,
+        bytesIn: 0,
+        bytesOut: 0,
+        ms: 0,
+      }),
+    );
+    const answering = [...inFlight].some((res) => res.socket === socket);
+    if (!socket.writable || answering) {
+      socket.destroy();
+      return;
+    }
+    socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`, () =>
+      socket.destroy(),
+    );
+  }
 
   function handler(listener: BrokerListener) {
     return (req: IncomingMessage, res: ServerResponse): void => {
@@ -429,6 +468,24 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
           // Decided once per connection, before any byte of it is read.
           server.on('connection', (socket: net.Socket) => {
             callers.set(socket, options.peerUid(socket));
+          });
+          // What never becomes a request — bytes the HTTP parser refuses (a smuggling attempt: two
+          // Content-Lengths, Transfer-Encoding with Content-Length, a bare LF) and CONNECT — is
+          // refused as Node would, and audited like any other refusal, under the caller's uid.
+          server.on('clientError', (error: NodeJS.ErrnoException, socket: stream.Duplex) => {
+            const code = error.code ?? '';
+            if (code.startsWith('HPE_'))
+              unparsed(
+                listener,
+                socket as net.Socket,
+                code === 'HPE_HEADER_OVERFLOW' ? 431 : 400,
+                `the request is not HTTP the broker reads (${code})`,
+              );
+            // A reset of the connection: no request to answer or audit.
+            else socket.destroy();
+          });
+          server.on('connect', (req: IncomingMessage, socket: stream.Duplex) => {
+            unparsed(listener, socket as net.Socket, 403, ROUTE_REFUSALS.target, req.method);
           });
           servers.set(listener.name, server);
           await new Promise<void>((resolve, reject) => {

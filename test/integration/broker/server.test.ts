@@ -18,7 +18,7 @@ import { type BrokerServer, createBrokerServer } from '../../../src/broker/serve
 import { BROKER_HEALTH_PATH } from '../../../src/contracts/broker.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../e2e/harness/users.js';
-import { requestAs, waitFor } from '../../fixtures/broker.js';
+import { rawAs, requestAs, waitFor } from '../../fixtures/broker.js';
 import {
   type FakeService,
   GENERIC_SEARCH_ROUTE,
@@ -298,6 +298,52 @@ describe('what is forwarded: the pinned routes, with the real credential only', 
         })
       ).status,
     ).toBe(403);
+  });
+});
+
+describe('what never becomes a request is refused and audited too', () => {
+  // Without the clientError and connect handlers Node answers these itself and no line is written.
+  const body = SEARCH.body;
+  const head = (lengths: string) =>
+    `POST ${SEARCH.path} HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n${lengths}\r\n${body}`;
+
+  it.each<[string, string, string]>([
+    [
+      'two Content-Lengths',
+      head(`content-length: ${body.length}\r\ncontent-length: 1\r\n`),
+      'HPE_UNEXPECTED_CONTENT_LENGTH',
+    ],
+    [
+      'Transfer-Encoding beside Content-Length',
+      head(`content-length: 1\r\ntransfer-encoding: chunked\r\n`),
+      'HPE_INVALID_TRANSFER_ENCODING',
+    ],
+  ])('a smuggling attempt (%s) is answered 400 and audited under its uid', async (_name, data, code) => {
+    const before = search.requests.length;
+    const answer = await rawAs(alice, ports.get('auto-recall')!, data);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    await waitFor(() => lastAudit()?.reason?.includes(code) === true);
+    expect(lastAudit()).toMatchObject({ uid: alice.uid, user: alice.name, decision: 'refused', status: 400 });
+    expect(search.requests.length).toBe(before);
+    // Negative control: the same request with one Content-Length is forwarded.
+    const control = await rawAs(
+      alice,
+      ports.get('auto-recall')!,
+      head(`content-length: ${body.length}\r\nconnection: close\r\n`),
+    );
+    expect(control).toMatch(/^HTTP\/1\.1 200 /);
+    expect(search.requests.length).toBe(before + 1);
+  });
+
+  it('CONNECT is answered 403 and audited', async () => {
+    const answer = await rawAs(
+      alice,
+      ports.get('auto-recall')!,
+      'CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n',
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 403 /);
+    await waitFor(() => lastAudit()?.method === 'CONNECT');
+    expect(lastAudit()).toMatchObject({ uid: alice.uid, decision: 'refused', status: 403 });
   });
 });
 
