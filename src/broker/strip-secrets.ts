@@ -101,8 +101,24 @@ export interface AnswerWatch {
   end(): Uint8Array;
 }
 
+/**
+ * The spellings of a credential an echo may carry: as it is, inside a JSON string (`\/` included,
+ * as PHP writes a slash) and percent-encoded in a URL. A transformed echo (base64, a hash, a mask)
+ * is beyond any watch: docs/admin.md says so.
+ */
+export function echoSpellings(secrets: readonly string[]): string[] {
+  const spellings = new Set<string>();
+  for (const secret of secrets) {
+    if (secret === '') continue;
+    const json = JSON.stringify(secret).slice(1, -1);
+    for (const spelling of [secret, json, json.replaceAll('/', '\\/'), encodeURIComponent(secret)])
+      spellings.add(spelling);
+  }
+  return [...spellings];
+}
+
 export function watchAnswer(secrets: readonly string[]): AnswerWatch {
-  const needles = secrets.filter((s) => s !== '').map((s) => Buffer.from(s, 'utf8'));
+  const needles = echoSpellings(secrets).map((s) => Buffer.from(s, 'utf8'));
   let held: Buffer = Buffer.alloc(0);
   /** The longest end of `data` that is the start of a credential (shorter than the credential). */
   const heldLength = (data: Buffer): number => {
@@ -138,7 +154,7 @@ export function headersCarrySecret(
   headers: Readonly<Record<string, string | string[] | undefined>>,
   secrets: readonly string[],
 ): boolean {
-  const usable = secrets.filter((s) => s !== '');
+  const usable = echoSpellings(secrets);
   return Object.entries(headers).some(([name, value]) =>
     [name, ...(value === undefined ? [] : Array.isArray(value) ? value : [value])].some((text) =>
       usable.some((secret) => text.includes(secret)),

@@ -155,10 +155,19 @@ describe('watchAnswer: no held credential ever leaves in an answer', () => {
     ['whole in one chunk', [`{"error":"bad key ${SECRET}"}`], ''],
     ['split across chunks', ['{"error":"bad key sk-mo', 'del-key-77"}'], '{"error":"bad key '],
     ['split over three chunks, one byte in the middle', ['x sk-model-', 'k', 'ey-77'], 'x '],
-    // Nothing is removed, so nothing is joined: the first pass holds "sk-mo" + "sk-model-k" unmatched.
+    // The watch removes nothing, so nothing joins into a credential: the near miss passes, then the cut.
     ['inside a near miss of itself', ['sk-mosk-model-k', 'ey-77del-key-77'], 'sk-mo'],
   ])('%s: cut before the credential', (_name, chunks, before) => {
     expect(run(chunks)).toEqual({ passed: before, leak: true });
+  });
+
+  it('sees a credential spelled as JSON or a URL spells it', () => {
+    const slashed = 'ab/cd+ef"gh';
+    for (const echo of ['{"k":"ab\\/cd+ef\\"gh"}', '{"k":"ab/cd+ef\\"gh"}', 'GET /?key=ab%2Fcd%2Bef%22gh']) {
+      const watch = watchAnswer([slashed]);
+      expect([echo, watch.push(bytes(echo)).ok]).toEqual([echo, false]);
+    }
+    expect(headersCarrySecret({ link: '</?key=ab%2Fcd%2Bef%22gh>' }, [slashed])).toBe(true);
   });
 
   it.each<[string, string[]]>([
