@@ -15,11 +15,17 @@ class TooDeep extends Error {}
 function removeAll(text: string, secrets: readonly string[]): { text: string; removed: number } {
   let removed = 0;
   let out = text;
-  for (const secret of secrets) {
-    if (!out.includes(secret)) continue;
-    const parts = out.split(secret);
-    removed += parts.length - 1;
-    out = parts.join('');
+  // Until none is left: removing one occurrence can join its two sides into another
+  // (`sk-a` + secret + `bc` with secret `sk-abc`); each pass shortens the text, so this ends.
+  for (let found = true; found; ) {
+    found = false;
+    for (const secret of secrets) {
+      if (!out.includes(secret)) continue;
+      found = true;
+      const parts = out.split(secret);
+      removed += parts.length - 1;
+      out = parts.join('');
+    }
   }
   return { text: out, removed };
 }

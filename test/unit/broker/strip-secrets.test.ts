@@ -32,6 +32,9 @@ describe('stripSecrets', () => {
       1,
     ],
     ['in a key', '{"sk-model-key-77":1}', '{"":1}', 1],
+    // One pass would leave the two sides joined into the credential.
+    ['around itself', '{"q":"sk-model-ksk-model-key-77ey-77"}', '{"q":""}', 2],
+    ['around the other one', '{"q":"ctx-real-sk-model-key-77token-9f2"}', '{"q":""}', 2],
   ])('%s', (_name, body, expected, removed) => {
     const outcome = stripSecrets(bytes(body), SECRETS);
     expect(outcome.ok && { body: text(outcome.body), removed: outcome.removed }).toEqual({
