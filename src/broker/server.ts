@@ -321,6 +321,13 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
           `the request body's JSON is nested deeper than ${BROKER_JSON_DEPTH} levels`,
           'not_json',
         );
+      else if (stripped.reason === 'rejoined')
+        answer(
+          403,
+          'refused',
+          'the request body holds a credential written around another occurrence of one',
+          'credential_rejoined',
+        );
       else answer(403, 'refused', 'the request body is not UTF-8 JSON', 'not_json');
       return;
     }

@@ -7,26 +7,27 @@ import { BROKER_JSON_DEPTH } from '../base/limits.js';
 export type StripOutcome =
   /** The body re-serialised from the value checked; `removed` occurrences of secrets in all. */
   | { ok: true; body: Uint8Array; removed: number }
-  | { ok: false; reason: 'not-utf8' | 'not-json' | 'too-deep' };
+  | { ok: false; reason: 'not-utf8' | 'not-json' | 'too-deep' | 'rejoined' };
 
 /** Thrown by the walk past BROKER_JSON_DEPTH: a body that deep is refused, never walked further. */
 class TooDeep extends Error {}
 
+/** Thrown by the walk when a removal joins its two sides into a credential again. */
+class Rejoined extends Error {}
+
 function removeAll(text: string, secrets: readonly string[]): { text: string; removed: number } {
   let removed = 0;
   let out = text;
-  // Until none is left: removing one occurrence can join its two sides into another
-  // (`sk-a` + secret + `bc` with secret `sk-abc`); each pass shortens the text, so this ends.
-  for (let found = true; found; ) {
-    found = false;
-    for (const secret of secrets) {
-      if (!out.includes(secret)) continue;
-      found = true;
-      const parts = out.split(secret);
-      removed += parts.length - 1;
-      out = parts.join('');
-    }
+  for (const secret of secrets) {
+    if (!out.includes(secret)) continue;
+    const parts = out.split(secret);
+    removed += parts.length - 1;
+    out = parts.join('');
   }
+  // One pass, then refuse: removing an occurrence can join its two sides into another
+  // (`sk-a` + secret + `bc` with secret `sk-abc`), and removing until none is left takes a pass per
+  // level of such nesting — quadratic in a body of megabytes, on the one thread every user shares.
+  if (secrets.some((secret) => out.includes(secret))) throw new Rejoined();
   return { text: out, removed };
 }
 
@@ -85,6 +86,7 @@ export function stripSecrets(body: Uint8Array, secrets: readonly string[]): Stri
     clean = walk(parsed, usable, count);
   } catch (error) {
     if (error instanceof TooDeep) return { ok: false, reason: 'too-deep' };
+    if (error instanceof Rejoined) return { ok: false, reason: 'rejoined' };
     throw error;
   }
   // Always the value checked, never the bytes received: JSON.parse keeps a repeated key's last value,
