@@ -73,6 +73,9 @@ const HOP_BY_HOP = new Set([
   ...CONNECTION_HEADERS,
   'host',
   'content-length',
+  // The body's description is the broker's: it sends JSON it checked, as it is.
+  'content-type',
+  'content-encoding',
   'expect',
   // Nothing about the caller's network position travels upstream.
   'forwarded',
@@ -124,7 +127,12 @@ function upstreamHeaders(
   headers[listener.header.name.toLowerCase()] = `${listener.header.prefix}${credential}`;
   // An answer the broker can read: a compressed one would carry an echoed credential past its watch.
   headers['accept-encoding'] = 'identity';
-  if (bodyLength > 0) headers['content-length'] = String(bodyLength);
+  if (bodyLength > 0) {
+    headers['content-length'] = String(bodyLength);
+    // The body is the JSON the broker checked, so it says so: under a caller's form or text type the
+    // upstream would read other fields (`%xx` decoded, `&` splitting a string) than the ones checked.
+    headers['content-type'] = 'application/json';
+  }
   return headers;
 }
 

@@ -275,6 +275,25 @@ describe('what is forwarded: the pinned routes, with the real credential only', 
     expect(names.filter((n) => /override|method|original|rewrite|ip$/.test(n))).toEqual([]);
   });
 
+  it('the body goes up as the JSON it is, whatever type the caller gives it', async () => {
+    // Under the caller's form type an upstream reads `%2D` as "-" and `&` as a new field: a body other
+    // than the one checked (here the token, percent-encoded past the check).
+    const spelled = encodeURIComponent(TOKEN).replaceAll('-', '%2D');
+    const answer = await requestAs(alice, ports.get('auto-recall')!, {
+      path: SEARCH.path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'identity' },
+      body: JSON.stringify({ query: `x&token=${spelled}`, limit: 5 }),
+    });
+    expect(answer.status).toBe(200);
+    const seen = search.requests.at(-1)!;
+    expect([seen.headers['content-type'], seen.headers['content-encoding']]).toEqual([
+      'application/json',
+      undefined,
+    ]);
+    // Negative control: read as the form the caller claimed, the body carries the token.
+    expect(new URLSearchParams(seen.rawBody.toString()).get('token')).toContain(TOKEN);
+  });
+
   it('a held credential in the body is removed before it leaves (the hook no longer knows it)', async () => {
     const answer = await requestAs(alice, ports.get('auto-recall')!, {
       path: SEARCH.path,
