@@ -8,7 +8,8 @@
 // results carry the command output and the environ file), /proc/<pid>/environ of every process of the
 // developer, the environment of every bash Qwen started, and every file the developer can read in the
 // deployment, their home and the shared system directories. The same session without a broker is the
-// negative control: each of those channels shows the credentials there.
+// negative control: each of those channels shows the credentials there. A model that quotes the key it
+// received in its error is the last channel: the broker's answer watch keeps it off the screen.
 import { spawnSync } from 'node:child_process';
 import { lchownSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +32,7 @@ import {
   promptText,
   toolResults,
 } from '../../fixtures/fake-model/inspect.js';
-import { text, toolCall } from '../../fixtures/fake-model/server.js';
+import { httpError, text, toolCall } from '../../fixtures/fake-model/server.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
 import { TerminalSession } from '../harness/terminal.js';
 import { createThrowawayUser, removeThrowawayUser } from '../harness/users.js';
@@ -47,6 +48,8 @@ const YES = 'Yes, allow once';
 const ANSWER_BEFORE = 'ANSWER-BEFORE-OUTAGE-5c1';
 const ANSWER_AFTER = 'ANSWER-AFTER-OUTAGE-9e4';
 const ANSWER_BACK = 'ANSWER-BROKER-BACK-2f7';
+const ECHO_MARK = 'ECHO-ERROR-5a1';
+const PLAIN_MARK = 'PLAIN-ERROR-7b2';
 
 /** Which credentials (by variable name) occur in `text`. */
 function leaked(value: string): string[] {
@@ -264,6 +267,52 @@ describe('with the credential broker running as its own user', () => {
         removeThrowawayUser(other);
       }
     }),
+  );
+
+  it(
+    "a model that quotes the key it received in its error: the developer's screen shows the broker's refusal, never the key",
+    suite.test(async ({ world: w, broker }) => {
+      w.model.setResponder(({ kind, body, request }) => {
+        if (kind !== 'main' || isToolContinuation(body)) return undefined;
+        // What some OpenAI-compatible servers do with a key they reject.
+        if (promptText(body).includes('MARK-ECHO'))
+          return httpError(
+            400,
+            `${ECHO_MARK} Incorrect API key provided: ${String(request.headers['authorization'])}`,
+          );
+        if (promptText(body).includes('MARK-PLAIN')) return httpError(400, PLAIN_MARK);
+        return undefined;
+      });
+      const s = await suite.launch(w, 'auto-recall');
+      await s.waitForReady();
+      // The control: an upstream error's message reaches the developer's screen through the broker.
+      await s.submit('Say hello. MARK-PLAIN');
+      await s.term.waitFor(PLAIN_MARK, 90_000);
+      // Qwen retries a 502 (seven attempts, backing off): the refusal shows once it gives up.
+      await s.submit('Say hello. MARK-ECHO');
+      const refusal = 'the upstream answer carried a credential the broker holds';
+      // Without the broker's watch the echo shows at once (a 400 is not retried), key and all.
+      await s.term.waitFor(new RegExp(`${refusal}|${ECHO_MARK}`), 240_000);
+      const screen = s.term.fullText().replace(/\n/g, '');
+      expect(leaked(screen)).toEqual([]);
+      expect(screen).not.toContain(ECHO_MARK);
+      expect(screen).toContain(refusal);
+      expect(
+        w.model.requests.some((r) => r.reply?.type === 'error' && r.reply.message.includes(MODEL_KEY)),
+      ).toBe(true);
+      expect(
+        broker.audit.some(
+          (a) =>
+            a.listener === 'model' &&
+            a.status === 502 &&
+            a.reason === 'the upstream answer carried a credential the broker holds',
+        ),
+      ).toBe(true);
+      expect(await s.quit()).toBe(0);
+      w.model.setResponder(undefined);
+    }),
+    // Qwen's seven attempts at the 502 take about 100 s of it.
+    300_000,
   );
 
   it(
