@@ -136,6 +136,26 @@ function upstreamHeaders(
   return headers;
 }
 
+/**
+ * The codings of an upstream answer the broker cannot read through (undefined: none). undici removes
+ * only the chunked framing, so any other transfer coding (`gzip, chunked`) reaches the caller as it
+ * came, like a content coding.
+ */
+function unreadableCoding(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): string | undefined {
+  const codings = (name: string): string[] =>
+    String(headers[name] ?? '')
+      .split(',')
+      .map((c) => c.trim().toLowerCase())
+      .filter((c) => c !== '' && c !== 'identity');
+  const found = [
+    ...codings('content-encoding'),
+    ...codings('transfer-encoding').filter((c) => c !== 'chunked'),
+  ];
+  return found.length === 0 ? undefined : found.join(', ');
+}
+
 /** Reads the request body up to `max` bytes; undefined when it is larger (the rest is not read). */
 async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -390,16 +410,14 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
         );
         return;
       }
-      const encoding = String(upstream.headers['content-encoding'] ?? 'identity')
-        .trim()
-        .toLowerCase();
-      if (encoding !== 'identity') {
+      const coding = unreadableCoding(upstream.headers);
+      if (coding !== undefined) {
         // Asked for `identity`: an encoded answer could carry an echoed credential unseen.
         discard(upstream.body);
         answer(
           502,
           'failed',
-          `the upstream answered with content-encoding ${JSON.stringify(encoding)} although asked for identity; the broker passes on only answers it can read`,
+          `the upstream answered in the coding ${JSON.stringify(coding)} although asked for identity; the broker passes on only answers it can read`,
           'upstream_encoded',
         );
         return;

@@ -684,6 +684,52 @@ describe('what comes back: never a credential the broker holds', () => {
       search.unscript();
     }
   });
+  it('so is a transfer coding other than chunked, which undici passes on undecoded', async () => {
+    const gzipped = zlib.gzipSync(JSON.stringify({ error: `Incorrect API key: Bearer ${TOKEN}` }));
+    const upstream = await listenOnLoopback(
+      net.createServer((socket) => {
+        let seen = '';
+        socket.on('error', () => {});
+        socket.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          const head = seen.indexOf('\r\n\r\n');
+          const length = Number(/content-length: *(\d+)/i.exec(seen)?.[1] ?? 0);
+          if (socket.writableEnded || head === -1 || seen.length < head + 4 + length) return;
+          // The control: the same answer, plain, under chunked alone.
+          const control = seen.includes('"control"');
+          const body = control ? Buffer.from('{"items":[]}') : gzipped;
+          socket.end(
+            Buffer.concat([
+              Buffer.from(
+                `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ntransfer-encoding: ${control ? 'chunked' : 'gzip, chunked'}\r\n\r\n${body.length.toString(16)}\r\n`,
+              ),
+              body,
+              Buffer.from('\r\n0\r\n\r\n'),
+            ]),
+          );
+        });
+      }),
+    );
+    try {
+      await withBroker(
+        [alice.name],
+        socketPeerUid,
+        async (port) => {
+          const attack = await requestAs(alice, port, SEARCH);
+          expect(attack.status).toBe(502);
+          expect(JSON.parse(attack.body).error.code).toBe('upstream_encoded');
+          const control = await requestAs(alice, port, {
+            path: SEARCH.path,
+            body: JSON.stringify({ query: 'control' }),
+          });
+          expect(control).toMatchObject({ status: 401, body: '{"items":[]}' });
+        },
+        upstream.url,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
 });
 
 describe('controls', () => {
