@@ -1,8 +1,9 @@
 // The forwarding server: one loopback HTTP listener per broker.json listener. Per connection it asks
 // the kernel who is calling (never anything the caller sends); per request it admits the caller,
-// matches the pinned routes, removes the caller's credential headers and every held credential from
-// the body, adds the real credential, forwards to the pinned origin without following redirects,
-// streams the answer back, aborts upstream when the caller goes away, and writes one audit line.
+// matches the pinned routes, removes the caller's credential and re-routing headers and every held
+// credential from the body, adds the real credential, forwards to the pinned origin without following
+// redirects, streams the answer back (never a held credential in it), aborts upstream when the caller
+// goes away, and writes one audit line — also for what never became a request.
 //
 // I/O is injected (the peer lookup, admission, upstream dispatcher, audit sink and clock), so tests
 // drive it with real sockets and real loopback upstreams.

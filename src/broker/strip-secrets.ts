@@ -1,7 +1,8 @@
 // The credentials the broker holds never leave in a request body. The auto-recall sanitizer used to
 // remove "the configured credential" from the query, but with a broker the hook only knows the fixed
 // public key; the broker knows the real values, so it removes them here, from every string (and key)
-// of a JSON body — after JSON decoding, so an escaped spelling (`\u0073k-…`) is caught too. Pure.
+// of a JSON body — after JSON decoding, so an escaped spelling (`\u0073k-…`) is caught too. Nor in an
+// answer: an upstream echoing what it received is watched for them as the answer streams. Pure.
 import { BROKER_JSON_DEPTH } from '../base/limits.js';
 
 export type StripOutcome =
