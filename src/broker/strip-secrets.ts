@@ -104,7 +104,7 @@ export function stripSecrets(body: Uint8Array, secrets: readonly string[]): Stri
  * is not delayed). Pure.
  */
 export interface AnswerWatch {
-  /** The bytes of `chunk` (and of what was held) now safe to pass on; `leak` once a credential shows. */
+  /** The bytes of `chunk` (and of what was held) now safe to pass on; `ok: false` once a credential shows. */
   push(chunk: Uint8Array): { ok: true; pass: Uint8Array } | { ok: false };
   /** What was held at the end of the answer (it cannot hold a whole credential). */
   end(): Uint8Array;
@@ -115,7 +115,7 @@ export interface AnswerWatch {
  * as PHP writes a slash) and percent-encoded in a URL. A transformed echo (base64, a hash, a mask)
  * is beyond any watch: docs/admin.md says so.
  */
-export function echoSpellings(secrets: readonly string[]): string[] {
+function echoSpellings(secrets: readonly string[]): string[] {
   const spellings = new Set<string>();
   for (const secret of secrets) {
     if (secret === '') continue;
