@@ -246,6 +246,28 @@ export function walkJudged(paths: RepositoryPaths, top: string): JudgedFile[] {
   return files;
 }
 
+/**
+ * The context file names at the repository root, which Qwen's `/init` writes in every folder, trusted
+ * or not: it reads the first name there, asks "regenerate?" when it holds text, then empties it — or
+ * creates it when nothing is there — following links (Qwen 0.24.4, measured: `QWEN.md` linked to a file
+ * of the home emptied that file). Each must lead inside the repository; one that is a FIFO, socket or
+ * device refuses too (`/init` would block Qwen reading it).
+ */
+export function judgeInitTargets(paths: RepositoryPaths, names: readonly string[]): void {
+  for (const name of names) {
+    const file = paths.path.join(paths.root, name);
+    const verdict = paths.check(file);
+    if (verdict.kind === 'inside' && verdict.type === 'other') {
+      paths.refuse({
+        file,
+        key: WHOLE,
+        why: 'it is not a regular file (a FIFO, socket or device), so what Qwen would read cannot be checked',
+        fix: 'remove it',
+      });
+    }
+  }
+}
+
 export interface ContextInput {
   paths: RepositoryPaths;
   home: string;

@@ -22,6 +22,7 @@ import {
   type FilesFs,
   type JudgedFile,
   judgeContextFiles,
+  judgeInitTargets,
   RepositoryPaths,
   walkJudged,
 } from './repository-files.js';
@@ -131,13 +132,16 @@ export async function inspectRepository(input: RepositoryInput): Promise<Reposit
   for (const name of ROOT_FILES) paths.check(path.join(root, name));
   // Qwen runs git in the repository at every start, trusted or not: its git directory is judged too.
   judgeGitDirectory(paths);
+  const contextNames = contextFileNames((systemSettings().context as JsonObject | undefined)?.fileName);
   judgeContextFiles({
     paths,
     home: input.home,
     qwenHome: input.qwenHome,
-    names: trusted ? contextFileNames((systemSettings().context as JsonObject | undefined)?.fileName) : [],
+    names: trusted ? contextNames : [],
     trusted,
   });
+  // `/init` writes the first of these names at the root whatever the trust, through a link.
+  judgeInitTargets(paths, contextNames);
 
   if (trusted) {
     const under = (dir: string) =>

@@ -1,6 +1,7 @@
 // Scenario 8b — the repository is untrusted input, round 2: what Qwen 0.24.4 reads by itself and
 // follows links in (context files and their imports, the output-language rule, settings and env
-// files linked through /proc/self/cwd, project slash commands) and hidden text in a memory write.
+// files linked through /proc/self/cwd, project slash commands), what it writes through a link (the
+// QWEN.md /init empties, also in an untrusted repository) and hidden text in a memory write.
 // On the real Qwen through `launch-qwen` as a non-root user, every row launched from the
 // repository root AND from the user's home:
 //
@@ -15,7 +16,16 @@
 // - negative controls: the same repository with Qwen started WITHOUT the launcher shows each vector
 //   working (credentials in the model request, a planted hook or command running, a request to a
 //   planted server, outside text in the system prompt, a confirmation that does not show the payload).
-import { chmodSync, existsSync, lchownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lchownSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_POLICY } from '../../../src/policy/repository.js';
@@ -755,6 +765,85 @@ describe('an untrusted repository (auto-recall): Qwen still reads .qwen/output-l
       const bodies = untrusted.model.requests.filter((r) => r.receivedAt >= since).map((r) => r.rawBody);
       expect(bodies.some((body) => body.includes(MODEL_KEY) && body.includes(TOKEN))).toBe(true);
       untrusted.model.setResponder(undefined);
+    }),
+  );
+});
+
+describe('an untrusted repository (auto-recall): /init writes QWEN.md through a link, whatever the trust', () => {
+  const PRECIOUS = 'PRECIOUS-7781: a file of the developer’s home\n';
+  const inner = managedSuite(async (own) => {
+    const untrusted = own(
+      await ManagedWorld.create({
+        label: 'init',
+        profiles: {
+          'auto-recall': {
+            provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
+            repositoryTrust: 'untrusted',
+          },
+        },
+        credentials: { CONTEXT_API_TOKEN: TOKEN },
+        services: { 'generic-search': search },
+      }),
+    );
+    const precious = join(untrusted.user.home, 'precious.txt');
+    const link = join(untrusted.repo, 'QWEN.md');
+    symlinkSync(precious, link);
+    lchownSync(link, untrusted.user.uid, untrusted.user.gid);
+    return { untrusted, precious };
+  });
+
+  it(
+    'a QWEN.md linked to a file of the home refuses the launch from the repository and from home; the file is kept',
+    inner.test(async ({ untrusted, precious }) => {
+      untrusted.plant(precious, PRECIOUS);
+      for (const cwd of [untrusted.repo, untrusted.user.home]) {
+        const session = await inner.launch(untrusted, 'auto-recall', { cwd });
+        const exit = await session.term.waitForExit(30_000);
+        await session.term.flush();
+        const shown = session.term
+          .rawOutput()
+          .replaceAll('\r\n', '\n')
+          .split('\n')
+          .filter((l) => l.startsWith('launch-qwen: '))
+          .map((l) =>
+            l
+              .slice('launch-qwen: '.length)
+              .replaceAll(untrusted.repo, '<repo>')
+              .replaceAll(untrusted.user.home, '<home>'),
+          );
+        expect({ cwd, exit: exit.exitCode, shown }).toEqual({
+          cwd,
+          exit: 1,
+          shown: [
+            `<repo>/QWEN.md: (where it leads): it leads to <home>/precious.txt (<repo>/QWEN.md -> <home>/precious.txt), outside the repository <repo>; ${FIX_LINK}`,
+            '1 thing(s) in the repository or your home would change the managed auto-recall session; nothing was started',
+          ],
+        });
+      }
+      expect(readFileSync(precious, 'utf8')).toBe(PRECIOUS);
+    }),
+  );
+
+  it(
+    'negative control: Qwen started without the launcher empties the home file on /init, asking only whether to regenerate "a QWEN.md file … in this directory"',
+    inner.test(async ({ untrusted, precious }) => {
+      untrusted.plant(precious, PRECIOUS);
+      untrusted.model.setResponder(({ kind }) => (kind === 'main' ? text('INIT-ANSWERED') : undefined));
+      const s = await inner.direct(untrusted, 'auto-recall', {
+        credentials: { CONTEXT_API_TOKEN: TOKEN, OPENAI_API_KEY: MODEL_KEY },
+      });
+      await s.waitForReady();
+      await s.submit('/init');
+      await s.term.waitFor(
+        'A QWEN.md file already exists in this directory. Do you want to regenerate it?',
+        30_000,
+      );
+      expect(readFileSync(precious, 'utf8')).toBe(PRECIOUS);
+      await s.term.press('Enter');
+      await s.term.waitFor('INIT-ANSWERED', 60_000);
+      expect(readFileSync(precious, 'utf8')).toBe('');
+      untrusted.model.setResponder(undefined);
+      expect(await s.quit()).toBe(0);
     }),
   );
 });

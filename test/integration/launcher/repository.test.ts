@@ -129,7 +129,7 @@ function excludedOf(record: NonNullable<ReturnType<typeof readRecord>>): unknown
 
 // Every case starts from a clean home: a ~/.env one case planted must not reach the next.
 afterEach(() => {
-  for (const rel of ['.env', '.qwen', 'evil.env', '.netrc'])
+  for (const rel of ['.env', '.qwen', 'evil.env', '.netrc', 'precious.txt'])
     fs.rmSync(path.join(suite.user.home, rel), { recursive: true, force: true });
 });
 
@@ -553,6 +553,50 @@ describe('launch-qwen: every repository path judged as Qwen will open it, from w
     expect(refusalLines(c, output)[0]).toBe(
       `<repo>/.qwen/output-language.md: (where it leads): it leads to /proc/self/environ (<repo>/.qwen/output-language.md -> /proc/self/environ), ${ENVIRON}; ${FIX_LINK}`,
     );
+  });
+
+  it('refuses a QWEN.md linked out of an untrusted repository (Qwen reads no context there, but /init empties or creates it through the link)', async () => {
+    const c = fixture({
+      trust: 'untrusted',
+      home: { 'precious.txt': 'kept\n' },
+      links: { 'QWEN.md': '<home>/precious.txt', 'AGENTS.md': '/proc/self/cwd/x' },
+    });
+    const { code, output, record } = await launch(c, 'repo');
+    expect({ code, record, shown: refusalLines(c, output) }).toEqual({
+      code: 1,
+      record: undefined,
+      shown: [
+        `<repo>/QWEN.md: (where it leads): it leads to ~/precious.txt (<repo>/QWEN.md -> ~/precious.txt), outside the repository <repo>; ${FIX_LINK}`,
+        `<repo>/AGENTS.md: (where it leads): it leads to /proc/self/cwd/x (<repo>/AGENTS.md -> /proc/self/cwd/x), ${ENVIRON}; ${FIX_LINK}`,
+        '2 thing(s) in the repository or your home would change the managed on-demand session; nothing was started',
+      ],
+    });
+  });
+
+  it('refuses a QWEN.md that is a FIFO, trusted or not (/init would block Qwen reading it)', async () => {
+    for (const trust of ['trusted', 'untrusted'] as const) {
+      const c = fixture({ trust });
+      const fifo = path.join(c.f.cwd, 'QWEN.md');
+      execFileSync('mkfifo', [fifo]);
+      fs.lchownSync(fifo, suite.user.uid, suite.user.gid);
+      const { code, output } = await launch(c, 'repo');
+      expect({ trust, code, shown: refusalLines(c, output)[0] }).toEqual({
+        trust,
+        code: 1,
+        shown:
+          '<repo>/QWEN.md: (the whole file): it is not a regular file (a FIFO, socket or device), so what Qwen would read cannot be checked; fix: remove it',
+      });
+    }
+  });
+
+  it('starts an untrusted repository whose QWEN.md stays inside it (a regular file, a link to one, a dangling link inside)', async () => {
+    const c = fixture({
+      trust: 'untrusted',
+      repo: { 'docs/notes.md': '# notes\n' },
+      links: { 'QWEN.md': 'docs/notes.md', 'AGENTS.md': 'missing.md' },
+    });
+    const { code, output } = await launch(c, 'repo');
+    expect({ code, output }).toEqual({ code: 0, output: 'STUB DONE\n' });
   });
 
   // [title, setup]: ordinary repositories start, from every directory.
