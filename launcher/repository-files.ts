@@ -43,6 +43,12 @@ export interface JudgedFile {
 
 const WHOLE = '(the whole file)';
 
+/** A FIFO, socket or device where Qwen reads a file: it blocks Qwen (measured: a FIFO QWEN.md or import held Qwen at "Initializing…"). */
+const NOT_REGULAR = {
+  why: 'it is not a regular file (a FIFO, socket or device), so what Qwen would read cannot be checked',
+  fix: 'remove it',
+};
+
 /**
  * The judge for one launch: verdicts are cached per path, refusals collected once per file. Paths
  * written below the repository root must stay in it; any other path (the user's home files, parent
@@ -234,12 +240,7 @@ export function walkJudged(paths: RepositoryPaths, top: string): JudgedFile[] {
       } else if (verdict.type === 'file') {
         files.push({ file, real: verdict.real, size: verdict.size });
       } else {
-        paths.refuse({
-          file,
-          key: WHOLE,
-          why: 'it is not a regular file (a FIFO, socket or device), so what Qwen would read cannot be checked',
-          fix: 'remove it',
-        });
+        paths.refuse({ file, key: WHOLE, ...NOT_REGULAR });
       }
     }
   }
@@ -257,14 +258,8 @@ export function judgeInitTargets(paths: RepositoryPaths, names: readonly string[
   for (const name of names) {
     const file = paths.path.join(paths.root, name);
     const verdict = paths.check(file);
-    if (verdict.kind === 'inside' && verdict.type === 'other') {
-      paths.refuse({
-        file,
-        key: WHOLE,
-        why: 'it is not a regular file (a FIFO, socket or device), so what Qwen would read cannot be checked',
-        fix: 'remove it',
-      });
-    }
+    if (verdict.kind === 'inside' && verdict.type === 'other')
+      paths.refuse({ file, key: WHOLE, ...NOT_REGULAR });
   }
 }
 
@@ -332,12 +327,18 @@ export function judgeContextFiles(input: ContextInput): void {
         paths.refuse({ file: judged.file, key: `@${importPath}`, ...problem });
         continue;
       }
+      if (controlled && verdict.kind === 'inside' && verdict.type === 'other') {
+        paths.refuse({ file: judged.file, key: `@${importPath}`, ...NOT_REGULAR });
+        continue;
+      }
       const child = paths.regularFile(target, verdict);
       if (child !== undefined) follow(child, depth + 1, projectRoot, controlled);
     }
   };
   for (const file of candidates) {
     const verdict = paths.check(file);
+    if (verdict.kind === 'inside' && verdict.type === 'other' && paths.inRepository(file))
+      paths.refuse({ file, key: WHOLE, ...NOT_REGULAR });
     const judged = paths.regularFile(file, verdict);
     if (judged === undefined) continue;
     const projectRoot = findProjectRoot(path.dirname(file), { isProjectRoot, path }) ?? path.dirname(file);

@@ -589,6 +589,19 @@ describe('launch-qwen: every repository path judged as Qwen will open it, from w
     }
   });
 
+  it('refuses an @-import of a FIFO in a trusted repository (Qwen would block reading it at start)', async () => {
+    const c = fixture({ repo: { 'QWEN.md': 'Notes. See @docs/pipe.md\n', 'docs/.keep': '' } });
+    const fifo = path.join(c.f.cwd, 'docs', 'pipe.md');
+    execFileSync('mkfifo', [fifo]);
+    fs.lchownSync(fifo, suite.user.uid, suite.user.gid);
+    const { code, output } = await launch(c, 'repo');
+    expect({ code, shown: refusalLines(c, output)[0] }).toEqual({
+      code: 1,
+      shown:
+        '<repo>/QWEN.md: @docs/pipe.md: it is not a regular file (a FIFO, socket or device), so what Qwen would read cannot be checked; fix: remove it',
+    });
+  });
+
   it('starts an untrusted repository whose QWEN.md stays inside it (a regular file, a link to one, a dangling link inside)', async () => {
     const c = fixture({
       trust: 'untrusted',
