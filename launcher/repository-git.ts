@@ -11,7 +11,7 @@ import {
   GIT_CONFIG_POLICY,
   parseGitConfig,
 } from '../src/policy/git-config.js';
-import { gitlinkPaths } from '../src/policy/git-index.js';
+import { indexLinks } from '../src/policy/git-index.js';
 import { type LinkStat, NO_ENTRY, type PathVerdict } from '../src/policy/repository-path.js';
 import type { RepositoryPaths } from './repository-files.js';
 
@@ -124,12 +124,19 @@ function judgeGitDir(paths: RepositoryPaths, gitDir: string, top: string, depth:
   for (const hooks of hooksPaths) for (const t of tops) hookDirs.add(path.resolve(t, hooks));
   for (const dir of hookDirs) judgeHooks(paths, dir);
   judgeModules(paths, path.join(commonDir, 'modules'), 0);
-  // git status enters every populated submodule (a gitlink of the index), .gitmodules or not (measured).
-  const subs = gitlinks(paths, path.join(gitDir, 'index'), hashBytes);
+  const links = linksOfIndex(paths, path.join(gitDir, 'index'), hashBytes);
   for (const t of tops) {
-    for (const sub of subs) {
+    // git status enters every populated submodule (a gitlink of the index), .gitmodules or not (measured).
+    for (const sub of links.gitlinks) {
       const inside = realDirectory(paths, path.resolve(t, sub));
       if (inside !== undefined) judgeDotGit(paths, inside, depth + 1);
+    }
+    // Qwen's read_file follows a link the model names after a dialog naming only the link, and glob
+    // lists a linked directory with none (measured: `notes.txt -> /proc/self/environ`, "ReadFile
+    // notes.txt" approved, the environment sent to the model): every link a checkout made is judged.
+    for (const link of links.symlinks) {
+      const file = path.resolve(t, link);
+      if (paths.inRepository(file)) paths.check(file);
     }
   }
 }
@@ -173,17 +180,23 @@ function isGitDirectory(paths: RepositoryPaths, dir: string): boolean {
   });
 }
 
-function gitlinks(paths: RepositoryPaths, index: string, hashBytes: number): string[] {
+const NO_LINKS = { gitlinks: [], symlinks: [] };
+
+function linksOfIndex(
+  paths: RepositoryPaths,
+  index: string,
+  hashBytes: number,
+): { gitlinks: string[]; symlinks: string[] } {
   const verdict = look(paths, index);
-  if (verdict?.kind !== 'inside' || verdict.type !== 'file') return [];
-  const refuse = (why: string, fix: string): string[] => {
+  if (verdict?.kind !== 'inside' || verdict.type !== 'file') return NO_LINKS;
+  const refuse = (why: string, fix: string) => {
     paths.refuse({ file: index, key: '(the whole file)', why, fix });
-    return [];
+    return NO_LINKS;
   };
   const max = GIT_CONFIG_POLICY.maxIndexBytes;
   if (verdict.size > max)
     return refuse(
-      `it is larger than ${max} bytes, so the submodules git status enters are not checked`,
+      `it is larger than ${max} bytes, so the submodules git status enters and the links of the checkout are not checked`,
       'open a smaller checkout (git sparse-checkout), or ask the administrator to raise gitConfig.maxIndexBytes in policies/repository.json',
     );
   let data: Uint8Array;
@@ -191,15 +204,15 @@ function gitlinks(paths: RepositoryPaths, index: string, hashBytes: number): str
     data = paths.fs.readFileSync(verdict.real);
   } catch {
     // What the user cannot read, git (the same user) cannot either.
-    return [];
+    return NO_LINKS;
   }
-  const scan = gitlinkPaths(data, hashBytes);
+  const scan = indexLinks(data, hashBytes);
   if ('error' in scan)
     return refuse(
-      `it holds ${scan.error}, so the submodules git status enters cannot be checked`,
+      `it holds ${scan.error}, so the submodules git status enters and the links of the checkout cannot be checked`,
       'let git rewrite it whole (git update-index --no-split-index), or remove it',
     );
-  return scan.paths;
+  return scan;
 }
 
 function judgeModules(paths: RepositoryPaths, modules: string, depth: number): void {

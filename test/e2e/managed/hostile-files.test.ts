@@ -16,6 +16,7 @@
 // - negative controls: the same repository with Qwen started WITHOUT the launcher shows each vector
 //   working (credentials in the model request, a planted hook or command running, a request to a
 //   planted server, outside text in the system prompt, a confirmation that does not show the payload).
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -83,6 +84,18 @@ function plantLink(rel: string, target: string): void {
   symlinkSync(target, link);
   lchownSync(link, world.user.uid, world.user.gid);
   planted.push(link);
+}
+
+/** `notes.txt` linked to /proc/self/environ and added to a fresh git index, as a clone would check it out. */
+function plantTrackedEnvironLink(): void {
+  plantLink('notes.txt', '/proc/self/environ');
+  const git = (...args: string[]) =>
+    execFileSync('/usr/bin/git', ['-c', 'safe.directory=*', '-C', world.repo, ...args], {
+      env: { PATH: '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' },
+    });
+  git('init', '-q');
+  git('add', 'notes.txt');
+  execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, repo('.git')]);
 }
 
 /** Credential values found in any model request (the world's model and the planted server) since `since`. */
@@ -220,6 +233,13 @@ describe('what cannot be judged safe refuses the launch, with the same lines fro
       () => plantLink('QWEN.md', '/proc/self/environ'),
       [
         `<repo>/QWEN.md: (where it leads): it leads to /proc/self/environ (<repo>/QWEN.md -> /proc/self/environ), ${ENVIRON}; ${FIX_LINK}`,
+      ],
+    ],
+    [
+      'a link of the checkout (notes.txt in the git index) to /proc/self/environ (read_file follows it after a dialog naming only notes.txt)',
+      plantTrackedEnvironLink,
+      [
+        `<repo>/notes.txt: (where it leads): it leads to /proc/self/environ (<repo>/notes.txt -> /proc/self/environ), ${ENVIRON}; ${FIX_LINK}`,
       ],
     ],
     [
@@ -576,6 +596,31 @@ describe('negative controls: the same repository, Qwen started without the launc
       await sleep(5000);
       await s.term.flush();
       worked(since, s);
+    }),
+  );
+
+  it(
+    'a link of the checkout to /proc/self/environ: the model asks read_file for it, the dialog names only notes.txt, and once approved the credentials reach the model',
+    suite.test(async () => {
+      plantTrackedEnvironLink();
+      world.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main') return undefined;
+        if (!isToolContinuation(body)) return toolCall('read_file', { file_path: repo('notes.txt') });
+        return text('ANSWER-NOTES');
+      });
+      const s = await direct('auto-recall');
+      await s.waitForReady();
+      const since = Date.now();
+      await s.submit('Summarise the notes of this repository.');
+      await s.term.waitFor('Yes, allow once', 30_000);
+      await s.term.flush();
+      const dialog = s.term.screen();
+      expect(dialog).toContain('ReadFile notes.txt');
+      expect(dialog).not.toContain('/proc');
+      await s.term.press('Enter');
+      await s.term.waitFor('ANSWER-NOTES', 30_000);
+      expect(leakedCredentials(since)).toEqual(expect.arrayContaining([TOKEN, MODEL_KEY]));
+      world.model.setResponder(undefined);
     }),
   );
 

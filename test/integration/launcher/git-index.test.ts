@@ -1,10 +1,11 @@
-// The gitlinks of a git index, read from indexes the real git wrote (every version and hash the
-// launcher reads; docs/repository.md#git): git status enters each populated one.
+// The gitlinks and symbolic links of a git index, read from indexes the real git wrote (every
+// version and hash the launcher reads; docs/repository.md#git): git status enters each populated
+// gitlink, and Qwen's read-only tools follow each link the checkout made.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitlinkPaths } from '../../../src/policy/git-index.js';
+import { indexLinks } from '../../../src/policy/git-index.js';
 import { gitScratch } from '../../fixtures/git-scratch.js';
 
 const { base, env: ENV } = gitScratch('qm-git-index-');
@@ -27,14 +28,24 @@ function repository(init: string[], extra: string[][]): string {
   const head = git('rev-parse', 'HEAD');
   for (const link of ['vendor/lib', `src/deep/${'m'.repeat(30)}`])
     git('update-index', '--add', '--cacheinfo', `160000,${head},${link}`);
+  for (const [link, target] of LINKS) {
+    fs.symlinkSync(target, path.join(dir, link));
+    git('add', link);
+  }
   fs.writeFileSync(path.join(dir, 'new.txt'), 'new\n');
   for (const args of extra) git(...args);
   return path.join(dir, '.git', 'index');
 }
 
 const GITLINKS = [`src/deep/${'m'.repeat(30)}`, 'vendor/lib'];
+/** Symbolic links of the checkout (one with a long name, one beside the deep files), added to the index. */
+const LINKS: Array<[string, string]> = [
+  [`src/deep/${'l'.repeat(30)}`, '/proc/self/environ'],
+  ['src/deep/c-link.txt', 'c.txt'],
+];
+const SYMLINKS = ['src/deep/c-link.txt', `src/deep/${'l'.repeat(30)}`];
 
-describe('gitlinkPaths', () => {
+describe('indexLinks', () => {
   // [title, git init options, git commands after the gitlinks, hash bytes]
   it.each<[string, string[], string[][], number]>([
     ['version 2 (SHA-1)', [], [], 20],
@@ -44,12 +55,12 @@ describe('gitlinkPaths', () => {
     ['SHA-256, version 4', ['--object-format=sha256'], [['update-index', '--index-version', '4']], 32],
   ])('%s', (_title, init, extra, hashBytes) => {
     const index = repository(init, extra);
-    expect(gitlinkPaths(fs.readFileSync(index), hashBytes)).toEqual({ paths: GITLINKS });
+    expect(indexLinks(fs.readFileSync(index), hashBytes)).toEqual({ gitlinks: GITLINKS, symlinks: SYMLINKS });
   });
 
   it('a split index is reported (its entries are in another file)', () => {
     const index = repository([], [['update-index', '--split-index']]);
-    expect(gitlinkPaths(fs.readFileSync(index), 20)).toEqual({
+    expect(indexLinks(fs.readFileSync(index), 20)).toEqual({
       error: 'a split index (core.splitIndex): its entries are in another file',
     });
   });
@@ -58,6 +69,6 @@ describe('gitlinkPaths', () => {
     ['not an index', new TextEncoder().encode('hello world!')],
     ['a truncated index', new Uint8Array([0x44, 0x49, 0x52, 0x43, 0, 0, 0, 2, 0, 0, 0, 1])],
   ])('%s is an error', (_title, data) => {
-    expect(gitlinkPaths(data, 20)).toHaveProperty('error');
+    expect(indexLinks(data, 20)).toHaveProperty('error');
   });
 });

@@ -746,6 +746,38 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
     ]);
   });
 
+  it('refuses a link of the checkout (in the index) that leads into /proc or out of the repository; links inside and untracked ones pass', async () => {
+    const c = fixture({ repo: { 'docs/real.md': '# real\n' } });
+    const env = { PATH: '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'safe.directory=*', '-C', c.f.cwd, ...args], { env });
+    git('init', '-q');
+    const links: Record<string, string> = {
+      'notes.txt': '/proc/self/environ',
+      'docs/shared': '../../outside-dir',
+      'docs/style.md': 'real.md',
+    };
+    for (const [link, target] of Object.entries(links)) fs.symlinkSync(target, path.join(c.f.cwd, link));
+    git('add', 'notes.txt', 'docs');
+    // Untracked: not in the index, so not judged (the cost stays that of the index).
+    fs.symlinkSync('/etc/hostname', path.join(c.f.cwd, 'untracked-link'));
+    execFileSync('chown', ['-R', `${suite.user.uid}:${suite.user.gid}`, c.f.cwd]);
+    const { code, output, record } = await launch(c, 'repo');
+    expect({ code, record, shown: refusalLines(c, output) }).toEqual({
+      code: 1,
+      record: undefined,
+      shown: [
+        `<repo>/docs/shared: (where it leads): it leads to ${path.dirname(c.f.cwd)}/outside-dir (<repo>/docs/shared -> ../../outside-dir), outside the repository <repo> (nothing is there yet); ${FIX_LINK}`,
+        `<repo>/notes.txt: (where it leads): it leads to /proc/self/environ (<repo>/notes.txt -> /proc/self/environ), ${ENVIRON}; ${FIX_LINK}`,
+        '2 thing(s) in the repository or your home would change the managed on-demand session; nothing was started',
+      ],
+    });
+    fs.rmSync(path.join(c.f.cwd, 'notes.txt'));
+    fs.rmSync(path.join(c.f.cwd, 'docs', 'shared'));
+    git('rm', '-q', '--cached', 'notes.txt', 'docs/shared');
+    expect(await launch(c, 'repo')).toMatchObject({ code: 0, output: 'STUB DONE\n' });
+  });
+
   it('names why and the fix', async () => {
     const c = fixture({ repo: { '.git/config': EVIL } });
     const { output } = await launch(c, 'repo');
@@ -761,7 +793,7 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
     const { code, output } = await launch(c, 'repo');
     expect(code).toBe(1);
     expect(refusalLines(c, output)[0]).toBe(
-      `<repo>/.git/index: (the whole file): it is larger than ${GIT_CONFIG_POLICY.maxIndexBytes} bytes, so the submodules git status enters are not checked; fix: open a smaller checkout (git sparse-checkout), or ask the administrator to raise gitConfig.maxIndexBytes in policies/repository.json`,
+      `<repo>/.git/index: (the whole file): it is larger than ${GIT_CONFIG_POLICY.maxIndexBytes} bytes, so the submodules git status enters and the links of the checkout are not checked; fix: open a smaller checkout (git sparse-checkout), or ask the administrator to raise gitConfig.maxIndexBytes in policies/repository.json`,
     );
   });
 
