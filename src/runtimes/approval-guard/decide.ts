@@ -28,27 +28,56 @@ export function guardReason(toolName: string, mode: string): string {
 
 /** Qwen 0.24.4's shell tool, and its parameter naming the directory a command runs in. */
 export const SHELL_TOOL = 'run_shell_command';
-const GIT = /\bgit\b/;
+// The word git (not `.git`, not `git-lfs`), then what follows it must be a plain subcommand: an
+// option or a quoted or expanded word there may be -C, -c, --git-dir, --work-tree, --config-env, ….
+const GIT = /(?<![\w.-])git(?![\w-])/gi;
+const PLAIN_SUBCOMMAND = /^(?:[ \t]+[a-z]|[ \t]*(?:$|[;&|)\n]))/i;
+// A shell builtin that changes the directory, with its argument; git's own environment variables.
+const MOVES = /(?:^|[^\w-])(cd|pushd|popd)(?![\w-])([^;&|()`\n]*)/gi;
+const GIT_VARIABLE = /\bGIT_[A-Z_]*/;
 
 export const GIT_ELSEWHERE_REASON =
   'git reads the configuration of the directory it runs in, and the launcher checked only the ' +
   "repository root's (and its submodules'): a configuration there may name a program git runs. " +
   'Directory: ';
 
+export const GIT_MOVED_REASON =
+  'This command may run git in another directory or with another configuration than the ' +
+  "repository root's (cd, pushd, popd, an option before git's subcommand, a GIT_ variable), and the " +
+  "launcher checked only the root's: a configuration there may name a program git runs.";
+
+const trimSlashes = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, '') : p);
+const unquote = (p: string) => p.replace(/^(['"])(.*)\1$/, '$2');
+
 /**
- * A shell command naming git with a `directory` other than the repository root (measured on Qwen
- * 0.24.4: a read-only `git diff` there runs without a confirmation, and a nested repository's
- * textconv, diff driver and hooks with it).
+ * Why a shell command naming git may run it where the launcher did not look: its `directory` is not
+ * the repository root (measured on Qwen 0.24.4: a read-only `git diff` there runs without a
+ * confirmation, and a nested repository's textconv, diff driver and hooks with it), or the command
+ * itself moves it — measured: `cd vendor/x && git remote show origin` (and `git show`, `git log -p`,
+ * `git blame`, `git describe --dirty`) ran without a confirmation, and the nested repository's ssh
+ * command, textconv, clean filter and index hook with them. A `cd` to the root itself is no move.
  */
 function gitElsewhere(input: Record<string, unknown>): string | undefined {
   if (input.tool_name !== SHELL_TOOL || !isPlainObject(input.tool_input)) return undefined;
   const { command, directory } = input.tool_input;
-  if (typeof command !== 'string' || !GIT.test(command)) return undefined;
-  if (directory === undefined || directory === null || directory === '') return undefined;
-  const trim = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, '') : p);
-  if (typeof directory === 'string' && typeof input.cwd === 'string' && trim(directory) === trim(input.cwd))
-    return undefined;
-  return typeof directory === 'string' ? directory : JSON.stringify(directory);
+  if (typeof command !== 'string') return undefined;
+  // A backslash-newline joins the lines to bash: read the command as bash does.
+  const joined = command.replace(/\\\r?\n/g, '');
+  const gits = [...joined.matchAll(GIT)];
+  if (gits.length === 0) return undefined;
+  const root = typeof input.cwd === 'string' ? trimSlashes(input.cwd) : undefined;
+  if (directory !== undefined && directory !== null && directory !== '') {
+    if (typeof directory !== 'string')
+      return GIT_ELSEWHERE_REASON + renderContentForDisplay(JSON.stringify(directory));
+    if (trimSlashes(directory) !== root) return GIT_ELSEWHERE_REASON + renderContentForDisplay(directory);
+  }
+  if (GIT_VARIABLE.test(joined)) return GIT_MOVED_REASON;
+  if (gits.some((git) => !PLAIN_SUBCOMMAND.test(joined.slice(git.index + 3)))) return GIT_MOVED_REASON;
+  for (const [, word, argument] of joined.matchAll(MOVES)) {
+    const target = trimSlashes(unquote(argument!.trim()));
+    if (word!.toLowerCase() !== 'cd' || target !== root) return GIT_MOVED_REASON;
+  }
+  return undefined;
 }
 
 /** `input` is the parsed stdin (undefined when malformed). Anything unexpected: `{}`, no opinion. */
@@ -64,7 +93,7 @@ export function decideApprovalGuard(input: unknown, guardedModes: ReadonlySet<st
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
         permissionDecision: 'ask',
-        permissionDecisionReason: GIT_ELSEWHERE_REASON + renderContentForDisplay(elsewhere),
+        permissionDecisionReason: elsewhere,
       },
     };
   }

@@ -296,6 +296,55 @@ describe('a repository nested below the root: git there asks first', () => {
   );
 });
 
+// The command itself moves git into the nested repository (no `directory`): Qwen 0.24.4 classifies
+// `cd x && git <log|show|blame|remote show|describe …>` as read-only (it asks only for `diff` and
+// `status` after a `cd`), so these ran with no confirmation through the launcher before the guard
+// read the command too. [the command, the nested repository's programs it ran]
+const MOVED: Array<[string, string[]]> = [
+  ['cd vendor/x && git remote show origin', ['ssh']],
+  ['(cd vendor/x; git log -p)', ['textconv']],
+  ['cd vendor/x && git describe --dirty --always', ['clean', 'hook-post-index-change']],
+];
+
+describe('a repository nested below the root: a command that moves git there asks first', () => {
+  it.each(MOVED)(
+    'write: the model asks for %s; the approval guard asks in default mode, nothing runs',
+    suite.test(async (_fixtures, command) => {
+      plantNested();
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      script();
+      await s.submit(`Please run-git ${command}`);
+      await s.term.waitFor(/This command may run git in another directory[\s\S]*Yes, allow once/, 30_000);
+      await s.term.press('Escape');
+      await sleep(1000);
+      expect(markersLeft()).toEqual([]);
+      expect(gitRuns().filter((l) => l.startsWith('<repo>/vendor/x\t'))).toEqual([]);
+    }),
+  );
+
+  it.each(MOVED)(
+    'negative control, the approval guard taken away: %s runs with no confirmation, and so do %j',
+    suite.test(async (_fixtures, command, ran) => {
+      plantNested();
+      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
+      delete settings.hooks?.['PreToolUse'];
+      const dir = join(world.root, 'unguarded');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+      chmodSync(dir, 0o755);
+      const s = await suite.direct(world, 'write', {
+        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+      });
+      await s.waitForReady();
+      script();
+      expect(await modelRuns(s, command)).toEqual({ ranWithoutAsking: true, markers: ran });
+      expect(readFileSync(join(markers, `${ran[0]}.env`), 'utf8')).toContain(MODEL_KEY);
+    }),
+  );
+});
+
 describe('hostile git directory: a populated submodule', () => {
   it(
     "auto-recall: refused, naming the submodule's configuration",

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { preToolUseEvent } from '../../../scripts/shared/hook-events.js';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
-import { GIT_ELSEWHERE_REASON } from '../../../src/runtimes/approval-guard/decide.js';
+import { GIT_ELSEWHERE_REASON, GIT_MOVED_REASON } from '../../../src/runtimes/approval-guard/decide.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 
 const event = preToolUseEvent;
@@ -137,6 +137,43 @@ describe('approval-guard.js', () => {
     ['git in the repository root, written with a slash', git('git diff', '/repo/'), {}, 'none'],
     ['git with no directory', git('git diff', undefined), {}, 'none'],
     ['another command in another directory', git('ls -la', '/repo/vendor/x'), {}, 'none'],
+    // The command itself may move git (measured: `cd vendor/x && git remote show origin` ran the
+    // nested repository's ssh command with no confirmation): asks in every mode, with no directory.
+    ...(
+      [
+        'cd vendor/x && git remote show origin',
+        '(cd vendor/x; git log -p)',
+        'cd\\\n vendor/x && git show',
+        'CD vendor/x; git show',
+        '{ pushd vendor/x; git show; }',
+        'git log && popd && git show',
+        'cd && git log',
+        'cd /repo/vendor && git log',
+        'git -C vendor/x show',
+        "git '-C' vendor/x show",
+        'git --git-dir=vendor/x/.git log',
+        'git -c core.fsmonitor=./x status',
+        'git $OPT log',
+        'xargs git -C vendor/x show < list',
+        '/usr/bin/git --exec-path=. log',
+        'GIT_DIR=vendor/x/.git git log',
+        'env GIT_CONFIG_GLOBAL=x git log',
+      ] as const
+    ).map((command): [string, string, Record<string, string>, string] => [
+      `the command moves git: ${command}`,
+      git(command, undefined),
+      {},
+      'ask',
+    ]),
+    ['cd to the root itself', git('cd /repo && git log -p', undefined), {}, 'none'],
+    ['cd to the root itself, quoted, with a slash', git('cd "/repo/" && git show', '/repo'), {}, 'none'],
+    [
+      'plain git commands in the root',
+      git('git status && git diff --stat | head -20; git log -n 5', '/repo'),
+      {},
+      'none',
+    ],
+    ['a .git path is not git', git('cd vendor/x && cat .git/config', undefined), {}, 'none'],
   ])('%s', async (_name, stdin, env, expected) => {
     const run = await runRuntime(FILE, { stdin, env });
     expect(run.code).toBe(0);
@@ -152,6 +189,17 @@ describe('approval-guard.js', () => {
         hookEventName: 'PreToolUse',
         permissionDecision: 'ask',
         permissionDecisionReason: `${GIT_ELSEWHERE_REASON}"/repo/evil\\u202edir"`,
+      },
+    });
+  });
+
+  it('gives the fixed reason when the command moves git', async () => {
+    const run = await runRuntime(FILE, { stdin: git('cd vendor/x && git show', undefined), env: {} });
+    expect(JSON.parse(run.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason: GIT_MOVED_REASON,
       },
     });
   });
