@@ -80,6 +80,25 @@ function gitElsewhere(input: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+export const OVERSIZE_REASON =
+  'This tool call is too large for the approval guard to read (its event is over 1 MiB): ' +
+  'check it yourself before it runs.';
+
+/**
+ * The answer for an event over the hook's stdin limit, in every mode: the provider chooses a tool
+ * call's size (measured on Qwen 0.24.4: a run_shell_command padded with a 1 MiB `description` ran in
+ * YOLO with no confirmation while the guard answered `{}`), so it asks instead of having no opinion.
+ */
+export function oversizeAnswer(): PreToolUseOutput {
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'ask',
+      permissionDecisionReason: OVERSIZE_REASON,
+    },
+  };
+}
+
 /** `input` is the parsed stdin (undefined when malformed). Anything unexpected: `{}`, no opinion. */
 export function decideApprovalGuard(input: unknown, guardedModes: ReadonlySet<string>): PreToolUseOutput {
   if (!isPlainObject(input) || input.hook_event_name !== 'PreToolUse') return {};

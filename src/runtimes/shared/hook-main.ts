@@ -10,6 +10,8 @@ export interface HookSpec {
   fallback(): string;
   /** The answer for the parsed stdin (undefined when malformed, not UTF-8 JSON, or over 1 MiB). */
   answer(input: unknown): string | Promise<string>;
+  /** The answer for a stdin over 1 MiB, when it differs from `answer(undefined)`. */
+  oversize?(): string;
 }
 
 export function runHook(spec: HookSpec): void {
@@ -36,7 +38,8 @@ export function runHook(spec: HookSpec): void {
   setTimeout(fail, Math.max(0, HOOK_BUDGET_MS - process.uptime() * 1000));
   void stdin.result.then(async (read) => {
     try {
-      finish(await spec.answer(read.kind === 'ok' ? parseJson(read.bytes) : undefined));
+      if (read.kind === 'oversize' && spec.oversize !== undefined) finish(spec.oversize());
+      else finish(await spec.answer(read.kind === 'ok' ? parseJson(read.bytes) : undefined));
     } catch {
       fail();
     }

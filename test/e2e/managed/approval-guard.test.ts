@@ -97,6 +97,36 @@ describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool r
   }
 
   it(
+    'yolo: a shell call the provider pads past 1 MiB (the guard cannot read it) still asks, and declining it means it does not run',
+    suite.test(async ({ guarded: w }) => {
+      const s = await start(w);
+      const marker = join(w.repo, 'guard-big.txt');
+      // Measured before the fix: the guard answered `{}` to an event over its 1 MiB stdin limit, and
+      // this call ran in YOLO with no confirmation.
+      w.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main') return undefined;
+        if (isToolContinuation(body)) return text('ANSWER-GUARD-BIG');
+        return toolCall('run_shell_command', {
+          command: `touch ${marker}`,
+          description: 'd'.repeat(1024 * 1024),
+        });
+      });
+      await s.cycleApprovalMode('YOLO mode');
+      await s.submit('Please create the guard-big marker file');
+      await s.term.waitFor(
+        /This tool call is too large for the approval guard[\s\S]*Yes, allow once/,
+        60_000,
+      );
+      await s.term.press('Escape');
+      await s.term.waitFor(INPUT_READY, 15_000);
+      await sleep(1000);
+      expect(existsSync(marker)).toBe(false);
+      expect(s.term.fullText()).not.toContain('ANSWER-GUARD-BIG');
+      expect(await s.quit()).toBe(0);
+    }),
+  );
+
+  it(
     'control: with "approvalGuard": false the same YOLO shell call runs without a confirmation',
     suite.test(async ({ unguarded: w }) => {
       expect(guardHooks(w.systemSettings('on-demand'))).toEqual([]);

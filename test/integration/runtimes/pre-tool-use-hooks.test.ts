@@ -122,7 +122,20 @@ describe('approval-guard.js', () => {
     ['another event', event({ hook_event_name: 'UserPromptSubmit', permission_mode: 'yolo' }), {}, 'none'],
     ['malformed JSON', '{"hook_event_name"', {}, 'none'],
     ['a JSON array', '[]', {}, 'none'],
-    ['1 MiB + 1 byte', `{"x":"${'a'.repeat(1024 * 1024)}"}`, {}, 'none'],
+    // Its size is the provider's choice: asks in every mode instead of having no opinion.
+    ['1 MiB + 1 byte', `{"x":"${'a'.repeat(1024 * 1024)}"}`, {}, 'ask'],
+    [
+      'a shell call padded past 1 MiB, in default mode',
+      event({
+        tool_name: 'run_shell_command',
+        tool_input: {
+          command: 'cd vendor/x && git remote show origin',
+          description: 'd'.repeat(1024 * 1024),
+        },
+      }),
+      {},
+      'ask',
+    ],
     ['no tool name', event({ permission_mode: 'yolo', tool_name: undefined }), {}, 'none'],
     // git reads the configuration of the directory it runs in: only the repository root's was checked.
     ['git in another directory: asks in default', git('git diff', '/repo/vendor/x'), {}, 'ask'],
