@@ -1,6 +1,6 @@
 // The approval guard: a PreToolUse hook that turns a mid-session switch to YOLO (or auto) back into
 // confirmations, and asks in every mode before git runs in a directory the launcher did not check
-// (docs/repository.md#git). Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
+// (docs/repository.md#git) and before a shell line Qwen judges only in part (`bash -c …`). Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
 // in YOLO.
 import { renderContentForDisplay } from '../../context/display.js';
 import { DEFAULT_GUARD_MODES, PERMISSION_REMEMBER } from '../../contracts/names.js';
@@ -26,8 +26,12 @@ export function guardReason(toolName: string, mode: string): string {
   );
 }
 
-/** Qwen 0.24.4's shell tool, and its parameter naming the directory a command runs in. */
-export const SHELL_TOOL = 'run_shell_command';
+/**
+ * Qwen 0.24.4's tools that run a shell command (`command`, and `directory` for where): both run the
+ * commands its classifier reads as read-only without a dialog (measured: `monitor` ran a nested
+ * repository's textconv for `git log -p` in its `directory`, and for `cd vendor/x && git show`).
+ */
+const SHELL_TOOLS: ReadonlySet<unknown> = new Set(['run_shell_command', 'monitor']);
 // The word git (not `.git`, not `git-lfs`), then what follows it must be a plain subcommand: an
 // option or a quoted or expanded word there may be -C, -c, --git-dir, --work-tree, --config-env, ….
 const GIT = /(?<![\w.-])git(?![\w-])/gi;
@@ -46,23 +50,36 @@ export const GIT_MOVED_REASON =
   "repository root's (cd, pushd, popd, an option before git's subcommand, a GIT_ variable), and the " +
   "launcher checked only the root's: a configuration there may name a program git runs.";
 
+// Qwen 0.24.4 classifies only the command after a leading shell's -c (its stripShellWrapper: sh,
+// bash, zsh, cmd, powershell, pwsh, any path, any case, quoted) but runs the whole line: measured,
+// `BASH_ENV=./evil.sh bash -c ls` and `bash /repo/evil.sh -c ls` ran the script with no dialog.
+const SHELL_WORD =
+  /(?<![\w.-])(?:ba|z)?sh(?:\.exe)?(?![\w./-])|(?<![\w.-])(?:cmd|powershell|pwsh)(?:\.exe)?(?![\w./-])/i;
+const COMMAND_MARKER = /(?:^|\s)['"]?(?:-[a-z]*c[a-z]*|\/c|-command)['"]?(?=\s|$)/i;
+
+export const SHELL_WRAPPER_REASON =
+  "Qwen judges only the command after a shell's -c (bash -c …) and runs the whole line, which may " +
+  'run other programs first (BASH_ENV, a script named before -c, commands after it).';
+
 const trimSlashes = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, '') : p);
 const unquote = (p: string) => p.replace(/^(['"])(.*)\1$/, '$2');
 
 /**
- * Why a shell command naming git may run it where the launcher did not look: its `directory` is not
+ * Why a shell command needs a confirmation whatever the mode: Qwen judged only part of it (a leading
+ * shell's -c), or it names git and may run it where the launcher did not look: its `directory` is not
  * the repository root (measured on Qwen 0.24.4: a read-only `git diff` there runs without a
  * confirmation, and a nested repository's textconv, diff driver and hooks with it), or the command
  * itself moves it — measured: `cd vendor/x && git remote show origin` (and `git show`, `git log -p`,
  * `git blame`, `git describe --dirty`) ran without a confirmation, and the nested repository's ssh
  * command, textconv, clean filter and index hook with them. A `cd` to the root itself is no move.
  */
-function gitElsewhere(input: Record<string, unknown>): string | undefined {
-  if (input.tool_name !== SHELL_TOOL || !isPlainObject(input.tool_input)) return undefined;
+function shellRisk(input: Record<string, unknown>): string | undefined {
+  if (!SHELL_TOOLS.has(input.tool_name) || !isPlainObject(input.tool_input)) return undefined;
   const { command, directory } = input.tool_input;
   if (typeof command !== 'string') return undefined;
   // A backslash-newline joins the lines to bash: read the command as bash does.
   const joined = command.replace(/\\\r?\n/g, '');
+  if (SHELL_WORD.test(joined) && COMMAND_MARKER.test(joined)) return SHELL_WRAPPER_REASON;
   const gits = [...joined.matchAll(GIT)];
   if (gits.length === 0) return undefined;
   const root = typeof input.cwd === 'string' ? trimSlashes(input.cwd) : undefined;
@@ -105,8 +122,8 @@ export function decideApprovalGuard(input: unknown, guardedModes: ReadonlySet<st
   const tool = input.tool_name;
   const mode = input.permission_mode;
   if (typeof tool !== 'string' || tool === '' || typeof mode !== 'string') return {};
-  // In every mode: the default one runs read-only git commands without asking.
-  const elsewhere = gitElsewhere(input);
+  // In every mode: the default one runs what Qwen classifies as read-only without asking.
+  const elsewhere = shellRisk(input);
   if (elsewhere !== undefined) {
     return {
       hookSpecificOutput: {

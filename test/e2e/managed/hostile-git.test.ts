@@ -442,3 +442,76 @@ describe('negative controls: the same git directory, Qwen started without the la
     }),
   );
 });
+
+// Two more ways the default mode ran what the repository names with no dialog (measured through the
+// launcher before the guard covered them): Qwen 0.24.4 judges only the command after a leading
+// shell's -c and runs the whole line (BASH_ENV, a script named before -c), and its `monitor` tool runs
+// read-only commands like the shell tool, `directory` included. [tool, its arguments, what ran]
+const PARTLY_JUDGED: Array<[string, (nested: string) => Record<string, unknown>, string[]]> = [
+  [
+    'run_shell_command',
+    () => ({ command: `BASH_ENV=${world.repo}/evil.sh bash -c ls`, description: 'x' }),
+    ['evil-sh'],
+  ],
+  [
+    'run_shell_command',
+    () => ({ command: `bash ${world.repo}/evil.sh -c ls`, description: 'x' }),
+    ['evil-sh'],
+  ],
+  ['monitor', (nested) => ({ command: 'git log -p', directory: nested, description: 'x' }), ['textconv']],
+  ['monitor', () => ({ command: 'cd vendor/x && git show', description: 'x' }), ['textconv']],
+];
+
+/** The nested repository, and a script at the root that leaves the `evil-sh` marker. */
+function plantScript(): string {
+  const nested = plantNested();
+  writeFileSync(join(world.repo, 'evil.sh'), `touch '${markers}'/evil-sh\n`, { mode: 0o755 });
+  execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
+  return nested;
+}
+
+function scriptTool(name: string, args: Record<string, unknown>): void {
+  world.model.setResponder(({ kind, body }) => {
+    if (kind !== 'main') return undefined;
+    if (isToolContinuation(body)) return text('ANSWER-AFTER-GIT');
+    return toolCall(name, args);
+  });
+}
+
+describe('a shell line Qwen judges only in part, and the monitor tool: they ask first', () => {
+  it.each(PARTLY_JUDGED.map(([name, args], i) => [i, name, args] as const))(
+    'write: case %i (%s) asks in default mode (the approval guard), nothing runs',
+    suite.test(async (_fixtures, _i, name, args) => {
+      const nested = plantScript();
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      scriptTool(name, args(nested));
+      expect(await modelRuns(s, 'anything')).toEqual({ ranWithoutAsking: false, markers: [] });
+      await sleep(2000);
+      expect(markersLeft()).toEqual([]);
+    }),
+  );
+
+  it.each(PARTLY_JUDGED.map(([name, args, ran], i) => [i, name, args, ran] as const))(
+    'negative control, the approval guard taken away: case %i (%s) runs with no confirmation, and so does what the repository named',
+    suite.test(async (_fixtures, _i, name, args, ran) => {
+      const nested = plantScript();
+      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
+      delete settings.hooks?.['PreToolUse'];
+      const dir = join(world.root, 'unguarded');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+      chmodSync(dir, 0o755);
+      const s = await suite.direct(world, 'write', {
+        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+      });
+      await s.waitForReady();
+      scriptTool(name, args(nested));
+      const run = await modelRuns(s, 'anything');
+      await sleep(2000);
+      expect(run.ranWithoutAsking).toBe(true);
+      expect(markersLeft()).toEqual(ran);
+    }),
+  );
+});

@@ -178,6 +178,48 @@ describe('approval-guard.js', () => {
       {},
       'ask',
     ]),
+    // Qwen judges only what follows a leading shell's -c, and runs the whole line: asks in every mode.
+    ...(
+      [
+        'BASH_ENV=/repo/evil.sh bash -c ls',
+        'bash /repo/evil.sh -c ls',
+        'bash -c ls; /repo/evil.sh',
+        '"/bin/BASH" -lc ls',
+        "X='a b' sh '-c' 'cat README.md'",
+        'cmd.exe /c dir',
+        'pwsh -Command Get-ChildItem',
+      ] as const
+    ).map((command): [string, string, Record<string, string>, string] => [
+      `a shell judged in part: ${command}`,
+      git(command, undefined),
+      {},
+      'ask',
+    ]),
+    [
+      'a shell judged in part, through monitor',
+      event({ tool_name: 'monitor', tool_input: { command: 'bash /repo/evil.sh -c "tail -f log"' } }),
+      {},
+      'ask',
+    ],
+    [
+      'git elsewhere through monitor',
+      event({ tool_name: 'monitor', tool_input: { command: 'git log -p', directory: '/repo/vendor/x' } }),
+      {},
+      'ask',
+    ],
+    [
+      'monitor: cd and git',
+      event({ tool_name: 'monitor', tool_input: { command: 'cd x && git show' } }),
+      {},
+      'ask',
+    ],
+    [
+      'a script run by a shell, with no -c (Qwen asks itself)',
+      git('bash scripts/build.sh', undefined),
+      {},
+      'none',
+    ],
+    ['a .sh path is not a shell', git('cat scripts/build.sh && ls cmd/ -c', undefined), {}, 'none'],
     ['cd to the root itself', git('cd /repo && git log -p', undefined), {}, 'none'],
     ['cd to the root itself, quoted, with a slash', git('cd "/repo/" && git show', '/repo'), {}, 'none'],
     [
