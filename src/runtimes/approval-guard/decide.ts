@@ -1,6 +1,7 @@
 // The approval guard: a PreToolUse hook that turns a mid-session switch to YOLO (or auto) back into
 // confirmations, and asks in every mode before git runs in a directory the launcher did not check
-// (docs/repository.md#git) and before a shell line Qwen judges only in part (`bash -c …`). Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
+// (docs/repository.md#git), before a worktree checkout and before a shell line Qwen judges only in
+// part (`bash -c …`). Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
 // in YOLO.
 import { renderContentForDisplay } from '../../context/display.js';
 import { DEFAULT_GUARD_MODES, PERMISSION_REMEMBER } from '../../contracts/names.js';
@@ -61,19 +62,31 @@ export const SHELL_WRAPPER_REASON =
   "Qwen judges only the command after a shell's -c (bash -c …) and runs the whole line, which may " +
   'run other programs first (BASH_ENV, a script named before -c, commands after it).';
 
+/**
+ * Qwen 0.24.4's enter_worktree runs `git worktree add -b … <repo>/.qwen/worktrees/<name>` with no
+ * dialog in any mode (its default permission is allow): measured through the launcher, the
+ * repository's `post-checkout` and `reference-transaction` hooks ran, which the launcher lets pass.
+ */
+const WORKTREE_TOOL = 'enter_worktree';
+
+export const WORKTREE_REASON =
+  "enter_worktree runs git worktree add, which checks out files and runs the repository's " +
+  'post-checkout and reference-transaction hooks (the launcher does not refuse those).';
+
 const trimSlashes = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, '') : p);
 const unquote = (p: string) => p.replace(/^(['"])(.*)\1$/, '$2');
 
 /**
- * Why a shell command needs a confirmation whatever the mode: Qwen judged only part of it (a leading
- * shell's -c), or it names git and may run it where the launcher did not look: its `directory` is not
+ * Why a tool call needs a confirmation whatever the mode: a worktree checkout (below), a shell command
+ * Qwen judged only in part (a leading shell's -c), or one that names git and may run it where the launcher did not look: its `directory` is not
  * the repository root (measured on Qwen 0.24.4: a read-only `git diff` there runs without a
  * confirmation, and a nested repository's textconv, diff driver and hooks with it), or the command
  * itself moves it — measured: `cd vendor/x && git remote show origin` (and `git show`, `git log -p`,
  * `git blame`, `git describe --dirty`) ran without a confirmation, and the nested repository's ssh
  * command, textconv, clean filter and index hook with them. A `cd` to the root itself is no move.
  */
-function shellRisk(input: Record<string, unknown>): string | undefined {
+function everyModeRisk(input: Record<string, unknown>): string | undefined {
+  if (input.tool_name === WORKTREE_TOOL) return WORKTREE_REASON;
   if (!SHELL_TOOLS.has(input.tool_name) || !isPlainObject(input.tool_input)) return undefined;
   const { command, directory } = input.tool_input;
   if (typeof command !== 'string') return undefined;
@@ -123,7 +136,7 @@ export function decideApprovalGuard(input: unknown, guardedModes: ReadonlySet<st
   const mode = input.permission_mode;
   if (typeof tool !== 'string' || tool === '' || typeof mode !== 'string') return {};
   // In every mode: the default one runs what Qwen classifies as read-only without asking.
-  const elsewhere = shellRisk(input);
+  const elsewhere = everyModeRisk(input);
   if (elsewhere !== undefined) {
     return {
       hookSpecificOutput: {

@@ -16,7 +16,16 @@
 //   `git remote show origin` run the textconv, the diff driver, the index hook and the ssh command
 //   with no confirmation.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolContinuation, promptText, systemPrompt } from '../../fixtures/fake-model/inspect.js';
@@ -512,6 +521,61 @@ describe('a shell line Qwen judges only in part, and the monitor tool: they ask 
       await sleep(2000);
       expect(run.ranWithoutAsking).toBe(true);
       expect(markersLeft()).toEqual(ran);
+    }),
+  );
+});
+
+// Qwen 0.24.4's enter_worktree (default permission: allow) runs `git worktree add` with no dialog in
+// the default mode: a checkout, and the hooks that go with it, which the launcher lets pass.
+const CHECKOUT_HOOKS = ['post-checkout', 'reference-transaction'];
+
+function scriptWorktree(): void {
+  world.model.setResponder(({ kind, body }) => {
+    if (kind !== 'main') return undefined;
+    if (isToolContinuation(body)) return text('ANSWER-AFTER-GIT');
+    return toolCall('enter_worktree', { name: 'wt1' });
+  });
+}
+
+describe("enter_worktree: a checkout with the repository's hooks asks first", () => {
+  it(
+    'write: the launch passes the hooks; enter_worktree asks in default mode (the approval guard), nothing runs',
+    suite.test(async () => {
+      plantRepository({ 'core.fsmonitor': 'false' }, CHECKOUT_HOOKS);
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      scriptWorktree();
+      await s.submit('Please start a worktree');
+      await s.term.waitFor(/enter_worktree runs git worktree add[\s\S]*Yes, allow once/, 30_000);
+      await s.term.press('Escape');
+      await sleep(1000);
+      expect(markersLeft()).toEqual([]);
+      expect(existsSync(join(world.repo, '.qwen', 'worktrees', 'wt1'))).toBe(false);
+      expect(gitRuns().filter((l) => l.includes('worktree add'))).toEqual([]);
+    }),
+  );
+
+  it(
+    'negative control, the approval guard taken away: enter_worktree runs with no confirmation, and so do the hooks',
+    suite.test(async () => {
+      plantRepository({ 'core.fsmonitor': 'false' }, CHECKOUT_HOOKS);
+      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
+      delete settings.hooks?.['PreToolUse'];
+      const dir = join(world.root, 'unguarded');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+      chmodSync(dir, 0o755);
+      const s = await suite.direct(world, 'write', {
+        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+      });
+      await s.waitForReady();
+      scriptWorktree();
+      expect(await modelRuns(s, 'anything')).toEqual({
+        ranWithoutAsking: true,
+        markers: ['hook-post-checkout', 'hook-reference-transaction'],
+      });
+      expect(readFileSync(join(markers, 'hook-post-checkout.env'), 'utf8')).toContain(MODEL_KEY);
     }),
   );
 });

@@ -220,6 +220,19 @@ describe('approval-guard.js', () => {
       'none',
     ],
     ['a .sh path is not a shell', git('cat scripts/build.sh && ls cmd/ -c', undefined), {}, 'none'],
+    // git worktree add runs the repository's checkout hooks: asks in every mode.
+    [
+      'enter_worktree in default',
+      event({ tool_name: 'enter_worktree', tool_input: { name: 'wt1' } }),
+      {},
+      'ask',
+    ],
+    [
+      'enter_worktree in plan, the guard modes emptied',
+      event({ permission_mode: 'plan', tool_name: 'enter_worktree', tool_input: {} }),
+      { QWEN_MANAGED_GUARD_MODES: '' },
+      'ask',
+    ],
     ['cd to the root itself', git('cd /repo && git log -p', undefined), {}, 'none'],
     ['cd to the root itself, quoted, with a slash', git('cd "/repo/" && git show', '/repo'), {}, 'none'],
     [
