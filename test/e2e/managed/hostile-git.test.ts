@@ -14,7 +14,11 @@
 // - negative controls: the same repository with Qwen started WITHOUT the launcher runs the filter at
 //   start (before any prompt, the model key in its environment), and the model's `git diff` and
 //   `git remote show origin` run the textconv, the diff driver, the index hook and the ssh command
-//   with no confirmation.
+//   with no confirmation;
+// - what the launcher cannot judge asks through the approval guard, in the default mode: git in a
+//   nested repository (a `directory`, or a `cd` in the command itself), a shell line Qwen judges
+//   only after its `-c`, the `monitor` tool, and `enter_worktree`'s checkout hooks — each with a
+//   negative control, the guard taken away, where it runs with no confirmation.
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
