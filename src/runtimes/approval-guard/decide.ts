@@ -33,9 +33,10 @@ export function guardReason(toolName: string, mode: string): string {
  * repository's textconv for `git log -p` in its `directory`, and for `cd vendor/x && git show`).
  */
 const SHELL_TOOLS: ReadonlySet<unknown> = new Set(['run_shell_command', 'monitor']);
-// The word git (not `.git`, not `git-lfs`), then what follows it must be a plain subcommand: an
-// option or a quoted or expanded word there may be -C, -c, --git-dir, --work-tree, --config-env, ….
-const GIT = /(?<![\w.-])git(?![\w-])/gi;
+// The program git: the word, ended where bash ends a word or starts an expansion (not `.git`,
+// `git-lfs`, `git@host`); after it must come a plain subcommand: an option or a quoted or expanded
+// word there may be -C, -c, --git-dir, --work-tree, --config-env, --exec-path, ….
+const GIT = /(?<![\w.-])git(?:\.exe)?(?=[\s;&|()<>'"\\$`]|$)/gi;
 const PLAIN_SUBCOMMAND = /^(?:[ \t]+[a-z]|[ \t]*(?:$|[;&|)\n]))/i;
 // A shell builtin that changes the directory, with its argument; git's own environment variables.
 const MOVES = /(?:^|[^\w-])(cd|pushd|popd)(?![\w-])([^;&|()`\n]*)/gi;
@@ -102,7 +103,8 @@ function everyModeRisk(input: Record<string, unknown>): string | undefined {
     if (trimSlashes(directory) !== root) return GIT_ELSEWHERE_REASON + renderContentForDisplay(directory);
   }
   if (GIT_VARIABLE.test(joined)) return GIT_MOVED_REASON;
-  if (gits.some((git) => !PLAIN_SUBCOMMAND.test(joined.slice(git.index + 3)))) return GIT_MOVED_REASON;
+  if (gits.some((git) => !PLAIN_SUBCOMMAND.test(joined.slice(git.index + git[0].length))))
+    return GIT_MOVED_REASON;
   for (const [, word, argument] of joined.matchAll(MOVES)) {
     const target = trimSlashes(unquote(argument!.trim()));
     if (word!.toLowerCase() !== 'cd' || target !== root) return GIT_MOVED_REASON;

@@ -171,6 +171,9 @@ describe('approval-guard.js', () => {
         '/usr/bin/git --exec-path=. log',
         'GIT_DIR=vendor/x/.git git log',
         'env GIT_CONFIG_GLOBAL=x git log',
+        'git"" -C vendor/x show',
+        'git$EMPTY -C vendor/x show',
+        'cd vendor/x && git.exe show',
       ] as const
     ).map((command): [string, string, Record<string, string>, string] => [
       `the command moves git: ${command}`,
@@ -238,6 +241,12 @@ describe('approval-guard.js', () => {
     [
       'plain git commands in the root',
       git('git status && git diff --stat | head -20; git log -n 5', '/repo'),
+      {},
+      'none',
+    ],
+    [
+      'git@host and git:// are not git',
+      git('echo git@github.com:org/x.git git://host/x', undefined),
       {},
       'none',
     ],
