@@ -17,7 +17,14 @@ import {
 import { sanitizeQuery } from '../../../src/context/sanitizer.js';
 import { contextSearchOutputSchema } from '../../../src/contracts/context-search.js';
 import { PERMISSION_REMEMBER } from '../../../src/contracts/names.js';
-import { decideApprovalGuard, parseGuardedModes } from '../../../src/runtimes/approval-guard/decide.js';
+import {
+  decideApprovalGuard,
+  GIT_ELSEWHERE_REASON,
+  GIT_MOVED_REASON,
+  parseGuardedModes,
+  SHELL_WRAPPER_REASON,
+  WORKTREE_REASON,
+} from '../../../src/runtimes/approval-guard/decide.js';
 import { readAutoRecallEvent } from '../../../src/runtimes/auto-recall/event.js';
 import { searchAndRender } from '../../../src/runtimes/auto-recall/search.js';
 import {
@@ -59,7 +66,8 @@ const EXPECTED = {
     'otherwise ask, showing one line that JSON.parses ' +
     'to the exact content and has no control, bidi or invisible character',
   guard:
-    'never deny; ask only for a guarded mode and a tool other than context_remember; the tool shown escaped',
+    'never deny; ask for a guarded mode and a tool other than context_remember, or in any mode with a fixed ' +
+    'every-mode reason for a shell tool (git elsewhere, a shell -c) or enter_worktree; the tool shown escaped',
 };
 const section = new KeyedSection(
   'fuzz-hook-logic',
@@ -294,7 +302,15 @@ const preToolUse = fc.record(
   {
     hook_event_name: fc.constantFrom('PreToolUse', 'PreToolUse', 'PostToolUse', 'UserPromptSubmit'),
     tool_name: fc.oneof(
-      fc.constantFrom(PERMISSION_REMEMBER, PERMISSION_REMEMBER, 'run_shell_command', 'mcp__other__tool', ''),
+      fc.constantFrom(
+        PERMISSION_REMEMBER,
+        PERMISSION_REMEMBER,
+        'run_shell_command',
+        'monitor',
+        'enter_worktree',
+        'mcp__other__tool',
+        '',
+      ),
       fc.string({ unit: 'binary', maxLength: 12 }),
       fc.integer(),
     ),
@@ -305,6 +321,23 @@ const preToolUse = fc.record(
     ),
     tool_input: fc.oneof(
       fc.record({ content, extra: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: ['content'] }),
+      fc.record(
+        {
+          command: fc.oneof(
+            fc.constantFrom(
+              'git diff',
+              'cd x && git show',
+              'bash -c ls',
+              'git -C x log',
+              'ls',
+              'GIT_DIR=x git log',
+            ),
+            fc.string(),
+          ),
+          directory: fc.oneof(fc.constantFrom('/repo', '/repo/x', ''), fc.jsonValue({ maxDepth: 1 })),
+        },
+        { requiredKeys: ['command'] },
+      ),
       fc.jsonValue({ maxDepth: 1 }),
     ),
   },
@@ -403,10 +436,20 @@ describe('PreToolUse decisions', () => {
         expect(isPlainObject(input)).toBe(true);
         const event = input as Record<string, unknown>;
         expect(event['hook_event_name']).toBe('PreToolUse');
-        expect(guarded.has(event['permission_mode'] as string)).toBe(true);
         expect(typeof event['tool_name']).toBe('string');
-        expect(event['tool_name']).not.toBe(PERMISSION_REMEMBER);
         expect(event['tool_name']).not.toBe('');
+        const reason = decision.permissionDecisionReason as string;
+        const everyMode =
+          reason === GIT_MOVED_REASON ||
+          reason === SHELL_WRAPPER_REASON ||
+          reason === WORKTREE_REASON ||
+          reason.startsWith(GIT_ELSEWHERE_REASON);
+        if (everyMode) {
+          expect(['run_shell_command', 'monitor', 'enter_worktree']).toContain(event['tool_name']);
+        } else {
+          expect(guarded.has(event['permission_mode'] as string)).toBe(true);
+          expect(event['tool_name']).not.toBe(PERMISSION_REMEMBER);
+        }
         expect(decision.permissionDecisionReason).not.toMatch(HIDDEN);
       }),
       { numRuns: 1000, ...LIMITS },
