@@ -471,6 +471,12 @@ const PARTLY_JUDGED: Array<[string, (nested: string) => Record<string, unknown>,
     () => ({ command: `bash ${world.repo}/evil.sh -c ls`, description: 'x' }),
     ['evil-sh'],
   ],
+  // Anything after the -c word's argument is dropped from the judgement: any command at all.
+  [
+    'run_shell_command',
+    () => ({ command: `bash -c ls; ${world.repo}/evil.sh`, description: 'x' }),
+    ['evil-sh'],
+  ],
   ['monitor', (nested) => ({ command: 'git log -p', directory: nested, description: 'x' }), ['textconv']],
   ['monitor', () => ({ command: 'cd vendor/x && git show', description: 'x' }), ['textconv']],
 ];
