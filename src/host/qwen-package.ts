@@ -2,6 +2,9 @@
 // every start: cli.js loads over a thousand sibling files (chunks, workers, vendored binaries), so
 // whoever can write any of them changes what Qwen runs, hooks included. Every entry must be owned by
 // root or the administrator and not writable by group or others (StrictModes, for the whole tree).
+// So must every package Qwen imports from outside its own directory: npm hoists its dependencies
+// beside it (`<prefix>/node_modules/@lydell/node-pty`, whose index.js Qwen 0.24.4 loads for every
+// shell command), and Node finds them by walking up the node_modules directories.
 import { posixQuote } from '../policy/quote.js';
 import { GROUP_OR_OTHER_WRITE } from './strict-modes.js';
 
@@ -39,11 +42,54 @@ export type QwenPackageFact =
       qwenPackage: boolean;
       entries: number;
       truncated: boolean;
-      /** Entries writable by group or others: how many, and the first one met. */
-      writable: { count: number; first?: { path: string; mode: number } };
-      /** Every owning uid: how many entries it owns, and the first one met. */
-      owners: ReadonlyMap<number, { count: number; first: string }>;
+      /** Entries writable by group or others: how many, and the first one met (with the tree it is in). */
+      writable: { count: number; first?: { path: string; mode: number; tree: string } };
+      /** Every owning uid: how many entries it owns, and the first one met (with the tree it is in). */
+      owners: ReadonlyMap<number, { count: number; first: string; tree: string }>;
+      /** The packages Qwen imports that sit outside `root` (walked too), by the directory Node loads. */
+      dependencies: readonly string[];
     };
+
+/** package.json's dependencies and optionalDependencies of the package in `dir` (none when unreadable). */
+function dependencyNames(dir: string, fs: Pick<QwenPackageFs, 'readFileSync'>): string[] {
+  let parsed: { dependencies?: unknown; optionalDependencies?: unknown } = {};
+  try {
+    parsed = JSON.parse(fs.readFileSync(`${dir}/package.json`, 'utf8')) as typeof parsed;
+  } catch {
+    return [];
+  }
+  const names = new Set<string>();
+  for (const map of [parsed.dependencies, parsed.optionalDependencies]) {
+    if (map !== null && typeof map === 'object') for (const name of Object.keys(map)) names.add(name);
+  }
+  // Only a plain npm name can be a directory under node_modules (no `..`, no absolute path).
+  return [...names].filter((name) => /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i.test(name)).sort();
+}
+
+/**
+ * The directory Node loads package `name` from when imported by a file of `from`: the first
+ * `<ancestor>/node_modules/<name>` that exists, from `from` up to `/` (Node's own walk, which skips
+ * an ancestor that is itself a node_modules directory).
+ */
+export function resolvePackageDir(
+  from: string,
+  name: string,
+  fs: Pick<QwenPackageFs, 'statSync'>,
+): string | undefined {
+  let dir = from;
+  for (;;) {
+    if (!dir.endsWith('/node_modules')) {
+      const candidate = `${dir === '/' ? '' : dir}/node_modules/${name}`;
+      try {
+        if (fs.statSync(candidate).isDirectory()) return candidate;
+      } catch {
+        // not here: one level up
+      }
+    }
+    if (dir === '/') return undefined;
+    dir = dirname(dir);
+  }
+}
 
 function dirname(file: string): string {
   const cut = file.lastIndexOf('/');
@@ -108,39 +154,65 @@ export function walkQwenPackage(
   }
   const { qwenPackage, version, enginesNode } = packageIdentity(root, fs);
   if (!qwenPackage && options.walkAnyDirectory !== true) return { kind: 'not-a-package', root };
-  const owners = new Map<number, { count: number; first: string }>();
-  const writable: { count: number; first?: { path: string; mode: number } } = { count: 0 };
+  const owners = new Map<number, { count: number; first: string; tree: string }>();
+  const writable: { count: number; first?: { path: string; mode: number; tree: string } } = { count: 0 };
   let count = 0;
-  const stack = [root];
-  while (stack.length > 0 && count < QWEN_TREE_MAX_ENTRIES) {
-    const entry = stack.pop()!;
-    let stat: QwenPackageStat;
-    let directory: boolean;
-    try {
-      const link = fs.lstatSync(entry);
-      directory = link.isDirectory();
-      stat = link.isSymbolicLink() ? fs.statSync(entry) : link;
-    } catch {
-      continue;
-    }
-    count++;
-    if (options.skip?.has(entry) !== true) {
-      const owned = owners.get(stat.uid);
-      if (owned === undefined) owners.set(stat.uid, { count: 1, first: entry });
-      else owned.count++;
-      if ((stat.mode & GROUP_OR_OTHER_WRITE) !== 0) {
-        writable.count++;
-        writable.first ??= { path: entry, mode: stat.mode & 0o777 };
+  let truncated = false;
+  const walkTree = (tree: string): void => {
+    const stack = [tree];
+    while (stack.length > 0) {
+      if (count >= QWEN_TREE_MAX_ENTRIES) {
+        truncated = true;
+        return;
       }
-    }
-    if (directory) {
-      let names: string[] = [];
+      const entry = stack.pop()!;
+      let stat: QwenPackageStat;
+      let directory: boolean;
       try {
-        names = fs.readdirSync(entry);
+        const link = fs.lstatSync(entry);
+        // A dependency's own directory may be a link (npm link): Node loads through it, so walk it.
+        directory =
+          link.isDirectory() || (entry === tree && tree !== root && fs.statSync(entry).isDirectory());
+        stat = link.isSymbolicLink() ? fs.statSync(entry) : link;
       } catch {
-        // an unreadable directory: its entries stay unchecked, and the directory itself was judged
+        continue;
       }
-      for (const child of names.sort().reverse()) stack.push(`${entry}/${child}`);
+      count++;
+      if (options.skip?.has(entry) !== true) {
+        const owned = owners.get(stat.uid);
+        if (owned === undefined) owners.set(stat.uid, { count: 1, first: entry, tree });
+        else owned.count++;
+        if ((stat.mode & GROUP_OR_OTHER_WRITE) !== 0) {
+          writable.count++;
+          writable.first ??= { path: entry, mode: stat.mode & 0o777, tree };
+        }
+      }
+      if (directory) {
+        let names: string[] = [];
+        try {
+          names = fs.readdirSync(entry);
+        } catch {
+          // an unreadable directory: its entries stay unchecked, and the directory itself was judged
+        }
+        for (const child of names.sort().reverse()) stack.push(`${entry}/${child}`);
+      }
+    }
+  };
+  walkTree(root);
+  // What Qwen imports, and what those import, found where Node finds it: outside root, walked too.
+  const dependencies: string[] = [];
+  const seen = new Set<string>();
+  const pending = [root];
+  while (pending.length > 0) {
+    const from = pending.shift()!;
+    for (const name of dependencyNames(from, fs)) {
+      const dir = resolvePackageDir(from, name, fs);
+      if (dir === undefined || seen.has(dir)) continue;
+      seen.add(dir);
+      pending.push(dir);
+      if (dir.startsWith(`${root}/`)) continue;
+      dependencies.push(dir);
+      walkTree(dir);
     }
   }
   return {
@@ -150,13 +222,31 @@ export function walkQwenPackage(
     ...(enginesNode === undefined ? {} : { enginesNode }),
     qwenPackage,
     entries: count,
-    truncated: stack.length > 0,
+    truncated,
     writable,
     owners,
+    dependencies,
   };
 }
 
 const entries = (n: number) => (n === 1 ? '1 entry' : `${n} entries`);
+
+/** `, in <dir>, a package Qwen imports` when the entry is in a dependency outside the package. */
+function importedBy(
+  fact: Extract<QwenPackageFact, { kind: 'walked' }>,
+  tree: string,
+  show: (value: string) => string,
+  open = '',
+): string {
+  if (tree === fact.root) return '';
+  const text = `in ${show(tree)}, a package Qwen imports`;
+  return open === '' ? `, ${text}` : `${open}${text})`;
+}
+
+/** The package and every dependency outside it: the one command fixes them all. */
+function fixTrees(fact: Extract<QwenPackageFact, { kind: 'walked' }>): string {
+  return [fact.root, ...fact.dependencies].map(posixQuote).join(' ');
+}
 
 /** The ownership and mode problems of a walked package, one line each (shown as verify and the launcher print them). */
 export function qwenPackageProblems(
@@ -168,9 +258,9 @@ export function qwenPackageProblems(
   // Quoted only when there is a problem to name: show()'s first call compiles its pattern, at each start.
   const root = () => show(fact.root);
   if (fact.writable.first !== undefined) {
-    const { path, mode } = fact.writable.first;
+    const { path, mode, tree } = fact.writable.first;
     problems.push(
-      `Qwen's install ${root()} has ${entries(fact.writable.count)} writable by group or others, e.g. ${show(path)} (mode ${mode.toString(8)}); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w ${posixQuote(fact.root)}`,
+      `Qwen's install ${root()} has ${entries(fact.writable.count)} writable by group or others, e.g. ${show(path)} (mode ${mode.toString(8)}${importedBy(fact, tree, show)}); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w ${fixTrees(fact)}`,
     );
   }
   const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;
@@ -178,7 +268,7 @@ export function qwenPackageProblems(
     // Root and the administrator who rendered the install are the only owners trusted (StrictModes).
     if (uid === 0 || uid === adminUid) continue;
     problems.push(
-      `Qwen's install ${root()} has ${entries(owned.count)} owned by uid ${uid}, not ${trusted}, e.g. ${show(owned.first)}; fix: chown -R root ${posixQuote(fact.root)}`,
+      `Qwen's install ${root()} has ${entries(owned.count)} owned by uid ${uid}, not ${trusted}, e.g. ${show(owned.first)}${importedBy(fact, owned.tree, show, ' (')}; fix: chown -R root ${fixTrees(fact)}`,
     );
   }
   return problems;
@@ -190,5 +280,9 @@ export function qwenPackageSummary(
   show: (value: string) => string,
 ): string {
   const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;
-  return `Qwen's install ${show(fact.root)}: ${entries(fact.entries)}, all owned by ${trusted} and not writable by group or others`;
+  const deps =
+    fact.dependencies.length === 0
+      ? ''
+      : ` (with ${fact.dependencies.length} package(s) it imports from beside it)`;
+  return `Qwen's install ${show(fact.root)}${deps}: ${entries(fact.entries)}, all owned by ${trusted} and not writable by group or others`;
 }

@@ -241,6 +241,32 @@ const ROWS: Row[] = [
     ],
   ],
   [
+    // npm hoists Qwen's dependencies beside its package (the Debian package's layout); Qwen 0.24.4
+    // imports @lydell/node-pty's index.js from there for every shell command (measured with a payload).
+    'a dependency npm hoisted beside Qwen is group-writable',
+    (i) => {
+      fs.writeFileSync(
+        path.join(i.qwen, 'package.json'),
+        JSON.stringify({
+          name: '@qwen-code/qwen-code',
+          version: '0.24.4',
+          type: 'commonjs',
+          optionalDependencies: { '@lydell/node-pty': '1.2.0-beta.10' },
+        }),
+      );
+      const dep = path.join(i.root, 'node_modules', '@lydell', 'node-pty');
+      fs.mkdirSync(dep, { recursive: true, mode: 0o755 });
+      fs.writeFileSync(path.join(dep, 'index.js'), '// pty\n', { mode: 0o644 });
+      fs.chmodSync(path.join(dep, 'index.js'), 0o664);
+    },
+    (i) => {
+      const dep = path.join(i.root, 'node_modules', '@lydell', 'node-pty');
+      return [
+        `Qwen's install ${q(i.qwen)} has 1 entry writable by group or others, e.g. ${q(path.join(dep, 'index.js'))} (mode 664, in ${q(dep)}, a package Qwen imports); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '${i.qwen}' '${dep}'`,
+      ];
+    },
+  ],
+  [
     'the pinned Qwen is an unsupported version',
     (i) =>
       fs.writeFileSync(

@@ -22,7 +22,8 @@ const walked = (over: Partial<Extract<QwenTreeFact, { kind: 'walked' }>> = {}): 
   entries: 1286,
   truncated: false,
   writable: { count: 0 },
-  owners: new Map([[0, { count: 1286, first: ROOT }]]),
+  owners: new Map([[0, { count: 1286, first: ROOT, tree: ROOT }]]),
+  dependencies: [],
   ...over,
 });
 const run = (fact: QwenTreeFact, adminUid = 0) => {
@@ -47,7 +48,7 @@ describe('checkQwenTree', () => {
     ],
     [
       'owned by the administrator who rendered',
-      walked({ owners: new Map([[1000, { count: 1286, first: ROOT }]]) }),
+      walked({ owners: new Map([[1000, { count: 1286, first: ROOT, tree: ROOT }]]) }),
       1000,
       [
         [
@@ -59,7 +60,7 @@ describe('checkQwenTree', () => {
     ],
     [
       'group-writable entries',
-      walked({ writable: { count: 3, first: { path: `${ROOT}/chunks/a.js`, mode: 0o664 } } }),
+      walked({ writable: { count: 3, first: { path: `${ROOT}/chunks/a.js`, mode: 0o664, tree: ROOT } } }),
       0,
       [
         [
@@ -73,9 +74,9 @@ describe('checkQwenTree', () => {
       'entries of another user, one message per owner',
       walked({
         owners: new Map([
-          [0, { count: 1283, first: ROOT }],
-          [1001, { count: 1, first: `${ROOT}/cli.js` }],
-          [1000, { count: 2, first: `${ROOT}/chunks` }],
+          [0, { count: 1283, first: ROOT, tree: ROOT }],
+          [1001, { count: 1, first: `${ROOT}/cli.js`, tree: ROOT }],
+          [1000, { count: 2, first: `${ROOT}/chunks`, tree: ROOT }],
         ]),
       }),
       0,
@@ -204,6 +205,111 @@ describe('verify walks the real Qwen package (this machine, real modes and owner
         expect.stringContaining('e.g. "<tmp>/node_modules/@qwen-code/qwen-code/chunks/worker.js" (mode 666)'),
       ],
     ]);
+  });
+
+  // npm hoists Qwen's dependencies beside it (the Debian package's /opt/qwen-managed/qwen/node_modules,
+  // the e2e toolchain): Qwen 0.24.4 imports @lydell/node-pty from there for every shell command
+  // (measured: a payload in its index.js ran in Qwen's process at `!echo`). Each row makes a
+  // hoisted layout — the package declaring the dependency, the dependency beside it — then one change.
+  const DEP = '<tmp>/node_modules/@lydell/node-pty';
+  const hoisted =
+    (change: (dep: string, modules: string, pkg: string) => Promise<void>) =>
+    async (pkg: string): Promise<void> => {
+      const modules = path.dirname(path.dirname(pkg));
+      await fs.writeFile(
+        path.join(pkg, 'package.json'),
+        JSON.stringify({
+          name: '@qwen-code/qwen-code',
+          version: '0.24.4',
+          optionalDependencies: { '@lydell/node-pty': '1.2.0-beta.10', sharp: '0.35.4' },
+        }),
+      );
+      const dep = path.join(modules, '@lydell', 'node-pty');
+      await fs.mkdir(dep, { recursive: true });
+      await fs.writeFile(path.join(dep, 'package.json'), JSON.stringify({ name: '@lydell/node-pty' }));
+      await fs.writeFile(path.join(dep, 'index.js'), '');
+      // An unrelated package beside Qwen: not imported, not judged.
+      await fs.mkdir(path.join(modules, 'unrelated'));
+      await fs.writeFile(path.join(modules, 'unrelated', 'index.js'), '');
+      await fs.chmod(path.join(modules, 'unrelated', 'index.js'), 0o666);
+      await change(dep, modules, pkg);
+    };
+  it.each<
+    [string, (dep: string, modules: string, pkg: string) => Promise<void>, [boolean, string, unknown][]]
+  >([
+    [
+      'control: a hoisted dependency owned by root with npm modes passes, and is counted',
+      async () => {},
+      [
+        [
+          true,
+          'error',
+          `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code" (with 1 package(s) it imports from beside it): 8 entries, all owned by root and not writable by group or others; Qwen 0.24.4 is supported`,
+        ],
+      ],
+    ],
+    [
+      "a group-writable file of a dependency npm hoisted beside Qwen (Qwen loads @lydell/node-pty's index.js)",
+      (dep) => fs.chmod(path.join(dep, 'index.js'), 0o664),
+      [
+        [
+          false,
+          'error',
+          `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code" has 1 entry writable by group or others, e.g. "${DEP}/index.js" (mode 664, in "${DEP}", a package Qwen imports); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '<tmp>/node_modules/@qwen-code/qwen-code' '${DEP}'`,
+        ],
+      ],
+    ],
+    [
+      'a hoisted dependency owned by another user',
+      (dep) => fs.chown(dep, 4242, 0),
+      [
+        [
+          false,
+          'error',
+          `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code" has 1 entry owned by uid 4242, not root, e.g. "${DEP}" (in "${DEP}", a package Qwen imports); fix: chown -R root '<tmp>/node_modules/@qwen-code/qwen-code' '${DEP}'`,
+        ],
+      ],
+    ],
+    [
+      "a dependency's own dependency, found where Node finds it (beside it), is judged too",
+      async (dep, modules) => {
+        await fs.writeFile(
+          path.join(dep, 'package.json'),
+          JSON.stringify({ name: '@lydell/node-pty', optionalDependencies: { 'node-pty-native': '1' } }),
+        );
+        await fs.mkdir(path.join(modules, 'node-pty-native'));
+        await fs.writeFile(path.join(modules, 'node-pty-native', 'pty.node'), '');
+        await fs.chmod(path.join(modules, 'node-pty-native', 'pty.node'), 0o646);
+      },
+      [
+        [
+          false,
+          'error',
+          `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code" has 1 entry writable by group or others, e.g. "<tmp>/node_modules/node-pty-native/pty.node" (mode 646, in "<tmp>/node_modules/node-pty-native", a package Qwen imports); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '<tmp>/node_modules/@qwen-code/qwen-code' '${DEP}' '<tmp>/node_modules/node-pty-native'`,
+        ],
+      ],
+    ],
+    [
+      "a dependency inside the package's own node_modules wins over the hoisted one (Node's order), and is walked with the package",
+      async (_dep, _modules, pkg) => {
+        const nested = path.join(pkg, 'node_modules', '@lydell', 'node-pty');
+        await fs.mkdir(nested, { recursive: true });
+        await fs.writeFile(path.join(nested, 'index.js'), '');
+        await fs.chmod(path.join(nested, 'index.js'), 0o666);
+      },
+      [
+        [
+          false,
+          'error',
+          // (the long path is shortened by show(); the fix names the package alone: nothing outside it is loaded)
+          expect.stringMatching(
+            /^Qwen's install "<tmp>\/node_modules\/@qwen-code\/qwen-code" has 1 entry writable by group or others, e\.g\. "<tmp>\/node_modules\/@qwen-code\/qwen-code\/node_modules\/.* \(mode 666\); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '<tmp>\/node_modules\/@qwen-code\/qwen-code'$/,
+          ),
+        ],
+      ],
+    ],
+  ])('%s', async (_name, change, expected) => {
+    expect(await verifyWithQwenTree(hoisted(change))).toEqual(expected);
   });
 
   it('warns when qwenCli is not inside the Qwen package', async () => {
