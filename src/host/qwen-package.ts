@@ -243,9 +243,9 @@ function importedBy(
   return open === '' ? `, ${text}` : `${open}${text})`;
 }
 
-/** The package and every dependency outside it: the one command fixes them all. */
-function fixTrees(fact: Extract<QwenPackageFact, { kind: 'walked' }>): string {
-  return [fact.root, ...fact.dependencies].map(posixQuote).join(' ');
+/** The package, and the dependency outside it the example entry is in (named once it is fixed, the next). */
+function fixTrees(fact: Extract<QwenPackageFact, { kind: 'walked' }>, tree: string): string {
+  return (tree === fact.root ? [fact.root] : [fact.root, tree]).map(posixQuote).join(' ');
 }
 
 /** The ownership and mode problems of a walked package, one line each (shown as verify and the launcher print them). */
@@ -260,7 +260,7 @@ export function qwenPackageProblems(
   if (fact.writable.first !== undefined) {
     const { path, mode, tree } = fact.writable.first;
     problems.push(
-      `Qwen's install ${root()} has ${entries(fact.writable.count)} writable by group or others, e.g. ${show(path)} (mode ${mode.toString(8)}${importedBy(fact, tree, show)}); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w ${fixTrees(fact)}`,
+      `Qwen's install ${root()} has ${entries(fact.writable.count)} writable by group or others, e.g. ${show(path)} (mode ${mode.toString(8)}${importedBy(fact, tree, show)}); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w ${fixTrees(fact, tree)}`,
     );
   }
   const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;
@@ -268,7 +268,7 @@ export function qwenPackageProblems(
     // Root and the administrator who rendered the install are the only owners trusted (StrictModes).
     if (uid === 0 || uid === adminUid) continue;
     problems.push(
-      `Qwen's install ${root()} has ${entries(owned.count)} owned by uid ${uid}, not ${trusted}, e.g. ${show(owned.first)}${importedBy(fact, owned.tree, show, ' (')}; fix: chown -R root ${fixTrees(fact)}`,
+      `Qwen's install ${root()} has ${entries(owned.count)} owned by uid ${uid}, not ${trusted}, e.g. ${show(owned.first)}${importedBy(fact, owned.tree, show, ' (')}; fix: chown -R root ${fixTrees(fact, owned.tree)}`,
     );
   }
   return problems;

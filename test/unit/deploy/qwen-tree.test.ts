@@ -285,7 +285,7 @@ describe('verify walks the real Qwen package (this machine, real modes and owner
         [
           false,
           'error',
-          `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code" has 1 entry writable by group or others, e.g. "<tmp>/node_modules/node-pty-native/pty.node" (mode 646, in "<tmp>/node_modules/node-pty-native", a package Qwen imports); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '<tmp>/node_modules/@qwen-code/qwen-code' '${DEP}' '<tmp>/node_modules/node-pty-native'`,
+          `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code" has 1 entry writable by group or others, e.g. "<tmp>/node_modules/node-pty-native/pty.node" (mode 646, in "<tmp>/node_modules/node-pty-native", a package Qwen imports); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w '<tmp>/node_modules/@qwen-code/qwen-code' '<tmp>/node_modules/node-pty-native'`,
         ],
       ],
     ],
