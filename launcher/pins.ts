@@ -7,7 +7,12 @@ import type { Issue, Validation } from '../src/base/validation.js';
 import { type InstallManifest, MANIFEST_FILE } from '../src/contracts/install-manifest.js';
 import type { AnyProfileKind, LaunchPlan, ProfileKind } from '../src/contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
-import { type HostFs, installHostProblems, installPath } from '../src/host/install-checks.js';
+import {
+  type HostFs,
+  installFileProblems,
+  installHostProblems,
+  installPath,
+} from '../src/host/install-checks.js';
 import { qwenPackageVersion } from '../src/host/qwen-package.js';
 import { ARGUMENT_POLICY, type ArgumentPolicy } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
@@ -154,6 +159,17 @@ export function loadPins(input: PinsInput): Pins {
     ...(qwenVersion === undefined ? {} : { qwenVersion }),
   });
   if (input.checkHost === false) {
+    // The launcher refuses a tree whose files are not the ones render wrote before anything else, so
+    // plan does too: what it would print is otherwise a launch that never happens.
+    const files = installFileProblems({
+      installDir,
+      platform,
+      manifest,
+      planRel: launchPlanRel(kind),
+      planBytes,
+      fs,
+    });
+    if (files.problems.length > 0) throw failure(...files.problems);
     // The version of the package cli.js sits in, read the way render reads it (no walk, no checks).
     const qwenVersion =
       plan.platform === 'posix'

@@ -4,7 +4,9 @@
 // injected file system, read-only; launch-qwen.ts executes the decision.
 import type { Platform } from '../src/base/platform.js';
 import { OPENCLAW_PROFILE } from '../src/contracts/launch-plan.js';
+import { PROFILE_FILES, profileRel } from '../src/contracts/layout.js';
 import type { OpenclawLaunchPlan } from '../src/contracts/openclaw-launch.js';
+import { installFileProblems } from '../src/host/install-checks.js';
 import { openclawHostProblems } from '../src/host/openclaw-checks.js';
 import { type OpenclawVersionFacts, openclawVersionFacts } from '../src/openclaw/versions.js';
 import { ENVIRONMENT_POLICY } from '../src/policy/policies.js';
@@ -107,6 +109,17 @@ export function prepareOpenclawLaunch(input: LaunchInput): OpenclawLaunchDecisio
       externalContextActive: active,
       fs,
       nodeVersion: input.nodeVersionOf?.(plan.node),
+    });
+    if (problems.length > 0) throw failure(...problems);
+  } else {
+    // plan: a tree whose files are not the ones render wrote is refused by the launcher first.
+    const { problems } = installFileProblems({
+      installDir: input.installDir,
+      platform: localPlatform,
+      manifest,
+      planRel: profileRel(OPENCLAW_PROFILE, PROFILE_FILES.launchPlan),
+      planBytes: bytes,
+      fs,
     });
     if (problems.length > 0) throw failure(...problems);
   }

@@ -256,13 +256,20 @@ export interface InstallPinsResult {
   realPaths: ReadonlyMap<string, string>;
 }
 
+/** What the checksum check reads: the tree, its manifest and the very bytes the plan was parsed from. */
+export type InstallFilesInput = Pick<
+  InstallPinsInput,
+  'installDir' | 'platform' | 'manifest' | 'planRel' | 'planBytes'
+> & {
+  fs: ChunkReadFs;
+};
+
 /**
- * The checks every launch makes, whatever it starts: the plan and every file of the install against
- * manifest.json, each pin (present, of its type, executable or readable where it must be, listed when
- * inside the install) and, on POSIX, StrictModes up every directory of the install files and the
- * admin-owned pins. One line per problem, in a stable order.
+ * The plan and every file of the install against manifest.json: what the launcher refuses before
+ * anything else, and what `qwen-managed plan` checks too (a plan of a tree the launcher refuses is no
+ * plan). One line per problem, with the fix; `files` are the absolute paths of the listed files.
  */
-export function installPinProblems(input: InstallPinsInput): InstallPinsResult {
+export function installFileProblems(input: InstallFilesInput): { problems: string[]; files: string[] } {
   const { installDir, platform, manifest, planRel, fs } = input;
   const planFile = installPath(installDir, planRel, platform);
   const problems: string[] = [];
@@ -301,7 +308,19 @@ export function installPinProblems(input: InstallPinsInput): InstallPinsResult {
       );
     }
   }
+  return { problems, files: installFiles };
+}
 
+/**
+ * The checks every launch makes, whatever it starts: the plan and every file of the install against
+ * manifest.json, each pin (present, of its type, executable or readable where it must be, listed when
+ * inside the install) and, on POSIX, StrictModes up every directory of the install files and the
+ * admin-owned pins. One line per problem, in a stable order.
+ */
+export function installPinProblems(input: InstallPinsInput): InstallPinsResult {
+  const { platform, manifest, fs } = input;
+  const { problems, files: installFiles } = installFileProblems(input);
+  const listed = new Set(Object.keys(manifest.files));
   const sep = platform === 'windows' ? '\\' : '/';
   for (const pin of input.pins) {
     if (pin.path === '' && pin.optional !== true) {

@@ -403,3 +403,69 @@ describe('verify on the real install: what the launcher does not refuse', () => 
     ]);
   });
 });
+
+/** `qwen-managed plan` on the install, as the administrator: its exit and its `plan: ` lines. */
+function plan(i: Install) {
+  const run = spawnSync(process.execPath, [CLI, 'plan', '--dir', i.install, '--profile', 'on-demand'], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const problems = run.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('qwen-managed: plan: '))
+    .map((line) => line.slice('qwen-managed: plan: '.length));
+  return { code: run.status, problems, stdout: run.stdout };
+}
+
+// plan printed "the launcher would start Qwen" (exit 0) for a tree whose files are not the ones render
+// wrote, which the launcher refuses before anything else: the checksums do not depend on where the
+// tree lies or on owners and modes, so plan judges them with the launcher's own function.
+const FILE_ROWS: Row[] = [
+  [
+    'launch.json edited after render (an inherited name added)',
+    (i) => {
+      const f = file(i, 'profiles/on-demand/launch.json');
+      fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('"TERM"', '"TERM","LANGUAGE"'));
+    },
+    (i) => [
+      `${q(file(i, 'profiles/on-demand/launch.json'))} does not match its sha256 in manifest.json (changed after render); re-render`,
+    ],
+  ],
+  [
+    'the managed system settings edited after render (hooks turned off)',
+    (i) => {
+      const f = file(i, 'profiles/on-demand/system-settings.json');
+      const settings = JSON.parse(fs.readFileSync(f, 'utf8')) as Record<string, unknown>;
+      fs.writeFileSync(f, JSON.stringify({ ...settings, disableAllHooks: true }));
+    },
+    (i) => [
+      `${q(file(i, 'profiles/on-demand/system-settings.json'))} does not match its sha256 in manifest.json (changed after render); restore it or re-render`,
+    ],
+  ],
+  [
+    'a runtime removed',
+    (i) => fs.rmSync(file(i, 'runtime/approval-guard.js')),
+    (i) => [`${q(file(i, 'runtime/approval-guard.js'))} is missing; restore it or re-render the deployment`],
+  ],
+];
+
+describe('plan refuses the files the launcher refuses, with the same line', () => {
+  it('control: the untouched install is planned (exit 0) and the launcher starts Qwen', async () => {
+    const i = renderInstall();
+    const p = plan(i);
+    expect([p.code, p.problems]).toEqual([0, []]);
+    expect(p.stdout).toContain('the launcher would start Qwen');
+  });
+
+  it.each(FILE_ROWS)('%s', async (_name, mutate, problems) => {
+    const i = renderInstall();
+    mutate(i);
+    const expected = problems(i);
+    const p = plan(i);
+    expect([p.code, p.problems], p.stdout).toEqual([1, expected]);
+    const v = verify(i);
+    expect([v.code, v.problems]).toEqual([1, expected]);
+    const l = await launch(i);
+    expect([l.code, l.problems, l.started], l.output).toEqual([1, expected, false]);
+  });
+});
