@@ -203,9 +203,14 @@ function qwenPackageCheck(
       lstatSync: (file) => fs.lstatSync(file),
       statSync: (file) => fs.statSync(file),
       readdirSync: (dir) => fs.readdirSync(dir),
+      readlinkSync: (link) => fs.readlinkSync(link),
     },
     // cli.js and its directory went through StrictModes with the pins: each problem is named once.
-    { walkAnyDirectory: true, skip: new Set([qwenCli, qwenCli.slice(0, qwenCli.lastIndexOf('/'))]) },
+    {
+      walkAnyDirectory: true,
+      skip: new Set([qwenCli, qwenCli.slice(0, qwenCli.lastIndexOf('/'))]),
+      adminUid,
+    },
   );
   // Absent: reported with the pins.
   if (fact.kind !== 'walked') return { problems: [] };

@@ -5,8 +5,8 @@
 // So must every package Qwen imports from outside its own directory: npm hoists its dependencies
 // beside it (`<prefix>/node_modules/@lydell/node-pty`, whose index.js Qwen 0.24.4 loads for every
 // shell command), and Node finds them by walking up the node_modules directories.
-import { posixQuote } from '../policy/quote.js';
-import { GROUP_OR_OTHER_WRITE } from './strict-modes.js';
+import { posixQuote, show } from '../policy/quote.js';
+import { GROUP_OR_OTHER_WRITE, StrictModes } from './strict-modes.js';
 
 /** The npm package `qwenCli` must sit in for its sibling files to be known. */
 export const QWEN_PACKAGE_NAME = '@qwen-code/qwen-code';
@@ -25,6 +25,8 @@ export interface QwenPackageFs {
   lstatSync(path: string): QwenPackageStat;
   statSync(path: string): QwenPackageStat;
   readdirSync(path: string): string[];
+  /** With it, every symbolic link met is judged by its whole resolution (StrictModes) and a linked directory is walked. */
+  readlinkSync?(path: string): string;
 }
 
 /** What the walk found under the directory of the pinned `qwenCli`. */
@@ -48,6 +50,11 @@ export type QwenPackageFact =
       owners: ReadonlyMap<number, { count: number; first: string; tree: string }>;
       /** The packages Qwen imports that sit outside `root` (walked too), by the directory Node loads. */
       dependencies: readonly string[];
+      /**
+       * StrictModes problems of the links met (every directory up to `/` of where each one leads): a
+       * link's target is what Qwen loads, so whoever can replace it there changes what Qwen runs.
+       */
+      linkProblems: readonly { link: string; problem: string }[];
     };
 
 /** package.json's dependencies and optionalDependencies of the package in `dir` (none when unreadable). */
@@ -144,6 +151,8 @@ export function walkQwenPackage(
   options: {
     walkAnyDirectory?: boolean /** Entries judged elsewhere (still walked into). */;
     skip?: ReadonlySet<string>;
+    /** The administrator who rendered (trusted as an owner beside root, for the links' StrictModes). */
+    adminUid?: number;
   } = {},
 ): QwenPackageFact {
   const root = dirname(qwenCli);
@@ -158,6 +167,15 @@ export function walkQwenPackage(
   const writable: { count: number; first?: { path: string; mode: number; tree: string } } = { count: 0 };
   let count = 0;
   let truncated = false;
+  const readlink = fs.readlinkSync?.bind(fs);
+  const strict =
+    readlink === undefined
+      ? undefined
+      : new StrictModes(options.adminUid ?? 0, { lstatSync: (p) => fs.lstatSync(p), readlinkSync: readlink });
+  const walked: string[] = [root];
+  const inWalked = (path: string) => walked.some((tree) => path === tree || path.startsWith(`${tree}/`));
+  const linkedDirs: string[] = [];
+  const linkProblems: { link: string; problem: string }[] = [];
   const walkTree = (tree: string): void => {
     const stack = [tree];
     while (stack.length > 0) {
@@ -174,6 +192,21 @@ export function walkQwenPackage(
         directory =
           link.isDirectory() || (entry === tree && tree !== root && fs.statSync(entry).isDirectory());
         stat = link.isSymbolicLink() ? fs.statSync(entry) : link;
+        // A link is judged by where it leads, every directory up to `/` (a file in a directory anyone
+        // may write is replaced there), and a linked directory is walked at its real path.
+        if (link.isSymbolicLink() && strict !== undefined) {
+          const before = strict.problems().length;
+          const chain = strict.checkChain(entry);
+          // The target itself is judged below with the walk's own rule (its stat); the way to it here.
+          const target = chain.kind === 'ok' ? `${show(chain.realPath)} ` : undefined;
+          for (const problem of strict.problems().slice(before)) {
+            if (target === undefined || !problem.startsWith(target))
+              linkProblems.push({ link: entry, problem });
+          }
+          if (chain.kind === 'ok' && stat.isDirectory() && !inWalked(chain.realPath)) {
+            linkedDirs.push(chain.realPath);
+          }
+        }
       } catch {
         continue;
       }
@@ -198,7 +231,17 @@ export function walkQwenPackage(
       }
     }
   };
-  walkTree(root);
+  const walkWithLinks = (tree: string): void => {
+    walked.push(tree);
+    walkTree(tree);
+    while (linkedDirs.length > 0) {
+      const dir = linkedDirs.shift()!;
+      if (inWalked(dir)) continue;
+      walked.push(dir);
+      walkTree(dir);
+    }
+  };
+  walkWithLinks(root);
   // What Qwen imports, and what those import, found where Node finds it: outside root, walked too.
   const dependencies: string[] = [];
   const seen = new Set<string>();
@@ -212,7 +255,7 @@ export function walkQwenPackage(
       pending.push(dir);
       if (dir.startsWith(`${root}/`)) continue;
       dependencies.push(dir);
-      walkTree(dir);
+      walkWithLinks(dir);
     }
   }
   return {
@@ -226,12 +269,13 @@ export function walkQwenPackage(
     writable,
     owners,
     dependencies,
+    linkProblems,
   };
 }
 
 const entries = (n: number) => (n === 1 ? '1 entry' : `${n} entries`);
 
-/** `, in <dir>, a package Qwen imports` when the entry is in a dependency outside the package. */
+/** `, in <dir>, a package Qwen imports` (or where a link leads) when the entry is outside the package. */
 function importedBy(
   fact: Extract<QwenPackageFact, { kind: 'walked' }>,
   tree: string,
@@ -239,7 +283,8 @@ function importedBy(
   open = '',
 ): string {
   if (tree === fact.root) return '';
-  const text = `in ${show(tree)}, a package Qwen imports`;
+  const what = fact.dependencies.includes(tree) ? 'a package Qwen imports' : 'where a link of it leads';
+  const text = `in ${show(tree)}, ${what}`;
   return open === '' ? `, ${text}` : `${open}${text})`;
 }
 
@@ -261,6 +306,11 @@ export function qwenPackageProblems(
     const { path, mode, tree } = fact.writable.first;
     problems.push(
       `Qwen's install ${root()} has ${entries(fact.writable.count)} writable by group or others, e.g. ${show(path)} (mode ${mode.toString(8)}${importedBy(fact, tree, show)}); whoever can write them changes what Qwen runs, hooks included; fix: chmod -R go-w ${fixTrees(fact, tree)}`,
+    );
+  }
+  for (const { link, problem } of fact.linkProblems) {
+    problems.push(
+      `the link ${show(link)} of Qwen's install ${root()} leads to what Qwen loads, but ${problem}`,
     );
   }
   const trusted = adminUid === 0 ? 'root' : `root or the administrator (uid ${adminUid})`;

@@ -318,7 +318,9 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
       };
       // Judged by the resolved target: a link to Qwen's package (or to its wrapper) is what node runs.
       qwenCliReal = fsSync.existsSync(plans[0].qwenCli) ? realOr(plans[0].qwenCli) : undefined;
-      qwenTree = walkQwenPackage(qwenCliReal ?? plans[0].qwenCli, fsSync);
+      qwenTree = walkQwenPackage(qwenCliReal ?? plans[0].qwenCli, fsSync, {
+        adminUid: tree.manifest?.adminUid ?? 0,
+      });
       ripgrep = ripgrepFact(qwenTree);
     }
   }

@@ -267,6 +267,20 @@ const ROWS: Row[] = [
     },
   ],
   [
+    // The linked file is root's, but anyone may rename another over it in its directory.
+    "a chunk of Qwen's package is a link into a directory anyone may write",
+    (i) => {
+      const outside = path.join(i.root, 'outside');
+      fs.mkdirSync(outside, { mode: 0o755 });
+      fs.chmodSync(outside, 0o777);
+      fs.renameSync(path.join(i.qwen, 'chunks', 'chunk-A.js'), path.join(outside, 'chunk-A.js'));
+      fs.symlinkSync(path.join(outside, 'chunk-A.js'), path.join(i.qwen, 'chunks', 'chunk-A.js'));
+    },
+    (i) => [
+      `the link ${q(path.join(i.qwen, 'chunks', 'chunk-A.js'))} of Qwen's install ${q(i.qwen)} leads to what Qwen loads, but ${q(path.join(i.root, 'outside'))} is a directory writable by group or others (mode 0777); fix: chmod go-w '${path.join(i.root, 'outside')}'`,
+    ],
+  ],
+  [
     'the pinned Qwen is an unsupported version',
     (i) =>
       fs.writeFileSync(

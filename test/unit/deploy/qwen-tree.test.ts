@@ -24,6 +24,7 @@ const walked = (over: Partial<Extract<QwenTreeFact, { kind: 'walked' }>> = {}): 
   writable: { count: 0 },
   owners: new Map([[0, { count: 1286, first: ROOT, tree: ROOT }]]),
   dependencies: [],
+  linkProblems: [],
   ...over,
 });
 const run = (fact: QwenTreeFact, adminUid = 0) => {
@@ -310,6 +311,53 @@ describe('verify walks the real Qwen package (this machine, real modes and owner
     ],
   ])('%s', async (_name, change, expected) => {
     expect(await verifyWithQwenTree(hoisted(change))).toEqual(expected);
+  });
+
+  // A link is what Qwen loads through it: the file it leads to was judged, the way to it was not — a
+  // root-owned chunk in a directory anyone may write passed verify and the launcher (measured), and a
+  // linked directory (locales -> …) was not walked at all.
+  it.each<[string, (pkg: string, outside: string) => Promise<void>, [boolean, string, unknown][]]>([
+    [
+      'control: a link to a root-owned file in a directory only root may write passes',
+      async (pkg, outside) => {
+        await fs.writeFile(path.join(outside, 'b.js'), '');
+        await fs.symlink(path.join(outside, 'b.js'), path.join(pkg, 'chunks', 'b.js'));
+      },
+      [[true, 'error', expect.stringContaining('all owned by root and not writable by group or others')]],
+    ],
+    [
+      'a link to a root-owned file in a directory anyone may write (a rename replaces it)',
+      async (pkg, outside) => {
+        await fs.writeFile(path.join(outside, 'b.js'), '');
+        await fs.chmod(outside, 0o777);
+        await fs.symlink(path.join(outside, 'b.js'), path.join(pkg, 'chunks', 'b.js'));
+      },
+      [
+        [
+          false,
+          'error',
+          `the link "<tmp>/node_modules/@qwen-code/qwen-code/chunks/b.js" of Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code" leads to what Qwen loads, but "<tmp>/outside" is a directory writable by group or others (mode 0777); fix: chmod go-w '<tmp>/outside'`,
+        ],
+      ],
+    ],
+    [
+      'a linked directory is walked: a file of another user in it',
+      async (pkg, outside) => {
+        await fs.mkdir(path.join(outside, 'locales'));
+        await fs.writeFile(path.join(outside, 'locales', 'en.js'), '');
+        await fs.chown(path.join(outside, 'locales', 'en.js'), 4242, 0);
+        await fs.symlink(path.join(outside, 'locales'), path.join(pkg, 'locales'));
+      },
+      [
+        [
+          false,
+          'error',
+          `Qwen's install "<tmp>/node_modules/@qwen-code/qwen-code" has 1 entry owned by uid 4242, not root, e.g. "<tmp>/outside/locales/en.js" (in "<tmp>/outside/locales", where a link of it leads); fix: chown -R root '<tmp>/node_modules/@qwen-code/qwen-code' '<tmp>/outside/locales'`,
+        ],
+      ],
+    ],
+  ])('%s', async (_name, make, expected) => {
+    expect(await verifyWithQwenTree(make)).toEqual(expected);
   });
 
   it('warns when qwenCli is not inside the Qwen package', async () => {
