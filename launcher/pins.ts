@@ -88,10 +88,16 @@ export function readJson<T>(
     throw failure(`cannot read ${show(file)} (${code}); ${why}`);
   }
   let data: unknown;
+  // The bytes as verify reads them: a byte order mark is kept (TextDecoder drops one by default), so
+  // a file verify calls invalid JSON is never one the launcher starts from.
+  const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
   try {
-    data = JSON.parse(new TextDecoder().decode(bytes));
+    data = JSON.parse(text);
   } catch {
-    throw failure(`${show(file)} is not valid JSON; ${fix}`);
+    const bom = text.startsWith('\uFEFF')
+      ? ' (it starts with a byte order mark, which render never writes)'
+      : '';
+    throw failure(`${show(file)} is not valid JSON${bom}; ${fix}`);
   }
   const checked = validate(data);
   if (!checked.ok) {

@@ -3,6 +3,7 @@
 // `launch-qwen` as a throwaway non-root user in a real pseudo-terminal. Both must report exactly the
 // same problem lines (src/host/install-checks.ts judges for both), and the stub Qwen must not start.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -479,6 +480,51 @@ describe('plan refuses the files the launcher refuses, with the same line', () =
     expect([p.code, p.problems], p.stdout).toEqual([1, expected]);
     const v = verify(i);
     expect([v.code, v.problems]).toEqual([1, expected]);
+    const l = await launch(i);
+    expect([l.code, l.problems, l.started], l.output).toEqual([1, expected, false]);
+  });
+});
+
+/** `qwen-managed status` on the install, as the administrator: its exit and stderr. */
+function status(i: Install) {
+  const run = spawnSync(process.execPath, [CLI, 'status', '--dir', i.install, '--profile', 'on-demand'], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  return { code: run.status, stderr: run.stderr };
+}
+
+/** Puts a UTF-8 byte order mark before `rel`; with `rehash`, records its new sha256 in manifest.json. */
+function withBom(i: Install, rel: string, rehash: boolean): void {
+  const f = file(i, rel);
+  fs.writeFileSync(f, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), fs.readFileSync(f)]));
+  if (!rehash) return;
+  const manifest = JSON.parse(fs.readFileSync(file(i, 'manifest.json'), 'utf8')) as {
+    files: Record<string, { sha256: string }>;
+  };
+  manifest.files[rel]!.sha256 = createHash('sha256').update(fs.readFileSync(f)).digest('hex');
+  fs.writeFileSync(file(i, 'manifest.json'), JSON.stringify(manifest));
+}
+
+// The launcher decoded manifest.json and launch.json with TextDecoder, which drops a byte order mark,
+// while verify reads the bytes as they are: verify called the tree broken, the launcher started Qwen
+// from it, and status died with exit 70 (measured). One reading now: a byte order mark is not JSON.
+describe('a byte order mark before manifest.json or launch.json: one verdict', () => {
+  it.each<[string, string, boolean, string]>([
+    ['manifest.json', 'manifest.json', false, 'manifest'],
+    ['launch.json (its sha256 recorded again)', 'profiles/on-demand/launch.json', true, 'launch.schema'],
+  ])('%s', async (_name, rel, rehash, verifyId) => {
+    const i = renderInstall();
+    withBom(i, rel, rehash);
+    const expected = [
+      `${q(file(i, rel))} is not valid JSON (it starts with a byte order mark, which render never writes); re-render the deployment`,
+    ];
+    const v = verify(i);
+    expect([v.code, v.failed(verifyId).length > 0]).toEqual([1, true]);
+    const p = plan(i);
+    expect([p.code, p.problems]).toEqual([1, expected]);
+    const s = status(i);
+    expect([s.code, s.stderr.trim()]).toEqual([1, `qwen-managed: status: ${expected[0]}`]);
     const l = await launch(i);
     expect([l.code, l.problems, l.started], l.output).toEqual([1, expected, false]);
   });

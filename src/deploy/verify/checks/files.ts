@@ -43,7 +43,7 @@ export function checkFiles(view: TreeView, checks: Checks, options: FileCheckOpt
       { file: MANIFEST_FILE },
       false,
       tree.files.has(MANIFEST_FILE)
-        ? 'does not match the pinned manifest shape (toolkitVersion, deploymentSha256, adminUid, files, profiles)'
+        ? 'is not valid JSON or does not match the pinned manifest shape (toolkitVersion, deploymentSha256, adminUid, files, profiles), so the launcher refuses every profile; fix: render the deployment again'
         : 'is missing: this is not a rendered install tree',
     );
     return;
