@@ -33,10 +33,18 @@ function readJson(fs: LoadFs, file: string, what: string): unknown {
     throw new BrokerStartError([`cannot read ${show(file)} (${errorCode(error)}); ${what}`]);
   }
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return JSON.parse(installText(bytes));
   } catch {
     throw new BrokerStartError([`${show(file)} is not JSON; re-render the deployment`]);
   }
+}
+
+/**
+ * The bytes as verify and the launcher read them: a byte order mark is kept (TextDecoder drops one
+ * by default), so a manifest verify calls invalid JSON is never one the broker starts from.
+ */
+function installText(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
 }
 
 export interface LoadedConfig {
@@ -79,7 +87,7 @@ export function loadBrokerConfig(dir: string, fs: LoadFs): LoadedConfig {
   if (problems.length > 0) throw new BrokerStartError(problems);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder().decode(bytes));
+    parsed = JSON.parse(installText(bytes!));
   } catch {
     throw new BrokerStartError([`${show(file)} is not JSON; re-render the deployment`]);
   }

@@ -1,7 +1,16 @@
 // What the broker checks before it binds: its user, its credentials (files, or systemd's
 // $CREDENTIALS_DIRECTORY), how it was started, and that it really became its user.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BrokerStartError, brokerAccount, readBrokerCredentials } from '../../../src/broker/load.js';
+import { sha256Hex } from '../../../src/base/hash.js';
+import {
+  BrokerStartError,
+  brokerAccount,
+  loadBrokerConfig,
+  readBrokerCredentials,
+} from '../../../src/broker/load.js';
 import { dropPrivileges, type IdentityOps, startMode } from '../../../src/broker/privileges.js';
 import { checkBrokerStart } from '../../../src/broker/start.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
@@ -245,5 +254,42 @@ describe('start mode and privilege drop', () => {
     expect(problems(() => dropPrivileges(stuck, account))).toEqual([
       'could not become qmb (uid 998); not serving',
     ]);
+  });
+});
+
+describe('broker.json and manifest.json as verify and the launcher read them', () => {
+  // TextDecoder drops a byte order mark by default: the broker started from a manifest verify calls
+  // invalid JSON (and the launcher now refuses). Real files, so StrictModes runs as at a real start.
+  const install = (bom: boolean) => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'qm-broker-load-')));
+    fs.chmodSync(dir, 0o755);
+    fs.mkdirSync(path.join(dir, 'broker'), { mode: 0o755 });
+    const brokerJson = `${JSON.stringify(config)}\n`;
+    fs.writeFileSync(path.join(dir, 'broker', 'broker.json'), brokerJson, { mode: 0o644 });
+    const manifest = JSON.stringify({
+      toolkitVersion: '0.1.0',
+      deploymentSha256: 'a'.repeat(64),
+      adminUid: process.getuid?.() ?? 0,
+      files: { 'broker/broker.json': { sha256: sha256Hex(Buffer.from(brokerJson)), mode: '0644' } },
+      profiles: {},
+    });
+    fs.writeFileSync(path.join(dir, 'manifest.json'), `${bom ? '\uFEFF' : ''}${manifest}`, { mode: 0o644 });
+    return dir;
+  };
+  it.each([
+    ['control: plain JSON loads', false, []],
+    [
+      'a byte order mark before manifest.json is refused',
+      true,
+      ['manifest.json" is not JSON; re-render the deployment'],
+    ],
+  ] as const)('%s', (_name, bom, expected) => {
+    const dir = install(bom);
+    try {
+      const found = problems(() => loadBrokerConfig(dir, fs));
+      expect(found.map((p) => p.slice(p.indexOf('manifest.json"')))).toEqual(expected);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
