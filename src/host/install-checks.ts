@@ -261,12 +261,21 @@ export interface InstallPinsResult {
   realPaths: ReadonlyMap<string, string>;
 }
 
+/** Whether `file` is a symbolic link (absent or unreadable: false, the hash reports it). */
+function isLink(fs: Pick<StrictModesFs, 'lstatSync'>, file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 /** What the checksum check reads: the tree, its manifest and the very bytes the plan was parsed from. */
 export type InstallFilesInput = Pick<
   InstallPinsInput,
   'installDir' | 'platform' | 'manifest' | 'planRel' | 'planBytes'
 > & {
-  fs: ChunkReadFs;
+  fs: ChunkReadFs & Pick<StrictModesFs, 'lstatSync'>;
 };
 
 /**
@@ -290,6 +299,11 @@ export function installFileProblems(input: InstallFilesInput): { problems: strin
     problems.push(`the launcher runtime/${RUNTIME_FILES.launcher} is not listed in manifest.json; re-render`);
   }
   const installFiles: string[] = [installPath(installDir, MANIFEST_FILE, platform)];
+  if (isLink(fs, installFiles[0]!)) {
+    problems.push(
+      `${show(installFiles[0]!)} is a symbolic link, not the file render wrote (an install holds no links); re-render the deployment`,
+    );
+  }
   for (const [rel, entry] of Object.entries(manifest.files)) {
     if (!safeRel(rel)) {
       problems.push(`manifest.json lists ${show(rel)}, which is not a plain relative path; re-render`);
@@ -297,6 +311,14 @@ export function installFileProblems(input: InstallFilesInput): { problems: strin
     }
     const file = installPath(installDir, rel, platform);
     installFiles.push(file);
+    // An install holds the regular files render wrote, as verify says (files.irregular): a link in
+    // it is refused here too, whatever it leads to.
+    if (isLink(fs, file)) {
+      problems.push(
+        `${show(file)} is a symbolic link, not the file render wrote (an install holds no links); restore it or re-render the deployment`,
+      );
+      continue;
+    }
     if (rel === planRel) continue;
     let sha256: string;
     try {

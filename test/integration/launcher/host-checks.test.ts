@@ -458,6 +458,19 @@ const FILE_ROWS: Row[] = [
     ],
   ],
   [
+    // Same bytes, root's, in a directory only root may write: verify called it irregular, the launcher started.
+    'a runtime replaced by a link to a copy of itself',
+    (i) => {
+      const copy = path.join(i.root, 'approval-guard.js');
+      fs.copyFileSync(file(i, 'runtime/approval-guard.js'), copy);
+      fs.rmSync(file(i, 'runtime/approval-guard.js'));
+      fs.symlinkSync(copy, file(i, 'runtime/approval-guard.js'));
+    },
+    (i) => [
+      `${q(file(i, 'runtime/approval-guard.js'))} is a symbolic link, not the file render wrote (an install holds no links); restore it or re-render the deployment`,
+    ],
+  ],
+  [
     'a runtime removed',
     (i) => fs.rmSync(file(i, 'runtime/approval-guard.js')),
     (i) => [`${q(file(i, 'runtime/approval-guard.js'))} is missing; restore it or re-render the deployment`],
