@@ -1,8 +1,9 @@
 // The approval guard: a PreToolUse hook that turns a mid-session switch to YOLO (or auto) back into
 // confirmations, and asks in every mode before git runs in a directory the launcher did not check
-// (docs/repository.md#git), before a worktree checkout and before a shell line Qwen judges only in
-// part (`bash -c …`). Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
+// (docs/repository.md#git), before a worktree checkout, before a shell line Qwen judges only in
+// part (`bash -c …`) and before a file tool reads outside the repository. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
 // in YOLO.
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { renderContentForDisplay } from '../../context/display.js';
 import { DEFAULT_GUARD_MODES, PERMISSION_REMEMBER } from '../../contracts/names.js';
 import { isPlainObject } from '../../text/json.js';
@@ -74,6 +75,82 @@ export const WORKTREE_REASON =
   "enter_worktree runs git worktree add, which checks out files and runs the repository's " +
   'post-checkout and reference-transaction hooks (the launcher does not refuse those).';
 
+/**
+ * Qwen 0.24.4's tools that read files or list names, and the arguments that name where. Each runs
+ * with no dialog inside the workspace and inside Qwen's own directories — `read_file` and
+ * `zoom_image` anywhere under `$QWEN_HOME/tmp` (every project's prompt logs and saved tool output),
+ * `grep_search`, `glob` and `list_directory` anywhere under `$QWEN_HOME` (measured: a read_file of
+ * another project's `tmp/<hash>/logs.json` and a grep_search of the Qwen home ran with no dialog
+ * and sent what they found to the model).
+ */
+const READ_TOOLS: Readonly<Record<string, readonly string[]>> = {
+  read_file: ['file_path'],
+  zoom_image: ['file_path'],
+  grep_search: ['path'],
+  glob: ['path'],
+  list_directory: ['path'],
+};
+// glob's pattern is joined to its directory: an absolute pattern or a `..` step leaves it.
+const PATTERN_LEAVES = /^(?:[\\/]|[a-z]:)|(?:^|[\\/])\.\.(?:[\\/]|$)/i;
+
+const isReadTool = (name: unknown): name is string =>
+  typeof name === 'string' && Object.hasOwn(READ_TOOLS, name);
+
+export const OUTSIDE_REASON =
+  'This tool reads outside the repository, where Qwen reads its own directories (every ' +
+  "project's prompt logs and saved output) without asking. Path: ";
+
+/** Whether `path` is `root` or below it. */
+function within(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+/**
+ * Where a file tool reads, if it is outside the repository root: a path that leaves it as written, or
+ * through a link (`realpath`: the nearest existing ancestor resolved, the rest appended). Qwen's own
+ * temporary directory for this repository (`<runtime>/tmp/<sha256(root)>`, where it saves long tool
+ * output and tells the model to read it) is the one place outside that is not asked for.
+ */
+function readsOutside(input: Record<string, unknown>, root: string, host: GuardHost): string | undefined {
+  const { realpath } = host;
+  const fields = isReadTool(input.tool_name) ? READ_TOOLS[input.tool_name] : undefined;
+  if (fields === undefined || !isPlainObject(input.tool_input)) return undefined;
+  const args = input.tool_input;
+  if (input.tool_name === 'glob' && typeof args.pattern === 'string' && PATTERN_LEAVES.test(args.pattern))
+    return OUTSIDE_REASON + renderContentForDisplay(args.pattern);
+  const realRoot = realpath(root);
+  for (const field of fields) {
+    const value = args[field];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string') return OUTSIDE_REASON + renderContentForDisplay(JSON.stringify(value));
+    const path = resolve(root, value);
+    if (within(root, path) && within(realRoot, realpath(path))) continue;
+    const own = ownTempDir(root, host);
+    if (own === undefined || !within(own, path) || !within(realpath(own), realpath(path)))
+      return OUTSIDE_REASON + renderContentForDisplay(value);
+  }
+  return undefined;
+}
+
+/** What the guard may look at besides the event: links on disk, and Qwen's runtime directory. */
+export interface GuardHost {
+  /** The path with its nearest existing ancestor's links resolved (identity when none can be read). */
+  realpath(path: string): string;
+  /** QWEN_RUNTIME_DIR as the launcher pinned it (Qwen's own temporary directories live under it). */
+  runtimeDir?: string;
+  /** sha256 in hex: Qwen names a repository's temporary directory by its root's hash. */
+  sha256?(text: string): string;
+}
+
+/** Qwen 0.24.4's temporary directory for the repository at `root`, when the host can name it. */
+function ownTempDir(root: string, host: GuardHost): string | undefined {
+  if (host.runtimeDir === undefined || host.runtimeDir === '' || host.sha256 === undefined) return undefined;
+  return resolve(host.runtimeDir, 'tmp', host.sha256(root));
+}
+
+const LEXICAL: GuardHost = { realpath: (p) => p };
+
 const trimSlashes = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, '') : p);
 const unquote = (p: string) => p.replace(/^(['"])(.*)\1$/, '$2');
 
@@ -86,8 +163,15 @@ const unquote = (p: string) => p.replace(/^(['"])(.*)\1$/, '$2');
  * `git blame`, `git describe --dirty`) ran without a confirmation, and the nested repository's ssh
  * command, textconv, clean filter and index hook with them. A `cd` to the root itself is no move.
  */
-function everyModeRisk(input: Record<string, unknown>): string | undefined {
+function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string | undefined {
   if (input.tool_name === WORKTREE_TOOL) return WORKTREE_REASON;
+  if (typeof input.cwd === 'string' && isAbsolute(input.cwd)) {
+    const outside = readsOutside(input, input.cwd, host);
+    if (outside !== undefined) return outside;
+  } else if (isReadTool(input.tool_name)) {
+    // No repository root to compare with: the place read cannot be judged.
+    return OUTSIDE_REASON + '(no working directory in the event)';
+  }
   if (!SHELL_TOOLS.has(input.tool_name) || !isPlainObject(input.tool_input)) return undefined;
   const { command, directory } = input.tool_input;
   if (typeof command !== 'string') return undefined;
@@ -132,13 +216,17 @@ export function oversizeAnswer(): PreToolUseOutput {
 }
 
 /** `input` is the parsed stdin (undefined when malformed). Anything unexpected: `{}`, no opinion. */
-export function decideApprovalGuard(input: unknown, guardedModes: ReadonlySet<string>): PreToolUseOutput {
+export function decideApprovalGuard(
+  input: unknown,
+  guardedModes: ReadonlySet<string>,
+  host: GuardHost = LEXICAL,
+): PreToolUseOutput {
   if (!isPlainObject(input) || input.hook_event_name !== 'PreToolUse') return {};
   const tool = input.tool_name;
   const mode = input.permission_mode;
   if (typeof tool !== 'string' || tool === '' || typeof mode !== 'string') return {};
   // In every mode: the default one runs what Qwen classifies as read-only without asking.
-  const elsewhere = everyModeRisk(input);
+  const elsewhere = everyModeRisk(input, host);
   if (elsewhere !== undefined) {
     return {
       hookSpecificOutput: {

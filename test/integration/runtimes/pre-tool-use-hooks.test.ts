@@ -1,12 +1,17 @@
 // The BUILT PreToolUse hooks (write confirmation, approval guard) as real child processes.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { preToolUseEvent } from '../../../scripts/shared/hook-events.js';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
-import { GIT_ELSEWHERE_REASON, GIT_MOVED_REASON } from '../../../src/runtimes/approval-guard/decide.js';
+import {
+  GIT_ELSEWHERE_REASON,
+  GIT_MOVED_REASON,
+  OUTSIDE_REASON,
+} from '../../../src/runtimes/approval-guard/decide.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 
 const event = preToolUseEvent;
@@ -103,6 +108,9 @@ describe('approval-guard.js', () => {
   const FILE = 'approval-guard.js';
   const git = (command: string, directory: string | undefined, mode = 'default') =>
     event({ permission_mode: mode, tool_name: 'run_shell_command', tool_input: { command, directory } });
+  const read = (tool: string, input: Record<string, unknown>, mode = 'default') =>
+    event({ permission_mode: mode, tool_name: tool, tool_input: input });
+  const OWN = createHash('sha256').update('/repo').digest('hex');
   const shell = (mode: string) =>
     event({ permission_mode: mode, tool_name: 'run_shell_command', tool_input: { command: 'touch x' } });
   it.each<[string, string | Buffer, Record<string, string>, string]>([
@@ -251,6 +259,57 @@ describe('approval-guard.js', () => {
       'none',
     ],
     ['a .git path is not git', git('cd vendor/x && cat .git/config', undefined), {}, 'none'],
+    // Qwen reads its own directories (every project's prompt logs under $QWEN_HOME/tmp) with no dialog.
+    ['read_file in the repository', read('read_file', { file_path: '/repo/src/a.ts' }), {}, 'none'],
+    ['read_file, a relative path', read('read_file', { file_path: 'src/a.ts' }), {}, 'none'],
+    ['read_file of the root itself', read('read_file', { file_path: '/repo/' }), {}, 'none'],
+    ['read_file of a sibling named like the root', read('read_file', { file_path: '/repo2/a' }), {}, 'ask'],
+    [
+      'read_file, .. out of the repository',
+      read('read_file', { file_path: 'src/../../etc/passwd' }),
+      {},
+      'ask',
+    ],
+    [
+      "read_file of another project's prompt log",
+      read('read_file', { file_path: `/home/u/.qwen/tmp/${'a'.repeat(64)}/logs.json` }),
+      { QWEN_RUNTIME_DIR: '/home/u/.qwen' },
+      'ask',
+    ],
+    [
+      "read_file of this repository's own saved output",
+      read('read_file', { file_path: `/home/u/.qwen/tmp/${OWN}/tool-results/x.txt` }),
+      { QWEN_RUNTIME_DIR: '/home/u/.qwen' },
+      'none',
+    ],
+    [
+      "this repository's own temporary directory, no runtime directory known",
+      read('read_file', { file_path: `/home/u/.qwen/tmp/${OWN}/tool-results/x.txt` }),
+      {},
+      'ask',
+    ],
+    ['zoom_image outside', read('zoom_image', { file_path: '/tmp/a.png' }), {}, 'ask'],
+    [
+      'read_file in plan mode, the guard modes emptied',
+      read('read_file', { file_path: '/etc/hosts' }, 'plan'),
+      { QWEN_MANAGED_GUARD_MODES: '' },
+      'ask',
+    ],
+    ['grep_search with no path', read('grep_search', { pattern: 'x' }), {}, 'none'],
+    ['grep_search in the Qwen home', read('grep_search', { pattern: 'x', path: '/home/u/.qwen' }), {}, 'ask'],
+    ['glob in the repository', read('glob', { pattern: '**/*.ts', path: 'src' }), {}, 'none'],
+    ['glob in the Qwen home', read('glob', { pattern: '**/*', path: '/home/u/.qwen' }), {}, 'ask'],
+    ['glob, a pattern stepping out', read('glob', { pattern: 'src/../../**/logs.json' }), {}, 'ask'],
+    ['glob, an absolute pattern', read('glob', { pattern: '/home/u/.qwen/**' }), {}, 'ask'],
+    ['glob, .. inside a name is no step', read('glob', { pattern: 'a..b/**' }), {}, 'none'],
+    ['list_directory outside', read('list_directory', { path: '/home/u/.qwen/tmp' }), {}, 'ask'],
+    ['a path that is not a string', read('read_file', { file_path: ['/etc'] }), {}, 'ask'],
+    [
+      'no working directory in the event',
+      event({ tool_name: 'read_file', tool_input: { file_path: 'a' }, cwd: 'repo' }),
+      {},
+      'ask',
+    ],
   ])('%s', async (_name, stdin, env, expected) => {
     const run = await runRuntime(FILE, { stdin, env });
     expect(run.code).toBe(0);
@@ -268,6 +327,27 @@ describe('approval-guard.js', () => {
         permissionDecisionReason: `${GIT_ELSEWHERE_REASON}"/repo/evil\\u202edir"`,
       },
     });
+  });
+
+  it('asks for a read through a link out of the repository, naming the path as written', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'guard-link-'));
+    try {
+      const repo = path.join(dir, 'repo');
+      fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
+      fs.mkdirSync(path.join(dir, 'home', 'tmp'), { recursive: true });
+      fs.symlinkSync(path.join(dir, 'home', 'tmp'), path.join(repo, 'notes'));
+      fs.symlinkSync(path.join(repo, 'src'), path.join(repo, 'code'));
+      const at = (input: Record<string, unknown>) =>
+        event({ tool_name: 'glob', tool_input: input, cwd: repo });
+      const out = await runRuntime(FILE, { stdin: at({ pattern: '**', path: 'notes/x' }), env: {} });
+      expect(JSON.parse(out.stdout).hookSpecificOutput.permissionDecisionReason).toBe(
+        `${OUTSIDE_REASON}"notes/x"`,
+      );
+      const inside = await runRuntime(FILE, { stdin: at({ pattern: '**', path: 'code' }), env: {} });
+      expect(inside.stdout).toBe('{}');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('gives the fixed reason when the command moves git', async () => {

@@ -21,6 +21,7 @@ import {
   decideApprovalGuard,
   GIT_ELSEWHERE_REASON,
   GIT_MOVED_REASON,
+  OUTSIDE_REASON,
   parseGuardedModes,
   SHELL_WRAPPER_REASON,
   WORKTREE_REASON,
@@ -67,7 +68,8 @@ const EXPECTED = {
     'to the exact content and has no control, bidi or invisible character',
   guard:
     'never deny; ask for a guarded mode and a tool other than context_remember, or in any mode with a fixed ' +
-    'every-mode reason for a shell tool (git elsewhere, a shell -c) or enter_worktree; the tool shown escaped',
+    'every-mode reason for a shell tool (git elsewhere, a shell -c), enter_worktree or a file tool reading outside ' +
+    'the repository; the tool shown escaped',
 };
 const section = new KeyedSection(
   'fuzz-hook-logic',
@@ -308,6 +310,8 @@ const preToolUse = fc.record(
         'run_shell_command',
         'monitor',
         'enter_worktree',
+        'read_file',
+        'glob',
         'mcp__other__tool',
         '',
       ),
@@ -338,8 +342,17 @@ const preToolUse = fc.record(
         },
         { requiredKeys: ['command'] },
       ),
+      fc.record({
+        file_path: fc.oneof(
+          fc.constantFrom('/repo/a', 'a', '../x', '/home/u/.qwen/tmp/h/logs.json'),
+          fc.jsonValue(),
+        ),
+        path: fc.oneof(fc.constantFrom('/repo', '', '/etc'), fc.string()),
+        pattern: fc.oneof(fc.constantFrom('**/*.ts', '../**', '/etc/*'), fc.string()),
+      }),
       fc.jsonValue({ maxDepth: 1 }),
     ),
+    cwd: fc.oneof(fc.constantFrom('/repo', '/repo/', 'repo'), fc.integer()),
   },
   { requiredKeys: ['hook_event_name'] },
 );
@@ -444,7 +457,11 @@ describe('PreToolUse decisions', () => {
           reason === SHELL_WRAPPER_REASON ||
           reason === WORKTREE_REASON ||
           reason.startsWith(GIT_ELSEWHERE_REASON);
-        if (everyMode) {
+        if (reason.startsWith(OUTSIDE_REASON)) {
+          expect(['read_file', 'zoom_image', 'grep_search', 'glob', 'list_directory']).toContain(
+            event['tool_name'],
+          );
+        } else if (everyMode) {
           expect(['run_shell_command', 'monitor', 'enter_worktree']).toContain(event['tool_name']);
         } else {
           expect(guarded.has(event['permission_mode'] as string)).toBe(true);

@@ -1,0 +1,172 @@
+// Qwen 0.24.4's file tools outside the repository. read_file and zoom_image run with no dialog
+// anywhere under `$QWEN_HOME/tmp` (every project's prompt logs and saved tool output), glob anywhere
+// under `$QWEN_HOME` (and so do list_directory when enabled and grep_search without ripgrep), and
+// glob follows a pattern's `..` out of the repository — all "read-only", so the default mode asks
+// for none of them. The launcher pins one
+// QWEN_HOME per user and profile, shared by every repository the developer opens: a repository (or a
+// provider) that steers the model into such a call gets another project's prompts and output sent to
+// the model. On the real Qwen through `launch-qwen` as a non-root user:
+//
+// - each call asks in the default mode (the approval guard), and nothing planted reaches the model;
+// - a read inside the repository, and of Qwen's own temporary directory for this repository (where it
+//   saves long tool output and tells the model to read it), still runs with no dialog;
+// - negative control: the guard taken away, each call runs with no dialog, and another project's
+//   secret reaches the model.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isToolContinuation, toolResults } from '../../fixtures/fake-model/inspect.js';
+import { text, toolCall } from '../../fixtures/fake-model/server.js';
+import { startHostileWorld } from './hostile-world.js';
+import type { ManagedSession } from './session.js';
+import { managedSuite } from './suite.js';
+import { type ManagedWorld, MODEL_KEY } from './world.js';
+
+const TOKEN = 'ctx-e2e-token-tools-5c21';
+const MEM0_KEY = 'm0-e2e-tools-key-81fe';
+const SECRET = 'OTHER-PROJECT-SECRET-7731';
+const OTHER = createHash('sha256').update('/home/dev/other-project').digest('hex');
+
+let world: ManagedWorld;
+
+const suite = managedSuite(async (own) => {
+  ({ world } = await startHostileWorld(own, {
+    label: 'tools',
+    token: TOKEN,
+    mem0Key: MEM0_KEY,
+    document: { id: 'kb-tools', content: 'KB-TOOLS-1: nothing here.' },
+  }));
+});
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The Qwen home as the launcher leaves it after sessions in another project: its prompt log there. */
+function plantOtherProject(): string {
+  const home = world.qwenHome('write');
+  const levels = relative(world.user.home, home).split('/');
+  for (let i = 1; i <= levels.length; i++) {
+    const dir = join(world.user.home, ...levels.slice(0, i));
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    execFileSync('chown', [`${world.user.uid}:${world.user.gid}`, dir]);
+  }
+  const other = join(home, 'tmp', OTHER);
+  mkdirSync(other, { recursive: true });
+  writeFileSync(
+    join(other, 'logs.json'),
+    JSON.stringify([{ type: 'user', message: `deploy with ${SECRET}` }]),
+  );
+  // This repository's own temporary directory (Qwen saves long tool output there).
+  const own = join(home, 'tmp', createHash('sha256').update(realpathSync(world.repo)).digest('hex'));
+  mkdirSync(own, { recursive: true });
+  writeFileSync(join(own, 'saved-output.txt'), 'OWN-SAVED-OUTPUT-4410\n');
+  writeFileSync(join(world.repo, 'inside.txt'), 'INSIDE-REPO-2209\n');
+  execFileSync('chown', [
+    '-R',
+    `${world.user.uid}:${world.user.gid}`,
+    join(home, 'tmp'),
+    join(world.repo, 'inside.txt'),
+  ]);
+  return home;
+}
+
+type Call = readonly [name: string, args: (home: string) => Record<string, unknown>];
+
+const OUTSIDE: readonly Call[] = [
+  ['read_file', (home) => ({ file_path: join(home, 'tmp', OTHER, 'logs.json') })],
+  ['glob', (home) => ({ pattern: '**/logs.json', path: home })],
+  ['glob', (home) => ({ pattern: `${relative(realpathSync(world.repo), home)}/tmp/**/logs.json` })],
+];
+
+/** Scripts the model to make the call once, then answer; returns whether it ran without a dialog. */
+async function modelCalls(s: ManagedSession, name: string, args: Record<string, unknown>): Promise<boolean> {
+  world.model.setResponder(({ kind, body }) => {
+    if (kind !== 'main') return undefined;
+    if (isToolContinuation(body)) return text('ANSWER-AFTER-TOOL');
+    return toolCall(name, args);
+  });
+  await s.submit('Please look around');
+  const shown = await Promise.race([
+    s.term.waitFor('ANSWER-AFTER-TOOL', 30_000).then(
+      () => 'ran',
+      () => 'timeout',
+    ),
+    s.term.waitFor('Yes, allow once', 30_000).then(
+      () => 'asked',
+      () => 'timeout',
+    ),
+  ]);
+  if (shown === 'asked') await s.term.press('Escape');
+  await sleep(1000);
+  expect(shown).not.toBe('timeout');
+  return shown === 'ran';
+}
+
+/** What the model received from tools since request number `since`. */
+const toolOutput = (since: number) =>
+  world.model.requests
+    .slice(since)
+    .filter((r) => r.chat !== undefined)
+    .flatMap((r) => toolResults(r.chat!).map((t) => JSON.stringify(t)))
+    .join('\n');
+
+describe("file tools outside the repository: the Qwen home's other projects ask first", () => {
+  it.each(OUTSIDE.map(([name, args], i) => [i, name, args] as const))(
+    'write: case %i (%s) asks in default mode (the approval guard), nothing reaches the model',
+    suite.test(async (_fixtures, _i, name, args) => {
+      const home = plantOtherProject();
+      const since = world.model.requests.length;
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      expect(await modelCalls(s, name, args(home))).toBe(false);
+      expect(toolOutput(since)).not.toContain(SECRET);
+      expect(toolOutput(since)).not.toContain(OTHER);
+    }),
+  );
+
+  it(
+    'write: a read inside the repository and of its own saved output still runs with no dialog',
+    suite.test(async () => {
+      const home = plantOtherProject();
+      const since = world.model.requests.length;
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      expect(
+        await modelCalls(s, 'read_file', { file_path: join(realpathSync(world.repo), 'inside.txt') }),
+      ).toBe(true);
+      const own = createHash('sha256').update(realpathSync(world.repo)).digest('hex');
+      expect(
+        await modelCalls(s, 'read_file', { file_path: join(home, 'tmp', own, 'saved-output.txt') }),
+      ).toBe(true);
+      expect(toolOutput(since)).toContain('INSIDE-REPO-2209');
+      expect(toolOutput(since)).toContain('OWN-SAVED-OUTPUT-4410');
+    }),
+  );
+
+  it.each(OUTSIDE.map(([name, args], i) => [i, name, args] as const))(
+    'negative control, the approval guard taken away: case %i (%s) runs with no dialog and reads another project',
+    suite.test(async (_fixtures, i, name, args) => {
+      const home = plantOtherProject();
+      const since = world.model.requests.length;
+      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
+      delete settings.hooks?.['PreToolUse'];
+      const dir = join(world.root, 'unguarded');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+      chmodSync(dir, 0o755);
+      const s = await suite.direct(world, 'write', {
+        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+      });
+      await s.waitForReady();
+      expect(await modelCalls(s, name, args(home))).toBe(true);
+      // read_file sends the secret; glob the other project's names.
+      expect(toolOutput(since)).toContain(i === 0 ? SECRET : OTHER);
+      rmSync(dir, { recursive: true, force: true });
+    }),
+  );
+});
