@@ -27,6 +27,7 @@ export function main(): void {
   const host: GuardHost = {
     realpath: realpathNearestExisting,
     runtimeDir: readOwnEnv(process.env, 'QWEN_RUNTIME_DIR'),
+    qwenDirs: ['QWEN_RUNTIME_DIR', 'QWEN_HOME'].flatMap((name) => readOwnEnv(process.env, name) ?? []),
     // Loaded only here, for a read outside the root: node:crypto costs ~6 ms to load (performance.md).
     sha256: (text) =>
       (require('node:crypto') as typeof import('node:crypto'))

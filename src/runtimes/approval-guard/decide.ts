@@ -97,8 +97,8 @@ const isReadTool = (name: unknown): name is string =>
   typeof name === 'string' && Object.hasOwn(READ_TOOLS, name);
 
 export const OUTSIDE_REASON =
-  'This tool reads outside the repository, where Qwen reads its own directories (every ' +
-  "project's prompt logs and saved output) without asking. Path: ";
+  "This tool reads outside the repository, in Qwen's own directories (every project's prompt logs " +
+  'and saved output), which Qwen reads without asking. Path: ';
 
 /** Whether `path` is `root` or below it. */
 function within(root: string, path: string): boolean {
@@ -107,10 +107,13 @@ function within(root: string, path: string): boolean {
 }
 
 /**
- * Where a file tool reads, if it is outside the repository root: a path that leaves it as written, or
- * through a link (`realpath`: the nearest existing ancestor resolved, the rest appended). Qwen's own
- * temporary directory for this repository (`<runtime>/tmp/<sha256(root)>`, where it saves long tool
- * output and tells the model to read it) is the one place outside that is not asked for.
+ * Where a file tool reads, if Qwen would read it with no dialog outside the repository: in its own
+ * directories (`qwenDirs`: QWEN_RUNTIME_DIR, QWEN_HOME; all outside when none is known), as written
+ * or through a link (`realpath`: the nearest existing ancestor resolved, the rest appended), or by a
+ * glob pattern that steps out. Elsewhere outside Qwen asks by itself, and a second ask would be a
+ * second dialog (measured). Qwen's temporary directory for this repository
+ * (`<runtime>/tmp/<sha256(root)>`, where it saves long tool output and tells the model to read it) is
+ * not asked for.
  */
 function readsOutside(input: Record<string, unknown>, root: string, host: GuardHost): string | undefined {
   const { realpath } = host;
@@ -120,15 +123,19 @@ function readsOutside(input: Record<string, unknown>, root: string, host: GuardH
   if (input.tool_name === 'glob' && typeof args.pattern === 'string' && PATTERN_LEAVES.test(args.pattern))
     return OUTSIDE_REASON + renderContentForDisplay(args.pattern);
   const realRoot = realpath(root);
+  const qwenDirs = (host.qwenDirs ?? []).filter((dir) => dir !== '' && isAbsolute(dir));
   for (const field of fields) {
     const value = args[field];
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string') return OUTSIDE_REASON + renderContentForDisplay(JSON.stringify(value));
     const path = resolve(root, value);
-    if (within(root, path) && within(realRoot, realpath(path))) continue;
+    const real = realpath(path);
+    if (within(root, path) && within(realRoot, real)) continue;
     const own = ownTempDir(root, host);
-    if (own === undefined || !within(own, path) || !within(realpath(own), realpath(path)))
-      return OUTSIDE_REASON + renderContentForDisplay(value);
+    if (own !== undefined && within(own, path) && within(realpath(own), real)) continue;
+    if (qwenDirs.length > 0 && !qwenDirs.some((dir) => within(dir, path) || within(realpath(dir), real)))
+      continue;
+    return OUTSIDE_REASON + renderContentForDisplay(value);
   }
   return undefined;
 }
@@ -139,6 +146,8 @@ export interface GuardHost {
   realpath(path: string): string;
   /** QWEN_RUNTIME_DIR as the launcher pinned it (Qwen's own temporary directories live under it). */
   runtimeDir?: string;
+  /** Qwen's own directories, where it reads with no dialog: QWEN_RUNTIME_DIR and QWEN_HOME. */
+  qwenDirs?: readonly string[];
   /** sha256 in hex: Qwen names a repository's temporary directory by its root's hash. */
   sha256?(text: string): string;
 }

@@ -9,12 +9,13 @@
 //
 // - each call asks in the default mode (the approval guard), and nothing planted reaches the model;
 // - a read inside the repository, and of Qwen's own temporary directory for this repository (where it
-//   saves long tool output and tells the model to read it), still runs with no dialog;
+//   saves long tool output and tells the model to read it), still runs with no dialog, and a read
+//   elsewhere outside, which Qwen asks for by itself, shows that one dialog, not two;
 // - negative control: the guard taken away, each call runs with no dialog, and another project's
 //   secret reaches the model.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolContinuation, toolResults } from '../../fixtures/fake-model/inspect.js';
@@ -144,6 +145,28 @@ describe("file tools outside the repository: the Qwen home's other projects ask 
       ).toBe(true);
       expect(toolOutput(since)).toContain('INSIDE-REPO-2209');
       expect(toolOutput(since)).toContain('OWN-SAVED-OUTPUT-4410');
+    }),
+  );
+
+  it(
+    'write: a read outside that Qwen asks for by itself shows one confirmation, then runs',
+    suite.test(async () => {
+      plantOtherProject();
+      const since = world.model.requests.length;
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      world.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main') return undefined;
+        if (isToolContinuation(body)) return text('ANSWER-AFTER-TOOL');
+        return toolCall('read_file', { file_path: '/etc/hostname' });
+      });
+      await s.submit('Please read the host name');
+      await s.term.waitFor('Yes, allow once', 30_000);
+      // One Enter runs it: a second dialog (the guard's after Qwen's, measured before the guard left
+      // these reads to Qwen) would hold it.
+      await s.term.press('Enter');
+      await s.term.waitFor('ANSWER-AFTER-TOOL', 30_000);
+      expect(toolOutput(since)).toContain(readFileSync('/etc/hostname', 'utf8').trim());
     }),
   );
 

@@ -289,6 +289,25 @@ describe('approval-guard.js', () => {
       'ask',
     ],
     ['zoom_image outside', read('zoom_image', { file_path: '/tmp/a.png' }), {}, 'ask'],
+    // Outside the repository and Qwen's directories Qwen asks by itself: a second ask is a second dialog.
+    [
+      "read_file elsewhere outside, Qwen's directories known",
+      read('read_file', { file_path: '/etc/hosts' }),
+      { QWEN_RUNTIME_DIR: '/home/u/.qwen', QWEN_HOME: '/home/u/.qwen' },
+      'none',
+    ],
+    [
+      'read_file of the Qwen home, QWEN_HOME alone known',
+      read('read_file', { file_path: '/home/u/.qwen/settings.json' }),
+      { QWEN_HOME: '/home/u/.qwen' },
+      'ask',
+    ],
+    [
+      "glob stepping out, Qwen's directories known",
+      read('glob', { pattern: '../**' }),
+      { QWEN_RUNTIME_DIR: '/home/u/.qwen' },
+      'ask',
+    ],
     [
       'read_file in plan mode, the guard modes emptied',
       read('read_file', { file_path: '/etc/hosts' }, 'plan'),

@@ -68,8 +68,8 @@ const EXPECTED = {
     'to the exact content and has no control, bidi or invisible character',
   guard:
     'never deny; ask for a guarded mode and a tool other than context_remember, or in any mode with a fixed ' +
-    'every-mode reason for a shell tool (git elsewhere, a shell -c), enter_worktree or a file tool reading outside ' +
-    'the repository; the tool shown escaped',
+    'every-mode reason for a shell tool (git elsewhere, a shell -c), enter_worktree or a file tool reading in ' +
+    "Qwen's own directories; the tool shown escaped",
 };
 const section = new KeyedSection(
   'fuzz-hook-logic',
