@@ -140,6 +140,31 @@ function readsOutside(input: Record<string, unknown>, root: string, host: GuardH
   return undefined;
 }
 
+/**
+ * Qwen 0.24.4's write_file and edit run with no dialog in its auto-memory directories
+ * (`<dir>/memories/`, `<dir>/projects/<root>/memory/`), whatever `memory.enableManagedAutoMemory`
+ * says (measured through the launcher: a write_file there, no dialog); elsewhere they ask by themselves.
+ */
+const WRITE_TOOLS: ReadonlySet<unknown> = new Set(['write_file', 'edit']);
+const AUTO_MEMORY = /^(?:memories|projects[\\/][^\\/]+[\\/]memory)(?:[\\/]|$)/;
+
+export const MEMORY_WRITE_REASON =
+  "This tool writes into Qwen's auto-memory directory, outside the repository, which Qwen allows " +
+  'without asking. Path: ';
+
+function writesMemory(input: Record<string, unknown>, root: string, host: GuardHost): string | undefined {
+  if (!WRITE_TOOLS.has(input.tool_name) || !isPlainObject(input.tool_input)) return undefined;
+  const value = input.tool_input.file_path;
+  if (typeof value !== 'string') return undefined;
+  const path = resolve(root, value);
+  const real = host.realpath(path);
+  const inMemory = (dir: string, at: string) => within(dir, at) && AUTO_MEMORY.test(relative(dir, at));
+  const qwenDirs = (host.qwenDirs ?? []).filter((dir) => dir !== '' && isAbsolute(dir));
+  return qwenDirs.some((dir) => inMemory(dir, path) || inMemory(host.realpath(dir), real))
+    ? MEMORY_WRITE_REASON + renderContentForDisplay(value)
+    : undefined;
+}
+
 /** What the guard may look at besides the event: links on disk, and Qwen's runtime directory. */
 export interface GuardHost {
   /** The path with its nearest existing ancestor's links resolved (identity when none can be read). */
@@ -175,7 +200,7 @@ const unquote = (p: string) => p.replace(/^(['"])(.*)\1$/, '$2');
 function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string | undefined {
   if (input.tool_name === WORKTREE_TOOL) return WORKTREE_REASON;
   if (typeof input.cwd === 'string' && isAbsolute(input.cwd)) {
-    const outside = readsOutside(input, input.cwd, host);
+    const outside = readsOutside(input, input.cwd, host) ?? writesMemory(input, input.cwd, host);
     if (outside !== undefined) return outside;
   } else if (isReadTool(input.tool_name)) {
     // No repository root to compare with: the place read cannot be judged.

@@ -12,10 +12,12 @@
 //   saves long tool output and tells the model to read it), still runs with no dialog, and a read
 //   elsewhere outside, which Qwen asks for by itself, shows that one dialog, not two;
 // - negative control: the guard taken away, each call runs with no dialog, and another project's
-//   secret reaches the model.
+//   secret reaches the model;
+// - write_file into Qwen's auto-memory directories (outside the repository, allowed by Qwen with no
+//   dialog though the managed settings turn auto-memory off) asks too, with its negative control.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolContinuation, toolResults } from '../../fixtures/fake-model/inspect.js';
@@ -114,6 +116,64 @@ const toolOutput = (since: number) =>
     .filter((r) => r.chat !== undefined)
     .flatMap((r) => toolResults(r.chat!).map((t) => JSON.stringify(t)))
     .join('\n');
+
+// Qwen 0.24.4's write_file and edit run with no dialog in its auto-memory directories
+// (`$QWEN_HOME/memories/`, `$QWEN_HOME/projects/<root>/memory/`), whatever enableManagedAutoMemory says.
+const MEMORY_WRITES: readonly Call[] = [
+  [
+    'write_file',
+    (home) => ({ file_path: join(home, 'memories', 'MEMORY.md'), content: 'PLANTED-NOTE-9141\n' }),
+  ],
+  [
+    'write_file',
+    (home) => ({
+      file_path: join(
+        home,
+        'projects',
+        realpathSync(world.repo).replace(/[^a-zA-Z0-9]/g, '-'),
+        'memory',
+        'x.md',
+      ),
+      content: 'PLANTED-NOTE-9141\n',
+    }),
+  ],
+];
+
+const planted = (args: Record<string, unknown>) => existsSync(String(args['file_path']));
+
+describe("writes into Qwen's auto-memory directories ask first", () => {
+  it.each(MEMORY_WRITES.map(([name, args], i) => [i, name, args] as const))(
+    'write: case %i (%s) asks in default mode (the approval guard), nothing is written',
+    suite.test(async (_fixtures, _i, name, args) => {
+      const home = plantOtherProject();
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      expect(await modelCalls(s, name, args(home))).toBe(false);
+      expect(planted(args(home))).toBe(false);
+    }),
+  );
+
+  it.each(MEMORY_WRITES.map(([name, args], i) => [i, name, args] as const))(
+    'negative control, the approval guard taken away: case %i (%s) writes with no dialog',
+    suite.test(async (_fixtures, _i, name, args) => {
+      const home = plantOtherProject();
+      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
+      delete settings.hooks?.['PreToolUse'];
+      const dir = join(world.root, 'unguarded');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+      chmodSync(dir, 0o755);
+      const s = await suite.direct(world, 'write', {
+        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+      });
+      await s.waitForReady();
+      expect(await modelCalls(s, name, args(home))).toBe(true);
+      expect(planted(args(home))).toBe(true);
+      rmSync(dir, { recursive: true, force: true });
+    }),
+  );
+});
 
 describe("file tools outside the repository: the Qwen home's other projects ask first", () => {
   it.each(OUTSIDE.map(([name, args], i) => [i, name, args] as const))(

@@ -289,6 +289,35 @@ describe('approval-guard.js', () => {
       'ask',
     ],
     ['zoom_image outside', read('zoom_image', { file_path: '/tmp/a.png' }), {}, 'ask'],
+    // write_file and edit run with no dialog in Qwen's auto-memory directories, and ask elsewhere.
+    [
+      'write_file into the user auto-memory',
+      read('write_file', { file_path: '/home/u/.qwen/memories/MEMORY.md', content: 'x' }),
+      { QWEN_RUNTIME_DIR: '/home/u/.qwen', QWEN_HOME: '/home/u/.qwen' },
+      'ask',
+    ],
+    [
+      "edit in a project's auto-memory",
+      read('edit', {
+        file_path: '/home/u/.qwen/projects/-repo/memory/a.md',
+        old_string: 'a',
+        new_string: 'b',
+      }),
+      { QWEN_HOME: '/home/u/.qwen' },
+      'ask',
+    ],
+    [
+      'write_file elsewhere in the Qwen home (Qwen asks by itself)',
+      read('write_file', { file_path: '/home/u/.qwen/settings.json', content: 'x' }),
+      { QWEN_HOME: '/home/u/.qwen' },
+      'none',
+    ],
+    [
+      'write_file in the repository',
+      read('write_file', { file_path: 'src/a.ts', content: 'x' }),
+      { QWEN_HOME: '/home/u/.qwen' },
+      'none',
+    ],
     // Outside the repository and Qwen's directories Qwen asks by itself: a second ask is a second dialog.
     [
       "read_file elsewhere outside, Qwen's directories known",

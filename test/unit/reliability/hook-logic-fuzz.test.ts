@@ -21,6 +21,7 @@ import {
   decideApprovalGuard,
   GIT_ELSEWHERE_REASON,
   GIT_MOVED_REASON,
+  MEMORY_WRITE_REASON,
   OUTSIDE_REASON,
   parseGuardedModes,
   SHELL_WRAPPER_REASON,
@@ -312,6 +313,7 @@ const preToolUse = fc.record(
         'enter_worktree',
         'read_file',
         'glob',
+        'write_file',
         'mcp__other__tool',
         '',
       ),
@@ -457,7 +459,9 @@ describe('PreToolUse decisions', () => {
           reason === SHELL_WRAPPER_REASON ||
           reason === WORKTREE_REASON ||
           reason.startsWith(GIT_ELSEWHERE_REASON);
-        if (reason.startsWith(OUTSIDE_REASON)) {
+        if (reason.startsWith(MEMORY_WRITE_REASON)) {
+          expect(['write_file', 'edit']).toContain(event['tool_name']);
+        } else if (reason.startsWith(OUTSIDE_REASON)) {
           expect(['read_file', 'zoom_image', 'grep_search', 'glob', 'list_directory']).toContain(
             event['tool_name'],
           );
