@@ -1,13 +1,14 @@
 // Entry of dist/runtime/approval-guard.js. Runs on every tool call: reads no config and no network,
 // and never blocks Qwen by crashing — any failure answers `{}` (Qwen fails open on errors anyway).
-// An event too large to read asks: its size is the provider's choice, not a failure.
+// An event it could not read whole (too large, or too slow to arrive) asks: its size is the
+// provider's choice, not a failure.
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readOwnEnv } from '../../base/environment.js';
 import { GUARD_MODES_ENV } from '../../contracts/names.js';
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
-import { decideApprovalGuard, type GuardHost, oversizeAnswer, parseGuardedModes } from './decide.js';
+import { decideApprovalGuard, type GuardHost, parseGuardedModes, unreadAnswer } from './decide.js';
 
 /** `path` with its nearest existing ancestor's links resolved, like Qwen's own read check. */
 export function realpathNearestExisting(path: string): string {
@@ -38,7 +39,7 @@ export function main(): void {
   runHook({
     fallback: () => '{}',
     answer: (input) => JSON.stringify(decideApprovalGuard(input, modes, host)),
-    oversize: () => JSON.stringify(oversizeAnswer()),
+    unread: () => JSON.stringify(unreadAnswer()),
   });
 }
 

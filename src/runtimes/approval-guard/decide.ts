@@ -230,21 +230,22 @@ function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string 
   return undefined;
 }
 
-export const OVERSIZE_REASON =
-  'This tool call is too large for the approval guard to read (its event is over 1 MiB): ' +
-  'check it yourself before it runs.';
+export const UNREAD_REASON =
+  'This tool call is too large for the approval guard to read (its event is over 1 MiB, or was ' +
+  'still arriving when the guard had to answer): check it yourself before it runs.';
 
 /**
- * The answer for an event over the hook's stdin limit, in every mode: the provider chooses a tool
- * call's size (measured on Qwen 0.24.4: a run_shell_command padded with a 1 MiB `description` ran in
- * YOLO with no confirmation while the guard answered `{}`), so it asks instead of having no opinion.
+ * The answer, in every mode, for an event the guard could not read whole: over the hook's stdin
+ * limit, or still arriving at its budget. The provider chooses a tool call's size (measured on Qwen
+ * 0.24.4: a run_shell_command padded with a 1 MiB `description` ran in YOLO with no confirmation
+ * while the guard answered `{}`), so it asks instead of having no opinion.
  */
-export function oversizeAnswer(): PreToolUseOutput {
+export function unreadAnswer(): PreToolUseOutput {
   return {
     hookSpecificOutput: {
       hookEventName: 'PreToolUse',
       permissionDecision: 'ask',
-      permissionDecisionReason: OVERSIZE_REASON,
+      permissionDecisionReason: UNREAD_REASON,
     },
   };
 }

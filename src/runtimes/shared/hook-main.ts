@@ -10,8 +10,11 @@ export interface HookSpec {
   fallback(): string;
   /** The answer for the parsed stdin (undefined when malformed, not UTF-8 JSON, or over 1 MiB). */
   answer(input: unknown): string | Promise<string>;
-  /** The answer for a stdin over 1 MiB, when it differs from `answer(undefined)`. */
-  oversize?(): string;
+  /**
+   * The answer for an event that could not be read whole — over 1 MiB, or still arriving when the
+   * budget runs out — when it differs from `answer(undefined)` and the fallback.
+   */
+  unread?(): string;
 }
 
 export function runHook(spec: HookSpec): void {
@@ -35,10 +38,14 @@ export function runHook(spec: HookSpec): void {
   process.on('unhandledRejection', fail);
   // Ref'd on purpose: it guarantees an answer even when every other handle is gone. Whatever is still
   // in flight when it fires (a provider request) ends with the process.
-  setTimeout(fail, Math.max(0, HOOK_BUDGET_MS - process.uptime() * 1000));
+  // An event still arriving at the budget is one the hook could not read, like an oversize one: a
+  // padded tool call reached the guard slower than its budget on a loaded machine (measured), and
+  // its size is the sender's choice, so it must not decide the answer.
+  const overrun = () => (stdin.pending() && spec.unread !== undefined ? finish(spec.unread()) : fail());
+  setTimeout(overrun, Math.max(0, HOOK_BUDGET_MS - process.uptime() * 1000));
   void stdin.result.then(async (read) => {
     try {
-      if (read.kind === 'oversize' && spec.oversize !== undefined) finish(spec.oversize());
+      if (read.kind === 'oversize' && spec.unread !== undefined) finish(spec.unread());
       else finish(await spec.answer(read.kind === 'ok' ? parseJson(read.bytes) : undefined));
     } catch {
       fail();

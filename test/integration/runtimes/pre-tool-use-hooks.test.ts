@@ -11,6 +11,7 @@ import {
   GIT_ELSEWHERE_REASON,
   GIT_MOVED_REASON,
   OUTSIDE_REASON,
+  UNREAD_REASON,
 } from '../../../src/runtimes/approval-guard/decide.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
 
@@ -407,6 +408,30 @@ describe('approval-guard.js', () => {
         permissionDecisionReason: GIT_MOVED_REASON,
       },
     });
+  });
+
+  // A padded tool call arrived slower than the guard's budget on a loaded machine (measured in the
+  // e2e), and the guard answered `{}`: YOLO ran it. An event still arriving at the budget now asks.
+  it('asks when the event is still arriving at its budget, in any mode', async () => {
+    const run = await runRuntime(FILE, {
+      stdin: shell('default').slice(0, 40),
+      keepStdinOpen: true,
+      env: {},
+    });
+    expect(JSON.parse(run.stdout)).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'ask',
+        permissionDecisionReason: UNREAD_REASON,
+      },
+    });
+    // The answer is written, then the hook ends itself: the read blocked on the open pipe would hold exit.
+    expect({ code: run.code, signal: run.signal, stderr: run.stderr }).toEqual({
+      code: null,
+      signal: 'SIGKILL',
+      stderr: '',
+    });
+    expect(run.elapsedMs).toBeLessThan(HOOK_TIMEOUT_MS);
   });
 
   it('names the tool, escaped, in a fixed reason', async () => {
