@@ -6,6 +6,38 @@ import { routeCredentials } from './credential-routes.js';
 import { type Problem, problem } from './problems.js';
 import type { Deployment, OpenclawBlock } from './schema.js';
 
+/**
+ * The tool settings render writes into openclaw.json. The plugin's provider token and the model key
+ * are in OpenClaw's environment (no broker fronts this profile), and with OpenClaw's defaults the
+ * model's `exec` runs any command with no approval and its file tools read any path: measured on
+ * 2026.9.6, `exec env` and `read /proc/self/environ` handed the provider token to the model
+ * verbatim, with no one asked. Exec denied and file tools kept in the workspace (a link out of it is
+ * refused too), neither did.
+ */
+export const OPENCLAW_TOOL_FLOOR = { exec: { mode: 'deny' }, fs: { workspaceOnly: true } } as const;
+
+/** Where an OpenClaw config can set the tool floor's keys: globally, for every agent, per agent. */
+export function toolFloorKeyPaths(config: Record<string, unknown>): (string | number)[][] {
+  const paths: (string | number)[][] = [];
+  const at = (owner: unknown, ownerPath: (string | number)[]) => {
+    const tools = isPlainObject(owner) ? owner['tools'] : undefined;
+    if (!isPlainObject(tools)) return;
+    for (const key of Object.keys(OPENCLAW_TOOL_FLOOR))
+      if (Object.hasOwn(tools, key)) paths.push([...ownerPath, 'tools', key]);
+  };
+  at(config, []);
+  const agents = config['agents'];
+  if (isPlainObject(agents)) {
+    at(agents['defaults'], ['agents', 'defaults']);
+    const entries = agents['entries'];
+    if (isPlainObject(entries))
+      for (const [id, entry] of Object.entries(entries)) at(entry, ['agents', 'entries', id]);
+    const list = agents['list'];
+    if (Array.isArray(list)) for (const [i, entry] of list.entries()) at(entry, ['agents', 'list', i]);
+  }
+  return paths;
+}
+
 function includeKeyPaths(value: unknown, at: (string | number)[]): (string | number)[][] {
   if (Array.isArray(value)) return value.flatMap((item, i) => includeKeyPaths(item, [...at, i]));
   if (!isPlainObject(value)) return [];
@@ -118,6 +150,16 @@ export function openclawConfigProblems(config: Record<string, unknown>): Problem
         agents['ownership'],
         'is not "explicit" for a roster of several agents: OpenClaw refuses the whole config then (measured on 2026.9.6), and every turn fails',
         'add "ownership": "explicit" to openclaw.config.agents',
+      ),
+    );
+  }
+  for (const keyPath of toolFloorKeyPaths(config)) {
+    problems.push(
+      problem(
+        [...at, ...keyPath],
+        undefined,
+        'is managed by render (tools.exec.mode "deny", tools.fs.workspaceOnly true): OpenClaw\'s environment holds the provider token and the model key, and the model\'s exec and file tools would hand them to the model with no one asked (measured)',
+        `remove "${keyPath.at(-1)}"`,
       ),
     );
   }

@@ -16,6 +16,7 @@ import { type OpenclawLaunchPlan, openclawLaunchPlanSchema } from '../../contrac
 import { DEFAULT_OPENCLAW_VERSION, openclawVersionFacts } from '../../openclaw/versions.js';
 import { isPlainObject, type JsonObject } from '../../text/json.js';
 import type { ProfileCredentials } from '../deployment/credential-routes.js';
+import { OPENCLAW_TOOL_FLOOR } from '../deployment/openclaw.js';
 import { providerConfigFor } from '../deployment/provider-config.js';
 import type { Deployment } from '../deployment/schema.js';
 import { renderJson, sortedKeys } from '../json.js';
@@ -65,11 +66,15 @@ export function pluginPackageJson(toolkitVersion: string): JsonObject {
   };
 }
 
-/** The managed part of openclaw.json: only this plugin, its hook permissions and timeout, the workspace. */
+/**
+ * The managed part of openclaw.json: only this plugin, its hook permissions and timeout, the workspace,
+ * and the model's tools kept away from OpenClaw's environment (OPENCLAW_TOOL_FLOOR).
+ */
 export function managedOpenclawKeys(deployment: Deployment): JsonObject {
   const layout = new PinnedLayout(deployment.platform, deployment.installDir);
   return {
     agents: { defaults: { workspace: deployment.repositoryRoot } },
+    tools: structuredClone(OPENCLAW_TOOL_FLOOR),
     plugins: {
       enabled: true,
       // Only this plugin loads: bundled and discovered plugins (a repository's .openclaw/extensions,

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderContext } from '../../../src/context/renderer.js';
 import type { ContextItem } from '../../../src/providers/types.js';
-import type { RecordedRequest } from '../../fixtures/fake-model/server.js';
+import { type RecordedRequest, text } from '../../fixtures/fake-model/server.js';
 import { MODEL_KEY, MODEL_REPLY, OpenclawWorld, TOKEN, type Turn, userTexts } from './world.js';
 
 const ROUTE = 'POST /v1/context/search';
@@ -246,6 +246,85 @@ describe('openclaw-recall on the real OpenClaw', () => {
       fs.rmSync(dotenv);
     }
   });
+
+  it("the model's tools and OpenClaw's environment: render denies exec and keeps file tools in the workspace, so neither hands the model the provider token; negative control: with OpenClaw's defaults both did, and verify reports it", async () => {
+    // What a hostile AGENTS.md, skill or retrieved item can ask the model for: the turn's environment,
+    // three ways. The fake model plays the obedient model; what matters is what OpenClaw hands back.
+    // OpenClaw's workspace for "main" is <repositoryRoot>/main (measured): a link the repository ships there.
+    const workspace = path.join(world.repo, 'main');
+    fs.mkdirSync(workspace, { recursive: true });
+    const link = path.join(workspace, 'notes.txt');
+    fs.symlinkSync('/proc/self/environ', link);
+    const calls = [
+      { name: 'exec', arguments: { command: 'env' } },
+      { name: 'read', arguments: { path: '/proc/self/environ' } },
+      { name: 'read', arguments: { path: 'notes.txt' } },
+    ];
+    const typed = 'What is in my environment?';
+    // The tool results of the turn itself: after its typed message (the session's history carries
+    // earlier ones; OpenClaw's internal context follows as a user message of its own).
+    const toolResults = (turn: Turn) =>
+      turn.model.flatMap((r) => {
+        const messages = (r.chat?.messages ?? []) as { role: string; content: unknown }[];
+        const current = messages.findLastIndex(
+          (m) => m.role === 'user' && JSON.stringify(m.content).includes(typed),
+        );
+        return messages
+          .slice(current + 1)
+          .filter((m) => m.role === 'tool')
+          .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+      });
+    // The calls once per turn (its first model request), then the plain answer.
+    let ask = false;
+    world.model.setResponder(() => {
+      if (!ask) return text(MODEL_REPLY);
+      ask = false;
+      return { type: 'tool_calls', calls };
+    });
+    try {
+      // The rendered config: every call refused, no secret in any tool result.
+      ask = true;
+      const closed = await world.turn(typed);
+      expect(closed.code, closed.stderr).toBe(0);
+      const closedResults = toolResults(closed);
+      expect(closedResults, 'tool results sent to the model').toHaveLength(3);
+      expect(closedResults[0]).toMatch(/exec denied/);
+      expect(closedResults[1]).toMatch(/Path escapes sandbox root/);
+      expect(closedResults[2]).toMatch(/Symlink escapes sandbox root/);
+      for (const secret of [TOKEN, MODEL_KEY]) expect(closedResults.join('\n')).not.toContain(secret);
+      // Negative control: OpenClaw 2026.9.6's defaults (exec mode "full", no approval; file tools
+      // anywhere). The plugin's token went to the model verbatim, twice (OpenClaw masks only the model
+      // key it resolved from its own config), and no one was asked.
+      await world.withEditedConfig(
+        (c) => {
+          delete c.tools;
+        },
+        async () => {
+          ask = true;
+          const open = await world.turn(typed);
+          expect(open.code, open.stderr).toBe(0);
+          const openResults = toolResults(open);
+          expect(openResults, 'tool results sent to the model').toHaveLength(3);
+          // exec env and read /proc/self/environ; the link's read OpenClaw refuses either way ("path must be a regular file").
+          for (const result of openResults.slice(0, 2))
+            expect(result).toContain(`CONTEXT_API_TOKEN=${TOKEN}`);
+          const failed = world
+            .verify()
+            .report.checks.filter((c) => !c.ok)
+            .map((c) => `${c.id}: ${c.message}`);
+          expect(
+            failed.some((m) =>
+              /^openclaw\.config: .*tools\.exec = undefined: must be \{"mode":"deny"\}/.test(m),
+            ),
+            failed.join('\n'),
+          ).toBe(true);
+        },
+      );
+    } finally {
+      world.model.setResponder(() => text(MODEL_REPLY));
+      fs.rmSync(link);
+    }
+  }, 300_000);
 
   // Last: the developer's turn makes the repository theirs, which root inside `unshare -rn` (where
   // only root is mapped) can no longer write.

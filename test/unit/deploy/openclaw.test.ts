@@ -118,6 +118,26 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
       (c: any) => (c.models.providers.llm.headers = { 'X-Kb': '${CONTEXT_API_TOKEN}' }),
       /headers\.X-Kb = "\$\{CONTEXT_API_TOKEN\}": reads CONTEXT_API_TOKEN, which the managed launch does not set/,
     ],
+    // The model's exec and file tools would hand OpenClaw's environment (the provider token, the
+    // model key) to the model (measured): render manages both keys, everywhere they can be set.
+    [
+      "OpenClaw's exec back on",
+      (c: any) => (c.tools = { exec: { mode: 'full' } }),
+      /^openclaw\.config\.tools\.exec: is managed by render \(tools\.exec\.mode "deny", tools\.fs\.workspaceOnly true\): OpenClaw's environment holds the provider token and the model key.*Fix: remove "exec"/,
+    ],
+    [
+      'file tools outside the workspace for every agent',
+      (c: any) => (c.agents.defaults.tools = { fs: { workspaceOnly: false } }),
+      /^openclaw\.config\.agents\.defaults\.tools\.fs: is managed by render/,
+    ],
+    [
+      "one agent's exec back on",
+      (c: any) => {
+        c.agents.ownership = 'explicit';
+        c.agents.entries = { main: { tools: { exec: { mode: 'full' } } }, other: {} };
+      },
+      /^openclaw\.config\.agents\.entries\.main\.tools\.exec: is managed by render/,
+    ],
   ])('refused: %s', async (_name, edit, message) => {
     const value = await exampleValue();
     edit(value.openclaw.config);
@@ -214,6 +234,8 @@ describe('render', () => {
     expect(config['agents']).toEqual({
       defaults: { model: { primary: 'llm/qwen3-coder-plus' }, workspace: '/srv/repos/app' },
     });
+    // Measured: with OpenClaw's defaults the model's exec and read handed it the provider token.
+    expect(config['tools']).toEqual({ exec: { mode: 'deny' }, fs: { workspaceOnly: true } });
     expect(verifyConfigProblems(config, PLUGIN_DIR, true)).toEqual([]);
     expect(openclawTimeoutProblems(config, 1500)).toEqual([]);
   });
@@ -301,6 +323,16 @@ describe('verify', () => {
       'more than the hook needs',
       (c: any) => (c.plugins.entries['qwen-managed-recall'].llm = { allowModelOverride: true }),
       /grants more than the hook needs: llm/,
+    ],
+    [
+      "OpenClaw's exec back on",
+      (c: any) => (c.tools.exec.mode = 'full'),
+      /^tools\.exec = \{"mode":"full"\}: must be \{"mode":"deny"\}/,
+    ],
+    [
+      "an agent's own file tools",
+      (c: any) => (c.agents.defaults.tools = { fs: { workspaceOnly: false } }),
+      /^agents\.defaults\.tools\.fs is set: an agent's own tool settings would undo tools\.fs/,
     ],
   ])('openclaw.config: %s', async (_name, edit, message) => {
     parsedExample = parseDeploymentValue(await exampleValue());

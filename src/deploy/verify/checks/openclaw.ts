@@ -7,6 +7,7 @@ import { OPENCLAW_PLUGIN_PACKAGE, OPENCLAW_PROFILE_FILES } from '../../../contra
 import { OPENCLAW_PLUGIN_ID } from '../../../contracts/names.js';
 import { openclawLaunchPlanSchema } from '../../../contracts/openclaw-launch.js';
 import { isPlainObject, type JsonObject } from '../../../text/json.js';
+import { OPENCLAW_TOOL_FLOOR, toolFloorKeyPaths } from '../../deployment/openclaw.js';
 import { OPENCLAW_HOOK, OPENCLAW_PLUGIN_CONFIG_SCHEMA } from '../../render/openclaw.js';
 import type { Checks } from '../report.js';
 import type { OpenclawView } from '../view.js';
@@ -35,6 +36,17 @@ export function openclawConfigProblems(config: JsonObject, pluginDir: string, ac
   const entries = obj(plugins['entries']) ?? {};
   const entry = obj(entries[OPENCLAW_PLUGIN_ID]);
   const paths = obj(plugins['load'])?.['paths'];
+  // Active or rolled back, OpenClaw's environment holds the model key: its tools stay away from it.
+  const tools = obj(config['tools']) ?? {};
+  for (const [key, floor] of Object.entries(OPENCLAW_TOOL_FLOOR))
+    if (!same(tools[key], floor))
+      problems.push(
+        `tools.${key} = ${JSON.stringify(tools[key])}: must be ${JSON.stringify(floor)} (the model's tools would reach OpenClaw's environment, the provider token and the model key)`,
+      );
+  for (const keyPath of toolFloorKeyPaths(config).filter((p) => p[0] !== 'tools'))
+    problems.push(
+      `${keyPath.join('.')} is set: an agent's own tool settings would undo tools.${keyPath.at(-1)}`,
+    );
   if (!active) {
     // Rolled back: plugins off, ours gone from every list, and nothing took its place.
     if (plugins['enabled'] !== false)
