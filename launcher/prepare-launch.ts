@@ -236,7 +236,7 @@ export function repositoryRefusal(decision: LaunchDecision): LaunchError | undef
   if (decision.refused.length === 0) return undefined;
   return failure(
     ...decision.refused,
-    `${decision.refused.length} thing(s) in ${decision.host === 'qwen' ? 'the repository or your home' : 'your OpenClaw state directory'} would change the managed ${decision.kind} session; nothing was started`,
+    `${decision.refused.length} thing(s) in ${decision.host === 'qwen' ? 'the repository or your home' : 'your OpenClaw state directory or the repository'} would change the managed ${decision.kind} session; nothing was started`,
   );
 }
 

@@ -65,6 +65,30 @@ export function stateDirRefusals(
   return refused;
 }
 
+/**
+ * The agent's workspace, `<repositoryRoot>/<agent id>` (measured on 2026.9.6: OpenClaw makes it at
+ * the first turn, `main/` for `--agent main`), when the repository ships it as a link or a
+ * non-directory. Measured: a repository whose `main` linked to a directory outside it made that
+ * directory OpenClaw's workspace, file-tool sandbox root included — the model wrote there and read a
+ * file there back into its context, and OpenClaw wrote its bootstrap files and `.git` there.
+ */
+export function workspaceRefusals(plan: OpenclawLaunchPlan, fs: Pick<LaunchFs, 'lstatSync'>): string[] {
+  const at = plan.argv.indexOf('--agent');
+  const agent = at < 0 ? undefined : plan.argv[at + 1];
+  if (agent === undefined) return [];
+  const entry = `${plan.cwd}/${agent}`;
+  let stat: { isDirectory(): boolean; isSymbolicLink(): boolean } | undefined;
+  try {
+    stat = fs.lstatSync(entry);
+  } catch {
+    return [];
+  }
+  if (stat === undefined || (stat.isDirectory() && !stat.isSymbolicLink())) return [];
+  return [
+    `${show(entry)}: is the OpenClaw agent's workspace and its file tools' sandbox root, but the repository has it as ${stat.isSymbolicLink() ? 'a link' : 'something other than a directory'}: OpenClaw would work wherever it points — remove it from the repository, or make it a directory`,
+  ];
+}
+
 function pinnedPlan(
   input: LaunchInput,
   platform: Platform,
@@ -164,8 +188,8 @@ export function prepareOpenclawLaunch(input: LaunchInput): OpenclawLaunchDecisio
     credentials: credentials.routed,
     missingCredentials: credentials.missing,
     stateDir,
-    // Step 4b: what in the state directory would change the session.
-    refused: stateDirRefusals(stateDir, facts, fs),
+    // Step 4b: what in the state directory, or the agent's workspace in the repository, would change the session.
+    refused: [...stateDirRefusals(stateDir, facts, fs), ...workspaceRefusals(plan, fs)],
     prompt: OPENCLAW_PROMPT,
     ...(active ? {} : { notice: rolledBackNotice(OPENCLAW_PROFILE, 'OpenClaw') }),
   };

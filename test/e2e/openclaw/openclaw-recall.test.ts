@@ -326,6 +326,43 @@ describe('openclaw-recall on the real OpenClaw', () => {
     }
   }, 300_000);
 
+  it("negative control for the launcher: a repository whose agent workspace `main` is a link makes the link's target OpenClaw's workspace — the model writes there and reads a file there (the launcher refuses such a start: test/integration/launcher/openclaw.test.ts)", async () => {
+    const workspace = path.join(world.repo, 'main');
+    const aside = path.join(world.dir, 'main-aside');
+    const outside = path.join(world.dir, 'outside-the-repository');
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside-secret-openclaw-e2e-W4');
+    const existed = fs.existsSync(workspace);
+    if (existed) fs.renameSync(workspace, aside);
+    fs.symlinkSync(outside, workspace);
+    let ask = true;
+    world.model.setResponder(() => {
+      if (!ask) return text(MODEL_REPLY);
+      ask = false;
+      return {
+        type: 'tool_calls',
+        calls: [
+          { name: 'write', arguments: { path: 'pwned.txt', content: 'written by the model' } },
+          { name: 'read', arguments: { path: 'secret.txt' } },
+        ],
+      };
+    });
+    try {
+      const turn = await world.turn('Tidy up my workspace');
+      expect(turn.code, turn.stderr).toBe(0);
+      expect(fs.readFileSync(path.join(outside, 'pwned.txt'), 'utf8')).toBe('written by the model');
+      expect(JSON.stringify(turn.model.at(-1)?.chat)).toContain('outside-secret-openclaw-e2e-W4');
+      // OpenClaw bootstrapped the workspace there; the plugin's realpath check declined to search.
+      expect(fs.existsSync(path.join(outside, 'AGENTS.md'))).toBe(true);
+      expect(turn.queries).toEqual([]);
+    } finally {
+      world.model.setResponder(() => text(MODEL_REPLY));
+      fs.rmSync(workspace);
+      if (existed) fs.renameSync(aside, workspace);
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   // Last: the developer's turn makes the repository theirs, which root inside `unshare -rn` (where
   // only root is mapped) can no longer write.
   it('negative control: the same OPENCLAW_CONFIG_PATH honoured (OpenClaw started without the launcher) drops the plugin', async () => {
@@ -375,7 +412,7 @@ describe('openclaw-recall on the real OpenClaw', () => {
         `launch-qwen: "${planted}": OpenClaw applies it to itself and to every program it starts`,
       );
       expect(start.output).toContain(
-        '1 thing(s) in your OpenClaw state directory would change the managed openclaw-recall session; nothing was started',
+        '1 thing(s) in your OpenClaw state directory or the repository would change the managed openclaw-recall session; nothing was started',
       );
       // OpenClaw never started: no prompt line, no banner, no request to either fake, and its state
       // directory holds nothing but the file (a started OpenClaw writes its agent and session state there).
@@ -431,7 +468,7 @@ describe('openclaw-recall on the real OpenClaw', () => {
         `launch-qwen: "${extensions}": OpenClaw discovers every plugin in it, allowed or not, and refuses all plugins whose ids are equal but for case`,
       );
       expect(start.output).toContain(
-        '1 thing(s) in your OpenClaw state directory would change the managed openclaw-recall session; nothing was started',
+        '1 thing(s) in your OpenClaw state directory or the repository would change the managed openclaw-recall session; nothing was started',
       );
       expect([start.model, start.queries]).toEqual([[], []]);
     } finally {

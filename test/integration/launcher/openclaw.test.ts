@@ -249,6 +249,29 @@ describe('launch-qwen --profile openclaw-recall', () => {
     expect(recorded()).toBeDefined();
   });
 
+  it('refuses an agent workspace the repository ships as a link (OpenClaw would work and sandbox its file tools wherever it points), naming it; the same start works once it is gone', async () => {
+    // Measured on 2026.9.6 (docs/openclaw.md): `main` linked out of the repository made the link's
+    // target OpenClaw's workspace — the model read and wrote there.
+    const workspace = path.join(install.repo, 'main');
+    fs.symlinkSync(suite.user.home, workspace);
+    try {
+      const { exit, output } = await finished(launch());
+      expect(exit.exitCode).toBe(1);
+      expect(output).toContain(
+        `launch-qwen: "${workspace}": is the OpenClaw agent's workspace and its file tools' sandbox root, but the repository has it as a link`,
+      );
+      expect(output).toContain(
+        '1 thing(s) in your OpenClaw state directory or the repository would change the managed openclaw-recall session; nothing was started',
+      );
+      expect(recorded()).toBeUndefined();
+    } finally {
+      fs.rmSync(workspace);
+    }
+    // Negative control: nothing else in the way.
+    expect((await finished(launch())).exit.exitCode).toBe(0);
+    expect(recorded()).toBeDefined();
+  });
+
   it('refuses without a terminal on stdin: OpenClaw would take whatever it holds as the message', () => {
     fs.rmSync(install.record, { force: true });
     const result = spawnSync(install.shim, ['--profile', 'openclaw-recall'], {
