@@ -11,6 +11,7 @@ import { openclawHostProblems } from '../src/host/openclaw-checks.js';
 import { type OpenclawVersionFacts, openclawVersionFacts } from '../src/openclaw/versions.js';
 import { ENVIRONMENT_POLICY } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
+import { NO_ENTRY } from '../src/policy/repository-path.js';
 import { validateOpenclawLaunchPlan } from '../src/startup/validators/openclaw-launch-plan.js';
 import { envRecord } from './env.js';
 import { checkPlanInstallDir } from './install-dir.js';
@@ -72,7 +73,10 @@ export function stateDirRefusals(
  * directory OpenClaw's workspace, file-tool sandbox root included — the model wrote there and read a
  * file there back into its context, and OpenClaw wrote its bootstrap files and `.git` there.
  */
-export function workspaceRefusals(plan: OpenclawLaunchPlan, fs: Pick<LaunchFs, 'lstatSync'>): string[] {
+export function workspaceRefusals(
+  plan: OpenclawLaunchPlan,
+  fs: Pick<LaunchFs, 'lstatSync' | 'readdirSync'>,
+): string[] {
   const at = plan.argv.indexOf('--agent');
   const agent = at < 0 ? undefined : plan.argv[at + 1];
   if (agent === undefined) return [];
@@ -83,10 +87,36 @@ export function workspaceRefusals(plan: OpenclawLaunchPlan, fs: Pick<LaunchFs, '
   } catch {
     return [];
   }
-  if (stat === undefined || (stat.isDirectory() && !stat.isSymbolicLink())) return [];
+  if (stat === undefined) return [];
+  if (stat.isDirectory() && !stat.isSymbolicLink()) return specialEntries(entry, fs);
   return [
     `${show(entry)}: is the OpenClaw agent's workspace and its file tools' sandbox root, but the repository has it as ${stat.isSymbolicLink() ? 'a link' : 'something other than a directory'}: OpenClaw would work wherever it points — remove it from the repository, or make it a directory`,
   ];
+}
+
+/**
+ * A FIFO, socket or device among the workspace's entries. OpenClaw opens its bootstrap files
+ * (`AGENTS.md`, `SOUL.md`, `MEMORY.md`, …) with a blocking read (measured on 2026.9.6: a FIFO
+ * `SOUL.md` and the turn waited for good, before the model was asked); a link is OpenClaw's to refuse
+ * (it does: "symlink path component not allowed").
+ */
+function specialEntries(workspace: string, fs: Pick<LaunchFs, 'lstatSync' | 'readdirSync'>): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(workspace).sort();
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => `${workspace}/${name}`)
+    .filter((file) => {
+      const stat = fs.lstatSync(file, NO_ENTRY);
+      return stat !== undefined && !stat.isFile() && !stat.isDirectory() && !stat.isSymbolicLink();
+    })
+    .map(
+      (file) =>
+        `${show(file)}: is in the OpenClaw agent's workspace and is not a file, a directory or a link (a FIFO, socket or device): OpenClaw would wait on it for good as it reads the workspace's files — remove it from the repository`,
+    );
 }
 
 function pinnedPlan(

@@ -272,6 +272,32 @@ describe('launch-qwen --profile openclaw-recall', () => {
     expect(recorded()).toBeDefined();
   });
 
+  it("refuses a FIFO among the agent workspace's files (OpenClaw would wait on it for good), naming it; the same start works once it is gone", async () => {
+    // Measured on 2026.9.6: a FIFO SOUL.md in the workspace and the turn hung before the model was asked.
+    const workspace = path.join(install.repo, 'main');
+    fs.mkdirSync(workspace);
+    const fifo = path.join(workspace, 'SOUL.md');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    try {
+      const { exit, output } = await finished(launch());
+      expect(exit.exitCode).toBe(1);
+      expect(output).toContain(
+        `launch-qwen: "${fifo}": is in the OpenClaw agent's workspace and is not a file, a directory or a link (a FIFO, socket or device)`,
+      );
+      expect(recorded()).toBeUndefined();
+    } finally {
+      fs.rmSync(fifo);
+    }
+    // Negative control: a real workspace with a regular file is no obstacle.
+    fs.writeFileSync(fifo, 'A soul.');
+    try {
+      expect((await finished(launch())).exit.exitCode).toBe(0);
+      expect(recorded()).toBeDefined();
+    } finally {
+      fs.rmSync(workspace, { recursive: true });
+    }
+  });
+
   it('refuses without a terminal on stdin: OpenClaw would take whatever it holds as the message', () => {
     fs.rmSync(install.record, { force: true });
     const result = spawnSync(install.shim, ['--profile', 'openclaw-recall'], {
