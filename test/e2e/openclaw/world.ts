@@ -286,6 +286,7 @@ export class OpenclawWorld {
       OPENCLAW_STATE_DIR: this.stateDir,
       OPENCLAW_CONFIG_READONLY: '1',
       OPENCLAW_NO_AUTO_UPDATE: '1',
+      NODE_DISABLE_COMPILE_CACHE: '1',
       CONTEXT_API_TOKEN: TOKEN,
       LLM_API_KEY: MODEL_KEY,
       QM_FORWARDS: this.forwards(),

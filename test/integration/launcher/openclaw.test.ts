@@ -206,6 +206,7 @@ describe('launch-qwen --profile openclaw-recall', () => {
       OPENCLAW_STATE_DIR: stateDir(),
       OPENCLAW_CONFIG_READONLY: '1',
       OPENCLAW_NO_AUTO_UPDATE: '1',
+      NODE_DISABLE_COMPILE_CACHE: '1',
     });
     // The one line before OpenClaw waits for the message, then OpenClaw's own output.
     expect(output).toMatch(

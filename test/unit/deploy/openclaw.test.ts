@@ -541,6 +541,8 @@ describe("plan --profile openclaw-recall: the launcher's decision, as prepareLau
       { name: 'OPENCLAW_STATE_DIR', value: stateDir, source: 'state-dir' },
       { name: 'OPENCLAW_CONFIG_READONLY', value: '1', source: 'forced' },
       { name: 'OPENCLAW_NO_AUTO_UPDATE', value: '1', source: 'forced' },
+      // openclaw.mjs's compile cache would be <tmpdir>/node-compile-cache, shared by every user of the host.
+      { name: 'NODE_DISABLE_COMPILE_CACHE', value: '1', source: 'forced' },
     ]);
     expect(report.openclaw).toEqual({
       version: '2026.9.6',
