@@ -347,8 +347,12 @@ describe('openclaw-recall on the real OpenClaw', () => {
         ],
       };
     });
+    // A developer's first turn with this repository: a state directory that already used a real
+    // `main` refuses the link instead (OpenClaw's stored workspace state, measured).
+    const freshState = path.join(world.dir, 'fresh-state');
+    fs.mkdirSync(freshState);
     try {
-      const turn = await world.turn('Tidy up my workspace');
+      const turn = await world.turn('Tidy up my workspace', { stateDir: freshState });
       expect(turn.code, turn.stderr).toBe(0);
       expect(fs.readFileSync(path.join(outside, 'pwned.txt'), 'utf8')).toBe('written by the model');
       expect(JSON.stringify(turn.model.at(-1)?.chat)).toContain('outside-secret-openclaw-e2e-W4');
@@ -360,6 +364,7 @@ describe('openclaw-recall on the real OpenClaw', () => {
       fs.rmSync(workspace);
       if (existed) fs.renameSync(aside, workspace);
       fs.rmSync(outside, { recursive: true, force: true });
+      fs.rmSync(freshState, { recursive: true, force: true });
     }
   }, 300_000);
 

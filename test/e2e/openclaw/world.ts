@@ -57,6 +57,8 @@ export interface TurnOptions {
   agent?: string;
   /** Variables left out of OpenClaw's environment (a missing credential). */
   without?: readonly string[];
+  /** Another OpenClaw state directory than the world's (a developer's first turn). */
+  stateDir?: string;
   /** Another OpenClaw config file than the rendered one. */
   configFile?: string;
 }
@@ -283,7 +285,7 @@ export class OpenclawWorld {
       PATH: '/usr/local/bin:/usr/bin:/bin',
       HOME: this.home,
       OPENCLAW_CONFIG_PATH: options.configFile ?? this.configFile,
-      OPENCLAW_STATE_DIR: this.stateDir,
+      OPENCLAW_STATE_DIR: options.stateDir ?? this.stateDir,
       OPENCLAW_CONFIG_READONLY: '1',
       OPENCLAW_NO_AUTO_UPDATE: '1',
       NODE_DISABLE_COMPILE_CACHE: '1',
