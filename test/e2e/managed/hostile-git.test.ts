@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolContinuation, promptText, systemPrompt } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import { startHostileWorld } from './hostile-world.js';
+import { startHostileWorld, startWithoutGuard } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
@@ -289,16 +289,7 @@ describe('a repository nested below the root: git there asks first', () => {
     "negative control, the approval guard taken away: it runs with no confirmation, and so do the nested repository's programs",
     suite.test(async () => {
       const nested = plantNested();
-      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
-      delete settings.hooks?.['PreToolUse'];
-      const dir = join(world.root, 'unguarded');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-      chmodSync(dir, 0o755);
-      const s = await suite.direct(world, 'write', {
-        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-      });
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
       await s.waitForReady();
       scriptGitIn(nested);
       expect(await modelRuns(s, 'in vendor/x')).toEqual({
@@ -340,16 +331,7 @@ describe('a repository nested below the root: a command that moves git there ask
     'negative control, the approval guard taken away: %s runs with no confirmation, and so do %j',
     suite.test(async (_fixtures, command, ran) => {
       plantNested();
-      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
-      delete settings.hooks?.['PreToolUse'];
-      const dir = join(world.root, 'unguarded');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-      chmodSync(dir, 0o755);
-      const s = await suite.direct(world, 'write', {
-        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-      });
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
       await s.waitForReady();
       script();
       expect(await modelRuns(s, command)).toEqual({ ranWithoutAsking: true, markers: ran });
@@ -515,16 +497,7 @@ describe('a shell line Qwen judges only in part, and the monitor tool: they ask 
     'negative control, the approval guard taken away: case %i (%s) runs with no confirmation, and so does what the repository named',
     suite.test(async (_fixtures, _i, name, args, ran) => {
       const nested = plantScript();
-      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
-      delete settings.hooks?.['PreToolUse'];
-      const dir = join(world.root, 'unguarded');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-      chmodSync(dir, 0o755);
-      const s = await suite.direct(world, 'write', {
-        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-      });
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
       await s.waitForReady();
       scriptTool(name, args(nested));
       const run = await modelRuns(s, 'anything');
@@ -569,16 +542,7 @@ describe("enter_worktree: a checkout with the repository's hooks asks first", ()
     'negative control, the approval guard taken away: enter_worktree runs with no confirmation, and so do the hooks',
     suite.test(async () => {
       plantRepository({ 'core.fsmonitor': 'false' }, CHECKOUT_HOOKS);
-      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
-      delete settings.hooks?.['PreToolUse'];
-      const dir = join(world.root, 'unguarded');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-      chmodSync(dir, 0o755);
-      const s = await suite.direct(world, 'write', {
-        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-      });
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
       await s.waitForReady();
       scriptWorktree();
       expect(await modelRuns(s, 'anything')).toEqual({

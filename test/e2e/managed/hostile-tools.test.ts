@@ -17,12 +17,12 @@
 //   dialog though the managed settings turn auto-memory off) asks too, with its negative control.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolContinuation, toolResults } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import { startHostileWorld } from './hostile-world.js';
+import { startHostileWorld, startWithoutGuard } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
@@ -157,20 +157,10 @@ describe("writes into Qwen's auto-memory directories ask first", () => {
     'negative control, the approval guard taken away: case %i (%s) writes with no dialog',
     suite.test(async (_fixtures, _i, name, args) => {
       const home = plantOtherProject();
-      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
-      delete settings.hooks?.['PreToolUse'];
-      const dir = join(world.root, 'unguarded');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-      chmodSync(dir, 0o755);
-      const s = await suite.direct(world, 'write', {
-        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-      });
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
       await s.waitForReady();
       expect(await modelCalls(s, name, args(home))).toBe(true);
       expect(planted(args(home))).toBe(true);
-      rmSync(dir, { recursive: true, force: true });
     }),
   );
 });
@@ -235,21 +225,11 @@ describe("file tools outside the repository: the Qwen home's other projects ask 
     suite.test(async (_fixtures, i, name, args) => {
       const home = plantOtherProject();
       const since = world.model.requests.length;
-      const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
-      delete settings.hooks?.['PreToolUse'];
-      const dir = join(world.root, 'unguarded');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-      chmodSync(dir, 0o755);
-      const s = await suite.direct(world, 'write', {
-        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-        pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-      });
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
       await s.waitForReady();
       expect(await modelCalls(s, name, args(home))).toBe(true);
       // read_file sends the secret; glob the other project's names.
       expect(toolOutput(since)).toContain(i === 0 ? SECRET : OTHER);
-      rmSync(dir, { recursive: true, force: true });
     }),
   );
 });

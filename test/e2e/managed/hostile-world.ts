@@ -2,7 +2,7 @@
 // base and a Mem0 platform behind the auto-recall and write profiles, the model a repository would
 // send what it steals to, and a markers directory anyone may write, where planted commands and
 // hooks leave their trace.
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeModel } from '../../fixtures/fake-model/server.js';
 import {
@@ -11,7 +11,8 @@ import {
   startMem0Platform,
 } from '../../fixtures/fake-services/index.js';
 import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
-import type { Own } from './suite.js';
+import type { ManagedSession } from './session.js';
+import type { ManagedSuite, Own } from './suite.js';
 import { ManagedWorld } from './world.js';
 
 export interface HostileWorld {
@@ -53,5 +54,26 @@ export async function startHostileWorld(
 export function markerHookSettings(markerFile: string): string {
   return JSON.stringify({
     hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `touch ${markerFile}` }] }] },
+  });
+}
+
+/**
+ * The write session started directly with the managed system settings minus their PreToolUse hooks:
+ * the approval guard's negative control (what Qwen does on its own with the same call).
+ */
+export function startWithoutGuard<T>(
+  suite: ManagedSuite<T>,
+  world: ManagedWorld,
+  credentials: Record<string, string>,
+): Promise<ManagedSession> {
+  const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
+  delete settings.hooks?.['PreToolUse'];
+  const dir = join(world.root, 'unguarded');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+  chmodSync(dir, 0o755);
+  return suite.direct(world, 'write', {
+    credentials,
+    pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
   });
 }

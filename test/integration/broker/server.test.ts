@@ -140,6 +140,23 @@ afterAll(async () => {
   if (root) fs.rmSync(root, { recursive: true, force: true });
 });
 
+/** A raw loopback upstream: `answer` gets the request so far once its head and body have arrived. */
+function rawUpstream(answer: (seen: string, socket: net.Socket) => void): Promise<Loopback> {
+  return listenOnLoopback(
+    net.createServer((socket) => {
+      let seen = '';
+      socket.on('error', () => {});
+      socket.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        const head = seen.indexOf('\r\n\r\n');
+        const length = Number(/content-length: *(\d+)/i.exec(seen)?.[1] ?? 0);
+        if (socket.writableEnded || head === -1 || seen.length < head + 4 + length) return;
+        answer(seen, socket);
+      });
+    }),
+  );
+}
+
 describe('who may call: the uid from the kernel, nothing the caller sends', () => {
   it('an allowed user is forwarded: the provider receives the real token, the answer comes back', async () => {
     const answer = await requestAs(alice, ports.get('auto-recall')!, {
@@ -521,20 +538,11 @@ describe('streaming', () => {
     // A search upstream that sends its whole chunked answer, terminator included, in one write.
     const answer = JSON.stringify({ items: [{ id: 'd1', content: 'deploy on tuesdays' }] });
     const chunked = `${Buffer.byteLength(answer).toString(16)}\r\n${answer}\r\n0\r\n\r\n`;
-    const upstream = await listenOnLoopback(
-      net.createServer((socket) => {
-        let seen = '';
-        socket.on('data', (chunk: Buffer) => {
-          seen += chunk.toString();
-          const head = seen.indexOf('\r\n\r\n');
-          const length = Number(/content-length: *(\d+)/i.exec(seen)?.[1] ?? 0);
-          if (socket.writableEnded || head === -1 || seen.length < head + 4 + length) return;
-          socket.end(
-            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunked}`,
-          );
-        });
-      }),
-    );
+    const upstream = await rawUpstream((_seen, socket) => {
+      socket.end(
+        `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunked}`,
+      );
+    });
     // Counts the writes Node hands the kernel for the caller's connection (the broker's side of it).
     const socketProto = net.Socket.prototype as unknown as Record<
       '_write' | '_writev',
@@ -619,26 +627,16 @@ describe('what comes back: never a credential the broker holds', () => {
 
   it('a credential split across two chunks of a streamed answer cuts the answer before it', async () => {
     const first = `data: {"echo":"Bearer ${TOKEN.slice(0, 8)}`;
-    const upstream = await listenOnLoopback(
-      net.createServer((socket) => {
-        let seen = '';
-        socket.on('error', () => {});
-        socket.on('data', (chunk: Buffer) => {
-          seen += chunk.toString();
-          const head = seen.indexOf('\r\n\r\n');
-          const length = Number(/content-length: *(\d+)/i.exec(seen)?.[1] ?? 0);
-          if (socket.writableEnded || head === -1 || seen.length < head + 4 + length) return;
-          // The second half is the token's rest (the attack) or other text (the control).
-          const rest = seen.includes('"control"') ? 'not-the-token"}\n\n' : `${TOKEN.slice(8)}"}\n\n`;
-          const chunk1 = `${Buffer.byteLength(first).toString(16)}\r\n${first}\r\n`;
-          const chunk2 = `${Buffer.byteLength(rest).toString(16)}\r\n${rest}\r\n0\r\n\r\n`;
-          socket.write(
-            `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${chunk1}`,
-          );
-          setTimeout(() => socket.end(chunk2), 100);
-        });
-      }),
-    );
+    const upstream = await rawUpstream((seen, socket) => {
+      // The second half is the token's rest (the attack) or other text (the control).
+      const rest = seen.includes('"control"') ? 'not-the-token"}\n\n' : `${TOKEN.slice(8)}"}\n\n`;
+      const chunk1 = `${Buffer.byteLength(first).toString(16)}\r\n${first}\r\n`;
+      const chunk2 = `${Buffer.byteLength(rest).toString(16)}\r\n${rest}\r\n0\r\n\r\n`;
+      socket.write(
+        `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${chunk1}`,
+      );
+      setTimeout(() => socket.end(chunk2), 100);
+    });
     try {
       await withBroker(
         [alice.name],
@@ -686,30 +684,20 @@ describe('what comes back: never a credential the broker holds', () => {
   });
   it('so is a transfer coding other than chunked, which undici passes on undecoded', async () => {
     const gzipped = zlib.gzipSync(JSON.stringify({ error: `Incorrect API key: Bearer ${TOKEN}` }));
-    const upstream = await listenOnLoopback(
-      net.createServer((socket) => {
-        let seen = '';
-        socket.on('error', () => {});
-        socket.on('data', (chunk: Buffer) => {
-          seen += chunk.toString();
-          const head = seen.indexOf('\r\n\r\n');
-          const length = Number(/content-length: *(\d+)/i.exec(seen)?.[1] ?? 0);
-          if (socket.writableEnded || head === -1 || seen.length < head + 4 + length) return;
-          // The control: the same answer, plain, under chunked alone.
-          const control = seen.includes('"control"');
-          const body = control ? Buffer.from('{"items":[]}') : gzipped;
-          socket.end(
-            Buffer.concat([
-              Buffer.from(
-                `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ntransfer-encoding: ${control ? 'chunked' : 'gzip, chunked'}\r\n\r\n${body.length.toString(16)}\r\n`,
-              ),
-              body,
-              Buffer.from('\r\n0\r\n\r\n'),
-            ]),
-          );
-        });
-      }),
-    );
+    const upstream = await rawUpstream((seen, socket) => {
+      // The control: the same answer, plain, under chunked alone.
+      const control = seen.includes('"control"');
+      const body = control ? Buffer.from('{"items":[]}') : gzipped;
+      socket.end(
+        Buffer.concat([
+          Buffer.from(
+            `HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ntransfer-encoding: ${control ? 'chunked' : 'gzip, chunked'}\r\n\r\n${body.length.toString(16)}\r\n`,
+          ),
+          body,
+          Buffer.from('\r\n0\r\n\r\n'),
+        ]),
+      );
+    });
     try {
       await withBroker(
         [alice.name],
