@@ -196,18 +196,7 @@ async function modelRuns(
 ): Promise<{ ranWithoutAsking: boolean; markers: string[] }> {
   const before = markersLeft();
   await s.submit(`Please run-git ${command}`);
-  const shown = await Promise.race([
-    s.term.waitFor('ANSWER-AFTER-GIT', 30_000).then(
-      () => 'ran',
-      () => 'timeout',
-    ),
-    s.term.waitFor('Yes, allow once', 30_000).then(
-      () => 'asked',
-      () => 'timeout',
-    ),
-  ]);
-  if (shown === 'asked') await s.term.press('Escape');
-  await sleep(1000);
+  const shown = await s.ranOrAsked('ANSWER-AFTER-GIT');
   return { ranWithoutAsking: shown === 'ran', markers: markersLeft().filter((m) => !before.includes(m)) };
 }
 

@@ -144,6 +144,26 @@ export class ManagedSession {
     return enteredAt;
   }
 
+  /**
+   * After a prompt that makes the model call a tool: whether the turn ran on to `answer` with no
+   * dialog, or stopped at a confirmation (then declined with Escape), or neither within 30 s.
+   */
+  async ranOrAsked(answer: string): Promise<'ran' | 'asked' | 'timeout'> {
+    const shown = await Promise.race([
+      this.term.waitFor(answer, 30_000).then(
+        () => 'ran' as const,
+        () => 'timeout' as const,
+      ),
+      this.term.waitFor('Yes, allow once', 30_000).then(
+        () => 'asked' as const,
+        () => 'timeout' as const,
+      ),
+    ]);
+    if (shown === 'asked') await this.term.press('Escape');
+    await sleep(1000);
+    return shown;
+  }
+
   /** The next main model request after `since` (a timestamp). */
   nextMainRequest(since: number, timeoutMs = 30_000): Promise<RecordedRequest> {
     return this.world.model.waitForRequest((r) => r.kind === 'main' && r.receivedAt >= since, timeoutMs);
