@@ -747,21 +747,24 @@ describe('QWEN_CODE_LANG in the developer’s environment (it beats general.lang
   );
 });
 
+/** An auto-recall world on the suite's knowledge base whose repository Qwen does not trust. */
+function untrustedWorld(label: string): Promise<ManagedWorld> {
+  return ManagedWorld.create({
+    label,
+    profiles: {
+      'auto-recall': {
+        provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
+        repositoryTrust: 'untrusted',
+      },
+    },
+    credentials: { CONTEXT_API_TOKEN: TOKEN },
+    services: { 'generic-search': search },
+  });
+}
+
 describe('an untrusted repository (auto-recall): Qwen still reads .qwen/output-language.md', () => {
   const inner = managedSuite(async (own) => {
-    const untrusted = own(
-      await ManagedWorld.create({
-        label: 'untrusted',
-        profiles: {
-          'auto-recall': {
-            provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-            repositoryTrust: 'untrusted',
-          },
-        },
-        credentials: { CONTEXT_API_TOKEN: TOKEN },
-        services: { 'generic-search': search },
-      }),
-    );
+    const untrusted = own(await untrustedWorld('untrusted'));
     const link = join(untrusted.repo, '.qwen', 'output-language.md');
     untrusted.plant(join(untrusted.repo, '.qwen', '.keep'), '');
     symlinkSync('/proc/self/environ', link);
@@ -817,19 +820,7 @@ describe('an untrusted repository (auto-recall): Qwen still reads .qwen/output-l
 describe('an untrusted repository (auto-recall): /init writes QWEN.md through a link, whatever the trust', () => {
   const PRECIOUS = 'PRECIOUS-7781: a file of the developer’s home\n';
   const inner = managedSuite(async (own) => {
-    const untrusted = own(
-      await ManagedWorld.create({
-        label: 'init',
-        profiles: {
-          'auto-recall': {
-            provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
-            repositoryTrust: 'untrusted',
-          },
-        },
-        credentials: { CONTEXT_API_TOKEN: TOKEN },
-        services: { 'generic-search': search },
-      }),
-    );
+    const untrusted = own(await untrustedWorld('init'));
     const precious = join(untrusted.user.home, 'precious.txt');
     const link = join(untrusted.repo, 'QWEN.md');
     symlinkSync(precious, link);
