@@ -139,13 +139,7 @@ async function refusedFrom(kind: 'auto-recall' | 'write', cwd: string): Promise<
   await session.term.flush();
   expect(exit.exitCode).toBe(1);
   expect(world.model.requests.length + evil.requests.length).toBe(requestsBefore);
-  const lines = session.term
-    .rawOutput()
-    .replaceAll('\r\n', '\n')
-    .split('\n')
-    .filter((l) => l.startsWith('launch-qwen: '))
-    .map((l) => l.slice('launch-qwen: '.length).replaceAll(world.repo, '<repo>'));
-  return lines;
+  return session.launcherLines({ [world.repo]: '<repo>' });
 }
 
 /** `.qwen/settings.json` linked through /proc/self/cwd to a settings file whose hook leaves the `repo-hook` marker. */
@@ -780,12 +774,7 @@ describe('an untrusted repository (auto-recall): Qwen still reads .qwen/output-l
         const session = await inner.launch(untrusted, 'auto-recall', { cwd });
         const exit = await session.term.waitForExit(30_000);
         await session.term.flush();
-        const shown = session.term
-          .rawOutput()
-          .replaceAll('\r\n', '\n')
-          .split('\n')
-          .filter((l) => l.startsWith('launch-qwen: '))
-          .map((l) => l.slice('launch-qwen: '.length).replaceAll(untrusted.repo, '<repo>'));
+        const shown = session.launcherLines({ [untrusted.repo]: '<repo>' });
         expect({ cwd, exit: exit.exitCode, shown }).toEqual({
           cwd,
           exit: 1,
@@ -836,17 +825,10 @@ describe('an untrusted repository (auto-recall): /init writes QWEN.md through a 
         const session = await inner.launch(untrusted, 'auto-recall', { cwd });
         const exit = await session.term.waitForExit(30_000);
         await session.term.flush();
-        const shown = session.term
-          .rawOutput()
-          .replaceAll('\r\n', '\n')
-          .split('\n')
-          .filter((l) => l.startsWith('launch-qwen: '))
-          .map((l) =>
-            l
-              .slice('launch-qwen: '.length)
-              .replaceAll(untrusted.repo, '<repo>')
-              .replaceAll(untrusted.user.home, '<home>'),
-          );
+        const shown = session.launcherLines({
+          [untrusted.repo]: '<repo>',
+          [untrusted.user.home]: '<home>',
+        });
         expect({ cwd, exit: exit.exitCode, shown }).toEqual({
           cwd,
           exit: 1,

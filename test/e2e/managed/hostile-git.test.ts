@@ -210,12 +210,7 @@ describe('hostile git directory: the launch is refused, naming the file and the 
       const exit = await s.term.waitForExit(30_000);
       await s.term.flush();
       expect(exit.exitCode).toBe(1);
-      const lines = s.term
-        .rawOutput()
-        .replaceAll('\r\n', '\n')
-        .split('\n')
-        .filter((l) => l.startsWith('launch-qwen: '))
-        .map((l) => l.slice('launch-qwen: '.length).replaceAll(world.repo, '<repo>'));
+      const lines = s.launcherLines({ [world.repo]: '<repo>' });
       expect(lines.map((l) => l.split(': ').slice(0, 2).join(': '))).toEqual([
         // In the file's order: `git init` wrote the [core] section first.
         '<repo>/.git/config: core.sshcommand',

@@ -337,14 +337,7 @@ async function refused(kind: 'auto-recall' | 'write'): Promise<string[]> {
   await session.term.flush();
   expect(exit.exitCode).toBe(1);
   expect(world.model.requests.length).toBe(requestsBefore);
-  return session.term
-    .rawOutput()
-    .replaceAll('\r\n', '\n')
-    .split('\n')
-    .filter((l) => l.startsWith('launch-qwen: '))
-    .map((l) =>
-      l.slice('launch-qwen: '.length).replaceAll(world.repo, '<repo>').replaceAll(world.user.home, '~'),
-    );
+  return session.launcherLines({ [world.repo]: '<repo>', [world.user.home]: '~' });
 }
 
 describe('hostile repository: what cannot be neutralised refuses the launch, naming the file and the key', () => {

@@ -144,6 +144,21 @@ export class ManagedSession {
     return enteredAt;
   }
 
+  /** The launcher's `launch-qwen: ` lines without that prefix, each path of `names` written as its name. */
+  launcherLines(names: Readonly<Record<string, string>>): string[] {
+    return this.term
+      .rawOutput()
+      .replaceAll('\r\n', '\n')
+      .split('\n')
+      .filter((l) => l.startsWith('launch-qwen: '))
+      .map((l) =>
+        Object.entries(names).reduce(
+          (line, [path, name]) => line.replaceAll(path, name),
+          l.slice('launch-qwen: '.length),
+        ),
+      );
+  }
+
   /**
    * After a prompt that makes the model call a tool: whether the turn ran on to `answer` with no
    * dialog, or stopped at a confirmation (then declined with Escape), or neither within 30 s.
