@@ -10,7 +10,8 @@ import { type BrokerConfig, brokerConfigSchema } from '../contracts/broker-confi
 import { type InstallManifest, MANIFEST_FILE } from '../contracts/install-manifest.js';
 import { installManifestSchema } from '../contracts/install-manifest-schema.js';
 import type { Account, AccountDb } from '../host/accounts.js';
-import { StrictModes, type StrictModesFs } from '../host/strict-modes.js';
+import type { ChainFs } from '../host/file-chain.js';
+import { StrictModes } from '../host/strict-modes.js';
 import { show } from '../policy/quote.js';
 import { admit } from './allow.js';
 
@@ -21,7 +22,8 @@ export class BrokerStartError extends AdminInputError {
   }
 }
 
-export interface LoadFs extends StrictModesFs {
+/** StrictModes' lstat and readlink (a ChainFs's stat also names the group), and the reads. */
+export interface LoadFs extends ChainFs {
   readFileSync(path: string): Uint8Array;
 }
 

@@ -5,9 +5,11 @@ import * as tls from 'node:tls';
 import { BROKER_MODEL_IDLE_MS } from '../base/limits.js';
 import type { BrokerConfig } from '../contracts/broker-config.js';
 import type { Account } from '../host/accounts.js';
+import { walkFileChain } from '../host/file-chain.js';
 import { unprivilegedPortStart } from '../host/proc-net.js';
 import { show } from '../policy/quote.js';
 import { admit } from './allow.js';
+import { judgeCredentialFile } from './credential-files.js';
 import {
   BrokerStartError,
   brokerAccount,
@@ -71,9 +73,17 @@ export function checkBrokerStart(
   config: BrokerConfig,
   machine: Pick<BrokerMachine, 'fs' | 'env' | 'ids' | 'shellOf' | 'credentialValue'>,
   cache: AccountCache,
+  adminUid: number,
 ): { account: Account; mode: 'drop' | 'already'; credentials: Map<string, string> } {
   const problems: string[] = [];
   const account = collect(problems, () => brokerAccount(config, cache.get(), machine.shellOf));
+  // A secret an allowed developer can read (or swap) is not held by the broker alone: refused, with
+  // verify's own words (a missing file is named by the read below, with its fix).
+  for (const [name, { file }] of Object.entries(config.credentials).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const walk = walkFileChain(file, machine.fs);
+    if (walk.kind === 'missing') continue;
+    problems.push(...judgeCredentialFile(name, file, walk, cache.get(), { ...config, adminUid }).errors);
+  }
   const mode = account === undefined ? undefined : collect(problems, () => startMode(machine.ids, account));
   const credentials = collect(problems, () =>
     readBrokerCredentials(config, {
@@ -84,15 +94,15 @@ export function checkBrokerStart(
       valueOf: machine.credentialValue,
     }),
   );
-  if (account === undefined || mode === undefined || credentials === undefined)
+  if (account === undefined || mode === undefined || credentials === undefined || problems.length > 0)
     throw new BrokerStartError(problems);
   return { account, mode, credentials };
 }
 
 export async function startBroker(dir: string, machine: BrokerMachine): Promise<RunningBroker> {
-  const { config } = loadBrokerConfig(dir, machine.fs);
+  const { config, manifest } = loadBrokerConfig(dir, machine.fs);
   const cache = machine.accounts(config.allow.groups);
-  const { account, mode, credentials } = checkBrokerStart(config, machine, cache);
+  const { account, mode, credentials } = checkBrokerStart(config, machine, cache, manifest.adminUid);
   let ca: string[] | undefined;
   if (config.extraCaCertificates !== undefined) {
     try {

@@ -9,9 +9,10 @@ import { BrokerStartError, brokerAccount } from '../../broker/load.js';
 import { shellOf } from '../../broker/machine.js';
 import type { BrokerConfig } from '../../contracts/broker-config.js';
 import { healthProblem, listenerOwnerProblems, requestHealth } from '../../host/broker-check.js';
+import { walkFileChain } from '../../host/file-chain.js';
 import { listenerTables, listenerUid, unprivilegedPortStart } from '../../host/proc-net.js';
 import { credentialFileValue } from '../../policy/routed-credentials.js';
-import { pathChain, readAccountDb } from '../host-accounts.js';
+import { readAccountDb } from '../host-accounts.js';
 import type { InstallTree } from '../tree.js';
 import type { BrokerHostFacts } from './checks/broker.js';
 
@@ -36,7 +37,7 @@ export async function brokerHostFacts(config: BrokerConfig, tree: InstallTree): 
     if (!(error instanceof BrokerStartError)) throw error;
     userProblems = [...error.problems];
   }
-  const chains = new Map(Object.values(config.credentials).map(({ file }) => [file, pathChain(file)]));
+  const walks = new Map(Object.values(config.credentials).map(({ file }) => [file, walkFileChain(file, fs)]));
   // verify runs as root on the real install: it reads what the broker reads, and never prints it.
   const secretsIn: Array<{ file: string; credential: string }> = [];
   for (const [name, { file }] of Object.entries(config.credentials)) {
@@ -73,7 +74,7 @@ export async function brokerHostFacts(config: BrokerConfig, tree: InstallTree): 
   return {
     db,
     shell,
-    chains,
+    walks,
     secretsIn,
     listeners,
     unprivilegedPortStart: unprivilegedPortStart((file) => fs.readFileSync(file)),

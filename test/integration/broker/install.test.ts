@@ -420,6 +420,44 @@ describe('the broker stopped', () => {
     ]);
   });
 
+  // Negative control: before the start judged the files, both starts below served (measured: the
+  // broker bound its ports and dropped to its user with a 0644 key in a 0755 directory).
+  it('refuses to start while an allowed developer can read a credential file, or swap it (naming the file, who, the fix; never the value)', async () => {
+    const file = secretFiles['MEM0_API_KEY']!;
+    const secrets = path.dirname(file);
+    const refusal = async () => {
+      const started = await RunningBroker.start(installDir).then(
+        async (b) => {
+          await b.stop();
+          return 'served';
+        },
+        (error: Error) => error.message,
+      );
+      expect(noSecretIn(started)).toEqual([]);
+      return started;
+    };
+    fs.chmodSync(file, 0o644);
+    fs.chmodSync(secrets, 0o755);
+    try {
+      expect(await refusal()).toContain(
+        `credential file of MEM0_API_KEY "${file}" is readable by every user: the broker protects nothing; fix: chown root:root '${file}' && chmod 0600 '${file}'`,
+      );
+    } finally {
+      fs.chmodSync(file, 0o600);
+      fs.chmodSync(secrets, 0o700);
+    }
+    fs.chownSync(secrets, dev.uid, dev.gid);
+    try {
+      expect(await refusal()).toMatch(
+        new RegExp(
+          `credential file of \\w+ "${secrets}/\\w+" can be replaced by ${dev.name}, allowed to use the broker: "${secrets}" \\(directory, mode 0700, owner ${dev.name}\\) is theirs`,
+        ),
+      );
+    } finally {
+      fs.chownSync(secrets, 0, 0);
+    }
+  });
+
   it('started again with a stdout nobody reads: the first request stops it (exit 1, the reason on stderr), none passes unaudited after', async () => {
     broker = await RunningBroker.start(installDir);
     const exited = new Promise<number | null>((resolve) => broker!.child.once('exit', resolve));

@@ -158,9 +158,25 @@ describe('credentials', () => {
 // Negative control (by hand): a credential file that was not there was refused with "start the
 // broker as root, or under systemd …" (the broker was started as root), and a missing user hid every
 // other problem until it was fixed and the broker started again.
+/** What the credential files' paths stat as on a well-kept host: root's, directories 0755, files 0600. */
+function rootOnly(p: string) {
+  const directory = !p.startsWith('/etc/qm/');
+  return {
+    uid: 0,
+    gid: 0,
+    mode: directory ? 0o40755 : 0o100600,
+    isDirectory: () => directory,
+    isSymbolicLink: () => false,
+  };
+}
+
 describe('every start problem at once, each with its fix', () => {
-  const machine = (readFile: (p: string) => Uint8Array, env: Record<string, string> = {}) => ({
-    fs: { readFileSync: readFile } as never,
+  const machine = (
+    readFile: (p: string) => Uint8Array,
+    env: Record<string, string> = {},
+    lstat: (p: string) => ReturnType<typeof rootOnly> = rootOnly,
+  ) => ({
+    fs: { readFileSync: readFile, lstatSync: lstat, readlinkSync: () => '' } as never,
     env,
     ids: { getuid: () => 0, geteuid: () => 0 } as never,
     shellOf: () => '/usr/sbin/nologin',
@@ -174,7 +190,7 @@ describe('every start problem at once, each with its fix', () => {
 
   it('a missing user and a credential file that does not exist: both named', () => {
     expect(
-      problems(() => checkBrokerStart({ ...config, user: 'nobody-here' }, machine(absent), cache)),
+      problems(() => checkBrokerStart({ ...config, user: 'nobody-here' }, machine(absent), cache, 0)),
     ).toEqual([
       "the broker's user nobody-here does not exist; create it as a system user: useradd --system --no-create-home --shell /usr/sbin/nologin nobody-here",
       'credential KEY: "/etc/qm/key" does not exist; fix: write the secret into it (owned by root, mode 0600), or name the file that holds it in deployment.json credentials.KEY and render again',
@@ -189,10 +205,28 @@ describe('every start problem at once, each with its fix', () => {
           config,
           machine((p) => absent(p.replace(`${dir}/TOKEN`, '/etc/qm/token')), { CREDENTIALS_DIRECTORY: dir }),
           cache,
+          0,
         ),
       ),
     ).toEqual([
       `credential KEY: "${dir}/KEY" does not exist: systemd did not load it; fix: install the install's broker/systemd.conf as the unit's drop-in (LoadCredential=KEY:…), then systemctl daemon-reload and restart the broker`,
+    ]);
+  });
+
+  it('a credential file an allowed developer can read: refused, naming the file, who and the fix (not the value)', () => {
+    const readable = (p: string) =>
+      p === '/etc/qm/key' ? { ...rootOnly(p), mode: 0o100640, gid: 3000 } : rootOnly(p);
+    expect(
+      problems(() =>
+        checkBrokerStart(
+          config,
+          machine((p) => new TextEncoder().encode(`${p}\n`), {}, readable),
+          cache,
+          0,
+        ),
+      ),
+    ).toEqual([
+      "credential file of KEY \"/etc/qm/key\" can be read by carol, allowed to use the broker: with a broker no developer may read it; fix: chown root:root '/etc/qm/key' && chmod 0600 '/etc/qm/key'",
     ]);
   });
 
@@ -201,6 +235,7 @@ describe('every start problem at once, each with its fix', () => {
       config,
       machine((p) => new TextEncoder().encode(`${p}\n`)),
       cache,
+      0,
     );
     expect([found.account.name, found.mode, [...found.credentials.keys()]]).toEqual([
       'qmb',

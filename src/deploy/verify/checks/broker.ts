@@ -5,6 +5,7 @@
 // no allowed developer can read a credential file; no credential value is in any rendered file; each
 // listener is held by root or the broker's user and answers.
 import { checkOrigin } from '../../../base/origin.js';
+import { judgeCredentialFile } from '../../../broker/credential-files.js';
 import { parseRuntimeConfig } from '../../../config/load.js';
 import { credentialVariable } from '../../../config/names.js';
 import {
@@ -17,11 +18,10 @@ import {
 import { type BrokerConfig, brokerConfigSchema } from '../../../contracts/broker-config.js';
 import { PROFILE_FILES } from '../../../contracts/layout.js';
 import { PLATFORM_V3_ORIGIN } from '../../../contracts/mem0-presets.js';
-import type { AccountDb, PathStat } from '../../../host/accounts.js';
-import { readableByEveryone, readersOf } from '../../../host/accounts.js';
+import type { AccountDb } from '../../../host/accounts.js';
+import type { FileChain } from '../../../host/file-chain.js';
 import { NO_PROXY_VARIABLES, noProxyCovers, withNoProxyHost } from '../../../policy/broker-env.js';
 import { lookupEnv } from '../../../policy/environment-names.js';
-import { posixQuote } from '../../../policy/quote.js';
 import { isPlainObject } from '../../../text/json.js';
 import { providerConfigVersion } from '../../deployment/provider-config.js';
 import { showValue } from '../../json.js';
@@ -163,8 +163,8 @@ export interface BrokerHostFacts {
   db: AccountDb;
   /** The broker user's login shell (passwd field 7), when the user exists. */
   shell: string | undefined;
-  /** Credential file → its path chain (`/` down to the file), null when absent. */
-  chains: ReadonlyMap<string, readonly PathStat[] | null>;
+  /** Credential file → the entries the kernel meets opening it (src/host/file-chain.ts). */
+  walks: ReadonlyMap<string, FileChain>;
   /** Rendered files (relative path) holding the value of a credential (by variable name). */
   secretsIn: ReadonlyArray<{ file: string; credential: string }>;
   /** Per listener: the owner problems and health answer the launcher would see (empty: fine). */
@@ -191,49 +191,22 @@ export function checkBrokerHost(
     `the broker runs as ${config.user}: a system user without login that no developer is`,
   );
 
-  const allowed = (gid: number, name: string): boolean =>
-    config.allow.users.includes(name) ||
-    config.allow.groups.some((g) => {
-      const group = facts.db.groups.find((x) => x.name === g);
-      return group !== undefined && (group.gid === gid || group.members.includes(name));
-    });
   const credentialErrors: string[] = [];
   const credentialWarnings: string[] = [];
   for (const [name, { file }] of Object.entries(config.credentials)) {
-    const chain = facts.chains.get(file);
-    if (chain === undefined || chain === null || chain.length === 0) {
-      credentialErrors.push(
-        `credential file of ${name} ${showValue(file)} does not exist; the broker refuses to start without it`,
-      );
-      continue;
-    }
-    if (readableByEveryone(chain)) {
-      credentialErrors.push(
-        `credential file of ${name} ${showValue(file)} is readable by every user: the broker protects nothing; fix: chown root:root ${posixQuote(file)} && chmod 0600 ${posixQuote(file)}`,
-      );
-      continue;
-    }
-    const readers = readersOf(facts.db, chain).filter((u) => u.uid !== adminUid);
-    const developers = readers.filter((u) => allowed(u.gid, u.name));
-    if (developers.length > 0)
-      credentialErrors.push(
-        `credential file of ${name} ${showValue(file)} can be read by ${developers
-          .map((u) => u.name)
-          .slice(0, 3)
-          .join(
-            ', ',
-          )}, allowed to use the broker: with a broker no developer may read it; fix: chown root:root ${posixQuote(file)} && chmod 0600 ${posixQuote(file)}`,
-      );
-    const others = readers.filter((u) => !allowed(u.gid, u.name) && u.name !== config.user);
-    if (others.length > 0)
-      credentialWarnings.push(
-        `credential file of ${name} ${showValue(file)} can also be read by ${others
-          .map((u) => u.name)
-          .slice(0, 3)
-          .join(
-            ', ',
-          )}; only root needs to (the broker reads it before dropping privileges, systemd's LoadCredential as root)`,
-      );
+    // The broker's own start judgement (src/broker/credential-files.ts): what it refuses, verify fails.
+    const judged = judgeCredentialFile(
+      name,
+      file,
+      facts.walks.get(file) ?? { kind: 'missing', path: file },
+      facts.db,
+      {
+        ...config,
+        adminUid,
+      },
+    );
+    credentialErrors.push(...judged.errors);
+    credentialWarnings.push(...judged.warnings);
   }
   checks.expect(
     'broker.credentials',
