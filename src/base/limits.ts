@@ -68,5 +68,26 @@ export const BROKER_BODY_BYTES = { provider: 256 * 1024, model: 64 * 1024 * 1024
  * request, and far below what would overflow the stack of the walk that removes the secrets.
  */
 export const BROKER_JSON_DEPTH = 1000;
+/**
+ * What a caller of the broker may hold, whoever it is (the uid is known only at the connection, and
+ * anyone on the host may connect): a connection that sends nothing, a request head or body that
+ * trickles in, or a pile of connections would otherwise stay for good — measured on Node 20 with
+ * `requestTimeout: 0` (which also makes `headersTimeout` 0): 19 000 idle connections of a user the
+ * broker refuses were all still open after two minutes. Qwen and the runtimes send a request at once
+ * over loopback; the answer is not bounded here (BROKER_MODEL_IDLE_MS and the listeners' deadlines).
+ */
+export const BROKER_CALLER_LIMITS = {
+  /** A new connection's wait for its first request head to be complete (bytes or not). */
+  firstRequestMs: 10_000,
+  /** From a request's first byte to the end of its head. */
+  headersMs: 10_000,
+  /** From a request's first byte to the end of its body (64 MiB over loopback takes well under this). */
+  requestMs: 60_000,
+  /** How often Node looks for heads and bodies past those bounds. */
+  checkEveryMs: 1_000,
+  /** Open connections per caller uid (root's are not counted); the next is refused (audited). */
+  connectionsPerUid: 256,
+} as const;
+export type BrokerCallerLimits = { readonly [K in keyof typeof BROKER_CALLER_LIMITS]: number };
 /** How long the launcher (and verify) wait for each broker listener's health answer. */
 export const BROKER_HEALTH_TIMEOUT_MS = 3000;

@@ -12,7 +12,7 @@ import * as http from 'node:http';
 import type * as net from 'node:net';
 import type * as stream from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { BROKER_JSON_DEPTH } from '../base/limits.js';
+import { BROKER_CALLER_LIMITS, BROKER_JSON_DEPTH, type BrokerCallerLimits } from '../base/limits.js';
 import {
   BROKER_HEALTH_PATH,
   BROKER_HOST,
@@ -47,6 +47,8 @@ export interface BrokerServerOptions {
   /** Wall-clock ISO time for the audit. */
   time(): string;
   idle: IdleTimeouts;
+  /** What one caller may hold: its connections, and the time its requests take to arrive (tests shorten them). */
+  callerLimits?: BrokerCallerLimits;
 }
 
 export interface BrokerServer {
@@ -195,6 +197,10 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
   const servers = new Map<string, http.Server>();
   const bound = new Map<string, number>();
   const inFlight = new Set<ServerResponse>();
+  const limits = options.callerLimits ?? BROKER_CALLER_LIMITS;
+  /** Open connections per caller uid. */
+  const open = new Map<number, number>();
+  const firstRequest = new WeakMap<net.Socket, NodeJS.Timeout>();
 
   /**
    * Refuses what the HTTP server never hands to `serve` (its audit line included) and ends the
@@ -498,17 +504,62 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
     async listen() {
       try {
         for (const listener of config.listeners) {
-          const server = http.createServer({ requestTimeout: 0 }, handler(listener));
+          // A head or a body that trickles in holds a connection (and, admitted, a request) for no
+          // one: Node ends it past these bounds (its clientError below audits it).
+          const server = http.createServer(
+            {
+              headersTimeout: limits.headersMs,
+              requestTimeout: limits.requestMs,
+              connectionsCheckingInterval: limits.checkEveryMs,
+            },
+            handler(listener),
+          );
           // Decided once per connection, before any byte of it is read.
           server.on('connection', (socket: net.Socket) => {
-            callers.set(socket, options.peerUid(socket));
+            const uid = options.peerUid(socket);
+            callers.set(socket, uid);
+            // Anyone on the host can connect: one caller's pile of connections is cut at its bound,
+            // so it never holds the broker's descriptors for everyone (root is trusted anyway).
+            const held = uid === undefined || uid === 0 ? undefined : (open.get(uid) ?? 0) + 1;
+            if (held !== undefined && held > limits.connectionsPerUid) {
+              unparsed(
+                listener,
+                socket,
+                429,
+                `more than ${limits.connectionsPerUid} connections of this caller are open`,
+              );
+              return;
+            }
+            if (held !== undefined && uid !== undefined) {
+              open.set(uid, held);
+              socket.once('close', () => {
+                const left = (open.get(uid) ?? 1) - 1;
+                if (left === 0) open.delete(uid);
+                else open.set(uid, left);
+              });
+            }
+            // A connection that never completes a request head (not a byte of one, or a trickle)
+            // is ended; Node's headersTimeout only starts at a request's first byte.
+            const first = setTimeout(() => {
+              unparsed(listener, socket, 408, 'no request arrived in time on this connection');
+            }, limits.firstRequestMs);
+            first.unref();
+            firstRequest.set(socket, first);
+            socket.once('close', () => clearTimeout(first));
+          });
+          server.on('request', (req: IncomingMessage) => {
+            clearTimeout(firstRequest.get(req.socket));
           });
           // What never becomes a request — bytes the HTTP parser refuses (a smuggling attempt: two
           // Content-Lengths, Transfer-Encoding with Content-Length, a bare LF) and CONNECT — is
           // refused as Node would, and audited like any other refusal, under the caller's uid.
           server.on('clientError', (error: NodeJS.ErrnoException, socket: stream.Duplex) => {
             const code = error.code ?? '';
-            if (code.startsWith('HPE_'))
+            // Past headersMs or requestMs: a request already admitted is audited by its own close.
+            if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+              if ([...inFlight].some((res) => res.socket === socket)) socket.destroy();
+              else unparsed(listener, socket as net.Socket, 408, 'the request did not arrive in time');
+            } else if (code.startsWith('HPE_'))
               unparsed(
                 listener,
                 socket as net.Socket,

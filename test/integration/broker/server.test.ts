@@ -10,7 +10,7 @@ import * as zlib from 'node:zlib';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Loopback, listenOnLoopback } from '../../../scripts/shared/loopback.js';
-import { BROKER_JSON_DEPTH } from '../../../src/base/limits.js';
+import { BROKER_JSON_DEPTH, type BrokerCallerLimits } from '../../../src/base/limits.js';
 import { admit } from '../../../src/broker/allow.js';
 import type { AuditRecord } from '../../../src/broker/audit.js';
 import { accountCache, socketPeerUid } from '../../../src/broker/machine.js';
@@ -18,7 +18,7 @@ import { type BrokerServer, createBrokerServer } from '../../../src/broker/serve
 import { BROKER_HEALTH_PATH } from '../../../src/contracts/broker.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../e2e/harness/users.js';
-import { rawAs, requestAs, waitFor } from '../../fixtures/broker.js';
+import { holdAs, rawAs, requestAs, waitFor } from '../../fixtures/broker.js';
 import {
   type FakeService,
   GENERIC_SEARCH_ROUTE,
@@ -482,6 +482,7 @@ async function withBroker(
   peerUid: (socket: net.Socket) => number | undefined,
   body: (port: number) => Promise<void>,
   upstream = search.url,
+  extra: { callerLimits?: BrokerCallerLimits; audit?: AuditRecord[] } = {},
 ): Promise<void> {
   const config: BrokerConfig = {
     version: 1,
@@ -508,10 +509,11 @@ async function withBroker(
     peerUid,
     admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
     upstream: new Agent(),
-    audit: () => {},
+    audit: (line) => extra.audit?.push(JSON.parse(line) as AuditRecord),
     now: () => performance.now(),
     time: () => new Date().toISOString(),
     idle: { headersMs: 1000, bodyMs: 1000 },
+    ...(extra.callerLimits === undefined ? {} : { callerLimits: extra.callerLimits }),
   });
   await server.listen();
   try {
@@ -738,5 +740,120 @@ describe('controls', () => {
         expect(JSON.parse(answer.body).error.message).toContain('cannot tell who is calling');
       },
     );
+  });
+});
+
+// Negative control (measured by hand, Node 20, on the build before: http.createServer({ requestTimeout:
+// 0 }), which also made headersTimeout 0): 20 connections of a refused user that sent nothing, 20 that
+// trickled a header line every 10 s and 20 of an allowed caller trickling a body were all still open
+// after 100 s; 19 000 idle ones of the refused user were still held two minutes later.
+describe('slow or piled-up callers hold nothing for long', () => {
+  const limits: BrokerCallerLimits = {
+    firstRequestMs: 600,
+    headersMs: 600,
+    requestMs: 2000,
+    checkEveryMs: 100,
+    connectionsPerUid: 3,
+  };
+  const SLOW = 'POST /v1/context/search HTTP/1.1\r\nHost: x\r\n';
+
+  it('a connection that never sends a request, or trickles its head, is ended (408, audited under the caller)', async () => {
+    const seen: AuditRecord[] = [];
+    await withBroker(
+      [alice.name],
+      socketPeerUid,
+      async (port) => {
+        const [idle, trickle] = await Promise.all([
+          holdAs(mallory, port, { count: 1, maxMs: 8000 }),
+          holdAs(alice, port, { count: 1, send: SLOW, trickle: 'X-A: b\r\n', everyMs: 100, maxMs: 8000 }),
+        ]);
+        for (const [held] of [idle, trickle]) {
+          expect(held!.closedAfterMs).toBeDefined();
+          expect(held!.got).toMatch(/^HTTP\/1\.1 408 /);
+        }
+      },
+      search.url,
+      { callerLimits: limits, audit: seen },
+    );
+    expect(seen.map((r) => [r.user, r.status, r.decision, r.reason])).toEqual(
+      expect.arrayContaining([
+        [mallory.name, 408, 'refused', 'no request arrived in time on this connection'],
+        [alice.name, 408, 'refused', expect.stringMatching(/in time/)],
+      ]),
+    );
+  });
+
+  it('an admitted request whose body trickles is ended at requestMs, audited failed', async () => {
+    const seen: AuditRecord[] = [];
+    await withBroker(
+      [alice.name],
+      socketPeerUid,
+      async (port) => {
+        const [held] = await holdAs(alice, port, {
+          count: 1,
+          send: `${SLOW}Content-Type: application/json\r\nContent-Length: 4000\r\n\r\n{`,
+          trickle: ' ',
+          everyMs: 100,
+          maxMs: 8000,
+        });
+        expect(held!.closedAfterMs).toBeGreaterThanOrEqual(limits.requestMs);
+        expect(held!.closedAfterMs).toBeDefined();
+      },
+      search.url,
+      { callerLimits: limits, audit: seen },
+    );
+    await waitFor(() => seen.length > 0);
+    expect(seen.map((r) => [r.user, r.decision])).toEqual([[alice.name, 'failed']]);
+  });
+
+  it('an answer that streams longer than every caller bound passes whole (the bounds are on the request)', async () => {
+    const upstream = http.createServer(async (req, res) => {
+      for await (const _ of req);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (++sent === 12) {
+          clearInterval(timer);
+          res.end('"end"]');
+        } else res.write(`"part ${sent}",`);
+      }, 250);
+    });
+    const loopback = await listenOnLoopback(upstream);
+    try {
+      await withBroker(
+        [alice.name],
+        socketPeerUid,
+        async (port) => {
+          const answer = await requestAs(alice, port, SEARCH);
+          expect([answer.status, answer.body.endsWith('"part 11","end"]')]).toEqual([200, true]);
+        },
+        loopback.url,
+        { callerLimits: limits },
+      );
+    } finally {
+      await loopback.close();
+    }
+  });
+
+  it("one caller's pile of connections is cut at connectionsPerUid (429, audited); another caller is served meanwhile", async () => {
+    const seen: AuditRecord[] = [];
+    await withBroker(
+      [alice.name],
+      socketPeerUid,
+      async (port) => {
+        const pile = holdAs(mallory, port, { count: 5, maxMs: 8000 });
+        await waitFor(() => seen.filter((r) => r.status === 429).length === 2);
+        expect((await requestAs(alice, port, SEARCH)).status).toBe(200);
+        const held = await pile;
+        expect(held.filter((h) => h.got.startsWith('HTTP/1.1 429 ')).length).toBe(2);
+        expect(held.filter((h) => h.got.startsWith('HTTP/1.1 408 ')).length).toBe(3);
+      },
+      search.url,
+      { callerLimits: limits, audit: seen },
+    );
+    expect(seen.filter((r) => r.status === 429).map((r) => [r.user, r.reason])).toEqual([
+      [mallory.name, 'more than 3 connections of this caller are open'],
+      [mallory.name, 'more than 3 connections of this caller are open'],
+    ]);
   });
 });
