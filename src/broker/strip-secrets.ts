@@ -111,16 +111,48 @@ export interface AnswerWatch {
 }
 
 /**
+ * The base64 texts (standard and URL alphabets, no padding) every base64 encoding of a message holding
+ * `secret` contains, whatever the secret's offset in it: the encoding of each 3-byte group that lies
+ * wholly inside the secret depends only on the secret and its offset modulo 3, so the three runs of
+ * whole groups (from the secret's first, second and third byte) are what such an echo must contain —
+ * `Basic base64(user:secret)` included. None for a secret too short to hold two whole groups at
+ * every offset (so short a run could match an answer by chance).
+ */
+function base64Spellings(secret: Buffer): string[] {
+  const spellings: string[] = [];
+  for (let start = 0; start < 3; start++) {
+    const groups = Math.floor((secret.length - start) / 3);
+    if (groups < 2) return [];
+    const standard = secret.subarray(start, start + groups * 3).toString('base64');
+    spellings.push(standard, standard.replaceAll('+', '-').replaceAll('/', '_'));
+    // Inside a JSON string as PHP writes it: `\/`.
+    if (standard.includes('/')) spellings.push(standard.replaceAll('/', '\\/'));
+  }
+  return spellings;
+}
+
+/**
  * The spellings of a credential an echo may carry: as it is, inside a JSON string (`\/` included,
- * as PHP writes a slash) and percent-encoded in a URL. A transformed echo (base64, a hash, a mask)
- * is beyond any watch: docs/admin.md says so.
+ * as PHP writes a slash), percent-encoded in a URL, in hex (either case) and inside any base64 text
+ * (an echoed `Authorization: Basic …`, a base64 dump of the request). A hash, a mask (`sk-ab…yz`),
+ * a partial or otherwise transformed echo is beyond any watch: docs/admin.md says so.
  */
 function echoSpellings(secrets: readonly string[]): string[] {
   const spellings = new Set<string>();
   for (const secret of secrets) {
     if (secret === '') continue;
     const json = JSON.stringify(secret).slice(1, -1);
-    for (const spelling of [secret, json, json.replaceAll('/', '\\/'), encodeURIComponent(secret)])
+    const raw = Buffer.from(secret, 'utf8');
+    const hex = raw.toString('hex');
+    for (const spelling of [
+      secret,
+      json,
+      json.replaceAll('/', '\\/'),
+      encodeURIComponent(secret),
+      hex,
+      hex.toUpperCase(),
+      ...base64Spellings(raw),
+    ])
       spellings.add(spelling);
   }
   return [...spellings];
@@ -133,9 +165,15 @@ export function watchAnswer(secrets: readonly string[]): AnswerWatch {
   const heldLength = (data: Buffer): number => {
     let longest = 0;
     for (const needle of needles) {
-      for (let k = Math.min(needle.length - 1, data.length); k > longest; k--) {
-        if (data.subarray(data.length - k).equals(needle.subarray(0, k))) {
-          longest = k;
+      // Only where the needle's first byte is: a hex or base64 spelling is long, and this runs per chunk.
+      const first = needle[0]!;
+      for (
+        let at = data.indexOf(first, Math.max(0, data.length - needle.length + 1));
+        at !== -1 && data.length - at > longest;
+        at = data.indexOf(first, at + 1)
+      ) {
+        if (data.subarray(at).equals(needle.subarray(0, data.length - at))) {
+          longest = data.length - at;
           break;
         }
       }

@@ -627,6 +627,22 @@ describe('what comes back: never a credential the broker holds', () => {
     }
   });
 
+  // Negative control (by hand, the build before): this answer reached the caller, 200, token inside.
+  it('so is one that echoes it base64-encoded (the Authorization it got, in a debug field)', async () => {
+    const echoed = Buffer.from(`Bearer ${TOKEN}`).toString('base64');
+    search.script(GENERIC_SEARCH_ROUTE, {
+      status: 200,
+      json: { items: [], debug: { authorization: echoed } },
+    });
+    try {
+      const answer = await requestAs(alice, ports.get('auto-recall')!, SEARCH);
+      expect([answer.status, JSON.parse(answer.body).error.code]).toEqual([502, 'upstream_echo']);
+      expect(JSON.stringify(answer)).not.toContain(echoed);
+    } finally {
+      search.unscript();
+    }
+  });
+
   it('a credential split across two chunks of a streamed answer cuts the answer before it', async () => {
     const first = `data: {"echo":"Bearer ${TOKEN.slice(0, 8)}`;
     const upstream = await rawUpstream((seen, socket) => {

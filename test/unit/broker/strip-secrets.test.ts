@@ -187,6 +187,32 @@ describe('watchAnswer: no held credential ever leaves in an answer', () => {
     expect(headersCarrySecret({ link: '</?key=ab%2Fcd%2Bef%22gh>' }, [slashed])).toBe(true);
   });
 
+  // Negative control (by hand, on the build before): each of these echoes passed the watch whole.
+  it.each<[string, (secret: string) => string]>([
+    ['an echoed Basic header', (k) => `{"seen":"Basic ${Buffer.from(`user:${k}`).toString('base64')}"}`],
+    ['a base64 request dump (offset 0)', (k) => Buffer.from(`Authorization: Bearer ${k}`).toString('base64')],
+    ['base64 at offset 1', (k) => Buffer.from(`x${k}`).toString('base64')],
+    ['base64 at offset 2', (k) => Buffer.from(`xy${k}tail`).toString('base64')],
+    ['URL-safe base64', (k) => Buffer.from(`??${k}>>`).toString('base64url')],
+    ['hex', (k) => `{"digest_input":"${Buffer.from(k).toString('hex')}"}`],
+    ['HEX', (k) => Buffer.from(`a${k}`).toString('hex').toUpperCase()],
+  ])('sees a credential inside %s', (_name, echo) => {
+    for (const secret of [...SECRETS, 'sk-with/slash+plus?=~~~']) {
+      const answer = echo(secret);
+      expect([answer, watchAnswer([secret]).push(bytes(answer)).ok]).toEqual([answer, false]);
+      expect(headersCarrySecret({ 'x-echo': answer }, [secret])).toBe(true);
+    }
+  });
+
+  it('negative control: base64 and hex of other text pass, and a secret too short for two base64 groups is not looked for in base64', () => {
+    for (const answer of [
+      Buffer.from('Authorization: Bearer sk-model-kez-77').toString('base64'),
+      Buffer.from('sk-model-key-7').toString('hex'),
+      'c2s', // "sk" in base64: the 5-byte secret below has no base64 spelling
+    ])
+      expect(watchAnswer([...SECRETS, 'sk-ab']).push(bytes(answer)).ok).toBe(true);
+  });
+
   it.each<[string, string[]]>([
     [
       'a stream of events (nothing held: "\\n" starts no credential)',
