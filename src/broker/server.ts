@@ -18,6 +18,8 @@ import {
   BROKER_HOST,
   CALLER_CREDENTIAL_HEADERS,
   CALLER_REROUTING_HEADERS,
+  MODEL_LISTENER,
+  PROVIDER_CALLER_HEADERS,
 } from '../contracts/broker.js';
 import type { BrokerConfig, BrokerListener } from '../contracts/broker-config.js';
 import type { Admission } from './allow.js';
@@ -119,11 +121,21 @@ function upstreamHeaders(
     ...CALLER_CREDENTIAL_HEADERS,
     ...CALLER_REROUTING_HEADERS,
     listener.header.name.toLowerCase(),
-    ...connectionNamed(incoming.connection),
+    ...connectionNamed(incoming.connection).map((name) => name.replaceAll('_', '-')),
   ]);
+  // A provider's contract is the runtimes' own: only its listed headers pass. The model's is Qwen's.
+  const listed = listener.name === MODEL_LISTENER ? undefined : new Set(PROVIDER_CALLER_HEADERS);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name) || name.startsWith('x-forwarded-'))
+    // CGI and WSGI servers read `x_api_key` as `X-Api-Key`: judged with `-` for `_`.
+    const seen = name.replaceAll('_', '-');
+    if (
+      value === undefined ||
+      HOP_BY_HOP.has(seen) ||
+      dropped.has(seen) ||
+      seen.startsWith('x-forwarded-') ||
+      (listed !== undefined && !listed.has(name))
+    )
       continue;
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }

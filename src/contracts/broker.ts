@@ -70,6 +70,11 @@ export const CALLER_CREDENTIAL_HEADERS: readonly string[] = [
   'x-api-key',
   'api-key',
   'x-goog-api-key',
+  // What API gateways and other front ends take a key from instead (Azure API Management, OpenStack
+  // and many a self-hosted server): an upstream that prefers it would serve the caller's identity.
+  'ocp-apim-subscription-key',
+  'x-auth-token',
+  'token',
 ];
 
 /**
@@ -93,4 +98,25 @@ export const CALLER_REROUTING_HEADERS: readonly string[] = [
   'client-ip',
   'x-cluster-client-ip',
   'cf-connecting-ip',
+  // LLM gateways that route by a caller header: in front of the model they would send the request —
+  // the broker's credential with it — to a host or provider the caller names (Helicone's gateway
+  // forwards to Helicone-Target-Url; Portkey to x-portkey-custom-host, or as another provider,
+  // config or stored key). Any other ordinary header still reaches the model: docs/admin.md.
+  'helicone-target-url',
+  'helicone-target-provider',
+  'helicone-openai-api-base',
+  'helicone-fallbacks',
+  'x-portkey-custom-host',
+  'x-portkey-provider',
+  'x-portkey-config',
+  'x-portkey-virtual-key',
 ];
+
+/**
+ * The caller headers a provider listener forwards (besides what the broker sets itself: the
+ * credential, content-type, content-length, accept-encoding): the runtimes' provider requests carry
+ * no other (src/http/client.ts), so every other one is dropped — none a provider, or a gateway in front
+ * of it, reads as another scope, tenant, route or target comes from the caller. The model listener
+ * cannot list Qwen's (its SDKs' own, and the administrator's customHeaders): it drops the lists above.
+ */
+export const PROVIDER_CALLER_HEADERS: readonly string[] = ['accept', 'user-agent'];
