@@ -72,8 +72,9 @@ export const BROKER_JSON_DEPTH = 1000;
  * What a caller of the broker may hold, whoever it is (the uid is known only at the connection, and
  * anyone on the host may connect): a connection that sends nothing, a request head or body that
  * trickles in, or a pile of connections would otherwise stay for good — measured on Node 20 with
- * `requestTimeout: 0` (which also makes `headersTimeout` 0): 19 000 idle connections of a user the
- * broker refuses were all still open after two minutes. Qwen and the runtimes send a request at once
+ * `requestTimeout: 0` (which also makes `headersTimeout` 0): a refused user's idle and trickling
+ * connections stayed past 100 s, and of 19 000 idle ones opened in a minute the broker held 3 976
+ * (its descriptors) two minutes on. Qwen and the runtimes send a request at once
  * over loopback; the answer is not bounded here (BROKER_MODEL_IDLE_MS and the listeners' deadlines).
  */
 export const BROKER_CALLER_LIMITS = {
