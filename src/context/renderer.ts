@@ -87,10 +87,25 @@ export function structuredContext(envelope: string): { untrusted_external_contex
 // what it draws). Qwen 0.24.4 prints JSON.stringify of a tool's structuredContent, where JSON leaves
 // them raw, so an escape in our text cannot keep them off the user's terminal: they are replaced.
 const TERMINAL_CONTROL = new RegExp(`[${TERMINAL_CONTROLS}]`, 'g');
+// Text drawn as nothing that still spells a payload a model can read, replaced: the tag characters
+// (U+E0000–E007F: ASCII a terminal hides and a model reads, "ASCII smuggling") with the unassigned
+// rest of plane 14's ignorables, and the variation selectors but text and emoji presentation
+// (U+FE00–FE0D, U+E0100–E01EF: a byte each, a payload after a single emoji). U+FE0E and U+FE0F
+// stay after a character (❤️), never in a run. All of them reached the pty and the model's request
+// raw from a context_search result (measured, test/e2e/managed/on-demand.test.ts).
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the selectors are matched alone, on purpose
+const HIDDEN_PAYLOAD = /[\u{e0000}-\u{e0fff}\ufe00-\ufe0d]|(?<=[\ufe0e\ufe0f])[\ufe0e\ufe0f]/gu;
+// A high surrogate of U+E0000–E0FFF or a selector: a native test that spares plain text the pass above.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the selectors are matched alone, on purpose
+const MAY_HIDE_PAYLOAD = /[\udb40-\udb43\ufe00-\ufe0f]/;
 
-/** Provider text with every terminal control replaced by U+FFFD (one unit for one: lengths hold). */
+/**
+ * Provider text with every terminal control and hidden payload replaced by U+FFFD: one code point
+ * for one, never more units, so every cap and the budget hold.
+ */
 function neutralise(text: string): string {
-  return text.replace(TERMINAL_CONTROL, '\ufffd');
+  const controlled = text.replace(TERMINAL_CONTROL, '\ufffd');
+  return MAY_HIDE_PAYLOAD.test(controlled) ? controlled.replace(HIDDEN_PAYLOAD, '\ufffd') : controlled;
 }
 
 /** Applies the code-point caps; empty or missing strings and non-finite scores are omitted. */

@@ -146,8 +146,37 @@ describe('renderContext: escaping', () => {
     expect(JSON.stringify({ content: raw })).toContain(raw);
   });
 
+  // A terminal draws these as nothing, a model reads them: "obey" in tag characters, a byte per selector.
+  it.each<[string, string, string]>([
+    [
+      'tag characters (ASCII smuggling)',
+      'ok\u{e006f}\u{e0062}\u{e0065}\u{e0079}!',
+      'ok\ufffd\ufffd\ufffd\ufffd!',
+    ],
+    [
+      'the language tag, the cancel tag and the unassigned rest of plane 14',
+      '\u{e0001}\u{e007f}\u{e0080}\u{e0fff}',
+      '\ufffd'.repeat(4),
+    ],
+    [
+      'variation selectors that spell bytes',
+      '😀\ufe00\ufe0d\u{e0100}\u{e01ef}',
+      '😀\ufffd\ufffd\ufffd\ufffd',
+    ],
+    ['a run of presentation selectors', '😀\ufe0f\ufe0e\ufe0f x\ufe0e', '😀\ufe0f\ufffd\ufffd x\ufe0e'],
+  ])('replaces %s by U+FFFD, one code point for one', (_name, raw, shown) => {
+    const rendered = renderContext([{ id: `i${raw}`, content: raw, title: raw, uri: raw, updatedAt: raw }]);
+    expect(itemsOf(rendered)).toEqual([
+      { id: `i${shown}`, content: shown, title: shown, uri: shown, updatedAt: shown },
+    ]);
+    expect([...shown]).toHaveLength([...raw].length);
+    // biome-ignore lint/suspicious/noMisleadingCharacterClass: selectors alone, on purpose
+    expect(JSON.stringify(structuredContext(rendered))).not.toMatch(/[\u{e0000}-\u{e0fff}\ufe00-\ufe0d]/u);
+  });
+
   it('keeps every other character, emoji joiners and variation selectors included', () => {
-    const content = 'é\u0301 部署 👩\u200d💻 ❤\ufe0f \u00a0 \t\n';
+    const content =
+      'é\u0301 部署 👩\u200d💻 ❤\ufe0f ❤\ufe0f\u200d🔥 🏳\ufe0f\u200d🌈 #\ufe0f\u20e3 ☺\ufe0e a\u200bb \u00a0 \t\n';
     expect(itemsOf(renderContext([{ id: 'x', content }]))).toEqual([{ id: 'x', content }]);
   });
 
@@ -275,6 +304,7 @@ describe('structuredContext: the MCP structured copy, which Qwen gives the model
 describe('renderContext: properties', () => {
   const hostileUnit = fc.oneof(
     fc.constantFrom('<', '>', '"', '\\', '\n', '\u0000', '\u2028', '😀', '\ud800', '\udc00', 'a'),
+    fc.constantFrom('\u{e0041}', '\udb40', '\ufe01', '\ufe0e', '\ufe0f', '\u{e0100}'),
     fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
   );
   const text = (maxLength: number) => fc.string({ unit: hostileUnit, maxLength });
@@ -292,7 +322,10 @@ describe('renderContext: properties', () => {
   const items = fc.array(item, { maxLength: 8 }).map((list) => list.filter((entry) => entry.content !== ''));
   // What the renderer shows of provider text: terminal controls replaced by U+FFFD, one for one.
   const shown = (s: string) =>
-    s.replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '\ufffd');
+    s
+      .replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '\ufffd')
+      // biome-ignore lint/suspicious/noMisleadingCharacterClass: selectors alone, on purpose
+      .replace(/[\u{e0000}-\u{e0fff}\ufe00-\ufe0d]|(?<=[\ufe0e\ufe0f])[\ufe0e\ufe0f]/gu, '\ufffd');
   const codePoints = (s: string, max: number) => shown([...s].slice(0, max).join(''));
 
   it('always fits the budget, parses, keeps the notice, has no raw angle bracket or lone surrogate', () => {
