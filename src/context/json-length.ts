@@ -1,11 +1,16 @@
 // Serialized length of a JSON string as the renderer emits it: JSON.stringify's escapes (the
-// well-formed kind: a lone surrogate becomes `\uXXXX`) plus the renderer's own for <, >, U+2028, U+2029.
+// well-formed kind: a lone surrogate becomes `\uXXXX`) plus the renderer's own for <, >, [, U+2028, U+2029.
 import { isHighSurrogate, isLowSurrogate } from '../text/codepoints.js';
 
-/** Length of `JSON.stringify(text)` once every `<`, `>`, U+2028 and U+2029 has become a six-character `\uXXXX` escape. */
+/** Length of `JSON.stringify(text)` once every `<`, `>`, `[`, U+2028 and U+2029 has become a six-character `\uXXXX` escape. */
 export function escapedJsonLength(text: string): number {
   // Native stringify is far cheaper than a per-unit loop for a whole field in a cold hook process.
-  const escaped = countOf(text, '<') + countOf(text, '>') + countOf(text, '\u2028') + countOf(text, '\u2029');
+  const escaped =
+    countOf(text, '<') +
+    countOf(text, '>') +
+    countOf(text, '[') +
+    countOf(text, '\u2028') +
+    countOf(text, '\u2029');
   return JSON.stringify(text).length + 5 * escaped;
 }
 
@@ -37,9 +42,9 @@ function escapedUnitLength(unit: number): number {
   // `"` and `\`, and the five controls with a short escape (\b \t \n \f \r).
   if (unit === 0x22 || unit === 0x5c || unit === 8 || unit === 9 || unit === 10 || unit === 12 || unit === 13)
     return 2;
-  // Other controls and lone surrogates (JSON.stringify), and the renderer's four: `\uXXXX`.
+  // Other controls and lone surrogates (JSON.stringify), and the renderer's five: `\uXXXX`.
   if (unit < 0x20 || (unit >= 0xd800 && unit <= 0xdfff)) return 6;
-  if (unit === 0x3c || unit === 0x3e || unit === 0x2028 || unit === 0x2029) return 6;
+  if (unit === 0x3c || unit === 0x3e || unit === 0x5b || unit === 0x2028 || unit === 0x2029) return 6;
   return 1;
 }
 

@@ -15,12 +15,15 @@ const DROP_ORDER = ['score', 'updatedAt', 'title', 'uri'] as const;
 type Key = (typeof KEYS)[number];
 type RenderedItem = Pick<ContextItem, Key>;
 
+// A JSON string literal (the unrolled form: linear, no backtracking). Provider text is only in one.
+const STRING_LITERAL = /"[^"\\]*(?:\\.[^"\\]*)*"/g;
+
 /** The envelope with `items: []`: the fixed part of every output. */
 const EMPTY_LENGTH = serialize([]).length;
 
 /**
  * Renders provider results as the untrusted-context envelope: at most 5 items, always a prefix of
- * the ranking, at most 4000 UTF-16 units, `<`, `>`, U+2028 and U+2029 escaped, terminal controls replaced.
+ * the ranking, at most 4000 UTF-16 units, `<`, `>`, `[`, U+2028 and U+2029 escaped, terminal controls replaced.
  */
 export function renderContext(items: readonly ContextItem[]): string {
   const kept: RenderedItem[] = [];
@@ -49,27 +52,32 @@ function serialize(items: readonly RenderedItem[]): string {
 }
 
 /**
- * JSON text with every `<`, `>`, U+2028 and U+2029 written as a `\uXXXX` escape: the same value.
- * Provider text must not open or close a tag around what the model reads (a context tag, a tool
- * response, a chat template's special token such as `<|im_end|>`), nor break a line where a reader
- * splits lines on U+2028/U+2029 (JSON.stringify leaves them raw); JSON.parse restores it.
+ * JSON text with every `<`, `>`, U+2028 and U+2029, and every `[` inside a string, written as a
+ * `\uXXXX` escape: the same value. Provider text must not open or close a tag around what the model
+ * reads (a context tag, a tool response, a chat template's special token such as `<|im_end|>`) nor
+ * a bracketed one (`[/TOOL_RESULTS][INST]`: Mistral's control tokens, Llama 2's turn text), nor break
+ * a line where a reader splits lines on U+2028/U+2029 (JSON.stringify leaves them raw); JSON.parse
+ * restores it. A `[` outside strings is JSON's own array bracket and stays.
  */
 export function escapeMarkupInJson(json: string): string {
-  return json
+  const escaped = json
     .replaceAll('<', '\\u003c')
     .replaceAll('>', '\\u003e')
     .replaceAll('\u2028', '\\u2028')
     .replaceAll('\u2029', '\\u2029');
+  return escaped.replace(STRING_LITERAL, (literal) =>
+    literal.includes('[') ? literal.replaceAll('[', '\\u005b') : literal,
+  );
 }
 
-// Full-width look-alikes: what `<` and `>` of provider text become in an MCP result's structured copy.
-const STRUCTURED_ANGLES: Readonly<Record<string, string>> = { '<': '\uff1c', '>': '\uff1e' };
+// Full-width look-alikes: what `<`, `>` and `[` of provider text become in an MCP result's structured copy.
+const STRUCTURED_MARKUP: Readonly<Record<string, string>> = { '<': '\uff1c', '>': '\uff1e', '[': '\uff3b' };
 
 /**
  * The `structuredContent` of a `context_search` result: the rendered envelope parsed back, with
- * every `<` and `>` of provider text as U+FF1C / U+FF1E (one unit for one: every bound holds).
+ * every `<`, `>` and `[` of provider text as U+FF1C, U+FF1E, U+FF3B (one unit for one: every bound holds).
  * Qwen 0.24.4 gives the model JSON.stringify of the structured copy before our text whenever the
- * two differ, and JSON leaves `<` and `>` raw: the `\u003c` escape cannot reach it there, and a
+ * two differ, and JSON leaves `<`, `>` and `[` raw: the `\u003c` escape cannot reach it there, and a
  * provider's `</tool_response><|im_end|>` reached the model's request as it was (measured). The
  * model still gets the exact text in the escaped copy after it.
  */
@@ -77,7 +85,7 @@ export function structuredContext(envelope: string): { untrusted_external_contex
   const parsed = JSON.parse(envelope) as { untrusted_external_context: { items: Record<string, unknown>[] } };
   for (const item of parsed.untrusted_external_context.items) {
     for (const [key, value] of Object.entries(item)) {
-      if (typeof value === 'string') item[key] = value.replace(/[<>]/g, (angle) => STRUCTURED_ANGLES[angle]!);
+      if (typeof value === 'string') item[key] = value.replace(/[<>[]/g, (mark) => STRUCTURED_MARKUP[mark]!);
     }
   }
   return parsed;

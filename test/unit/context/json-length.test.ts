@@ -9,6 +9,7 @@ const unit = fc.oneof(
   fc.constantFrom(
     '<',
     '>',
+    '[',
     '"',
     '\\',
     '\n',
@@ -30,6 +31,7 @@ const rendered = (text: string) =>
   JSON.stringify(text)
     .replaceAll('<', '\\u003c')
     .replaceAll('>', '\\u003e')
+    .replaceAll('[', '\\u005b')
     .replaceAll('\u2028', '\\u2028')
     .replaceAll('\u2029', '\\u2029');
 
@@ -38,6 +40,7 @@ describe('escapedJsonLength', () => {
     ['', 2],
     ['abc', 5],
     ['<>', 14],
+    ['[]', 9],
     ['"\\', 6],
     ['\n\u0001', 10],
     ['😀', 4],
