@@ -6,7 +6,7 @@ import { loadRuntimeConfig } from '../../config/load.js';
 import { createTransport } from '../../http/create-transport.js';
 import type { TransportHandle } from '../../http/transport.js';
 import { createProvider } from '../../providers/factory.js';
-import { isEntryPoint, silenceWarnings } from '../shared/process.js';
+import { isEntryPoint, lookupPending, silenceWarnings } from '../shared/process.js';
 import { createExternalContextServer } from './server.js';
 
 declare const TOOLKIT_VERSION: string;
@@ -34,7 +34,14 @@ export async function main(): Promise<void> {
   }
   const stdio = new StdioServerTransport();
   const shutdown = () => {
-    void transport.close().finally(() => process.exit(0));
+    void transport.close().finally(() => {
+      // process.exit() waits for every threadpool thread, and a provider host name whose resolver
+      // never answers holds one in getaddrinfo, which nothing cancels: the server outlived its closed
+      // stdin by the resolver's whole timeout, and Qwen 0.24.4's /quit waited 2 s for it before its
+      // SIGTERM (measured). Nothing is left to answer: end now.
+      if (lookupPending()) process.kill(process.pid, 'SIGKILL');
+      process.exit(0);
+    });
   };
   // The client closing stdin ends the session; a proxy agent's sockets must not keep us alive.
   process.stdin.on('end', shutdown);
