@@ -139,6 +139,22 @@ export function brokerAccount(
   return account;
 }
 
+/**
+ * The install's administrator (manifest.json `adminUid`, the user who rendered it) must not be one of
+ * the users the broker serves: the broker trusts their files like root's, so who may change broker.json
+ * may point a credential at their own server (measured: a developer who rendered the install as
+ * themselves rewrote broker.json and manifest.json, and the root-started broker sent them the model key).
+ */
+export function installOwnerProblems(adminUid: number, config: BrokerConfig, accounts: AccountDb): string[] {
+  if (adminUid === 0) return [];
+  const admission = admit(adminUid, config.allow, accounts);
+  if (!admission.allowed) return [];
+  const who = admission.user === null ? `uid ${adminUid}` : `${admission.user} (uid ${adminUid})`;
+  return [
+    `the install's administrator ${who}, who rendered it (manifest.json adminUid), is one of the users allowed to call the broker (broker.allow): the broker trusts their files, so they could point a credential at their own server; render the deployment as root (sudo qwen-managed render …), or as an administrator who is no developer`,
+  ];
+}
+
 export interface CredentialSources {
   /** systemd's `$CREDENTIALS_DIRECTORY` (LoadCredential=), when the unit loaded them. */
   credentialsDirectory?: string;

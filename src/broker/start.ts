@@ -13,6 +13,7 @@ import { judgeCredentialFile } from './credential-files.js';
 import {
   BrokerStartError,
   brokerAccount,
+  installOwnerProblems,
   type LoadFs,
   loadBrokerConfig,
   readBrokerCredentials,
@@ -84,6 +85,8 @@ export function checkBrokerStart(
     if (walk.kind === 'missing') continue;
     problems.push(...judgeCredentialFile(name, file, walk, cache.get(), { ...config, adminUid }).errors);
   }
+  const owner = installOwnerProblems(adminUid, config, cache.withUid(adminUid));
+  problems.push(...owner);
   const mode = account === undefined ? undefined : collect(problems, () => startMode(machine.ids, account));
   const credentials = collect(problems, () =>
     readBrokerCredentials(config, {

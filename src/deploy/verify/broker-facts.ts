@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import { BROKER_HEALTH_TIMEOUT_MS } from '../../base/limits.js';
-import { BrokerStartError, brokerAccount } from '../../broker/load.js';
+import { BrokerStartError, brokerAccount, installOwnerProblems } from '../../broker/load.js';
 import { shellOf } from '../../broker/machine.js';
 import type { BrokerConfig } from '../../contracts/broker-config.js';
 import { healthProblem, listenerOwnerProblems, requestHealth } from '../../host/broker-check.js';
@@ -37,6 +37,7 @@ export async function brokerHostFacts(config: BrokerConfig, tree: InstallTree): 
     if (!(error instanceof BrokerStartError)) throw error;
     userProblems = [...error.problems];
   }
+  userProblems.push(...installOwnerProblems(tree.manifest?.adminUid ?? 0, config, db));
   const walks = new Map(Object.values(config.credentials).map(({ file }) => [file, walkFileChain(file, fs)]));
   // verify runs as root on the real install: it reads what the broker reads, and never prints it.
   const secretsIn: Array<{ file: string; credential: string }> = [];

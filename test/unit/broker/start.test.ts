@@ -8,6 +8,7 @@ import { sha256Hex } from '../../../src/base/hash.js';
 import {
   BrokerStartError,
   brokerAccount,
+  installOwnerProblems,
   loadBrokerConfig,
   readBrokerCredentials,
 } from '../../../src/broker/load.js';
@@ -85,6 +86,18 @@ describe("the broker's user", () => {
         found.some((p) => refusal.test(p)),
         found.join('\n'),
       ).toBe(true);
+  });
+});
+
+describe("the install's administrator (manifest.json adminUid)", () => {
+  it.each<[string, number, boolean]>([
+    ['root', 0, false],
+    ['an administrator who is no developer (the broker user here)', 998, false],
+    ['an allowed developer by name', 1001, true],
+    ['an allowed developer by group', 1003, true],
+    ['a uid with no account', 4242, false],
+  ])('%s', (_name, uid, refused) => {
+    expect(installOwnerProblems(uid, config, db).length > 0).toBe(refused);
   });
 });
 
@@ -227,6 +240,21 @@ describe('every start problem at once, each with its fix', () => {
       ),
     ).toEqual([
       "credential file of KEY \"/etc/qm/key\" can be read by carol, allowed to use the broker: with a broker no developer may read it; fix: chown root:root '/etc/qm/key' && chmod 0600 '/etc/qm/key'",
+    ]);
+  });
+
+  it('an install rendered by an allowed developer (manifest.json adminUid): refused with every other problem', () => {
+    expect(
+      problems(() =>
+        checkBrokerStart(
+          config,
+          machine((p) => new TextEncoder().encode(`${p}\n`)),
+          cache,
+          1003,
+        ),
+      ),
+    ).toEqual([
+      "the install's administrator carol (uid 1003), who rendered it (manifest.json adminUid), is one of the users allowed to call the broker (broker.allow): the broker trusts their files, so they could point a credential at their own server; render the deployment as root (sudo qwen-managed render …), or as an administrator who is no developer",
     ]);
   });
 
