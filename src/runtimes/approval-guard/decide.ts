@@ -1,7 +1,8 @@
 // The approval guard: a PreToolUse hook that turns a mid-session switch to YOLO (or auto) back into
 // confirmations, and asks in every mode before git runs in a directory the launcher did not check
 // (docs/repository.md#git), before a worktree checkout, before a shell line Qwen judges only in
-// part (`bash -c …`) and before a file tool reads outside the repository. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
+// part (`bash -c …`) and before a file tool reads outside the repository — and, in auto-accept-edits,
+// before the network tools that mode approves although they edit nothing. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
 // in YOLO.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { renderContentForDisplay } from '../../context/display.js';
@@ -230,6 +231,19 @@ function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string 
   return undefined;
 }
 
+/**
+ * Qwen 0.24.4's auto-accept-edits mode approves, besides edits, every call whose dialog is an "info"
+ * one (its isAutoEditApproved), and web_fetch and web_search ask with one: measured through the
+ * launcher, one Shift+Tab, then a model's web_fetch of `<server>/exfil?d=…` reached that server with
+ * no dialog (the default mode asks). What the model writes into a URL or a query leaves the machine.
+ */
+const AUTO_EDIT_MODES: ReadonlySet<unknown> = new Set(['auto_edit', 'auto-edit']);
+const EGRESS_TOOLS: ReadonlySet<unknown> = new Set(['web_fetch', 'web_search']);
+
+export const AUTO_EDIT_EGRESS_REASON =
+  "Qwen's auto-accept-edits mode runs this tool with no dialog, though it is no edit: it sends what " +
+  'the model wrote into it (a URL, a query) to a server the model chose. Tool: ';
+
 export const UNREAD_REASON =
   'This tool call is too large for the approval guard to read (its event is over 1 MiB, or was ' +
   'still arriving when the guard had to answer): check it yourself before it runs.';
@@ -261,7 +275,11 @@ export function decideApprovalGuard(
   const mode = input.permission_mode;
   if (typeof tool !== 'string' || tool === '' || typeof mode !== 'string') return {};
   // In every mode: the default one runs what Qwen classifies as read-only without asking.
-  const elsewhere = everyModeRisk(input, host);
+  const elsewhere =
+    everyModeRisk(input, host) ??
+    (AUTO_EDIT_MODES.has(mode) && EGRESS_TOOLS.has(tool)
+      ? AUTO_EDIT_EGRESS_REASON + renderContentForDisplay(tool)
+      : undefined);
   if (elsewhere !== undefined) {
     return {
       hookSpecificOutput: {

@@ -120,6 +120,22 @@ describe('approval-guard.js', () => {
     ['no opinion in default', shell('default'), {}, 'none'],
     ['no opinion in auto_edit by default', shell('auto_edit'), {}, 'none'],
     ['no opinion in plan', shell('plan'), {}, 'none'],
+    // auto-accept-edits approves web_fetch and web_search with no dialog (measured): the guard asks.
+    [
+      'web_fetch in auto_edit',
+      read('web_fetch', { url: 'http://x/?d=1', prompt: 'p' }, 'auto_edit'),
+      {},
+      'ask',
+    ],
+    ['web_search in auto_edit', read('web_search', { query: 'q' }, 'auto_edit'), {}, 'ask'],
+    // Qwen asks for them itself in default mode: a second ask would be a second dialog.
+    ['web_fetch in default', read('web_fetch', { url: 'http://x/?d=1', prompt: 'p' }), {}, 'none'],
+    [
+      'an edit in auto_edit (what the mode is for)',
+      read('write_file', { file_path: 'a.txt', content: 'x' }, 'auto_edit'),
+      {},
+      'none',
+    ],
     [
       'configured modes: auto_edit guarded',
       shell('auto_edit'),

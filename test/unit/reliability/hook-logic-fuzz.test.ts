@@ -18,6 +18,7 @@ import { sanitizeQuery } from '../../../src/context/sanitizer.js';
 import { contextSearchOutputSchema } from '../../../src/contracts/context-search.js';
 import { PERMISSION_REMEMBER } from '../../../src/contracts/names.js';
 import {
+  AUTO_EDIT_EGRESS_REASON,
   decideApprovalGuard,
   GIT_ELSEWHERE_REASON,
   GIT_MOVED_REASON,
@@ -70,7 +71,7 @@ const EXPECTED = {
   guard:
     'never deny; ask for a guarded mode and a tool other than context_remember, or in any mode with a fixed ' +
     'every-mode reason for a shell tool (git elsewhere, a shell -c), enter_worktree or a file tool reading in ' +
-    "Qwen's own directories; the tool shown escaped",
+    "Qwen's own directories, or in auto-accept-edits before web_fetch and web_search; the tool shown escaped",
 };
 const section = new KeyedSection(
   'fuzz-hook-logic',
@@ -465,6 +466,9 @@ describe('PreToolUse decisions', () => {
           expect(['read_file', 'zoom_image', 'grep_search', 'glob', 'list_directory']).toContain(
             event['tool_name'],
           );
+        } else if (reason.startsWith(AUTO_EDIT_EGRESS_REASON)) {
+          expect(['web_fetch', 'web_search']).toContain(event['tool_name']);
+          expect(['auto_edit', 'auto-edit']).toContain(event['permission_mode']);
         } else if (everyMode) {
           expect(['run_shell_command', 'monitor', 'enter_worktree']).toContain(event['tool_name']);
         } else {
