@@ -233,16 +233,18 @@ function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string 
 
 /**
  * Qwen 0.24.4's auto-accept-edits mode approves, besides edits, every call whose dialog is an "info"
- * one (its isAutoEditApproved), and web_fetch and web_search ask with one: measured through the
- * launcher, one Shift+Tab, then a model's web_fetch of `<server>/exfil?d=…` reached that server with
- * no dialog (the default mode asks). What the model writes into a URL or a query leaves the machine.
+ * one (its isAutoEditApproved), and web_fetch and web_search ask with one. It is also the mode every
+ * subagent of a trusted repository runs in when its definition names none, whatever the session's.
+ * Measured through the launcher: one Shift+Tab, then a model's web_fetch of `<server>/collect?d=…`
+ * reached that server with no dialog; in the default mode, one approved `agent` call, then the
+ * subagent's web_fetch did the same. What the model writes into a URL or a query leaves the machine.
  */
 const AUTO_EDIT_MODES: ReadonlySet<unknown> = new Set(['auto_edit', 'auto-edit']);
 const EGRESS_TOOLS: ReadonlySet<unknown> = new Set(['web_fetch', 'web_search']);
 
 export const AUTO_EDIT_EGRESS_REASON =
-  "Qwen's auto-accept-edits mode runs this tool with no dialog, though it is no edit: it sends what " +
-  'the model wrote into it (a URL, a query) to a server the model chose. Tool: ';
+  'Qwen runs this tool with no dialog in auto-accept-edits mode (also the mode of a subagent), though ' +
+  'it is no edit: it sends what the model wrote into it (a URL, a query) to a server the model chose. Tool: ';
 
 export const UNREAD_REASON =
   'This tool call is too large for the approval guard to read (its event is over 1 MiB, or was ' +

