@@ -2,7 +2,8 @@
 // confirmations, and asks in every mode before git runs in a directory the launcher did not check
 // (docs/repository.md#git), before a worktree checkout, before a shell line Qwen judges only in
 // part (`bash -c …`) and before a file tool reads outside the repository — and, in auto-accept-edits,
-// before the network tools that mode approves although they edit nothing. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
+// before the network tools that mode approves although they edit nothing and before edits of git's
+// own files. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
 // in YOLO.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { renderContentForDisplay } from '../../context/display.js';
@@ -246,6 +247,51 @@ export const AUTO_EDIT_EGRESS_REASON =
   'Qwen runs this tool with no dialog in auto-accept-edits mode (also the mode of a subagent), though ' +
   'it is no edit: it sends what the model wrote into it (a URL, a query) to a server the model chose. Tool: ';
 
+/**
+ * The edits auto-accept-edits approves (write_file, edit, notebook_edit) may write git's own files:
+ * measured through the launcher, one Shift+Tab, then the model read `.git/config`, wrote a textconv
+ * into it and a `.gitattributes` naming it, and its `git diff` (read-only to Qwen: no dialog) ran the
+ * program — the launcher judged the git directory at start only. So the guard asks there before a
+ * write into a `.git` (a directory or a `gitdir:` file, as written or through a link) and before one
+ * of a `post-index-change` hook (git diff and status refresh the index; a hooks directory may be
+ * anywhere in the repository, such as husky's).
+ */
+const EDIT_PATHS: Readonly<Record<string, readonly string[]>> = {
+  write_file: ['file_path'],
+  edit: ['file_path'],
+  notebook_edit: ['notebook_path'],
+};
+const GIT_OWN_FILE = /(?:^|[\\/])(?:\.git(?:[\\/]|$)|post-index-change$)/i;
+
+export const GIT_WRITE_REASON =
+  "This edit writes git's own files (its configuration, hooks or index), which decide the programs " +
+  'git runs for the read-only git commands Qwen runs with no dialog; the launcher judged them at start only. Path: ';
+
+function writesGit(input: Record<string, unknown>, root: string, host: GuardHost): string | undefined {
+  const tool = input.tool_name;
+  const fields = typeof tool === 'string' && Object.hasOwn(EDIT_PATHS, tool) ? EDIT_PATHS[tool] : undefined;
+  if (fields === undefined || !isPlainObject(input.tool_input)) return undefined;
+  for (const field of fields) {
+    const value = input.tool_input[field];
+    if (value === undefined || value === null || value === '') continue;
+    if (typeof value !== 'string') return GIT_WRITE_REASON + renderContentForDisplay(JSON.stringify(value));
+    const path = resolve(root, value);
+    if (GIT_OWN_FILE.test(path) || GIT_OWN_FILE.test(host.realpath(path)))
+      return GIT_WRITE_REASON + renderContentForDisplay(value);
+  }
+  return undefined;
+}
+
+/** What auto-accept-edits would run with no dialog and the guard asks for there (undefined: nothing). */
+function autoEditRisk(input: Record<string, unknown>, host: GuardHost): string | undefined {
+  if (!AUTO_EDIT_MODES.has(input.permission_mode)) return undefined;
+  if (EGRESS_TOOLS.has(input.tool_name))
+    return AUTO_EDIT_EGRESS_REASON + renderContentForDisplay(String(input.tool_name));
+  return typeof input.cwd === 'string' && isAbsolute(input.cwd)
+    ? writesGit(input, input.cwd, host)
+    : undefined;
+}
+
 export const UNREAD_REASON =
   'This tool call is too large for the approval guard to read (its event is over 1 MiB, or was ' +
   'still arriving when the guard had to answer): check it yourself before it runs.';
@@ -277,11 +323,7 @@ export function decideApprovalGuard(
   const mode = input.permission_mode;
   if (typeof tool !== 'string' || tool === '' || typeof mode !== 'string') return {};
   // In every mode: the default one runs what Qwen classifies as read-only without asking.
-  const elsewhere =
-    everyModeRisk(input, host) ??
-    (AUTO_EDIT_MODES.has(mode) && EGRESS_TOOLS.has(tool)
-      ? AUTO_EDIT_EGRESS_REASON + renderContentForDisplay(tool)
-      : undefined);
+  const elsewhere = everyModeRisk(input, host) ?? autoEditRisk(input, host);
   if (elsewhere !== undefined) {
     return {
       hookSpecificOutput: {

@@ -130,6 +130,41 @@ describe('approval-guard.js', () => {
     ['web_search in auto_edit', read('web_search', { query: 'q' }, 'auto_edit'), {}, 'ask'],
     // Qwen asks for them itself in default mode: a second ask would be a second dialog.
     ['web_fetch in default', read('web_fetch', { url: 'http://x/?d=1', prompt: 'p' }), {}, 'none'],
+    // auto-accept-edits approves edits of git's own files, which decide what the no-dialog git commands run (measured).
+    [
+      'write_file .git/config in auto_edit',
+      read('write_file', { file_path: '.git/config', content: 'x' }, 'auto_edit'),
+      {},
+      'ask',
+    ],
+    [
+      'edit of a nested .git/config in auto_edit',
+      read(
+        'edit',
+        { file_path: '/repo/vendor/x/.git/config', old_string: 'a', new_string: 'b' },
+        'auto_edit',
+      ),
+      {},
+      'ask',
+    ],
+    [
+      'write_file of a post-index-change hook anywhere in auto_edit',
+      read('write_file', { file_path: '.husky/post-index-change', content: 'x' }, 'auto_edit'),
+      {},
+      'ask',
+    ],
+    [
+      'write_file .gitattributes in auto_edit (no program of its own)',
+      read('write_file', { file_path: '.gitattributes', content: 'x' }, 'auto_edit'),
+      {},
+      'none',
+    ],
+    [
+      'write_file .git/config in default (Qwen asks itself)',
+      read('write_file', { file_path: '.git/config', content: 'x' }),
+      {},
+      'none',
+    ],
     [
       'an edit in auto_edit (what the mode is for)',
       read('write_file', { file_path: 'a.txt', content: 'x' }, 'auto_edit'),

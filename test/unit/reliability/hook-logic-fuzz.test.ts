@@ -22,6 +22,7 @@ import {
   decideApprovalGuard,
   GIT_ELSEWHERE_REASON,
   GIT_MOVED_REASON,
+  GIT_WRITE_REASON,
   MEMORY_WRITE_REASON,
   OUTSIDE_REASON,
   parseGuardedModes,
@@ -71,7 +72,7 @@ const EXPECTED = {
   guard:
     'never deny; ask for a guarded mode and a tool other than context_remember, or in any mode with a fixed ' +
     'every-mode reason for a shell tool (git elsewhere, a shell -c), enter_worktree or a file tool reading in ' +
-    "Qwen's own directories, or in auto-accept-edits before web_fetch and web_search; the tool shown escaped",
+    "Qwen's own directories, or in auto-accept-edits before web_fetch, web_search and an edit of git's own files; the tool shown escaped",
 };
 const section = new KeyedSection(
   'fuzz-hook-logic',
@@ -466,6 +467,9 @@ describe('PreToolUse decisions', () => {
           expect(['read_file', 'zoom_image', 'grep_search', 'glob', 'list_directory']).toContain(
             event['tool_name'],
           );
+        } else if (reason.startsWith(GIT_WRITE_REASON)) {
+          expect(['write_file', 'edit', 'notebook_edit']).toContain(event['tool_name']);
+          expect(['auto_edit', 'auto-edit']).toContain(event['permission_mode']);
         } else if (reason.startsWith(AUTO_EDIT_EGRESS_REASON)) {
           expect(['web_fetch', 'web_search']).toContain(event['tool_name']);
           expect(['auto_edit', 'auto-edit']).toContain(event['permission_mode']);
