@@ -18,7 +18,9 @@
 // - web_fetch in auto-accept-edits (which Qwen runs with no dialog there, sending the URL the model
 //   wrote to the server it names) asks, and so does it in a subagent (whose mode that is), and an
 //   edit of git's own files there (which the model's no-dialog git diff would then run), each with
-//   its negative control.
+//   its negative control;
+// - QWEN_SANDBOX (forbidden: Qwen would relaunch itself in a container without the managed settings)
+//   never reaches Qwen, with its negative control.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -378,6 +380,61 @@ describe("an edit of git's own files in auto-accept-edits asks first", () => {
         expect(await textconvIn(s, join(world.logDir, 'markers', 'textconv-unguarded'))).toBe(true);
       } finally {
         cleanUp();
+      }
+    }),
+  );
+});
+
+// QWEN_SANDBOX=docker makes Qwen 0.24.4 relaunch itself in a container whose environment names none
+// of the managed settings files; policies/environment.json forbids the name (render refuses to pass
+// it, the launcher drops it). A `docker` on the pinned PATH logs what Qwen asks of it.
+describe('QWEN_SANDBOX never reaches Qwen', () => {
+  const fakeDocker = (): string => {
+    const log = join(world.logDir, 'markers', 'docker.log');
+    const docker = join(world.root, 'tools', 'docker');
+    writeFileSync(
+      docker,
+      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\ncase "$1 $2" in "image inspect") echo sha256:0;; esac\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    chmodSync(docker, 0o755);
+    return log;
+  };
+
+  it(
+    "write: a developer's QWEN_SANDBOX=docker is dropped; Qwen starts managed, docker never runs",
+    suite.test(async () => {
+      const log = fakeDocker();
+      try {
+        const s = await suite.launch(world, 'write', { env: { QWEN_SANDBOX: 'docker' } });
+        await s.waitForReady();
+        expect(existsSync(log)).toBe(false);
+        expect(await s.quit()).toBe(0);
+      } finally {
+        rmSync(join(world.root, 'tools', 'docker'), { force: true });
+        rmSync(log, { force: true });
+      }
+    }),
+  );
+
+  it(
+    'negative control, QWEN_SANDBOX=docker given to Qwen: it runs docker run without the managed settings',
+    suite.test(async () => {
+      const log = fakeDocker();
+      try {
+        const s = await suite.direct(world, 'write', {
+          credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+          pinned: { QWEN_SANDBOX: 'docker' },
+        });
+        await s.term.waitForExit(60_000);
+        const run = readFileSync(log, 'utf8')
+          .split('\n')
+          .find((line) => line.startsWith('run '));
+        expect(run).toContain('qwen --extensions none');
+        expect(run).not.toContain('QWEN_CODE_SYSTEM_SETTINGS_PATH');
+      } finally {
+        rmSync(join(world.root, 'tools', 'docker'), { force: true });
+        rmSync(log, { force: true });
       }
     }),
   );

@@ -187,6 +187,13 @@ const REFUSALS: [string, (d: any) => void, string, string, string][] = [
     'remove QWEN_CODE_LANG',
   ],
   [
+    'QWEN_SANDBOX inherited (Qwen relaunches in a container without the managed settings)',
+    (d) => d.environment.inherit.push('QWEN_SANDBOX'),
+    'environment.inherit[2]',
+    'without QWEN_CODE_SYSTEM_SETTINGS_PATH',
+    'remove QWEN_SANDBOX',
+  ],
+  [
     'npm config inherited',
     (d) => d.environment.inherit.push('NPM_CONFIG_NODE_OPTIONS'),
     'environment.inherit[2]',
