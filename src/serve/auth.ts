@@ -3,6 +3,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 
 export type AuthResult = 'ok' | 'missing' | 'invalid';
 
+/**
+ * The shortest token serve-context starts with: every local user (and, off loopback, the network) may
+ * try tokens at request speed, and a few characters fall in minutes. 16 random hex digits are 64 bits.
+ */
+export const MIN_TOKEN_LENGTH = 16;
+
 const BEARER = /^Bearer +([^ ]+) *$/i;
 
 function digest(value: string): Buffer {

@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CREDENTIAL_NAME } from '../../config/names.js';
+import { MIN_TOKEN_LENGTH } from '../../serve/auth.js';
 import { type ContextServer, type ContextServerOptions, startContextServer } from '../../serve/server.js';
 import { defineCommand } from '../command.js';
 import { InputError, UsageError } from '../command-errors.js';
@@ -37,6 +38,7 @@ Options:
   --port N          port to listen on, 0 for any free port (default ${DEFAULT_PORT})
   --token-env NAME  environment variable holding the bearer token clients must send
                     (default ${DEFAULT_TOKEN_ENV}); the server refuses to start without it
+                    or with one shorter than ${MIN_TOKEN_LENGTH} characters
   --log-queries     include query text in the access log on stderr (off by default)
   -h, --help        show this help
 
@@ -84,6 +86,12 @@ export const serveContextCommand = defineCommand({
     if (token === undefined || token === '') {
       throw new InputError(
         `serve-context: environment variable ${tokenEnv} is not set or empty; set it to the bearer token clients will send`,
+      );
+    }
+    if (token.length < MIN_TOKEN_LENGTH) {
+      // Never the token itself: its length says what is wrong.
+      throw new InputError(
+        `serve-context: environment variable ${tokenEnv} holds a ${token.length}-character token; the server needs at least ${MIN_TOKEN_LENGTH} (anyone who can reach the port may guess a short one). Fix: set it to a random one, e.g. ${tokenEnv}=$(openssl rand -hex 32), and give clients the same`,
       );
     }
     await requireDirectory(dir);

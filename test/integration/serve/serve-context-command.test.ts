@@ -7,7 +7,7 @@ import { serveContextCommand } from '../../../src/cli/commands/serve-context.js'
 import { startContextServer } from '../../../src/serve/server.js';
 import { makeFolder, removeFolder, SEARCH, type Sink, sink } from './harness.js';
 
-const TOKEN = 'cli-token-91b2';
+const TOKEN = 'cli-token-91b2c4d7e0';
 
 function io(dir: string, env: Record<string, string | undefined> = { CONTEXT_API_TOKEN: TOKEN }) {
   const stdout = sink();
@@ -94,7 +94,7 @@ describe('serve-context command', () => {
 
   it('reads the token from the variable named by --token-env and logs queries with --log-queries', async () => {
     const dir = await docs();
-    const { cliIo, stdout, stderr } = io(dir, { KB_TOKEN: 'other-token' });
+    const { cliIo, stdout, stderr } = io(dir, { KB_TOKEN: 'other-token-5e8a1f03' });
     const { command, stop } = controllable();
     const exit = command.run(
       ['--dir', `${dir}/docs`, '--port', '0', '--token-env', 'KB_TOKEN', '--log-queries'],
@@ -103,7 +103,7 @@ describe('serve-context command', () => {
     const url = await listeningUrl(stdout);
     const response = await fetch(`${url}${SEARCH}`, {
       method: 'POST',
-      headers: { authorization: 'Bearer other-token', 'content-type': 'application/json' },
+      headers: { authorization: 'Bearer other-token-5e8a1f03', 'content-type': 'application/json' },
       body: JSON.stringify({ query: 'canary', limit: 5 }),
     });
     await response.body?.cancel();
@@ -142,6 +142,38 @@ describe('serve-context command', () => {
     await expect(run).rejects.toThrow(InputError);
     await expect(run).rejects.toThrow(/environment variable CONTEXT_API_TOKEN is not set or empty/);
   });
+
+  // Anyone who reaches the port may try tokens at request speed: a 1-character one fell at the first
+  // guesses. The length is said, never the token.
+  it.each([
+    ['1 character', 'Q', true],
+    ['15 characters', 'q5-short-secret', true],
+    ['16 characters (the control)', 'k'.repeat(16), false],
+  ])(
+    'a token of %s: refused below the minimum, naming the variable, its length and the fix',
+    async (_name, token, refused) => {
+      const dir = await docs();
+      const { cliIo, stdout } = io(dir, { CONTEXT_API_TOKEN: token });
+      const { command, stop } = controllable();
+      const run = command.run(['--dir', 'docs', '--port', '0'], cliIo);
+      if (refused) {
+        const message = await run.then(
+          () => 'started',
+          (error: Error) => (error instanceof InputError ? error.message : `${error}`),
+        );
+        expect(message).toMatch(
+          new RegExp(
+            `^serve-context: environment variable CONTEXT_API_TOKEN holds a ${token.length}-character token; the server needs at least 16 .*Fix: .*openssl rand -hex 32`,
+          ),
+        );
+        if (token.length > 1) expect(message).not.toContain(token);
+      } else {
+        await listeningUrl(stdout);
+        stop();
+        expect(await run).toBe(0);
+      }
+    },
+  );
 
   it.each([
     ['a missing folder', 'nope'],
