@@ -54,9 +54,13 @@ export const DEFAULT_BROKER_USER = 'qwen-managed-broker';
 /** Answered by every listener itself (never forwarded): whether the broker runs and lets the caller in. */
 export const BROKER_HEALTH_PATH = '/.well-known/qwen-managed-broker/health';
 
-/** `http://127.0.0.1:<port>`: the origin Qwen and the runtimes are rendered to call. */
+/**
+ * `http://127.0.0.1:<port>`: the origin Qwen and the runtimes are rendered to call, written as the URL
+ * standard writes it (port 80, http's default, is dropped): every reader of it — the runtimes'
+ * origin check, verify — parses it so, and a `:80` kept here made verify call port 80 misrouted.
+ */
 export function brokerOrigin(port: number): string {
-  return `http://${BROKER_HOST}:${port}`;
+  return new URL(`http://${BROKER_HOST}:${port}`).origin;
 }
 
 /**

@@ -10,7 +10,7 @@ import { brokerConfigSchema } from '../../../src/contracts/broker-config.js';
 import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid, formatProblem } from '../../../src/deploy/deployment/problems.js';
-import { REPO, render } from './fixtures.js';
+import { REPO, render, renderToDir, verifyInstall } from './fixtures.js';
 
 const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
 
@@ -260,6 +260,24 @@ describe('render with a broker', () => {
       ['write', 7002],
     ]);
   });
+
+  // WHATWG URL drops a scheme's default port: the runtime's provider origin for port 80 reads
+  // "http://127.0.0.1", which verify compared with "http://127.0.0.1:80" and called misrouted.
+  it.each([
+    ['on-demand', 80, 'the default http port'],
+    ['model', 80, 'the default http port'],
+    ['on-demand', 81, 'the control'],
+    ['model', 81, 'the control'],
+  ])(
+    'verify agrees with render on the %s listener at port %i (%s): broker.routing passes',
+    async (listener, port) => {
+      const deployment = brokered((d) => (d.broker = { ports: { [listener]: port } }));
+      const report = await verifyInstall(await renderToDir(parseDeploymentValue(deployment)));
+      const routing = report.checks.filter((c) => c.id === 'broker.routing');
+      expect(routing.filter((c) => !c.ok).map((c) => c.message)).toEqual([]);
+      expect(routing.length).toBeGreaterThan(0);
+    },
+  );
 
   it('without a broker nothing changes: no broker files, credentials routed by the launcher', () => {
     const d = brokered((x) => {
