@@ -243,7 +243,11 @@ export const renderCommand = defineCommand({
               `render: a ${parsed.deployment.platform} deployment must be staged with --out on this machine`,
             );
           }
-          return checkRenderTarget(deploymentFile, parsed, { out, hostPlatform: deps.hostPlatform });
+          return checkRenderTarget(deploymentFile, parsed, {
+            out,
+            hostPlatform: deps.hostPlatform,
+            adminUid: deps.adminUid(),
+          });
         },
         (checked) => checked.summary,
       );

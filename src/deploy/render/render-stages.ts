@@ -2,9 +2,11 @@
 // and check deployment.json where it will be rendered, load the bundled runtimes, render over the
 // tree that is there (under its lock). The command shows them as progress steps and writes the result
 // with writeInstall; nothing here prints.
+import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { AdminInputError } from '../../base/errors.js';
 import { platformOfHost } from '../../base/platform.js';
+import { StrictModes } from '../../host/strict-modes.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
 import { type ParsedDeployment, parseDeploymentText } from '../deployment/parse.js';
 import { pinnedHostProblems } from '../deployment/pinned-host.js';
@@ -53,7 +55,7 @@ export async function readDeploymentFile(file: string): Promise<ParsedDeployment
 export async function checkRenderTarget(
   file: string,
   parsed: ParsedDeployment,
-  options: { out: string | undefined; hostPlatform: NodeJS.Platform },
+  options: { out: string | undefined; hostPlatform: NodeJS.Platform; adminUid: number },
 ): Promise<RenderTarget> {
   const { deployment } = parsed;
   const host =
@@ -70,6 +72,7 @@ export async function checkRenderTarget(
       `${options.out === undefined ? 'installDir' : '--out'} ${dir} is an existing file, not a directory; nothing was written. Fix: name a directory (new or an existing install tree), or remove the file`,
     );
   }
+  if (platformOfHost(options.hostPlatform) === 'posix') refuseForeignDirectory(dir, options);
   const qwenVersion = host.qwen?.version;
   return {
     file,
@@ -78,6 +81,23 @@ export async function checkRenderTarget(
     summary: targetSummary(deployment, qwenVersion),
     ...(qwenVersion === undefined ? {} : { qwenVersion }),
   };
+}
+
+/**
+ * The directory render writes (and every directory above it) held to the launcher's StrictModes
+ * before anything is read or written: render runs as root, and whoever may rename entries on that
+ * path (a developer's checkout or home) could swap a directory for a link between render's checks
+ * and its writes — and the launcher refuses such an install anyway.
+ */
+function refuseForeignDirectory(dir: string, options: { out: string | undefined; adminUid: number }): void {
+  const strict = new StrictModes(options.adminUid, fsSync);
+  strict.checkChain(dir);
+  const problems = strict.problems();
+  if (problems.length === 0) return;
+  const key = options.out === undefined ? 'installDir' : '--out';
+  throw new RenderRefused(
+    `${key} ${dir} is in a directory others may change, so nothing was written: ${problems.join('; ')}. Fix: render into a directory only root (or you) can write, such as /opt/qwen-managed/install, or correct the owner and modes as said`,
+  );
 }
 
 function targetSummary(deployment: Deployment, pinnedQwen: string | undefined): string {

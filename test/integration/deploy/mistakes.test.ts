@@ -303,6 +303,55 @@ describe('every administrator mistake: exit 1, a message naming key or path, val
   });
 });
 
+// render runs as root: a path another user may change is one they can point elsewhere between its
+// checks and its writes (or before it starts, with a link of their own).
+describe('an installDir another user can change', () => {
+  async function scenario(name: string) {
+    const dir = await fs.mkdtemp(path.join(cli.work, `${name}-`));
+    await fs.chmod(dir, 0o755);
+    const elsewhere = path.join(dir, 'elsewhere');
+    await fs.mkdir(elsewhere, { mode: 0o755 });
+    const raw = await example('on-demand');
+    raw.installDir = path.join(dir, 'parent', 'install');
+    await writeJson(path.join(dir, 'd.json'), raw);
+    return { dir, elsewhere };
+  }
+
+  it('a directory anyone may write above it: refused, naming it and the fix, nothing written', async () => {
+    const { dir, elsewhere } = await scenario('open');
+    await fs.mkdir(path.join(dir, 'parent'));
+    await fs.chmod(path.join(dir, 'parent'), 0o777);
+    const result = run(['render', '--deployment', 'd.json'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /render: installDir \/\S+\/parent\/install is in a directory others may change, so nothing was written: "\/\S+\/parent" is a directory writable by group or others \(mode 0777\); fix: chmod go-w '\/\S+\/parent'\. Fix: render into a directory only root \(or you\) can write, such as \/opt\/qwen-managed\/install/,
+    );
+    expect(await fs.readdir(path.join(dir, 'parent'))).toEqual([]);
+    expect(await fs.readdir(elsewhere)).toEqual([]);
+  });
+
+  it("another user's link at installDir: refused, and root writes nothing where it points", async () => {
+    const { dir, elsewhere } = await scenario('link');
+    await fs.mkdir(path.join(dir, 'parent'));
+    await fs.chmod(path.join(dir, 'parent'), 0o777);
+    await fs.symlink(elsewhere, path.join(dir, 'parent', 'install'));
+    await fs.lchown(path.join(dir, 'parent', 'install'), cli.user.uid, cli.user.gid);
+    const result = run(['render', '--deployment', 'd.json'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/"\/\S+\/parent\/install" is owned by uid \d+, not root; fix: chown root/);
+    expect(await fs.readdir(elsewhere)).toEqual([]);
+  });
+
+  it('negative control: render follows a link at installDir — the same link, root’s own in a root-only directory, gets the install', async () => {
+    const { dir, elsewhere } = await scenario('control');
+    await fs.mkdir(path.join(dir, 'parent'), { mode: 0o755 });
+    await fs.symlink(elsewhere, path.join(dir, 'parent', 'install'));
+    const result = run(['render', '--deployment', 'd.json'], dir);
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    expect(existsSync(path.join(elsewhere, 'manifest.json'))).toBe(true);
+  });
+});
+
 describe('verify keeps its promises', () => {
   it.each([
     {
