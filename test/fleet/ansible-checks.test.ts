@@ -1,7 +1,7 @@
 // The Ansible example as an administrator runs it from its header, in --check mode (nothing on the
 // machine changes): a missing credential variable and a missing repository root each stop the play
 // before anything is installed, with one line naming what to set — never a credential, and not
-// censored by no_log; so does a plain http:// package URL without its sha256. The controls: with
+// censored by no_log; so does a package URL (http:// or https://) without its sha256. The controls: with
 // everything right, the play goes past the checks to the package.
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -65,17 +65,25 @@ describe('ansible/examples/local.yml stops early, saying what to set', () => {
     expect(run.out).not.toContain(CANARY);
   });
 
-  it('a plain http:// package URL without qwen_managed_package_sha256: refused, naming the variable and the fix', () => {
-    const run = play({ CONTEXT_API_TOKEN: CANARY, OPENAI_API_KEY: CANARY }, [
-      '-e',
-      'qwen_managed_package=http://packages.example/qwen-managed_0.1.0_amd64.deb',
-    ]);
-    expect(run.code).not.toBe(0);
-    expect(run.msg).toBe(
-      'qwen_managed_package = "http://packages.example/qwen-managed_0.1.0_amd64.deb" is a plain http:// URL and qwen_managed_package_sha256 is not set: anyone on the network path could swap the package the role installs as root. Fix: set qwen_managed_package_sha256 to the first field of `sha256sum qwen-managed_0.1.0_amd64.deb` where the package was built, or serve it over https://.',
-    );
-    expect(run.out).not.toContain('TASK [../roles/qwen_managed : Package cache directory]');
-  });
+  // get_url follows an https:// URL's redirect to plain http:// and reports OK (measured with a
+  // loopback TLS server answering 302 to http://): https alone does not keep the package unswapped.
+  it.each([
+    'http://packages.example/qwen-managed_0.1.0_amd64.deb',
+    'https://packages.example/qwen-managed_0.1.0_amd64.deb',
+  ])(
+    'a package URL without qwen_managed_package_sha256 (%s): refused, naming the variable and the fix',
+    (url) => {
+      const run = play({ CONTEXT_API_TOKEN: CANARY, OPENAI_API_KEY: CANARY }, [
+        '-e',
+        `qwen_managed_package=${url}`,
+      ]);
+      expect(run.code).not.toBe(0);
+      expect(run.msg).toBe(
+        `qwen_managed_package = "${url}" is a URL and qwen_managed_package_sha256 is not set: the download follows redirects, to plain http:// too, so anyone on the network path could swap the package the role installs as root. Fix: set qwen_managed_package_sha256 to the first field of \`sha256sum qwen-managed_0.1.0_amd64.deb\` where the package was built.`,
+      );
+      expect(run.out).not.toContain('TASK [../roles/qwen_managed : Package cache directory]');
+    },
+  );
 
   it('a qwen_managed_package_sha256 that is no sha256: refused, whatever the URL', () => {
     const run = play({ CONTEXT_API_TOKEN: CANARY, OPENAI_API_KEY: CANARY }, [
@@ -90,14 +98,14 @@ describe('ansible/examples/local.yml stops early, saying what to set', () => {
     );
   });
 
-  it('control: an http:// URL with a sha256 passes the package check', () => {
+  it.each(['http', 'https'])('control: an %s:// URL with a sha256 passes the package check', (scheme) => {
     const checkout = path.join(work, 'checkout');
     fs.mkdirSync(checkout, { recursive: true });
     const run = play({ CONTEXT_API_TOKEN: CANARY, OPENAI_API_KEY: CANARY }, [
       '-e',
       `repository_root=${checkout}`,
       '-e',
-      'qwen_managed_package=http://packages.example/qwen-managed_0.1.0_amd64.deb',
+      `qwen_managed_package=${scheme}://packages.example/qwen-managed_0.1.0_amd64.deb`,
       '-e',
       `qwen_managed_package_sha256=${'0f'.repeat(32)}`,
     ]);
