@@ -39,6 +39,12 @@ export function readPinnedHostFacts(deployment: Pick<Deployment, 'qwenCli' | 'no
         ...(info.enginesNode === undefined ? {} : { enginesNode: info.enginesNode }),
       };
   }
+  try {
+    const stat = fs.statSync(deployment.node);
+    facts.nodeFile = { regular: stat.isFile(), mode: stat.mode & 0o7777 };
+  } catch {
+    // absent here: render may run on a staging machine
+  }
   const version = fs.existsSync(deployment.node) ? nodeVersionAt(deployment.node) : undefined;
   if (version !== undefined) facts.nodeVersion = version;
   return facts;

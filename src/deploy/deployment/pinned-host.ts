@@ -3,7 +3,7 @@
 // package declares, settings the pinned Qwen version does not know. Pure over facts the render command
 // gathers (src/deploy/pinned-host-facts.ts); the same rules as verify and the launcher (src/host/qwen-pins.ts).
 import { nodeEnginesProblem, qwenWrapperProblem } from '../../host/qwen-pins.js';
-import { show } from '../../policy/quote.js';
+import { octalMode, posixQuote, show } from '../../policy/quote.js';
 import { pinnedBrokerProblems } from './broker.js';
 import { type Problem, problem } from './problems.js';
 import type { Deployment } from './schema.js';
@@ -16,6 +16,8 @@ export interface PinnedHostFacts {
   qwen?: { root: string; version?: string | undefined; enginesNode?: string | undefined };
   /** `<node> --version` of the pinned node, when it runs here. */
   nodeVersion?: string;
+  /** What `node` is here, when it exists: a regular file and its permission bits, or something else. */
+  nodeFile?: { regular: boolean; mode: number };
 }
 
 /** Strips the "fix: …" tail a host line carries, for a problem that states its fix on its own. */
@@ -36,6 +38,21 @@ export function pinnedHostProblems(deployment: Deployment, facts: PinnedHostFact
         deployment.qwenCli,
         `resolves to ${show(facts.qwenCliReal)}, Qwen's self-updating wrapper (npm's bin/qwen links to it), which relaunches Qwen and can apply an update first`,
         fix,
+      ),
+    );
+  }
+  // verify's judgement of a pin on a staged tree (host.pins), and the launcher's: it could not start it.
+  if (facts.nodeFile !== undefined && (!facts.nodeFile.regular || (facts.nodeFile.mode & 0o111) === 0)) {
+    problems.push(
+      problem(
+        ['node'],
+        deployment.node,
+        facts.nodeFile.regular
+          ? `is not executable here (mode ${octalMode(facts.nodeFile.mode)}): the launcher could not start it, nor Qwen`
+          : 'is not a regular file here: the launcher could not start it, nor Qwen',
+        facts.nodeFile.regular
+          ? `chmod 0755 ${posixQuote(deployment.node)}, or pin the Node executable itself (its bin/node)`
+          : 'pin the Node executable itself (its bin/node)',
       ),
     );
   }

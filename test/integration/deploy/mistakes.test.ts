@@ -119,6 +119,20 @@ const MISTAKES: Mistake[] = [
     ],
   },
   {
+    // verify called it an error (host.pins, host.install) after render had written the install.
+    mistake: 'a node that is not executable',
+    async setUp(dir) {
+      const raw = await example('on-demand');
+      raw.node = path.join(dir, 'node');
+      await fs.writeFile(raw.node, '', { mode: 0o644 });
+      await writeJson(path.join(dir, 'd.json'), raw);
+      return { dir, args: ['render', '--deployment', 'd.json', '--out', 'out'] };
+    },
+    stderr: [
+      /node = "\/\S+\/node": is not executable here \(mode 0644\): the launcher could not start it, nor Qwen\. Fix: chmod 0755 '?\/\S+\/node'?, or pin the Node executable itself/,
+    ],
+  },
+  {
     mistake: 'a settings value of the wrong type and an enum Qwen does not know',
     async setUp(dir) {
       const raw = await example('on-demand');
