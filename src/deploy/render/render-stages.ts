@@ -6,12 +6,14 @@ import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { AdminInputError } from '../../base/errors.js';
 import { platformOfHost } from '../../base/platform.js';
+import { findGroup, findUser } from '../../host/accounts.js';
 import { StrictModes } from '../../host/strict-modes.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
 import { type ParsedDeployment, parseDeploymentText } from '../deployment/parse.js';
 import { pinnedHostProblems } from '../deployment/pinned-host.js';
-import { DeploymentInvalid } from '../deployment/problems.js';
+import { DeploymentInvalid, type Problem, problem } from '../deployment/problems.js';
 import type { Deployment } from '../deployment/schema.js';
+import { readAccountDb } from '../host-accounts.js';
 import { readPinnedHostFacts } from '../pinned-host-facts.js';
 import { isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
 import { acquireInstallLock, type InstallLock } from './lock.js';
@@ -61,8 +63,8 @@ export async function checkRenderTarget(
   const host =
     deployment.platform === 'posix' && platformOfHost(options.hostPlatform) === 'posix'
       ? readPinnedHostFacts(deployment)
-      : {};
-  const problems = pinnedHostProblems(deployment, host);
+      : undefined;
+  const problems = pinnedHostProblems(deployment, host ?? {});
   if (problems.length > 0)
     throw new RenderRefused(`refused: ${new DeploymentInvalid(file, problems).message}`);
   const dir = options.out ?? deployment.installDir;
@@ -73,7 +75,12 @@ export async function checkRenderTarget(
     );
   }
   if (platformOfHost(options.hostPlatform) === 'posix') refuseForeignDirectory(dir, options);
-  const qwenVersion = host.qwen?.version;
+  if (host !== undefined && options.out === undefined) {
+    const unknown = unknownDevelopers(deployment);
+    if (unknown.length > 0)
+      throw new RenderRefused(`refused: ${new DeploymentInvalid(file, unknown).message}`);
+  }
+  const qwenVersion = host?.qwen?.version;
   return {
     file,
     parsed,
@@ -98,6 +105,44 @@ function refuseForeignDirectory(dir: string, options: { out: string | undefined;
   throw new RenderRefused(
     `${key} ${dir} is in a directory others may change, so nothing was written: ${problems.join('; ')}. Fix: render into a directory only root (or you) can write, such as /opt/qwen-managed/install, or correct the owner and modes as said`,
   );
+}
+
+/**
+ * The developers the real install is for, as verify's host.credentials judges them there: an account
+ * this machine does not know could never launch (a staged tree, --out, may be for another machine).
+ */
+function unknownDevelopers(deployment: Deployment): Problem[] {
+  const developers = deployment.developers;
+  if (developers === undefined) return [];
+  const db = readAccountDb(developers.users, developers.groups);
+  const fix =
+    'create it, or correct deployment.json "developers" (to stage for another machine: render with --out)';
+  return [
+    ...developers.users.flatMap((name, i) =>
+      findUser(db, name) === undefined
+        ? [
+            problem(
+              ['developers', 'users', i],
+              name,
+              'is not an account on this machine: every launch by it would fail',
+              fix,
+            ),
+          ]
+        : [],
+    ),
+    ...developers.groups.flatMap((name, i) =>
+      findGroup(db, name) === undefined
+        ? [
+            problem(
+              ['developers', 'groups', i],
+              name,
+              'is not a group on this machine: no member of it could launch',
+              fix,
+            ),
+          ]
+        : [],
+    ),
+  ];
 }
 
 function targetSummary(deployment: Deployment, pinnedQwen: string | undefined): string {

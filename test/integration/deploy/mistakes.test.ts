@@ -133,6 +133,21 @@ const MISTAKES: Mistake[] = [
     ],
   },
   {
+    // verify's host.credentials called it an error on the real install, after render had written it.
+    mistake: 'developers naming an account and a group this machine does not have (the real install)',
+    async setUp(dir) {
+      const raw = await example('on-demand');
+      raw.installDir = path.join(dir, 'install');
+      raw.developers = { users: ['root', 'qm-no-such-user'], groups: ['qm-no-such-group'] };
+      await writeJson(path.join(dir, 'd.json'), raw);
+      return { dir, args: ['render', '--deployment', 'd.json'] };
+    },
+    stderr: [
+      /developers\.users\[1\] = "qm-no-such-user": is not an account on this machine: every launch by it would fail\. Fix: create it, or correct deployment\.json "developers" \(to stage for another machine: render with --out\)/,
+      /developers\.groups\[0\] = "qm-no-such-group": is not a group on this machine: no member of it could launch\./,
+    ],
+  },
+  {
     mistake: 'a settings value of the wrong type and an enum Qwen does not know',
     async setUp(dir) {
       const raw = await example('on-demand');
@@ -285,6 +300,16 @@ describe('every administrator mistake: exit 1, a message naming key or path, val
     for (const pattern of stderr) expect(result.stderr).toMatch(pattern);
     expect(result.stderr).not.toMatch(/internal error|\n\s+at |Error:/);
     expect(await snapshot(dir)).toEqual(before);
+  });
+
+  it('control: the same unknown developers on a staged tree (--out) render, for another machine', async () => {
+    const dir = await fs.mkdtemp(path.join(cli.work, 'staged-'));
+    await fs.chmod(dir, 0o755);
+    const raw = await example('on-demand');
+    raw.developers = { users: ['qm-no-such-user'], groups: ['qm-no-such-group'] };
+    await writeJson(path.join(dir, 'd.json'), raw);
+    const result = run(['render', '--deployment', 'd.json', '--out', 'out'], dir);
+    expect([result.code, result.stderr]).toEqual([0, '']);
   });
 
   it('negative control: the same scenarios without the mistake render (exit 0) and write the tree', async () => {
