@@ -11,6 +11,7 @@ import { openclawHostProblems } from '../src/host/openclaw-checks.js';
 import { type OpenclawVersionFacts, openclawVersionFacts } from '../src/openclaw/versions.js';
 import { ENVIRONMENT_POLICY } from '../src/policy/policies.js';
 import { show } from '../src/policy/quote.js';
+import { REPOSITORY_POLICY } from '../src/policy/repository.js';
 import { NO_ENTRY } from '../src/policy/repository-path.js';
 import { validateOpenclawLaunchPlan } from '../src/startup/validators/openclaw-launch-plan.js';
 import { envRecord } from './env.js';
@@ -95,28 +96,43 @@ export function workspaceRefusals(
 }
 
 /**
- * A FIFO, socket or device among the workspace's entries. OpenClaw opens its bootstrap files
- * (`AGENTS.md`, `SOUL.md`, `MEMORY.md`, …) with a blocking read (measured on 2026.9.6: a FIFO
- * `SOUL.md` and the turn waited for good, before the model was asked); a link is OpenClaw's to refuse
- * (it does: "symlink path component not allowed").
+ * A FIFO, socket or device anywhere in the workspace (links not followed, at most the repository
+ * policy's maxWalkEntries entries). OpenClaw opens what it reads there with a blocking read — its
+ * bootstrap files (`AGENTS.md`, `SOUL.md`, …) and one level down `.openclaw/settings.json` (measured on
+ * 2026.9.6: a FIFO at either and the turn waited for good, before the model was asked) — and its file
+ * tools work in the whole tree; a link is OpenClaw's to refuse (it does: "symlink path component not
+ * allowed").
  */
 function specialEntries(workspace: string, fs: Pick<LaunchFs, 'lstatSync' | 'readdirSync'>): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(workspace).sort();
-  } catch {
-    return [];
-  }
-  return names
-    .map((name) => `${workspace}/${name}`)
-    .filter((file) => {
+  const limit = REPOSITORY_POLICY.paths.maxWalkEntries;
+  const refused: string[] = [];
+  const queue = [workspace];
+  let entries = 0;
+  while (queue.length > 0) {
+    const dir = queue.shift()!;
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir).sort();
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (++entries > limit)
+        return [
+          ...refused,
+          `${show(workspace)}: is the OpenClaw agent's workspace and holds more than ${limit} entries, so it is not checked for a FIFO, socket or device OpenClaw would wait on for good — remove what the agent does not need from it`,
+        ];
+      const file = `${dir}/${name}`;
       const stat = fs.lstatSync(file, NO_ENTRY);
-      return stat !== undefined && !stat.isFile() && !stat.isDirectory() && !stat.isSymbolicLink();
-    })
-    .map(
-      (file) =>
-        `${show(file)}: is in the OpenClaw agent's workspace and is not a file, a directory or a link (a FIFO, socket or device): OpenClaw would wait on it for good as it reads the workspace's files — remove it from the repository`,
-    );
+      if (stat === undefined || stat.isSymbolicLink() || stat.isFile()) continue;
+      if (stat.isDirectory()) queue.push(file);
+      else
+        refused.push(
+          `${show(file)}: is in the OpenClaw agent's workspace and is not a file, a directory or a link (a FIFO, socket or device): OpenClaw would wait on it for good as it reads the workspace's files — remove it from the repository`,
+        );
+    }
+  }
+  return refused;
 }
 
 function pinnedPlan(

@@ -299,6 +299,33 @@ describe('launch-qwen --profile openclaw-recall', () => {
     }
   });
 
+  it('refuses a FIFO deeper in the agent workspace (its .openclaw/settings.json, which OpenClaw reads every turn), naming it; the same start works once it is gone', async () => {
+    // Measured on 2026.9.6 (docs/openclaw.md): a FIFO main/.openclaw/settings.json and the turn waited
+    // for good before the model was asked; the workspace's own entries were all a file or a directory.
+    const workspace = path.join(install.repo, 'main');
+    fs.mkdirSync(path.join(workspace, '.openclaw'), { recursive: true });
+    const fifo = path.join(workspace, '.openclaw', 'settings.json');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    try {
+      const { exit, output } = await finished(launch());
+      expect(exit.exitCode).toBe(1);
+      expect(output).toContain(
+        `launch-qwen: "${fifo}": is in the OpenClaw agent's workspace and is not a file, a directory or a link (a FIFO, socket or device)`,
+      );
+      expect(recorded()).toBeUndefined();
+    } finally {
+      fs.rmSync(fifo);
+    }
+    // Negative control: the same settings file as a regular file is no obstacle.
+    fs.writeFileSync(fifo, '{}');
+    try {
+      expect((await finished(launch())).exit.exitCode).toBe(0);
+      expect(recorded()).toBeDefined();
+    } finally {
+      fs.rmSync(workspace, { recursive: true });
+    }
+  });
+
   it('refuses without a terminal on stdin: OpenClaw would take whatever it holds as the message', () => {
     fs.rmSync(install.record, { force: true });
     const result = spawnSync(install.shim, ['--profile', 'openclaw-recall'], {
