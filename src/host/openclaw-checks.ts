@@ -13,7 +13,11 @@ import {
   profileRel,
 } from '../contracts/layout.js';
 import type { OpenclawLaunchPlan } from '../contracts/openclaw-launch.js';
-import { openclawVersionFacts, unsupportedNodeReason } from '../openclaw/versions.js';
+import {
+  type OpenclawVersionFacts,
+  openclawVersionFacts,
+  unsupportedNodeReason,
+} from '../openclaw/versions.js';
 import { lookupEnv } from '../policy/environment-names.js';
 import { show } from '../policy/quote.js';
 import {
@@ -108,7 +112,7 @@ export function openclawPackageProblems(
   plan: Pick<OpenclawLaunchPlan, 'node' | 'cli' | 'openclawVersion' | 'argv'>,
   cli: string,
   nodeVersion: string | undefined,
-  fs: Pick<HostFs, 'readFileSync'>,
+  fs: Pick<HostFs, 'readFileSync' | 'statSync'>,
 ): OpenclawHostResult {
   const problems: string[] = [];
   const packageJson = `${dirname(cli)}/package.json`;
@@ -142,12 +146,40 @@ export function openclawPackageProblems(
     const why = unsupportedNodeReason(judged, nodeVersion);
     if (why !== undefined) problems.push(`OpenClaw node ${show(plan.node)} ${why}`);
   }
+  if (judged !== undefined) problems.push(...unfinishedInstallProblems(plan, dirname(cli), judged, fs));
   // The argv is data of the version: a plan that asks for anything else was not rendered for it.
   if (judged !== undefined && JSON.stringify(plan.argv) !== JSON.stringify(judged.managedArgv))
     problems.push(
       `the plan's OpenClaw argv ${JSON.stringify(plan.argv)} is not the managed argv of OpenClaw ${judged.version} (${JSON.stringify(judged.managedArgv)}); re-render`,
     );
   return { problems, ...(version === undefined ? {} : { openclawVersion: version }) };
+}
+
+/**
+ * A package whose install scripts have not run (installed with --ignore-scripts): openclaw.mjs runs them
+ * at its next start by writing into the package, which the developer a managed session runs as cannot
+ * (measured on 2026.9.6: every developer's start ended "package lifecycle is incomplete … EACCES").
+ */
+function unfinishedInstallProblems(
+  plan: Pick<OpenclawLaunchPlan, 'node' | 'cli'>,
+  packageDir: string,
+  facts: OpenclawVersionFacts,
+  fs: Pick<HostFs, 'statSync'>,
+): string[] {
+  return facts.unfinishedInstallMarkers
+    .map((rel) => `${packageDir}/${rel}`)
+    .filter((marker) => {
+      try {
+        fs.statSync(marker);
+        return true;
+      } catch {
+        return false;
+      }
+    })
+    .map(
+      (marker) =>
+        `OpenClaw ${show(plan.cli)} was installed without its install scripts (${show(marker)} is there): OpenClaw runs them at its next start by writing into its package, which a developer cannot, so every start would end "package lifecycle is incomplete … permission denied (EACCES)" — as root, run ${show(plan.node)} ${show(plan.cli)} --version once (it completes them), or reinstall OpenClaw with its scripts enabled`,
+    );
 }
 
 /** Every host problem of the openclaw-recall profile (empty: the launcher may start OpenClaw). */

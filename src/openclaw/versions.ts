@@ -10,6 +10,8 @@ interface VersionEntry {
   managedArgv: readonly string[];
   /** What the launcher sets last in OpenClaw's environment (read-only config, no self-update, …). */
   environment: Readonly<Record<string, string>>;
+  /** Files of the OpenClaw package (relative to it) that say its install scripts have not run yet. */
+  unfinishedInstallMarkers: readonly string[];
   /** Entries of the per-user state directory that would change the managed session: name → why. */
   refusedInStateDir: Readonly<Record<string, string>>;
 }

@@ -4,6 +4,7 @@
 // about 30 s here, so the rows share what they honestly can: one world, one rendered install, and
 // the session of the first turn continued by the second. One turn starts OpenClaw the way a developer
 // does, through the rendered `bin/launch-qwen --profile openclaw-recall` in a terminal.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -478,6 +479,36 @@ describe('openclaw-recall on the real OpenClaw', () => {
       expect([start.model, start.queries]).toEqual([[], []]);
     } finally {
       fs.rmSync(extensions, { recursive: true });
+    }
+  }, 300_000);
+
+  it('an OpenClaw package installed without its scripts: OpenClaw started as the developer fails before any turn (it cannot finish them in the root-owned package); through the launcher the start is refused naming the marker, exit 1', async () => {
+    // What `npm ci --ignore-scripts` leaves (the world completed it as root when it was made).
+    const marker = path.join(path.dirname(world.openclawCli), '.openclaw-lifecycle-pending');
+    fs.writeFileSync(marker, 'pending\n', { mode: 0o644 });
+    try {
+      // Negative control: OpenClaw itself, as the developer (its cheapest start, --version).
+      const user = world.developerUser();
+      const direct = spawnSync('unshare', ['-rn', world.node24, world.openclawCli, '--version'], {
+        uid: user.uid,
+        gid: user.gid,
+        env: { PATH: '/usr/bin:/bin', HOME: user.home, NODE_DISABLE_COMPILE_CACHE: '1' },
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect([direct.status, direct.stderr]).toEqual([
+        1,
+        'openclaw: package lifecycle is incomplete. Reinstall with package scripts enabled, then retry. permission denied (EACCES)\n',
+      ]);
+      const start = await world.launcherStart({ CONTEXT_API_TOKEN: TOKEN, LLM_API_KEY: MODEL_KEY });
+      expect(start.exit.exitCode, start.output).toBe(1);
+      expect(start.output.replaceAll('\n', '')).toContain(
+        `"${marker}" is there): OpenClaw runs them at its next start by writing into its package, which a developer cannot`,
+      );
+      expect(start.output).not.toMatch(/type your message|openclaw: package lifecycle/);
+      expect([start.model, start.queries]).toEqual([[], []]);
+    } finally {
+      fs.rmSync(marker, { force: true });
     }
   }, 300_000);
 

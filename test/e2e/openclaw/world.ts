@@ -40,6 +40,8 @@ export interface Turn {
   /** The queries the provider received during the turn. */
   queries: string[];
   elapsedMs: number;
+  /** The turn had not ended by `killAfterMs` and was killed. */
+  killed: boolean;
 }
 
 export interface LauncherTurn {
@@ -61,6 +63,8 @@ export interface TurnOptions {
   stateDir?: string;
   /** Another OpenClaw config file than the rendered one. */
   configFile?: string;
+  /** When the turn is killed (SIGKILL) if it has not ended: a hung turn's bound (default 240 s). */
+  killAfterMs?: number;
 }
 
 /** Serves a Unix socket that pipes every connection to 127.0.0.1:port. */
@@ -121,6 +125,21 @@ export class OpenclawWorld {
       const full = spawnSync('cp', ['-a', openclawDir, openclaw], { encoding: 'utf8' });
       if (full.status !== 0) throw new Error(`cannot copy ${openclawDir}: ${full.stderr}`);
     }
+    // npm ci --ignore-scripts (scripts/e2e/setup.mjs) leaves OpenClaw's install scripts pending, and
+    // OpenClaw runs them at its next start by writing into its package, which the developer cannot:
+    // verify and the launcher refuse such a package. As an administrator does, root completes them
+    // once (in this copy: the marker's removal does not reach the cache's hard links).
+    const completed = spawnSync(
+      'unshare',
+      ['-rn', path.join(openclaw, NODE24_REL), path.join(openclaw, OPENCLAW_CLI_REL), '--version'],
+      {
+        encoding: 'utf8',
+        env: { PATH: '/usr/bin:/bin', HOME: dir, NODE_DISABLE_COMPILE_CACHE: '1' },
+        timeout: 120_000,
+      },
+    );
+    if (completed.status !== 0)
+      throw new Error(`cannot complete OpenClaw's install scripts: ${completed.stderr}`);
     const model = await FakeModel.start({ defaultReply: text(MODEL_REPLY) });
     // OpenClaw's own requests do not look like Qwen's: answer every chat request with the reply.
     model.setResponder(() => text(MODEL_REPLY));
@@ -292,6 +311,8 @@ export class OpenclawWorld {
       CONTEXT_API_TOKEN: TOKEN,
       LLM_API_KEY: MODEL_KEY,
       QM_FORWARDS: this.forwards(),
+      // Marks every process of the turn (OpenClaw's own children included), so a hung one is killed whole.
+      QM_TURN: `${this.dir}#${this.turns + 1}`,
     };
     for (const name of options.without ?? []) delete env[name];
     const modelBefore = this.model.requests.length;
@@ -327,7 +348,11 @@ export class OpenclawWorld {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    const killer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    let killed = false;
+    const killer = setTimeout(() => {
+      killed = true;
+      killTurn(env.QM_TURN!);
+    }, options.killAfterMs ?? 240_000);
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     clearTimeout(killer);
     return {
@@ -337,6 +362,7 @@ export class OpenclawWorld {
       model: this.model.requests.slice(modelBefore).filter((r) => r.chat !== undefined),
       queries: this.search.requests.slice(searchBefore).map((r) => (r.body as { query: string }).query),
       elapsedMs: performance.now() - started,
+      killed,
     };
   }
 
@@ -505,6 +531,23 @@ export class OpenclawWorld {
     } finally {
       // Even when a process of the developer still runs (a hung turn): the next run's sweep removes them.
       fs.rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * SIGKILL to every process whose environment carries `QM_TURN=<mark>`: a hung turn and whatever
+ * OpenClaw started (its children may leave the process group, and their open pipes would keep the
+ * turn from ending). Only processes of this turn carry the mark.
+ */
+function killTurn(mark: string): void {
+  const wanted = `QM_TURN=${mark}`;
+  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(wanted))
+        process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone, or not ours to read
     }
   }
 }

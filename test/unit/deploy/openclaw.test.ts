@@ -382,7 +382,7 @@ describe('verify', () => {
       { node: '/n', cli: '/p/openclaw.mjs', openclawVersion: '2026.9.6', argv: [...MANAGED_ARGV] },
       '/p/openclaw.mjs',
       node,
-      { readFileSync: () => Buffer.from(JSON.stringify({ name: 'openclaw', version: openclaw })) },
+      packageFs({ name: 'openclaw', version: openclaw }),
     ).problems;
     expect(problems).toEqual(messages.map((m) => expect.stringMatching(m)));
   });
@@ -395,12 +395,7 @@ describe('verify', () => {
       { node: '/n', cli: '/p/openclaw.mjs', openclawVersion: '2026.9.6', argv: [...MANAGED_ARGV] },
       '/p/openclaw.mjs',
       'v24.22.3',
-      {
-        readFileSync: () => {
-          if (pkg === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-          return Buffer.from(JSON.stringify(pkg));
-        },
-      },
+      packageFs(pkg),
     ).problems;
     expect(problems).toEqual(messages.map((m) => expect.stringMatching(m)));
   });
@@ -410,13 +405,50 @@ describe('verify', () => {
       { node: '/n', cli: '/p/openclaw.mjs', openclawVersion: '2026.9.6', argv: ['tui', '--local'] },
       '/p/openclaw.mjs',
       'v24.22.3',
-      { readFileSync: () => Buffer.from(JSON.stringify({ name: 'openclaw', version: '2026.9.6' })) },
+      packageFs({ name: 'openclaw', version: '2026.9.6' }),
     ).problems;
     expect(problems).toEqual([expect.stringMatching(/is not the managed argv of OpenClaw 2026\.9\.6/)]);
   });
+
+  it.each(['.openclaw-lifecycle-pending', 'dist/openclaw-install-guard'])(
+    'a package installed without its scripts (%s there) is refused, naming the marker and the fix',
+    (marker) => {
+      const plan = {
+        node: '/n',
+        cli: '/p/openclaw.mjs',
+        openclawVersion: '2026.9.6',
+        argv: [...MANAGED_ARGV],
+      };
+      const pkg = { name: 'openclaw', version: '2026.9.6' };
+      expect(openclawPackageProblems(plan, '/p/openclaw.mjs', 'v24.22.3', packageFs(pkg)).problems).toEqual(
+        [],
+      );
+      expect(
+        openclawPackageProblems(plan, '/p/openclaw.mjs', 'v24.22.3', packageFs(pkg, [`/p/${marker}`]))
+          .problems,
+      ).toEqual([
+        `OpenClaw "/p/openclaw.mjs" was installed without its install scripts ("/p/${marker}" is there): OpenClaw runs them at its next start by writing into its package, which a developer cannot, so every start would end "package lifecycle is incomplete … permission denied (EACCES)" — as root, run "/n" "/p/openclaw.mjs" --version once (it completes them), or reinstall OpenClaw with its scripts enabled`,
+      ]);
+    },
+  );
 });
 
 const MANAGED_ARGV = openclawVersionFacts('2026.9.6')!.managedArgv;
+
+/** The pinned package as a file system: its package.json (none when undefined) and the files listed. */
+function packageFs(pkg: object | undefined, files: readonly string[] = []) {
+  const missing = () => Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+  return {
+    readFileSync: () => {
+      if (pkg === undefined) throw missing();
+      return Buffer.from(JSON.stringify(pkg));
+    },
+    statSync: (file: string) => {
+      if (!files.includes(file)) throw missing();
+      return { isFile: () => true } as never;
+    },
+  };
+}
 
 describe('rollback', () => {
   it('withoutPlugin: the plugin out of allow, load paths and entries, plugins off, every other key kept', async () => {
