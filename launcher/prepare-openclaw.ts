@@ -96,12 +96,14 @@ export function workspaceRefusals(
 }
 
 /**
- * A FIFO, socket or device anywhere in the workspace (links not followed, at most the repository
- * policy's maxWalkEntries entries). OpenClaw opens what it reads there with a blocking read — its
- * bootstrap files (`AGENTS.md`, `SOUL.md`, …) and one level down `.openclaw/settings.json` (measured on
- * 2026.9.6: a FIFO at either and the turn waited for good, before the model was asked) — and its file
- * tools work in the whole tree; a link is OpenClaw's to refuse (it does: "symlink path component not
- * allowed").
+ * A link, FIFO, socket or device anywhere in the workspace (links not followed, at most the
+ * repository policy's maxWalkEntries entries). OpenClaw opens what it reads there with a blocking
+ * read — its bootstrap files (`AGENTS.md`, `SOUL.md`, …) and one level down `.openclaw/settings.json`
+ * (measured on 2026.9.6: a FIFO at either and the turn waited for good, before the model was asked) —
+ * and it follows a link to `.openclaw/` or to its `settings.json` (measured: `main/.openclaw` linked
+ * out of the repository, and OpenClaw wrote `settings.json.lock` there and waited on a FIFO
+ * `settings.json` there; `settings.json` linked to that FIFO, the same wait); a link elsewhere it
+ * refuses itself, so the managed session needs none.
  */
 function specialEntries(workspace: string, fs: Pick<LaunchFs, 'lstatSync' | 'readdirSync'>): string[] {
   const limit = REPOSITORY_POLICY.paths.maxWalkEntries;
@@ -120,12 +122,16 @@ function specialEntries(workspace: string, fs: Pick<LaunchFs, 'lstatSync' | 'rea
       if (++entries > limit)
         return [
           ...refused,
-          `${show(workspace)}: is the OpenClaw agent's workspace and holds more than ${limit} entries, so it is not checked for a FIFO, socket or device OpenClaw would wait on for good — remove what the agent does not need from it`,
+          `${show(workspace)}: is the OpenClaw agent's workspace and holds more than ${limit} entries, so it is not checked for a link, FIFO, socket or device OpenClaw would follow or wait on — remove what the agent does not need from it`,
         ];
       const file = `${dir}/${name}`;
       const stat = fs.lstatSync(file, NO_ENTRY);
-      if (stat === undefined || stat.isSymbolicLink() || stat.isFile()) continue;
+      if (stat === undefined || stat.isFile()) continue;
       if (stat.isDirectory()) queue.push(file);
+      else if (stat.isSymbolicLink())
+        refused.push(
+          `${show(file)}: is a link in the OpenClaw agent's workspace: OpenClaw follows a link to its .openclaw/ directory or settings.json wherever it points, writing there, and waits on a FIFO it reaches — remove it from the repository (copy what it points to instead)`,
+        );
       else
         refused.push(
           `${show(file)}: is in the OpenClaw agent's workspace and is not a file, a directory or a link (a FIFO, socket or device): OpenClaw would wait on it for good as it reads the workspace's files — remove it from the repository`,

@@ -326,6 +326,41 @@ describe('launch-qwen --profile openclaw-recall', () => {
     }
   });
 
+  it.each([
+    ['its .openclaw directory', '.openclaw'],
+    ['its .openclaw/settings.json', '.openclaw/settings.json'],
+  ])(
+    'refuses a link in the agent workspace (%s, which OpenClaw follows wherever it points), naming it; the same start works without it',
+    async (_name, rel) => {
+      // Measured on 2026.9.6 (docs/openclaw.md): main/.openclaw linked out of the repository, and OpenClaw
+      // wrote settings.json.lock there and waited for good on a FIFO settings.json there; a
+      // main/.openclaw/settings.json linked to that FIFO held the turn the same way.
+      const workspace = path.join(install.repo, 'main');
+      fs.mkdirSync(path.join(workspace, '.openclaw'), { recursive: true });
+      const link = path.join(workspace, rel);
+      fs.rmSync(link, { recursive: true, force: true });
+      fs.symlinkSync(suite.user.home, link);
+      try {
+        const { exit, output } = await finished(launch());
+        expect(exit.exitCode).toBe(1);
+        expect(output).toContain(
+          `launch-qwen: "${link}": is a link in the OpenClaw agent's workspace: OpenClaw follows a link to its .openclaw/ directory or settings.json wherever it points`,
+        );
+        expect(recorded()).toBeUndefined();
+      } finally {
+        fs.rmSync(link);
+      }
+      // Negative control: the same workspace without the link is no obstacle.
+      fs.mkdirSync(path.join(workspace, '.openclaw'), { recursive: true });
+      try {
+        expect((await finished(launch())).exit.exitCode).toBe(0);
+        expect(recorded()).toBeDefined();
+      } finally {
+        fs.rmSync(workspace, { recursive: true });
+      }
+    },
+  );
+
   it('refuses without a terminal on stdin: OpenClaw would take whatever it holds as the message', () => {
     fs.rmSync(install.record, { force: true });
     const result = spawnSync(install.shim, ['--profile', 'openclaw-recall'], {
