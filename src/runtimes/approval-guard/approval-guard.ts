@@ -2,7 +2,7 @@
 // and never blocks Qwen by crashing — any failure answers `{}` (Qwen fails open on errors anyway).
 // An event it could not read whole (too large, or too slow to arrive) asks: its size is the
 // provider's choice, not a failure.
-import { realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { readOwnEnv } from '../../base/environment.js';
 import { GUARD_MODES_ENV } from '../../contracts/names.js';
@@ -23,12 +23,33 @@ export function realpathNearestExisting(path: string): string {
   }
 }
 
+/** Whether something (a link too) is at `path`; true when it cannot be told (an unreadable parent). */
+export function pathMayExist(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
+/** The names in `dir`, following a link to it; undefined when it is no directory or cannot be read. */
+export function listNames(dir: string): string[] | undefined {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+}
+
 export function main(): void {
   const modes = parseGuardedModes(readOwnEnv(process.env, GUARD_MODES_ENV));
   const host: GuardHost = {
     realpath: realpathNearestExisting,
     runtimeDir: readOwnEnv(process.env, 'QWEN_RUNTIME_DIR'),
     qwenDirs: ['QWEN_RUNTIME_DIR', 'QWEN_HOME'].flatMap((name) => readOwnEnv(process.env, name) ?? []),
+    exists: pathMayExist,
+    readdir: listNames,
+    home: readOwnEnv(process.env, 'HOME'),
     // Loaded only here, for a read outside the root: node:crypto costs ~6 ms to load (performance.md).
     sha256: (text) =>
       (require('node:crypto') as typeof import('node:crypto'))

@@ -1,15 +1,28 @@
 // The approval guard: a PreToolUse hook that turns a mid-session switch to YOLO (or auto) back into
 // confirmations, and asks in every mode before git runs in a directory the launcher did not check
 // (docs/repository.md#git), before a worktree checkout, before a shell line Qwen judges only in
-// part (`bash -c …`) and before a file tool reads outside the repository — and, in auto-accept-edits,
-// before the network tools that mode approves although they edit nothing and before edits of git's
-// own files. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a confirmation even
-// in YOLO.
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+// part (`bash -c …`), before a file tool reads in Qwen's own directories and before a read-only shell
+// command reads outside the repository; it denies a file tool through a link out of the repository;
+// and, in auto-accept-edits, it asks before the network tools that mode approves although they edit
+// nothing and before edits of git's own files. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a
+// confirmation even in YOLO.
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { renderContentForDisplay } from '../../context/display.js';
 import { DEFAULT_GUARD_MODES, PERMISSION_REMEMBER } from '../../contracts/names.js';
 import { isPlainObject } from '../../text/json.js';
 import type { PreToolUseOutput } from '../write-confirmation/decide.js';
+import {
+  commandName,
+  expandGlob,
+  followsLinks,
+  GLOB_LIMIT,
+  isCompound,
+  printsOnly,
+  qwenAsksFor,
+  type ShellWord,
+  scriptOperand,
+  shellCommands,
+} from './shell-paths.js';
 
 /** The guarded modes from the hook's configuration text (`yolo,auto`); unknown words are kept, blanks dropped. */
 export function parseGuardedModes(text: string | undefined): ReadonlySet<string> {
@@ -167,6 +180,44 @@ function writesMemory(input: Record<string, unknown>, root: string, host: GuardH
     : undefined;
 }
 
+// The tools that write a file Qwen names in its dialog by the path as given (it asks for each).
+const WRITE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  write_file: ['file_path'],
+  edit: ['file_path'],
+  notebook_edit: ['notebook_path'],
+};
+
+export const LINK_OUT_REASON =
+  "This path is a link in the repository to a place outside it, and Qwen's dialog would name only " +
+  'the link. Name the place itself (Qwen then asks, showing it). Path: ';
+
+/**
+ * A file tool's path inside the repository that a link leads out of it (a link git does not track,
+ * which the launcher does not judge: a non-git checkout, an untracked or built file). Measured on
+ * Qwen 0.24.4: read_file of `notes.txt -> /proc/self/environ` asked "ReadFile notes.txt", and one
+ * Enter sent the target to the model. Denied (not asked: Qwen asks too, and a second ask is a second
+ * dialog), naming the target, so the model can name it and Qwen's own dialog show it.
+ */
+function linksOut(input: Record<string, unknown>, root: string, host: GuardHost): string | undefined {
+  const tool = input.tool_name;
+  const fields = isReadTool(tool)
+    ? READ_TOOLS[tool]
+    : typeof tool === 'string' && Object.hasOwn(WRITE_FIELDS, tool)
+      ? WRITE_FIELDS[tool]
+      : undefined;
+  if (fields === undefined || !isPlainObject(input.tool_input)) return undefined;
+  const realRoot = host.realpath(root);
+  for (const field of fields) {
+    const value = input.tool_input[field];
+    if (typeof value !== 'string' || value === '') continue;
+    const path = resolve(root, value);
+    const real = host.realpath(path);
+    if (within(root, path) && !within(realRoot, real))
+      return `${LINK_OUT_REASON}${renderContentForDisplay(value)} (a link to ${renderContentForDisplay(real)})`;
+  }
+  return undefined;
+}
+
 /** What the guard may look at besides the event: links on disk, and Qwen's runtime directory. */
 export interface GuardHost {
   /** The path with its nearest existing ancestor's links resolved (identity when none can be read). */
@@ -177,6 +228,12 @@ export interface GuardHost {
   qwenDirs?: readonly string[];
   /** sha256 in hex: Qwen names a repository's temporary directory by its root's hash. */
   sha256?(text: string): string;
+  /** Whether something (a link too) is at `path`; every path may exist when unknown. */
+  exists?(path: string): boolean;
+  /** HOME, which bash puts for a leading `~`. */
+  home?: string;
+  /** The names in a directory (undefined when it is none or cannot be read): for expanding globs. */
+  readdir?(dir: string): readonly string[] | undefined;
 }
 
 /** Qwen 0.24.4's temporary directory for the repository at `root`, when the host can name it. */
@@ -186,6 +243,142 @@ function ownTempDir(root: string, host: GuardHost): string | undefined {
 }
 
 const LEXICAL: GuardHost = { realpath: (p) => p };
+
+export const SHELL_OUTSIDE_REASON =
+  'This shell command names a path outside the repository, and Qwen runs the commands it judges ' +
+  'read-only (cat, head, grep, …) with no dialog wherever they read. Path: ';
+
+export const SHELL_VARIABLE_REASON =
+  "This shell command names a word bash expands ($VAR, ${…}, $'…'), which may be a path outside " +
+  'the repository, and Qwen runs the commands it judges read-only with no dialog wherever they read. ' +
+  'Word: ';
+
+export const SHELL_FOLLOW_REASON =
+  'This shell command follows every link it meets (grep -R, rg -L, find -L, tree -l), and a link ' +
+  'in the repository may lead outside it; Qwen runs it with no dialog. Option: ';
+
+// Devices any command may name: nothing of the developer's there.
+const HARMLESS = new Set([
+  '/dev/null',
+  '/dev/zero',
+  '/dev/random',
+  '/dev/urandom',
+  '/dev/stdin',
+  '/dev/stdout',
+  '/dev/stderr',
+  '/dev/tty',
+]);
+const GLOB = /[*?[]/;
+
+/**
+ * Why a shell line may read outside the repository with no dialog: a command Qwen 0.24.4 judges
+ * read-only (`cat ~/.aws/credentials`, `grep -r key ~`, `head ../other/.env`; measured, no dialog)
+ * names an absolute path, a `~`, a `..` step or a link (as bash would read it: quotes and escapes
+ * removed, braces split, a glob cut at its directory) that exists outside the root, or a word bash
+ * expands. A command Qwen asks for by itself (another program, a compound command) shows its whole
+ * line in Qwen's dialog and is left to it: a second ask would be a second dialog.
+ */
+function shellReadsOutside(
+  command: string,
+  directory: unknown,
+  root: string,
+  host: GuardHost,
+): string | undefined {
+  const commands = shellCommands(command);
+  if (isCompound(commands)) return undefined;
+  const judged = commands.filter((c) => !qwenAsksFor(c) && !printsOnly(c));
+  if (judged.length === 0) return undefined;
+  const realRoot = host.realpath(root);
+  const exists = host.exists ?? (() => true);
+  const cwd = typeof directory === 'string' && directory !== '' ? resolve(root, directory) : root;
+  // Where a relative word may be read from: the directory, and every `cd` target of the line.
+  const cwds = [cwd];
+  const outside = (path: string): string | undefined => {
+    const at = GLOB.test(path) ? dirname(path.slice(0, path.search(GLOB)) + 'x') : path;
+    if (HARMLESS.has(at)) return undefined;
+    const real = host.realpath(at);
+    if (within(root, at) && within(realRoot, real)) return undefined;
+    // Nothing there to read (a pattern such as '/api/'): no dialog.
+    if (!within(root, at) && !exists(at)) return undefined;
+    const own = ownTempDir(root, host);
+    if (own !== undefined && within(own, at) && within(host.realpath(own), real)) return undefined;
+    return real === at ? '' : real;
+  };
+  // A glob whose directory is in the repository: what bash would expand it to, each judged (a name
+  // it matches may be a link out); too many names to look at asks.
+  const globOutside = (path: string): string | undefined => {
+    if (!GLOB.test(path) || host.readdir === undefined) return undefined;
+    const matches = expandGlob(path, host.readdir);
+    if (matches === undefined) return ` (more than ${GLOB_LIMIT} names to look at)`;
+    for (const match of matches) {
+      const real = outside(match);
+      if (real !== undefined)
+        return ` (bash expands it to ${renderContentForDisplay(match)}${linkNote(real)})`;
+    }
+    return undefined;
+  };
+  if (cwd !== root) {
+    const real = outside(cwd);
+    if (real !== undefined)
+      return SHELL_OUTSIDE_REASON + renderContentForDisplay(String(directory)) + linkNote(real);
+  }
+  for (const { words: written } of judged) {
+    const name = commandName(written);
+    const moves = name?.text === 'cd' || name?.text === 'pushd';
+    // A bare `cd` goes HOME.
+    const words = moves && written.length === 1 ? [...written, TILDE] : written;
+    const follows = followsLinks(words);
+    if (follows !== undefined) return SHELL_FOLLOW_REASON + renderContentForDisplay(follows.raw);
+    const script = scriptOperand(words);
+    for (const word of words) {
+      if (word === script) continue;
+      if (word.expands) return SHELL_VARIABLE_REASON + renderContentForDisplay(word.raw);
+      for (const candidate of candidates(word.text)) {
+        for (const path of paths(candidate, cwds, host.home)) {
+          const real = path === undefined ? '' : outside(path);
+          const note = real === undefined && path !== undefined ? globOutside(path) : linkNote(real ?? '');
+          if (real !== undefined || note !== undefined)
+            return SHELL_OUTSIDE_REASON + renderContentForDisplay(word.raw) + note;
+          if (path !== undefined && moves && word !== name) cwds.push(path);
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+const TILDE: ShellWord = {
+  raw: 'cd with no directory (HOME)',
+  text: '~',
+  expands: false,
+  plain: true,
+  redirect: false,
+};
+const linkNote = (real: string) => (real === '' ? '' : ` (a link to ${renderContentForDisplay(real)})`);
+
+/**
+ * The paths a word may name: itself, an option's value after `=` or glued to a short option
+ * (`-f/etc/passwd`), each part of a brace list.
+ */
+function candidates(text: string): string[] {
+  const found = [text];
+  const eq = text.indexOf('=');
+  if (eq >= 0) found.push(text.slice(eq + 1));
+  const glued = /^-[A-Za-z]+([/~.].*)$/.exec(text);
+  if (glued !== null) found.push(glued[1]!);
+  if (text.includes('{')) found.push(...text.split(/[{},]/));
+  return found.filter((c) => c !== '' && !c.startsWith('-'));
+}
+
+/** Where bash reads `word`: undefined for a `~user` it cannot place. */
+function paths(word: string, cwds: readonly string[], home: string | undefined): (string | undefined)[] {
+  if (word.startsWith('~')) {
+    if (home === undefined || home === '' || !/^~(?:\/|$)/.test(word)) return [undefined];
+    return [resolve(home, `.${word.slice(1)}`)];
+  }
+  if (word.startsWith('/')) return [resolve(word)];
+  return cwds.map((cwd) => resolve(cwd, word));
+}
 
 const trimSlashes = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, '') : p);
 const unquote = (p: string) => p.replace(/^(['"])(.*)\1$/, '$2');
@@ -214,9 +407,16 @@ function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string 
   // A backslash-newline joins the lines to bash: read the command as bash does.
   const joined = command.replace(/\\\r?\n/g, '');
   if (SHELL_WORD.test(joined) && COMMAND_MARKER.test(joined)) return SHELL_WRAPPER_REASON;
+  const root = typeof input.cwd === 'string' ? trimSlashes(input.cwd) : undefined;
+  const git = gitRisk(joined, directory, root);
+  if (git !== undefined) return git;
+  if (root === undefined || !isAbsolute(root)) return undefined;
+  return shellReadsOutside(joined, directory, root, host);
+}
+
+function gitRisk(joined: string, directory: unknown, root: string | undefined): string | undefined {
   const gits = [...joined.matchAll(GIT)];
   if (gits.length === 0) return undefined;
-  const root = typeof input.cwd === 'string' ? trimSlashes(input.cwd) : undefined;
   if (directory !== undefined && directory !== null && directory !== '') {
     if (typeof directory !== 'string')
       return GIT_ELSEWHERE_REASON + renderContentForDisplay(JSON.stringify(directory));
@@ -322,6 +522,17 @@ export function decideApprovalGuard(
   const tool = input.tool_name;
   const mode = input.permission_mode;
   if (typeof tool !== 'string' || tool === '' || typeof mode !== 'string') return {};
+  const link =
+    typeof input.cwd === 'string' && isAbsolute(input.cwd) ? linksOut(input, input.cwd, host) : undefined;
+  if (link !== undefined) {
+    return {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: link,
+      },
+    };
+  }
   // In every mode: the default one runs what Qwen classifies as read-only without asking.
   const elsewhere = everyModeRisk(input, host) ?? autoEditRisk(input, host);
   if (elsewhere !== undefined) {

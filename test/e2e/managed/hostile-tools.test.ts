@@ -94,14 +94,20 @@ const OUTSIDE: readonly Call[] = [
 ];
 
 /** Scripts the model to make the call once, then answer; returns whether it ran without a dialog. */
-async function modelCalls(s: ManagedSession, name: string, args: Record<string, unknown>): Promise<boolean> {
+async function modelCalls(
+  s: ManagedSession,
+  name: string,
+  args: Record<string, unknown>,
+  // A second call in one session needs its own answer: the first one's is still on the screen.
+  answer = 'ANSWER-AFTER-TOOL',
+): Promise<boolean> {
   world.model.setResponder(({ kind, body }) => {
     if (kind !== 'main') return undefined;
-    if (isToolContinuation(body)) return text('ANSWER-AFTER-TOOL');
+    if (isToolContinuation(body)) return text(answer);
     return toolCall(name, args);
   });
   await s.submit('Please look around');
-  const shown = await s.ranOrAsked('ANSWER-AFTER-TOOL');
+  const shown = await s.ranOrAsked(answer);
   expect(shown).not.toBe('timeout');
   return shown === 'ran';
 }
@@ -188,7 +194,12 @@ describe("file tools outside the repository: the Qwen home's other projects ask 
       ).toBe(true);
       const own = createHash('sha256').update(realpathSync(world.repo)).digest('hex');
       expect(
-        await modelCalls(s, 'read_file', { file_path: join(home, 'tmp', own, 'saved-output.txt') }),
+        await modelCalls(
+          s,
+          'read_file',
+          { file_path: join(home, 'tmp', own, 'saved-output.txt') },
+          'ANSWER-AFTER-OWN-OUTPUT',
+        ),
       ).toBe(true);
       expect(toolOutput(since)).toContain('INSIDE-REPO-2209');
       expect(toolOutput(since)).toContain('OWN-SAVED-OUTPUT-4410');

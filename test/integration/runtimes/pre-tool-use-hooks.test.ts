@@ -10,7 +10,9 @@ import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
 import {
   GIT_ELSEWHERE_REASON,
   GIT_MOVED_REASON,
-  OUTSIDE_REASON,
+  LINK_OUT_REASON,
+  SHELL_OUTSIDE_REASON,
+  SHELL_VARIABLE_REASON,
   UNREAD_REASON,
 } from '../../../src/runtimes/approval-guard/decide.js';
 import { runRuntime } from '../../fixtures/run-runtime.js';
@@ -404,6 +406,61 @@ describe('approval-guard.js', () => {
     ['glob, .. inside a name is no step', read('glob', { pattern: 'a..b/**' }), {}, 'none'],
     ['list_directory outside', read('list_directory', { path: '/home/u/.qwen/tmp' }), {}, 'ask'],
     ['a path that is not a string', read('read_file', { file_path: ['/etc'] }), {}, 'ask'],
+    // Qwen runs what its classifier reads as read-only (cat, head, grep, ls, …) with no dialog,
+    // wherever it reads: a path outside the repository asks, in every mode.
+    ['shell: cat of a file outside', git('cat /etc/passwd', undefined), {}, 'ask'],
+    ['shell: head, quoted and escaped', git('head -n 3 "/etc/"pass\\wd', undefined), {}, 'ask'],
+    ['shell: grep of the home', git('grep -r key ~', undefined), { HOME: '/etc' }, 'ask'],
+    ['shell: ~ with no HOME known', git('cat ~/.aws/credentials', undefined), {}, 'ask'],
+    ['shell: .. out of the repository', git('cat src/../../etc/passwd', undefined), {}, 'ask'],
+    ['shell: a variable', git('cat "$HOME/.aws/credentials"', undefined), {}, 'ask'],
+    ["shell: $'…' spells a slash", git("cat $'\\x2fetc/passwd'", undefined), {}, 'ask'],
+    ['shell: a glob out', git('tail /e?c/pass*', undefined), {}, 'ask'],
+    ['shell: a brace list', git('cat {README.md,/etc/passwd}', undefined), {}, 'ask'],
+    ['shell: after an option', git('grep --file=/etc/passwd x', undefined), {}, 'ask'],
+    ['shell: glued to a short option', git('grep -f/etc/passwd x', undefined), {}, 'ask'],
+    ['shell: grep with its pattern from -e', git('grep -rne x /etc/passwd', undefined), {}, 'ask'],
+    ['shell: rg --files lists a directory', git('rg --files /etc', undefined), {}, 'ask'],
+    ['shell: sed after its script', git('sed -n 1p /etc/passwd', undefined), {}, 'ask'],
+    ['shell: a redirection in', git('wc -l < /etc/passwd', undefined), {}, 'ask'],
+    ['shell: a redirection before the name', git('2>/dev/null cat /etc/passwd', undefined), {}, 'ask'],
+    ['shell: >&2 is no job separator', git('cat x >&2 /etc/passwd', undefined), {}, 'ask'],
+    ['shell: an escaped ; is no separator', git('cat x\\;rm /etc/passwd', undefined), {}, 'ask'],
+    ['shell: after a program Qwen asks for', git('npm -v; cat /etc/passwd', undefined), {}, 'ask'],
+    ['shell: in a substitution', git('echo $(cat /etc/passwd)', undefined), {}, 'ask'],
+    ['shell: cd out', git('cd /etc && cat passwd', undefined), {}, 'ask'],
+    ['shell: a bare cd goes HOME', git('cd && cat .bashrc', undefined), { HOME: '/etc' }, 'ask'],
+    ['shell: in yolo, the path reason', git('cat /etc/passwd', undefined, 'yolo'), {}, 'ask'],
+    ['shell: git reads outside too', git('git diff --no-index /etc/passwd README.md', undefined), {}, 'ask'],
+    ['shell: monitor', read('monitor', { command: 'tail -f /etc/passwd' }), {}, 'ask'],
+    // grep -R, rg -L, find -L and tree -l walk through every link they meet, wherever it leads.
+    ['shell: grep -R', git('grep -Rn key .', undefined), {}, 'ask'],
+    ['shell: rg --follow', git('rg --follow key', undefined), {}, 'ask'],
+    ['shell: find -L', git('find -L . -name "*.pem"', undefined), {}, 'ask'],
+    ['shell: tree -l', git('tree -l', undefined), {}, 'ask'],
+    ['shell: grep -r stays', git('grep -rn key .', undefined), {}, 'none'],
+    // Inside the repository, and where Qwen asks by itself (showing the line), no second dialog.
+    ['shell: cat inside', git('cat README.md src/a.ts 2>/dev/null | head -20', undefined), {}, 'none'],
+    ['shell: inside, absolute', git('wc -l /repo/src/*.ts', undefined), {}, 'none'],
+    [
+      'shell: a pattern in quotes',
+      git("sed -n '/api/p' README.md && awk '{print $1}' x", undefined),
+      {},
+      'none',
+    ],
+    ['shell: a path that does not exist', git('cat /nonexistent-h40/x', undefined), {}, 'none'],
+    ["shell: grep's pattern names no file", git("grep -rn '/usr/bin' -- src", undefined), {}, 'none'],
+    ['shell: a program Qwen asks for', git('npm test -- --config /etc/passwd', undefined), {}, 'none'],
+    ['shell: a program by path', git('/usr/bin/env cat /etc/passwd', undefined), {}, 'none'],
+    ['shell: a compound command', git('for f in /etc/*; do wc -l $f; done', undefined), {}, 'none'],
+    ['shell: less, which Qwen asks for', git('less /etc/passwd', undefined), {}, 'none'],
+    ['shell: echo prints only', git('echo /etc/passwd $HOME', undefined), {}, 'none'],
+    [
+      "shell: this repository's own saved output",
+      git(`tail -n 50 /home/u/.qwen/tmp/${OWN}/x.txt`, undefined),
+      { QWEN_RUNTIME_DIR: '/home/u/.qwen' },
+      'none',
+    ],
     [
       'no working directory in the event',
       event({ tool_name: 'read_file', tool_input: { file_path: 'a' }, cwd: 'repo' }),
@@ -429,7 +486,7 @@ describe('approval-guard.js', () => {
     });
   });
 
-  it('asks for a read through a link out of the repository, naming the path as written', async () => {
+  it('denies a file tool through a link out of the repository, naming the link and its target', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'guard-link-'));
     try {
       const repo = path.join(dir, 'repo');
@@ -440,11 +497,76 @@ describe('approval-guard.js', () => {
       const at = (input: Record<string, unknown>) =>
         event({ tool_name: 'glob', tool_input: input, cwd: repo });
       const out = await runRuntime(FILE, { stdin: at({ pattern: '**', path: 'notes/x' }), env: {} });
-      expect(JSON.parse(out.stdout).hookSpecificOutput.permissionDecisionReason).toBe(
-        `${OUTSIDE_REASON}"notes/x"`,
-      );
+      expect(JSON.parse(out.stdout).hookSpecificOutput).toEqual({
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: `${LINK_OUT_REASON}"notes/x" (a link to ${JSON.stringify(path.join(dir, 'home', 'tmp', 'x'))})`,
+      });
       const inside = await runRuntime(FILE, { stdin: at({ pattern: '**', path: 'code' }), env: {} });
       expect(inside.stdout).toBe('{}');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('through links it names the target: file tools are denied, a shell read asks', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'guard-link-'));
+    try {
+      const repo = path.join(dir, 'repo');
+      fs.mkdirSync(path.join(repo, 'sub'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'secret.txt'), 'x');
+      // Untracked links (no git here at all): the launcher judges only the index's.
+      fs.symlinkSync(path.join(dir, 'secret.txt'), path.join(repo, 'notes.txt'));
+      fs.symlinkSync(dir, path.join(repo, 'sub', 'up'));
+      fs.symlinkSync(path.join(repo, 'sub'), path.join(repo, 'code'));
+      const target = JSON.stringify(path.join(dir, 'secret.txt'));
+      const run = async (tool: string, input: Record<string, unknown>) =>
+        JSON.parse(
+          (
+            await runRuntime(FILE, {
+              stdin: event({ tool_name: tool, tool_input: input, cwd: repo }),
+              env: {},
+            })
+          ).stdout,
+        ).hookSpecificOutput;
+      for (const [tool, input] of [
+        ['read_file', { file_path: 'notes.txt' }],
+        ['read_file', { file_path: path.join(repo, 'sub', 'up', 'secret.txt') }],
+        ['edit', { file_path: 'notes.txt', old_string: 'x', new_string: 'y' }],
+        ['write_file', { file_path: 'code/up/secret.txt', content: 'y' }],
+        ['notebook_edit', { notebook_path: 'notes.txt', new_source: 'y' }],
+        ['list_directory', { path: 'sub/up' }],
+      ] as const) {
+        const out = await run(tool, input);
+        expect(out?.permissionDecision).toBe('deny');
+        expect(out?.permissionDecisionReason).toContain(LINK_OUT_REASON);
+        expect(out?.permissionDecisionReason).toContain(`(a link to ${JSON.stringify(dir).slice(0, -1)}`);
+      }
+      expect(await run('read_file', { file_path: 'code/x' })).toBeUndefined();
+      expect((await run('run_shell_command', { command: 'cat notes.txt' })).permissionDecisionReason).toBe(
+        `${SHELL_OUTSIDE_REASON}"notes.txt" (a link to ${target})`,
+      );
+      expect(
+        (await run('run_shell_command', { command: 'cd sub && head up/secret.txt' }))?.permissionDecision,
+      ).toBe('ask');
+      expect((await run('run_shell_command', { command: 'ls -R $D' })).permissionDecisionReason).toBe(
+        `${SHELL_VARIABLE_REASON}"$D"`,
+      );
+      expect(await run('run_shell_command', { command: 'cat code/x 2>/dev/null' })).toBeUndefined();
+      // A glob bash expands through a link out (`.*` may match `..`).
+      expect(
+        (await run('run_shell_command', { command: 'wc -l sub/*/secret.txt' })).permissionDecisionReason,
+      ).toBe(
+        `${SHELL_OUTSIDE_REASON}"sub/*/secret.txt" (bash expands it to ${JSON.stringify(path.join(repo, 'sub', 'up', 'secret.txt'))} (a link to ${target}))`,
+      );
+      expect((await run('run_shell_command', { command: 'grep -r x .*' }))?.permissionDecision).toBe('ask');
+      fs.writeFileSync(path.join(repo, 'a.md'), 'a');
+      expect(await run('run_shell_command', { command: 'cat *.md' })).toBeUndefined();
+      // A directory that is a link out: every relative word is read there.
+      const linked = path.join(repo, 'sub', 'up');
+      expect(
+        (await run('run_shell_command', { command: 'ls -la', directory: linked })).permissionDecisionReason,
+      ).toBe(`${SHELL_OUTSIDE_REASON}${JSON.stringify(linked)} (a link to ${JSON.stringify(dir)})`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
