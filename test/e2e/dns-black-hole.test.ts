@@ -6,14 +6,13 @@
 // alive past Qwen's 8 s hook timeout, and Qwen waits for the hook to close before the model request.
 // Now the hook ends itself once its answer is written when a lookup is still in flight.
 import { spawnSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../src/base/limits.js';
 import { posixQuote } from '../../src/policy/quote.js';
+import { type BlackHoleResolver, startBlackHoleResolver } from '../fixtures/black-hole-resolver.js';
 import { hookContextParts, promptText } from '../fixtures/fake-model/inspect.js';
 import { text } from '../fixtures/fake-model/server.js';
 import { hookEntry } from './harness/hooks.js';
@@ -24,20 +23,9 @@ import { INPUT_READY, QwenScenario } from './harness/scenario.js';
 const PROVIDER_TIMEOUT_MS = 1500;
 const HOOK = join(repoRoot, 'dist', 'runtime', 'auto-recall.js');
 
-/** A shell command running `argv` with /etc/resolv.conf replaced by `resolvConf`, in its own mount namespace. */
-function withResolver(resolvConf: string, argv: string[]): string {
-  const inner = 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"';
-  return [
-    'exec',
-    'unshare',
-    '-m',
-    'sh',
-    '-c',
-    posixQuote(inner),
-    'sh',
-    posixQuote(resolvConf),
-    ...argv.map(posixQuote),
-  ].join(' ');
+/** A shell command running `argv` with the black hole as /etc/resolv.conf, in its own mount namespace. */
+function withResolver(resolver: BlackHoleResolver, argv: string[]): string {
+  return ['exec', 'unshare', ...resolver.unshareArgs(argv).map(posixQuote)].join(' ');
 }
 
 const namespacesUnavailable = (): string | undefined => {
@@ -50,26 +38,15 @@ describe('a provider whose DNS never answers: the prompt goes on at the provider
   timeout: 180_000,
 }, () => {
   let dir: string;
-  let resolver: Socket;
-  let resolvConf: string;
+  let resolver: BlackHoleResolver;
   let scenario: QwenScenario | undefined;
-  const queries: number[] = [];
 
   beforeAll(async () => {
     const reason = namespacesUnavailable();
     if (reason !== undefined) throw new Error(`this suite needs a mount namespace: ${reason}`);
     ensureE2eToolchain();
     dir = mkdtempSync(join(tmpdir(), 'qm-dns-black-hole-'));
-    // A loopback address of its own, so no other resolver on this machine is in the way.
-    const address = `127.${randomInt(16, 250)}.${randomInt(1, 250)}.53`;
-    resolver = createSocket('udp4');
-    resolver.on('message', () => queries.push(Date.now()));
-    await new Promise<void>((resolve, reject) => {
-      resolver.once('error', reject);
-      resolver.bind(53, address, resolve);
-    });
-    resolvConf = join(dir, 'resolv.conf');
-    writeFileSync(resolvConf, `nameserver ${address}\n`, { mode: 0o644 });
+    resolver = await startBlackHoleResolver(dir);
   }, 600_000);
 
   afterEach(async () => {
@@ -90,7 +67,7 @@ describe('a provider whose DNS never answers: the prompt goes on at the provider
         ...managedBaseline(),
         hooks: {
           UserPromptSubmit: [
-            hookEntry(withResolver(resolvConf, hookArgv), { timeout: HOOK_TIMEOUT_MS / 1000 }),
+            hookEntry(withResolver(resolver, hookArgv), { timeout: HOOK_TIMEOUT_MS / 1000 }),
           ],
         },
       },
@@ -114,14 +91,14 @@ describe('a provider whose DNS never answers: the prompt goes on at the provider
     const s = scenario;
     await s.waitForReady(60_000);
     s.model.enqueue(text(marker));
-    const before = queries.length;
+    const before = resolver.queries.length;
     await s.submit('How does deployment work?');
     const enter = Date.now();
     const request = await s.model.waitForRequest((r) => r.kind === 'main', 60_000);
     await s.term.waitFor(marker, 30_000);
     await s.term.waitFor(INPUT_READY, 10_000);
     // The hook did ask the black hole: the lookup was in flight when the hook answered.
-    expect(queries.length).toBeGreaterThan(before);
+    expect(resolver.queries.length).toBeGreaterThan(before);
     expect(promptText(request.chat!)).toBe('How does deployment work?');
     expect(await s.quit()).toBe(0);
     return { added: request.receivedAt - enter, chat: hookContextParts(request.chat!) };

@@ -20,7 +20,7 @@ import {
   requestAs,
   type SystemUser,
 } from '../../fixtures/broker.js';
-import { BUILT_CLI, cli, RunningBroker } from '../../fixtures/broker-install.js';
+import { BUILT_CLI, cli, ownedDir, RunningBroker } from '../../fixtures/broker-install.js';
 import { FakeModel } from '../../fixtures/fake-model/server.js';
 import { node22Binary, pinNode, writeStubQwen } from '../launcher/harness.js';
 
@@ -35,27 +35,20 @@ let ports: number[];
 /** Where the developer would like the model key to go (never contacted: the broker does not start). */
 const DEVELOPER_SERVER = 'http://192.0.2.10:8080';
 
-function dir(p: string, mode: number, owner?: TestUser): string {
-  fs.mkdirSync(p, { recursive: true, mode });
-  fs.chmodSync(p, mode);
-  if (owner !== undefined) fs.chownSync(p, owner.uid, owner.gid);
-  return p;
-}
-
 beforeAll(async () => {
   root = fs.realpathSync(fs.mkdtempSync('/tmp/qme2e-brkadm-'));
   fs.chmodSync(root, 0o755);
-  dev = createThrowawayUser(path.join(dir(path.join(root, 'dev'), 0o755), 'home'));
+  dev = createThrowawayUser(path.join(ownedDir(path.join(root, 'dev'), 0o755), 'home'));
   brokerUser = createBrokerUser();
   model = await FakeModel.start();
   const node = pinNode(node22Binary(), path.join(root, 'node', 'bin', 'node'));
   const stub = writeStubQwen(root, { exitCode: 0 }, dev);
-  const repo = dir(path.join(root, 'repo'), 0o755, dev);
-  const secrets = dir(path.join(root, 'secrets'), 0o700);
+  const repo = ownedDir(path.join(root, 'repo'), 0o755, dev);
+  const secrets = ownedDir(path.join(root, 'secrets'), 0o700);
   const keyFile = path.join(secrets, 'openai_api_key');
   fs.writeFileSync(keyFile, `${MODEL_KEY}\n`, { mode: 0o600 });
   // The developer's own install directory: they render into it as themselves.
-  installDir = dir(path.join(root, 'install'), 0o755, dev);
+  installDir = ownedDir(path.join(root, 'install'), 0o755, dev);
   ports = await freePrivilegedPorts(2);
   const deployment = {
     version: 1,

@@ -22,6 +22,7 @@ import {
   cli,
   cliAsync,
   launchPlan,
+  ownedDir,
   RunningBroker,
   runAs,
   sessionEnv,
@@ -80,26 +81,19 @@ const searchAs = (user: TestUser) =>
   });
 const noSecretIn = (text: string) => SECRETS.filter((s) => text.includes(s));
 
-function dir(p: string, mode: number, owner?: TestUser): string {
-  fs.mkdirSync(p, { recursive: true, mode });
-  fs.chmodSync(p, mode);
-  if (owner !== undefined) fs.chownSync(p, owner.uid, owner.gid);
-  return p;
-}
-
 beforeAll(async () => {
   root = fs.realpathSync(fs.mkdtempSync('/tmp/qme2e-brkint-'));
   fs.chmodSync(root, 0o755);
-  dev = createThrowawayUser(path.join(dir(path.join(root, 'dev'), 0o755), 'home'));
-  other = createThrowawayUser(path.join(dir(path.join(root, 'other'), 0o755), 'home'));
+  dev = createThrowawayUser(path.join(ownedDir(path.join(root, 'dev'), 0o755), 'home'));
+  other = createThrowawayUser(path.join(ownedDir(path.join(root, 'other'), 0o755), 'home'));
   brokerUser = createBrokerUser();
   search = await startGenericSearch({ token: TOKEN, documents: [{ id: 'kb-1', content: KB }] });
   platform = await startMem0Platform({ apiKey: MEM0_KEY });
   model = await FakeModel.start();
   node = pinNode(node22Binary(), path.join(root, 'node', 'bin', 'node'));
   stub = writeStubQwen(root, { exitCode: 0 }, dev);
-  repo = dir(path.join(root, 'repo'), 0o755, dev);
-  const secrets = dir(path.join(root, 'secrets'), 0o700);
+  repo = ownedDir(path.join(root, 'repo'), 0o755, dev);
+  const secrets = ownedDir(path.join(root, 'secrets'), 0o700);
   secretFiles = {};
   for (const [name, value] of [
     ['CONTEXT_API_TOKEN', TOKEN],

@@ -4,36 +4,24 @@
 // next, waited behind them until undici gave up. The broker runs one lookup per host name at a time
 // (src/broker/upstream-connector.ts); the control is undici with Node's own lookup.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BlackHoleResolver, startBlackHoleResolver } from '../../fixtures/black-hole-resolver.js';
 import { ROOT } from '../../fixtures/run-runtime.js';
 
 const CHILD = join(ROOT, 'test', 'fixtures', 'broker-stuck-lookup.ts');
 
 let dir: string;
-let resolver: Socket;
-let resolvConf: string;
-let queries = 0;
+let resolver: BlackHoleResolver;
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0 || spawnSync('unshare', ['-m', 'true']).status !== 0)
     throw new Error('this suite needs root and a mount namespace (unshare -m)');
   dir = mkdtempSync(join(tmpdir(), 'qm-stuck-lookup-'));
-  // A loopback resolver of its own that reads every query and answers none.
-  const address = `127.${randomInt(16, 250)}.${randomInt(1, 250)}.53`;
-  resolver = createSocket('udp4');
-  resolver.on('message', () => queries++);
-  await new Promise<void>((resolve, reject) => {
-    resolver.once('error', reject);
-    resolver.bind(53, address, resolve);
-  });
-  resolvConf = join(dir, 'resolv.conf');
   // 60 s per lookup: far past undici's 10 s connect timeout, so no stuck lookup ends during a row.
-  writeFileSync(resolvConf, `nameserver ${address}\noptions timeout:60 attempts:1\n`, { mode: 0o644 });
+  resolver = await startBlackHoleResolver(dir, 60);
 });
 
 afterAll(() => {
@@ -43,17 +31,12 @@ afterAll(() => {
 
 /** The child's one line, read as soon as it is printed; the child (stuck threads and all) is then killed. */
 function localhostAfterStuckLookups(mode: 'broker' | 'plain'): Promise<{ status?: number; error?: string }> {
-  const inner = 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"';
-  const child = spawn(
-    'unshare',
-    ['-m', 'sh', '-c', inner, 'sh', resolvConf, process.execPath, '--import', 'tsx', CHILD, mode],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env['PATH'] ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    },
-  );
+  const child = spawn('unshare', resolver.unshareArgs([process.execPath, '--import', 'tsx', CHILD, mode]), {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -79,10 +62,10 @@ function localhostAfterStuckLookups(mode: 'broker' | 'plain'): Promise<{ status?
 
 describe('a provider whose DNS never answers, asked by four prompts at once', { timeout: 60_000 }, () => {
   it('the broker still reaches an upstream named by host name', async () => {
-    const before = queries;
+    const before = resolver.queries.length;
     expect(await localhostAfterStuckLookups('broker')).toEqual({ status: 200 });
     // The black hole was asked: the provider's lookup was in flight the whole time.
-    expect(queries).toBeGreaterThan(before);
+    expect(resolver.queries.length).toBeGreaterThan(before);
   });
 
   it('negative control: undici with Node’s own lookup gives the four stuck lookups every thread, and the named upstream times out', async () => {

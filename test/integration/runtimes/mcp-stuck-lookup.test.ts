@@ -7,13 +7,12 @@
 // instead of 0.5–0.8 s (it waits 2 s for the server, then sends SIGTERM; measured in a pty with the
 // server in such a namespace). Now it ends itself when a lookup is pending.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SEARCH_FAILED } from '../../../src/runtimes/mcp-server/results.js';
+import { type BlackHoleResolver, startBlackHoleResolver } from '../../fixtures/black-hole-resolver.js';
 import { runtimePath } from '../../fixtures/run-runtime.js';
 
 const SERVER = runtimePath('mcp-server.js');
@@ -22,27 +21,15 @@ const HOST = 'kb.black-hole.example';
 const RESOLVER_TIMEOUT_S = 60;
 
 let dir: string;
-let resolver: Socket;
-let resolvConf: string;
+let resolver: BlackHoleResolver;
 let config: string;
-let queries = 0;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   if (process.getuid?.() !== 0 || spawnSync('unshare', ['-m', 'true']).status !== 0)
     throw new Error('this suite needs root and a mount namespace (unshare -m)');
   dir = mkdtempSync(join(tmpdir(), 'qm-mcp-stuck-lookup-'));
-  const address = `127.${randomInt(16, 250)}.${randomInt(1, 250)}.53`;
-  resolver = createSocket('udp4');
-  resolver.on('message', () => queries++);
-  await new Promise<void>((resolve, reject) => {
-    resolver.once('error', reject);
-    resolver.bind(53, address, resolve);
-  });
-  resolvConf = join(dir, 'resolv.conf');
-  writeFileSync(resolvConf, `nameserver ${address}\noptions timeout:${RESOLVER_TIMEOUT_S} attempts:1\n`, {
-    mode: 0o644,
-  });
+  resolver = await startBlackHoleResolver(dir, RESOLVER_TIMEOUT_S);
   config = join(dir, 'external-context.json');
   writeFileSync(
     config,
@@ -66,8 +53,7 @@ afterAll(() => {
 
 /** `argv` with /etc/resolv.conf replaced by the black hole, in its own mount namespace (exec'd: same pid). */
 function inBlackHole(argv: string[]): ChildProcess {
-  const inner = 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"';
-  const child = spawn('unshare', ['-m', 'sh', '-c', inner, 'sh', resolvConf, ...argv], {
+  const child = spawn('unshare', resolver.unshareArgs(argv), {
     env: {
       PATH: process.env['PATH'] ?? '',
       QWEN_EXTERNAL_CONTEXT_CONFIG: config,
@@ -92,7 +78,7 @@ function ending(child: ChildProcess, ms: number): Promise<string> {
 
 describe('a provider whose DNS never answers: the MCP server', { timeout: 60_000 }, () => {
   it('fails the search at its deadline, and ends as soon as the session closes its stdin', async () => {
-    const before = queries;
+    const before = resolver.queries.length;
     const server = inBlackHole([process.execPath, SERVER]);
     let stdout = '';
     server.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -117,19 +103,19 @@ describe('a provider whose DNS never answers: the MCP server', { timeout: 60_000
       isError: true,
     });
     // The lookup is in flight: the black hole was asked and has not answered.
-    expect(queries).toBeGreaterThan(before);
+    expect(resolver.queries.length).toBeGreaterThan(before);
     server.stdin!.end();
     // Before the rule: still alive here, and for the rest of the resolver's 60 s.
     expect(await ending(server, 20_000)).toBe('SIGKILL');
   });
 
   it('negative control: a process that exits with such a lookup pending stays alive', async () => {
-    const before = queries;
+    const before = resolver.queries.length;
     const script =
       `require('node:net').connect(443, ${JSON.stringify(HOST)}).on('error', () => {});` +
       'setTimeout(() => process.exit(0), 1500);';
     const child = inBlackHole([process.execPath, '-e', script]);
     expect(await ending(child, 8_000)).toBe('alive');
-    expect(queries).toBeGreaterThan(before);
+    expect(resolver.queries.length).toBeGreaterThan(before);
   });
 });
