@@ -4,7 +4,7 @@
 // with writeInstall; nothing here prints.
 import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { AdminInputError } from '../../base/errors.js';
+import { AdminInputError, errorCode } from '../../base/errors.js';
 import { platformOfHost } from '../../base/platform.js';
 import { findGroup, findUser } from '../../host/accounts.js';
 import { StrictModes } from '../../host/strict-modes.js';
@@ -97,6 +97,14 @@ export async function checkRenderTarget(
  * and its writes — and the launcher refuses such an install anyway.
  */
 function refuseForeignDirectory(dir: string, options: { out: string | undefined; adminUid: number }): void {
+  // A path the kernel will not look up (too long, a link loop) is that file-system error, named as the
+  // command names every one (the path and its fix), not a directory someone else may change.
+  try {
+    fsSync.lstatSync(dir);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+  }
   const strict = new StrictModes(options.adminUid, fsSync);
   strict.checkChain(dir);
   const problems = strict.problems();
