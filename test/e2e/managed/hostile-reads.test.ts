@@ -18,7 +18,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolContinuation, toolResults } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import { startHostileWorld, startWithoutGuard } from './hostile-world.js';
+import { startHostileWorld, startWithoutGuard, withUserSettings } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
@@ -123,22 +123,8 @@ describe('a shell read outside the repository asks first', () => {
     'write: a stored "Always allow" for cat does not skip the dialog',
     suite.test(async () => {
       plant();
-      const home = world.qwenHome('write');
-      // The launcher makes each level the developer's private directory, and keeps a settings file.
-      const levels = relative(world.user.home, home).split('/');
-      for (let i = 1; i <= levels.length; i++) {
-        const dir = join(world.user.home, ...levels.slice(0, i));
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        chmodSync(dir, 0o700);
-        chown(dir);
-      }
-      const settings = join(home, 'settings.json');
-      const before = existsSync(settings) ? readFileSync(settings, 'utf8') : undefined;
-      const stored = { $version: 4, ...(before === undefined ? {} : JSON.parse(before)) };
       // What "Always allow … for this user" stores (Qwen's user settings in the launcher's QWEN_HOME).
-      stored.permissions = { allow: ['Bash(cat *)', 'Bash(cp *)', 'Read'] };
-      writeFileSync(settings, JSON.stringify(stored));
-      chown(settings);
+      const undo = withUserSettings(world, { permissions: { allow: ['Bash(cat *)', 'Bash(cp *)', 'Read'] } });
       try {
         const since = world.model.requests.length;
         const s = await suite.launch(world, 'write');
@@ -152,8 +138,7 @@ describe('a shell read outside the repository asks first', () => {
         expect(await modelCalls(s, 'run_shell_command', CAT_HOME, 'ANSWER-AFTER-CAT')).toBe(false);
         expect(toolOutput(since)).not.toContain(SECRET);
       } finally {
-        if (before === undefined) rmSync(settings, { force: true });
-        else writeFileSync(settings, before);
+        undo();
       }
     }),
   );

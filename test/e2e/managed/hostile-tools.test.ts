@@ -29,7 +29,12 @@ import { describe, expect, it } from 'vitest';
 import { AUTO_EDIT_EGRESS_REASON } from '../../../src/runtimes/approval-guard/decide.js';
 import { isToolContinuation, toolResults, userMessages } from '../../fixtures/fake-model/inspect.js';
 import { type FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
-import { startHostileWorld, startWithoutGuard } from './hostile-world.js';
+import {
+  developerQwenHome,
+  startHostileWorld,
+  startWithoutGuard,
+  withUserSettings,
+} from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
@@ -57,14 +62,7 @@ function _sleep(ms: number): Promise<void> {
 
 /** The Qwen home as the launcher leaves it after sessions in another project: its prompt log there. */
 function plantOtherProject(): string {
-  const home = world.qwenHome('write');
-  const levels = relative(world.user.home, home).split('/');
-  for (let i = 1; i <= levels.length; i++) {
-    const dir = join(world.user.home, ...levels.slice(0, i));
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
-    execFileSync('chown', [`${world.user.uid}:${world.user.gid}`, dir]);
-  }
+  const home = developerQwenHome(world);
   const other = join(home, 'tmp', OTHER);
   mkdirSync(other, { recursive: true });
   writeFileSync(
@@ -399,19 +397,20 @@ describe("an edit of git's own files in auto-accept-edits asks first", () => {
 // QWEN_SANDBOX=docker makes Qwen 0.24.4 relaunch itself in a container whose environment names none
 // of the managed settings files; policies/environment.json forbids the name (render refuses to pass
 // it, the launcher drops it). A `docker` on the pinned PATH logs what Qwen asks of it.
-describe('QWEN_SANDBOX never reaches Qwen', () => {
-  const fakeDocker = (): string => {
-    const log = join(world.logDir, 'markers', 'docker.log');
-    const docker = join(world.root, 'tools', 'docker');
-    writeFileSync(
-      docker,
-      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\ncase "$1 $2" in "image inspect") echo sha256:0;; esac\nexit 0\n`,
-      { mode: 0o755 },
-    );
-    chmodSync(docker, 0o755);
-    return log;
-  };
+/** A `docker` on the pinned PATH that logs what Qwen asks of it; returns the log's path. */
+const fakeDocker = (): string => {
+  const log = join(world.logDir, 'markers', 'docker.log');
+  const docker = join(world.root, 'tools', 'docker');
+  writeFileSync(
+    docker,
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\ncase "$1 $2" in "image inspect") echo sha256:0;; esac\nexit 0\n`,
+    { mode: 0o755 },
+  );
+  chmodSync(docker, 0o755);
+  return log;
+};
 
+describe('QWEN_SANDBOX never reaches Qwen', () => {
   it(
     "write: a developer's QWEN_SANDBOX=docker is dropped; Qwen starts managed, docker never runs",
     suite.test(async () => {
@@ -444,6 +443,59 @@ describe('QWEN_SANDBOX never reaches Qwen', () => {
         expect(run).toContain('qwen --extensions none');
         expect(run).not.toContain('QWEN_CODE_SYSTEM_SETTINGS_PATH');
       } finally {
+        rmSync(join(world.root, 'tools', 'docker'), { force: true });
+        rmSync(log, { force: true });
+      }
+    }),
+  );
+});
+
+// The developer's own settings may ask for the same relaunch (`tools.sandbox`, which Qwen 0.24.4 reads
+// as `argv.sandbox ?? settings.tools?.sandbox`): the managed baseline pins `tools.sandbox: false`,
+// and system settings outrank the user's.
+describe("a developer's tools.sandbox never relaunches Qwen", () => {
+  it(
+    "write: the developer's settings ask for docker; the managed baseline's false wins, docker never runs",
+    suite.test(async () => {
+      const log = fakeDocker();
+      const undo = withUserSettings(world, { tools: { sandbox: 'docker' } });
+      try {
+        const s = await suite.launch(world, 'write');
+        await s.waitForReady();
+        expect(existsSync(log)).toBe(false);
+        expect(await s.quit()).toBe(0);
+      } finally {
+        undo();
+        rmSync(join(world.root, 'tools', 'docker'), { force: true });
+        rmSync(log, { force: true });
+      }
+    }),
+  );
+
+  it(
+    'negative control, the baseline without tools.sandbox: the same settings run docker run without the managed settings',
+    suite.test(async () => {
+      const log = fakeDocker();
+      const undo = withUserSettings(world, { tools: { sandbox: 'docker' } });
+      const settings = world.systemSettings('write') as { tools?: Record<string, unknown> };
+      delete settings.tools?.['sandbox'];
+      const dir = join(world.root, 'sandbox-unpinned');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+      chmodSync(dir, 0o755);
+      try {
+        const s = await suite.direct(world, 'write', {
+          credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+          pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+        });
+        await s.term.waitForExit(60_000);
+        const run = readFileSync(log, 'utf8')
+          .split('\n')
+          .find((line) => line.startsWith('run '));
+        expect(run).toContain('qwen --extensions none');
+        expect(run).not.toContain('QWEN_CODE_SYSTEM_SETTINGS_PATH');
+      } finally {
+        undo();
         rmSync(join(world.root, 'tools', 'docker'), { force: true });
         rmSync(log, { force: true });
       }

@@ -2,8 +2,9 @@
 // base and a Mem0 platform behind the auto-recall and write profiles, the model a repository would
 // send what it steals to, and a markers directory anyone may write, where planted commands and
 // hooks leave their trace.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { FakeModel } from '../../fixtures/fake-model/server.js';
 import {
   type FakeService,
@@ -76,4 +77,35 @@ export function startWithoutGuard<T>(
     credentials,
     pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
   });
+}
+
+/** The developer's Qwen home as the launcher leaves it: each level their own private directory. */
+export function developerQwenHome(world: ManagedWorld): string {
+  const home = world.qwenHome('write');
+  const levels = relative(world.user.home, home).split('/');
+  for (let i = 1; i <= levels.length; i++) {
+    const dir = join(world.user.home, ...levels.slice(0, i));
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+    execFileSync('chown', [`${world.user.uid}:${world.user.gid}`, dir]);
+  }
+  return home;
+}
+
+/**
+ * `patch` merged into the developer's own settings (settings.json in the launcher's QWEN_HOME, where
+ * Qwen stores "Always allow … for this user"); returns the undo, which puts back what was there.
+ */
+export function withUserSettings(world: ManagedWorld, patch: Record<string, unknown>): () => void {
+  const settings = join(developerQwenHome(world), 'settings.json');
+  const before = existsSync(settings) ? readFileSync(settings, 'utf8') : undefined;
+  writeFileSync(
+    settings,
+    JSON.stringify({ $version: 4, ...(before === undefined ? {} : JSON.parse(before)), ...patch }),
+  );
+  execFileSync('chown', [`${world.user.uid}:${world.user.gid}`, settings]);
+  return () => {
+    if (before === undefined) rmSync(settings, { force: true });
+    else writeFileSync(settings, before);
+  };
 }
