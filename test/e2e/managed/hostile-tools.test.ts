@@ -19,8 +19,8 @@
 //   wrote to the server it names) asks, and so does it in a subagent (whose mode that is), and an
 //   edit of git's own files there (which the model's no-dialog git diff would then run), each with
 //   its negative control;
-// - QWEN_SANDBOX (forbidden: Qwen would relaunch itself in a container without the managed settings)
-//   never reaches Qwen, with its negative control.
+// - QWEN_SANDBOX (forbidden) and a developer's `tools.sandbox` (outranked by the baseline's false)
+//   never relaunch Qwen in a container without the managed settings, each with its negative control.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -394,11 +394,11 @@ describe("an edit of git's own files in auto-accept-edits asks first", () => {
   );
 });
 
-// QWEN_SANDBOX=docker makes Qwen 0.24.4 relaunch itself in a container whose environment names none
-// of the managed settings files; policies/environment.json forbids the name (render refuses to pass
-// it, the launcher drops it). A `docker` on the pinned PATH logs what Qwen asks of it.
-/** A `docker` on the pinned PATH that logs what Qwen asks of it; returns the log's path. */
-const fakeDocker = (): string => {
+/**
+ * `body` with a `docker` on the pinned PATH that logs what Qwen asks of it (its log's path given), and
+ * `undo` run after it; both removed afterwards.
+ */
+async function withFakeDocker(body: (log: string) => Promise<void>, undo = () => {}): Promise<void> {
   const log = join(world.logDir, 'markers', 'docker.log');
   const docker = join(world.root, 'tools', 'docker');
   writeFileSync(
@@ -407,98 +407,92 @@ const fakeDocker = (): string => {
     { mode: 0o755 },
   );
   chmodSync(docker, 0o755);
-  return log;
-};
+  try {
+    await body(log);
+  } finally {
+    undo();
+    rmSync(docker, { force: true });
+    rmSync(log, { force: true });
+  }
+}
 
-describe('QWEN_SANDBOX never reaches Qwen', () => {
+/** The `docker run …` line the fake docker logged, once the direct Qwen has exited. */
+async function dockerRun(s: ManagedSession, log: string): Promise<string | undefined> {
+  await s.term.waitForExit(60_000);
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .find((line) => line.startsWith('run '));
+}
+
+// QWEN_SANDBOX=docker makes Qwen 0.24.4 relaunch itself in a container whose environment names none
+// of the managed settings files; policies/environment.json forbids the name (render refuses to pass
+// it, the launcher drops it). The developer's own settings may ask for the same relaunch
+// (`tools.sandbox`: Qwen reads `argv.sandbox ?? settings.tools?.sandbox`): the managed baseline pins
+// `tools.sandbox: false`, and system settings outrank the user's.
+describe('Qwen never relaunches itself in a container without the managed settings', () => {
   it(
     "write: a developer's QWEN_SANDBOX=docker is dropped; Qwen starts managed, docker never runs",
-    suite.test(async () => {
-      const log = fakeDocker();
-      try {
+    suite.test(() =>
+      withFakeDocker(async (log) => {
         const s = await suite.launch(world, 'write', { env: { QWEN_SANDBOX: 'docker' } });
         await s.waitForReady();
         expect(existsSync(log)).toBe(false);
         expect(await s.quit()).toBe(0);
-      } finally {
-        rmSync(join(world.root, 'tools', 'docker'), { force: true });
-        rmSync(log, { force: true });
-      }
-    }),
+      }),
+    ),
   );
 
   it(
     'negative control, QWEN_SANDBOX=docker given to Qwen: it runs docker run without the managed settings',
-    suite.test(async () => {
-      const log = fakeDocker();
-      try {
+    suite.test(() =>
+      withFakeDocker(async (log) => {
         const s = await suite.direct(world, 'write', {
           credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
           pinned: { QWEN_SANDBOX: 'docker' },
         });
-        await s.term.waitForExit(60_000);
-        const run = readFileSync(log, 'utf8')
-          .split('\n')
-          .find((line) => line.startsWith('run '));
+        const run = await dockerRun(s, log);
         expect(run).toContain('qwen --extensions none');
         expect(run).not.toContain('QWEN_CODE_SYSTEM_SETTINGS_PATH');
-      } finally {
-        rmSync(join(world.root, 'tools', 'docker'), { force: true });
-        rmSync(log, { force: true });
-      }
-    }),
+      }),
+    ),
   );
-});
 
-// The developer's own settings may ask for the same relaunch (`tools.sandbox`, which Qwen 0.24.4 reads
-// as `argv.sandbox ?? settings.tools?.sandbox`): the managed baseline pins `tools.sandbox: false`,
-// and system settings outrank the user's.
-describe("a developer's tools.sandbox never relaunches Qwen", () => {
   it(
     "write: the developer's settings ask for docker; the managed baseline's false wins, docker never runs",
-    suite.test(async () => {
-      const log = fakeDocker();
-      const undo = withUserSettings(world, { tools: { sandbox: 'docker' } });
-      try {
-        const s = await suite.launch(world, 'write');
-        await s.waitForReady();
-        expect(existsSync(log)).toBe(false);
-        expect(await s.quit()).toBe(0);
-      } finally {
-        undo();
-        rmSync(join(world.root, 'tools', 'docker'), { force: true });
-        rmSync(log, { force: true });
-      }
-    }),
+    suite.test(() =>
+      withFakeDocker(
+        async (log) => {
+          const s = await suite.launch(world, 'write');
+          await s.waitForReady();
+          expect(existsSync(log)).toBe(false);
+          expect(await s.quit()).toBe(0);
+        },
+        withUserSettings(world, { tools: { sandbox: 'docker' } }),
+      ),
+    ),
   );
 
   it(
     'negative control, the baseline without tools.sandbox: the same settings run docker run without the managed settings',
-    suite.test(async () => {
-      const log = fakeDocker();
-      const undo = withUserSettings(world, { tools: { sandbox: 'docker' } });
-      const settings = world.systemSettings('write') as { tools?: Record<string, unknown> };
-      delete settings.tools?.['sandbox'];
-      const dir = join(world.root, 'sandbox-unpinned');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-      chmodSync(dir, 0o755);
-      try {
-        const s = await suite.direct(world, 'write', {
-          credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-          pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-        });
-        await s.term.waitForExit(60_000);
-        const run = readFileSync(log, 'utf8')
-          .split('\n')
-          .find((line) => line.startsWith('run '));
-        expect(run).toContain('qwen --extensions none');
-        expect(run).not.toContain('QWEN_CODE_SYSTEM_SETTINGS_PATH');
-      } finally {
-        undo();
-        rmSync(join(world.root, 'tools', 'docker'), { force: true });
-        rmSync(log, { force: true });
-      }
-    }),
+    suite.test(() =>
+      withFakeDocker(
+        async (log) => {
+          const settings = world.systemSettings('write') as { tools?: Record<string, unknown> };
+          delete settings.tools?.['sandbox'];
+          const dir = join(world.root, 'sandbox-unpinned');
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+          chmodSync(dir, 0o755);
+          const s = await suite.direct(world, 'write', {
+            credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+            pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+          });
+          const run = await dockerRun(s, log);
+          expect(run).toContain('qwen --extensions none');
+          expect(run).not.toContain('QWEN_CODE_SYSTEM_SETTINGS_PATH');
+        },
+        withUserSettings(world, { tools: { sandbox: 'docker' } }),
+      ),
+    ),
   );
 });
