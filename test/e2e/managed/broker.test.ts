@@ -3,7 +3,8 @@
 // hostile repository and an approved command would do to get at the credentials:
 //   - the auto-recall hook searches (the provider must get the real token),
 //   - the model asks for `env; cat <every credential file>` and the developer approves it,
-//   - the model reads a repository file that is a link to /proc/self/environ,
+//   - the model reads a repository file that is a link to /proc/self/environ (the approval guard
+//     denies it, naming the target) and then /proc/self/environ itself, which the developer approves,
 // and the test then looks everywhere a credential value could be: every model request (the tool
 // results carry the command output and the environ file), /proc/<pid>/environ of every process of the
 // developer, the environment of every bash Qwen started, and every file the developer can read in the
@@ -118,7 +119,7 @@ interface Observed {
   commandResult: string;
 }
 
-/** The session every row is about: a search, an approved `env; cat <credential files>`, the environ link read. */
+/** The session every row is about: a search, an approved `env; cat <credential files>`, the environ reads. */
 async function hostileSession(
   suite: ManagedSuite<unknown>,
   w: ManagedWorld,
@@ -139,7 +140,12 @@ async function hostileSession(
         description: 'Show the environment and the credential files',
       });
     }
-    if (results.at(-1)?.name === 'run_shell_command') return toolCall('read_file', { file_path: link });
+    const last = results.at(-1);
+    if (last?.name === 'run_shell_command') return toolCall('read_file', { file_path: link });
+    // The approval guard denies a read through a link out of the repository, naming the target: the
+    // model then asks for the target itself, which Qwen's own dialog shows (and the developer approves).
+    if (last?.name === 'read_file' && results.filter((r) => r.name === 'read_file').length === 1)
+      return toolCall('read_file', { file_path: '/proc/self/environ' });
     return text(DONE);
   });
   const since = Date.now();
@@ -150,7 +156,7 @@ async function hostileSession(
   for (let asked = 0; ; asked++) {
     const seen = await s.term.waitFor(new RegExp(`${YES}|${DONE}`), 60_000);
     if (seen === DONE) break;
-    if (asked === 3) throw s.term.failure('more than three confirmations asked');
+    if (asked === 6) throw s.term.failure('more than six confirmations asked');
     await s.term.press('Enter');
     await s.term.waitForGone(YES, 30_000);
   }
@@ -162,7 +168,10 @@ async function hostileSession(
   const chats = requests.flatMap((r) => (r.chat === undefined ? [] : [r.chat]));
   const results = chats.flatMap((c) => toolResults(c));
   const command = results.find((r) => r.name === 'run_shell_command')?.content ?? '';
-  const environFile = results.find((r) => r.name === 'read_file')?.content ?? '';
+  const environFile = results
+    .filter((r) => r.name === 'read_file')
+    .map((r) => r.content)
+    .join('\n');
   const observed: Observed = {
     modelAuth: [...new Set(requests.map((r) => String(r.headers['authorization'])))],
     providerAuth: [...new Set(search.requests.map((r) => String(r.headers.authorization)))],

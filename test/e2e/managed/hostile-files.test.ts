@@ -594,7 +594,7 @@ describe('negative controls: the same repository, Qwen started without the launc
   );
 
   it(
-    'a link of the checkout to /proc/self/environ: the model asks read_file for it, the dialog names only notes.txt, and once approved the credentials reach the model',
+    'a link of the checkout to /proc/self/environ, the approval guard taken away too: the model asks read_file for it, the dialog names only notes.txt, and once approved the credentials reach the model',
     suite.test(async () => {
       plantTrackedEnvironLink();
       world.model.setResponder(({ kind, body }) => {
@@ -602,7 +602,12 @@ describe('negative controls: the same repository, Qwen started without the launc
         if (!isToolContinuation(body)) return toolCall('read_file', { file_path: repo('notes.txt') });
         return text('ANSWER-NOTES');
       });
-      const s = await direct('auto-recall');
+      // The guard denies a file tool through a link out of the repository (a second defence, pinned in
+      // hostile-reads): without it, what the launcher's refusal of the tracked link alone prevents.
+      const s = await direct(
+        'auto-recall',
+        settingsCopy('auto-recall', (settings) => delete settings.hooks?.PreToolUse),
+      );
       await s.waitForReady();
       const since = Date.now();
       await s.submit('Summarise the notes of this repository.');
