@@ -12,7 +12,9 @@ const out = join(root, 'dist');
 const RUNTIMES = {
   'auto-recall.js': 'src/runtimes/auto-recall/auto-recall.ts',
   'write-confirmation.js': 'src/runtimes/write-confirmation/write-confirmation.ts',
+  // What Qwen starts: mcp-server-main.js compiled from its render-time code cache.
   'mcp-server.js': 'src/runtimes/mcp-server/mcp-server.ts',
+  'mcp-server-main.js': 'src/runtimes/mcp-server/main.ts',
   'approval-guard.js': 'src/runtimes/approval-guard/approval-guard.ts',
   'launch-qwen.js': 'launcher/launch-qwen.ts',
   // What bin/launch-qwen runs: launch-qwen.js compiled from its render-time code cache.
@@ -39,6 +41,7 @@ const SPLIT = {
   'src/http/create-transport.ts': { './transport-proxy.js': './proxy-transport.js' },
   'launcher/launch-qwen.ts': { './repository-project.js': './launch-repository.js' },
   'launcher/launch-qwen-start.ts': { './launch-qwen.js': './launch-qwen.js' },
+  'src/runtimes/mcp-server/mcp-server.ts': { './main.js': './mcp-server-main.js' },
 };
 
 /** `together`: importers (keys of SPLIT) whose lazy pieces stay in their bundle (the bench undoes a split). */
@@ -59,7 +62,7 @@ const splitPlugin = (together = []) => ({
 });
 
 /**
- * What the MCP SDK imports but our stdio server never runs, replaced in mcp-server.js by stubs that
+ * What the MCP SDK imports but our stdio server never runs, replaced in mcp-server-main.js by stubs that
  * throw if reached: ajv (the SDK checks elicitation answers with it, and builds it in Server's
  * constructor unless given a validator; our server never elicits and passes its own, server.ts), and
  * zod v3 with zod-to-json-schema (only for zod v3 schemas; ours are v4). Loading them cost the
@@ -97,7 +100,7 @@ const mcpSdkUnusedPlugin = {
 };
 
 /** Plugins of one runtime bundle only. */
-const RUNTIME_PLUGINS = { 'mcp-server.js': [mcpSdkUnusedPlugin] };
+const RUNTIME_PLUGINS = { 'mcp-server-main.js': [mcpSdkUnusedPlugin] };
 
 const common = {
   bundle: true,

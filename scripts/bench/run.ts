@@ -114,8 +114,9 @@ async function main(): Promise<void> {
       provider: { type: 'generic-http-search-v1', baseUrl: set.providerUrl, tokenEnv: 'CONTEXT_API_TOKEN' },
     });
     const serverEnv = { QWEN_EXTERNAL_CONTEXT_CONFIG: v1, CONTEXT_API_TOKEN: TOKEN };
-    const servers = [path.join(RUNTIME, 'mcp-server.js')];
-    if (beforeInstalled !== undefined) servers.push(path.join(beforeInstalled, 'mcp-server.js'));
+    // As a deployment has them: installed, with their code caches (the before checkout's too).
+    const servers = [path.join(set.runtime, RUNTIME_FILES.mcpServer)];
+    if (beforeInstalled !== undefined) servers.push(path.join(beforeInstalled, RUNTIME_FILES.mcpServer));
 
     // The search rows and their floors: each search in the same rotating rounds as its floor and the
     // bare start, so `ours − floor` is taken under the same machine load (the launcher's rows do the
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
       else if (only === 'broker') await brokerRow();
       else if (only === 'mcp') await mcpStart(servers, serverEnv, rows);
       else if (only === 'hot-paths') await hotPaths(work, rows);
-      else await hookTricks(work, set, timed, rows);
+      else await hookTricks(work, set, timed, serverEnv, rows);
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;
     }
@@ -251,7 +252,7 @@ async function main(): Promise<void> {
       ...(mcp.before === undefined ? {} : { before: mcp.before }),
     });
     await mcpStart(servers, serverEnv, rows);
-    await hookTricks(work, set, timed, rows);
+    await hookTricks(work, set, timed, serverEnv, rows);
     await launcherRows(work, set.providerUrl, rows);
     await hotPaths(work, rows);
   } finally {
@@ -292,13 +293,19 @@ function trickRow(trick: Trick, undone: number[], ours: number[], paid: string):
   };
 }
 
-const PAID = { noop: 'hook start', search: 'search prompt', 'write-confirmation': 'write confirmation' };
+const PAID = {
+  noop: 'hook start',
+  search: 'search prompt',
+  'write-confirmation': 'write confirmation',
+  mcp: 'on-demand or write session start',
+};
 
 /** Each hook trick of tricks.ts: ours against a build with the trick undone, in the same rounds. */
 async function hookTricks(
   work: string,
   set: Awaited<ReturnType<typeof scenarios>>,
   timed: (scenario: Scenario) => Timed,
+  serverEnv: Record<string, string>,
   rows: Row[],
 ): Promise<void> {
   for (const trick of TRICKS) {
@@ -310,6 +317,14 @@ async function hookTricks(
       path.join(work, `undone-${trick.id}`),
       trick.noCodeCache !== true,
     );
+    if (trick.on === 'mcp') {
+      // Spawn → the tools/list answer: the start Qwen waits for (the MCP start rows' figure).
+      const start = (runtime: string) => async () =>
+        (await timedMcpStart(NODE, [path.join(runtime, RUNTIME_FILES.mcpServer)], serverEnv)).toolsList;
+      const [mine, theirs] = await rotate(PAIRS, WARMUP, [start(set.runtime), start(installed)]);
+      rows.push(trickRow(trick, theirs!, mine!, PAID[trick.on]));
+      continue;
+    }
     const ours = set.byId(trick.on);
     const undone = { ...ours, args: ours.args.map((arg) => arg.replace(set.runtime, installed)) };
     const [mine, theirs] = await rotate(PAIRS, WARMUP, [timed(ours), timed(undone)]);

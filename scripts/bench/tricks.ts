@@ -12,15 +12,15 @@ export interface Trick {
   id: string;
   /** What the trick does, as the bench table names it. */
   name: string;
-  /** Where it is paid: a hook scenario of scenarios.ts, or the launcher. */
-  on: 'noop' | 'search' | 'write-confirmation' | 'launcher';
+  /** Where it is paid: a hook scenario of scenarios.ts, the launcher, or the MCP server's start. */
+  on: 'noop' | 'search' | 'write-confirmation' | 'launcher' | 'mcp';
   /** Source file → its undone replacement (repository-relative). */
   swap?: Readonly<Record<string, string>>;
   /** Importers whose lazily loaded sibling bundle is bundled into theirs instead (scripts/build.mjs SPLIT). */
   together?: readonly string[];
   /**
-   * Undone without its code cache: the search bundle's left empty; the launcher's bundle run
-   * directly, as a shim without launch-qwen-start.js would run it.
+   * Undone without its code cache: the search bundle's and the MCP server's left empty; the
+   * launcher's bundle run directly, as a shim without launch-qwen-start.js would run it.
    */
   noCodeCache?: true;
 }
@@ -36,6 +36,12 @@ export const TRICKS: readonly Trick[] = [
     id: 'code-cache',
     name: 'the search bundle compiled from its render-time V8 code cache',
     on: 'search',
+    noCodeCache: true,
+  },
+  {
+    id: 'mcp-code-cache',
+    name: 'the MCP server compiled from its render-time V8 code cache',
+    on: 'mcp',
     noCodeCache: true,
   },
   {

@@ -10,7 +10,10 @@ export const RUNTIME_FILES = {
   launcherStart: 'launch-qwen-start.js',
   autoRecall: 'auto-recall.js',
   writeConfirmation: 'write-confirmation.js',
+  /** What Qwen starts: compiles the server (mcp-server-main.js) from its code cache (a plain require without one). */
   mcpServer: 'mcp-server.js',
+  /** The stdio MCP server itself, the MCP SDK bundled in. */
+  mcpServerMain: 'mcp-server-main.js',
   approvalGuard: 'approval-guard.js',
   /** The admin rollback tool, self-contained, so an install without node_modules can roll itself back. */
   rollback: 'rollback.js',
@@ -23,13 +26,15 @@ export const RUNTIME_FILES = {
 } as const;
 /**
  * V8's code caches, made at render time by the deployment's pinned node (docs/performance.md): the
- * search bundle's (compiled before every search prompt) and the launcher's (at every session start).
+ * search bundle's (compiled before every search prompt), the launcher's (at every session start) and
+ * the MCP server's (at every on-demand or write session start).
  * Empty when render could not run that node. Each is pinned in the manifest with its bundle — V8
  * checks only the source length, so the two are only ever written together.
  */
 export const RUNTIME_CODE_CACHES = {
   search: { file: 'auto-recall-search.v8cache', of: RUNTIME_FILES.autoRecallSearch },
   launcher: { file: 'launch-qwen.v8cache', of: RUNTIME_FILES.launcher },
+  mcpServer: { file: 'mcp-server-main.v8cache', of: RUNTIME_FILES.mcpServerMain },
 } as const;
 export type RuntimeCodeCache = (typeof RUNTIME_CODE_CACHES)[keyof typeof RUNTIME_CODE_CACHES];
 /** The bundles are CommonJS (a cheaper start than ESM); this marker makes `.js` mean CommonJS there. */

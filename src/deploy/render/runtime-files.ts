@@ -56,7 +56,7 @@ export type CodeCacheDeployment = Pick<Deployment, 'platform' | 'installDir' | '
 export type CodeCacheOutcome = { made: true; node: string } | { made: false; why: string };
 
 /**
- * `runtimeFiles` plus the code caches of RUNTIME_CODE_CACHES (the search bundle's, the launcher's),
+ * `runtimeFiles` plus the code caches of RUNTIME_CODE_CACHES (the search bundle's, the launcher's, the MCP server's),
  * made by the deployment's pinned node on this machine; without them (another platform, no such
  * node, a node whose path others may write, a failed run) render writes every cache empty and the
  * bundles compile as before. The node runs only after the launcher's own StrictModes check of its
@@ -111,5 +111,5 @@ export function withCodeCache(
 export function codeCacheSummary(cache: CodeCacheOutcome): string {
   return cache.made
     ? `code caches (${Object.keys(RUNTIME_CODE_CACHES).join(', ')}) made with ${cache.node}`
-    : `no code caches: ${cache.why}; the search hook and the launcher then compile their code at every start (render where the pinned node runs to make them)`;
+    : `no code caches: ${cache.why}; the search hook, the launcher and the MCP server then compile their code at every start (render where the pinned node runs to make them)`;
 }

@@ -1,53 +1,22 @@
-// Entry of dist/runtime/mcp-server.js, started by Qwen as the stdio MCP server `external-context`.
-// stdout carries only protocol; the only other output is one fixed startup error line on stderr.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ConfigurationError } from '../../base/errors.js';
-import { loadRuntimeConfig } from '../../config/load.js';
-import { createTransport } from '../../http/create-transport.js';
-import type { TransportHandle } from '../../http/transport.js';
-import { createProvider } from '../../providers/factory.js';
-import { isEntryPoint, lookupPending, silenceWarnings } from '../shared/process.js';
-import { createExternalContextServer } from './server.js';
-
-declare const TOOLKIT_VERSION: string;
-const STARTUP_FAILED = 'The external context server could not start.';
-
-export async function main(): Promise<void> {
-  silenceWarnings();
-  let transport: TransportHandle;
-  let server: ReturnType<typeof createExternalContextServer>;
-  try {
-    // Version 1 only: a version-2 (auto-recall) file is a startup error.
-    const { config, credential } = loadRuntimeConfig(process.env, 1);
-    // Installed once for the server's lifetime.
-    transport = await createTransport(process.env, { timeoutMs: config.timeoutMs });
-    const provider = createProvider(config.provider, credential, { transport: transport.transport });
-    server = createExternalContextServer({
-      config,
-      provider,
-      version: typeof TOOLKIT_VERSION === 'string' ? TOOLKIT_VERSION : '0.0.0',
-    });
-  } catch (error) {
-    const message = error instanceof ConfigurationError ? error.message : STARTUP_FAILED;
-    process.stderr.write(`[external-context] ${message}\n`);
-    process.exit(1);
-  }
-  const stdio = new StdioServerTransport();
-  const shutdown = () => {
-    void transport.close().finally(() => {
-      // process.exit() waits for every threadpool thread, and a provider host name whose resolver
-      // never answers holds one in getaddrinfo, which nothing cancels: the server outlived its closed
-      // stdin by the resolver's whole timeout, and Qwen 0.24.4's /quit waited 2 s for it before its
-      // SIGTERM (measured). Nothing is left to answer: end now.
-      if (lookupPending()) process.kill(process.pid, 'SIGKILL');
-      process.exit(0);
-    });
-  };
-  // The client closing stdin ends the session; a proxy agent's sockets must not keep us alive.
-  process.stdin.on('end', shutdown);
-  process.stdin.on('close', shutdown);
-  await server.connect(stdio);
-}
+// Entry of dist/runtime/mcp-server.js, what Qwen starts as the stdio MCP server `external-context` at
+// every on-demand or write session: the server (mcp-server-main.js, the MCP SDK with it) compiled from
+// the V8 code cache render made with the pinned node, which saves most of the server's compile
+// (docs/performance.md, "The code cache"). Without a cache (Windows, or a node render could not run)
+// it is a plain require. The cache has the bundle's trust: both are pinned together in manifest.json.
+import { RUNTIME_CODE_CACHES } from '../../contracts/runtime-files.js';
+import { loadWithCodeCache } from '../../startup/code-cache.js';
 
 declare const __filename: string;
-if (typeof __filename === 'string' && isEntryPoint(process.argv[1], __filename)) void main();
+// This bundle's own require: the server resolves its sibling bundles (proxy-transport.js) with it.
+declare const require: NodeJS.Require;
+
+void (async () => {
+  const cached = loadWithCodeCache<typeof import('./main.js')>(
+    __filename,
+    require,
+    RUNTIME_CODE_CACHES.mcpServer,
+  );
+  // The build makes this import a require of the sibling bundle.
+  const { main } = cached ?? (await import('./main.js'));
+  await main();
+})();

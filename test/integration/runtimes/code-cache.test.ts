@@ -1,7 +1,7 @@
 // The bundles' V8 code caches (docs/performance.md, "The code cache"): render makes them with the
 // pinned node, reproducibly (verify's drift check makes them again), V8 accepts them without flags,
-// and a search — and a launcher start — answers byte for byte the same with its cache, without it,
-// and with one V8 refuses.
+// and a search, a launcher start and an MCP session answer byte for byte the same with their cache,
+// without it, and with one V8 refuses.
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -16,6 +16,7 @@ import {
 import { codeCacheSummary, withCodeCache } from '../../../src/deploy/render/runtime-files.js';
 import { codeCacheMakerArgs, codeCacheSource } from '../../../src/startup/code-cache.js';
 import { type FakeService, startGenericSearch } from '../../fixtures/fake-services/index.js';
+import { connectMcp } from '../../fixtures/mcp-client.js';
 import { ROOT, RUNTIME_DIR, runRuntime } from '../../fixtures/run-runtime.js';
 import { genericAutoRecallConfig, writeJsonFile } from '../../fixtures/runtime-config.js';
 
@@ -23,12 +24,15 @@ const TOKEN = 'canary-token-code-cache-7Rw1';
 const UID = process.getuid?.() ?? 0;
 const SEARCH = RUNTIME_CODE_CACHES.search;
 const LAUNCHER = RUNTIME_CODE_CACHES.launcher;
+const MCP = RUNTIME_CODE_CACHES.mcpServer;
 const CACHES = Object.values(RUNTIME_CODE_CACHES);
 
 let dir: string;
 let installDir: string;
 let search: FakeService;
 let config: string;
+/** The on-demand (version 1) config of the same provider, for the MCP server. */
+let mcpConfig: string;
 /** Each cached bundle's built source, by bundle name. */
 let sources: Map<string, Buffer>;
 const source = (cache: RuntimeCodeCache = SEARCH) => sources.get(cache.of)!;
@@ -45,6 +49,10 @@ beforeAll(async () => {
     path.join(dir, 'config.json'),
     genericAutoRecallConfig(path.join(dir, 'repo'), search.url),
   );
+  mcpConfig = writeJsonFile(path.join(dir, 'mcp-config.json'), {
+    version: 1,
+    provider: { type: 'generic-http-search-v1', baseUrl: search.url, tokenEnv: 'CONTEXT_API_TOKEN' },
+  });
   sources = new Map(CACHES.map((cache) => [cache.of, fs.readFileSync(path.join(RUNTIME_DIR, cache.of))]));
 });
 afterAll(async () => {
@@ -106,6 +114,26 @@ const searchIn = (runtime: string, nodeArgs: string[] = [], env: Record<string, 
     env: { PATH: '/usr/bin:/bin', QWEN_EXTERNAL_CONTEXT_CONFIG: config, CONTEXT_API_TOKEN: TOKEN, ...env },
   });
 
+/** One MCP session through `runtime`'s mcp-server.js, as Qwen starts it: its tools and one search. */
+async function mcpSessionIn(runtime: string, nodeArgs: string[] = [], env: Record<string, string> = {}) {
+  const { client, stderr } = await connectMcp(path.join(runtime, RUNTIME_FILES.mcpServer), {
+    env: { PATH: '/usr/bin:/bin', QWEN_EXTERNAL_CONTEXT_CONFIG: mcpConfig, CONTEXT_API_TOKEN: TOKEN, ...env },
+    cwd: dir,
+    clientName: 'code-cache-test',
+    nodeArgs,
+  });
+  try {
+    const tools = await client.listTools();
+    const found = await client.callTool({
+      name: 'context_search',
+      arguments: { query: 'When do releases ship?' },
+    });
+    return { tools, found, stderr: stderr() };
+  } finally {
+    await client.close();
+  }
+}
+
 /** The same search with the module probe preloaded: its answer and the built-in modules it loaded. */
 async function probedSearch(runtime: string): Promise<{ stdout: string; modules: string[] }> {
   const out = path.join(dir, `modules-${++installs}.json`);
@@ -161,7 +189,7 @@ describe('the render-time code caches', () => {
     expect(CACHES.filter((c) => files.has(c.file))).toEqual([]);
     expect(cache).toEqual({ made: false, why: expect.stringContaining(why) });
     expect(codeCacheSummary(cache)).toMatch(
-      /^no code caches: .*the search hook and the launcher then compile their code at every start/,
+      /^no code caches: .*the search hook, the launcher and the MCP server then compile their code at every start/,
     );
   });
 
@@ -188,7 +216,9 @@ describe('the render-time code caches', () => {
     const { files, cache } = outcome();
     for (const c of CACHES) expect(files.get(c.file)?.length).toBeGreaterThan(10_000);
     expect(cache).toEqual({ made: true, node: process.execPath });
-    expect(codeCacheSummary(cache)).toBe(`code caches (search, launcher) made with ${process.execPath}`);
+    expect(codeCacheSummary(cache)).toBe(
+      `code caches (search, launcher, mcpServer) made with ${process.execPath}`,
+    );
   });
 
   it('negative control: V8 checks only the source length, so a cache must never outlive its bundle', () => {
@@ -217,6 +247,18 @@ describe('the render-time code caches', () => {
       stdout: plain.stdout,
       stderr: '',
     });
+  });
+
+  it.each<[string, () => Uint8Array | undefined]>([
+    ['the render-time cache', () => made(process.execPath, MCP)],
+    ['an empty cache (render could not run the pinned node)', () => new Uint8Array()],
+    ['no cache file at all', () => undefined],
+    ['a cache V8 refuses (made for another source)', () => foreignCache(MCP)],
+    ['bytes that are no cache at all', () => Buffer.alloc(4096, 0x5a)],
+  ])('with %s an MCP session answers as the plain bundle does', async (_name, cache) => {
+    const plain = await mcpSessionIn(runtimeWith(undefined, MCP));
+    expect(JSON.stringify(plain.found)).toContain('Releases ship on Tuesdays.');
+    expect(await mcpSessionIn(runtimeWith(cache(), MCP))).toEqual(plain);
   });
 
   it('the hook compiles through node:vm with a cache, and answers the same under the permission model', async () => {
@@ -267,7 +309,7 @@ describe('the render-time code caches', () => {
   it.each(CACHES.map((cache) => [cache.of, cache] as const))(
     '%s: the loader compiles the very source its cache was made from — V8 takes the cache at each start',
     async (_name, cache) => {
-      /** What node:vm compiled with a cache during one start of the hook or the launcher. */
+      /** What node:vm compiled with a cache during one start of the hook, the launcher or the MCP server. */
       const compiled = async (bytes: Uint8Array) => {
         const runtime = runtimeWith(bytes, cache);
         const out = path.join(dir, `compiled-${++installs}.json`);
@@ -275,6 +317,10 @@ describe('the render-time code caches', () => {
         const env = { CODE_CACHE_PROBE_OUT: out };
         if (cache === SEARCH) {
           expect((await searchIn(runtime, nodeArgs, env)).stdout).toContain('Releases ship on Tuesdays.');
+        } else if (cache === MCP) {
+          expect(JSON.stringify((await mcpSessionIn(runtime, nodeArgs, env)).found)).toContain(
+            'Releases ship on Tuesdays.',
+          );
         } else {
           await runRuntime(RUNTIME_FILES.launcherStart, {
             via: path.join(runtime, RUNTIME_FILES.launcherStart),

@@ -92,6 +92,8 @@ export function fakeRuntimes(): Map<string, Uint8Array> {
     [RUNTIME_FILES.writeConfirmation]: hook,
     [RUNTIME_FILES.approvalGuard]: hook,
     [RUNTIME_FILES.mcpServer]: mcpServer,
+    // Loaded by mcp-server.js; the fake above answers verify's smoke run itself.
+    [RUNTIME_FILES.mcpServerMain]: "'use strict';\n",
     // What bin/launch-qwen runs (verify smokes it), and the launcher it would load.
     [RUNTIME_FILES.launcherStart]: launcher,
     [RUNTIME_FILES.launcher]: launcher,

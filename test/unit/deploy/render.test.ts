@@ -125,6 +125,8 @@ describe('renderInstall', () => {
       'runtime/launch-qwen.js',
       'runtime/launch-qwen.v8cache',
       'runtime/launch-repository.js',
+      'runtime/mcp-server-main.js',
+      'runtime/mcp-server-main.v8cache',
       'runtime/mcp-server.js',
       'runtime/package.json',
       'runtime/proxy-transport.js',
