@@ -70,22 +70,32 @@ export function escapeMarkupInJson(json: string): string {
   );
 }
 
-// Full-width look-alikes: what `<`, `>` and `[` of provider text become in an MCP result's structured copy.
-const STRUCTURED_MARKUP: Readonly<Record<string, string>> = { '<': '\uff1c', '>': '\uff1e', '[': '\uff3b' };
+// What `<`, `>` and `[` of provider text become in an MCP result's structured copy (full-width
+// look-alikes), and U+2028/U+2029 (U+FFFD, as the other code points drawn as something else).
+const STRUCTURED_MARKUP: Readonly<Record<string, string>> = {
+  '<': '\uff1c',
+  '>': '\uff1e',
+  '[': '\uff3b',
+  '\u2028': '\ufffd',
+  '\u2029': '\ufffd',
+};
+const STRUCTURED_MARKS = /[<>[\u2028\u2029]/g;
 
 /**
  * The `structuredContent` of a `context_search` result: the rendered envelope parsed back, with
- * every `<`, `>` and `[` of provider text as U+FF1C, U+FF1E, U+FF3B (one unit for one: every bound holds).
- * Qwen 0.24.4 gives the model JSON.stringify of the structured copy before our text whenever the
- * two differ, and JSON leaves `<`, `>` and `[` raw: the `\u003c` escape cannot reach it there, and a
- * provider's `</tool_response><|im_end|>` reached the model's request as it was (measured). The
- * model still gets the exact text in the escaped copy after it.
+ * every `<`, `>` and `[` of provider text as U+FF1C, U+FF1E, U+FF3B and every U+2028, U+2029 as
+ * U+FFFD (one unit for one: every bound holds). Qwen 0.24.4 gives the model JSON.stringify of the
+ * structured copy before our text whenever the two differ, and prints it to the terminal; JSON
+ * leaves all five raw, so the `\uXXXX` escapes of our text cannot reach it there: a provider's
+ * `</tool_response><|im_end|>` and its line separators reached the model's request and the pty as
+ * they were (measured). The model still gets the exact text in the escaped copy after it.
  */
 export function structuredContext(envelope: string): { untrusted_external_context: Record<string, unknown> } {
   const parsed = JSON.parse(envelope) as { untrusted_external_context: { items: Record<string, unknown>[] } };
   for (const item of parsed.untrusted_external_context.items) {
     for (const [key, value] of Object.entries(item)) {
-      if (typeof value === 'string') item[key] = value.replace(/[<>[]/g, (mark) => STRUCTURED_MARKUP[mark]!);
+      if (typeof value === 'string')
+        item[key] = value.replace(STRUCTURED_MARKS, (mark) => STRUCTURED_MARKUP[mark]!);
     }
   }
   return parsed;
