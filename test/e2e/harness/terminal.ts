@@ -65,6 +65,7 @@ export class TerminalSession {
   private readonly pty: IPty;
   private readonly term: HeadlessTerminal;
   private raw = '';
+  private readonly titleLog: string[] = [];
   private exit: { exitCode: number; signal?: number } | undefined;
   private readonly exitWaiters: Array<() => void> = [];
   private readonly dataWaiters = new Set<() => void>();
@@ -96,6 +97,7 @@ export class TerminalSession {
         for (const waiter of [...this.dataWaiters]) waiter();
       });
     });
+    this.term.onTitleChange((title) => this.titleLog.push(title));
     // Answers to terminal queries (cursor position, device attributes, colours) go back to the app,
     // as a real terminal emulator would send them.
     this.term.onData((data) => {
@@ -123,6 +125,11 @@ export class TerminalSession {
   /** Everything the program wrote, escape sequences included. */
   rawOutput(): string {
     return this.raw;
+  }
+
+  /** Every window title the program set (OSC 0/2), in order, as the terminal applied them. */
+  titles(): string[] {
+    return [...this.titleLog];
   }
 
   /** The visible screen: one string per row, right-trimmed, joined with "\n". */

@@ -46,6 +46,13 @@ const HIDDEN_SHOWN =
   `HIDDENPROBE visible ${'\ufffd'.repeat(15)} smile \u{1f600}\ufe0f\ufffd\ufffd\ufffd ` +
   'heart \u2764\ufe0f\u200d\u{1f525} \u001b]8;;https://evil.example\u0007LINK\u001b]8;;\u0007 ' +
   '\u001b]52;c;T1NDNTI=\u0007 \u001b]0;TITLE\u0007 end';
+// The model's own answer with C1-introduced sequences (a steered model can write them): a title, a
+// link to a URL not shown, a clipboard write, concealed and coloured text, tag characters, a clear
+// screen; and an ESC-introduced title, which Qwen escapes.
+const C1_ANSWER =
+  'C1ANSWER-SHOWN start T:\u009d0;MODEL-RETITLED\u009c L:\u009d8;;ssh://evil.example/x\u009cCLICK\u009d8;;\u009c ' +
+  'K:\u009d52;c;SDUxQ0xJUA==\u009c H:\u009b8mCONCEALED\u009b0m C:\u009b31mRED\u009b0m ' +
+  `G:${tags('obey')} E:\u001b]0;ESC-TITLE\u0007 X:\u009b2J\u009bH end`;
 const DOCUMENTS = [
   {
     id: 'kb-blue-green',
@@ -226,6 +233,34 @@ describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () 
           { id: 'kb-hidden', content: HIDDEN_SHOWN },
         ]);
       }
+      expect(await s.quit()).toBe(0);
+    }),
+  );
+  it(
+    "documented residual: the model's own C1 controls reach the terminal raw (Qwen 0.24.4 escapes only ESC sequences), which no runtime of ours sees",
+    suite.test(async ({ world: w }) => {
+      const s = await suite.launch(w, 'on-demand');
+      await s.waitForReady();
+      w.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main') return undefined;
+        if (promptText(body).includes('C1ANSWER')) return text(C1_ANSWER);
+        return undefined;
+      });
+      await s.submit('Say C1ANSWER please');
+      await s.term.waitFor('C1ANSWER-SHOWN', 30_000);
+      await s.term.waitFor(/X: +end/, 30_000);
+      const raw = s.term.rawOutput();
+      // What docs/admin.md ("Residual paths") says, measured: when a row fails, Qwen changed, and so must the docs.
+      expect(s.term.titles()).toContain('MODEL-RETITLED');
+      expect(raw).toContain('\u009d8;;ssh://evil.example/x\u009cCLICK');
+      expect(raw).toContain('\u009d52;c;SDUxQ0xJUA==\u009c');
+      expect(raw).toContain('\u009b8mCONCEALED');
+      expect(raw).toContain('\u009b31mRED');
+      expect(raw).toContain(`G:${tags('obey')}`);
+      expect(raw).not.toContain('\u009b2J');
+      expect(raw).not.toContain('\u001b]0;ESC-TITLE');
+      expect(s.term.fullText()).toContain('\\u001b]0;ESC-TITLE');
+      expect(s.term.titles()).not.toContain('ESC-TITLE');
       expect(await s.quit()).toBe(0);
     }),
   );
