@@ -39,6 +39,8 @@ export const FAULT_CASES: readonly FaultCase[] = [
   server('2 MiB body, declared in content-length', 'oversize-declared'),
   server('2 MiB body, streamed without content-length', 'oversize-streamed'),
   server('endless chunked body', 'endless-chunked'),
+  server('endless 1xx interim responses', 'endless-interim'),
+  server('endless chunked trailers', 'endless-trailers'),
   server('content-length larger than the body', 'wrong-content-length'),
   server('empty 200 body', 'empty'),
   server('invalid UTF-8', 'invalid-utf8'),
