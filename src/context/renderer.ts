@@ -4,6 +4,7 @@ import { CONTEXT_BUDGET_UNITS, FIELD_CAPS, MAX_ITEMS } from '../base/limits.js';
 import { CONTEXT_NOTICE } from '../contracts/names.js';
 import type { ContextItem } from '../providers/types.js';
 import { takeCodePoints } from '../text/codepoints.js';
+import { isHiddenCodePoint } from '../text/hidden.js';
 import { TERMINAL_CONTROLS } from '../text/terminal-controls.js';
 import { escapedJsonLength, longestEscapedPrefix } from './json-length.js';
 
@@ -70,35 +71,39 @@ export function escapeMarkupInJson(json: string): string {
   );
 }
 
-// What `<`, `>` and `[` of provider text become in an MCP result's structured copy (full-width
-// look-alikes), and U+2028/U+2029 (U+FFFD, as the other code points drawn as something else).
-const STRUCTURED_MARKUP: Readonly<Record<string, string>> = {
-  '<': '\uff1c',
-  '>': '\uff1e',
-  '[': '\uff3b',
-  '\u2028': '\ufffd',
-  '\u2029': '\ufffd',
-};
-const STRUCTURED_MARKS = /[<>[\u2028\u2029]/g;
+// Full-width look-alikes: what `<`, `>` and `[` of provider text become in an MCP result's structured copy.
+const STRUCTURED_MARKUP: Readonly<Record<string, string>> = { '<': '\uff1c', '>': '\uff1e', '[': '\uff3b' };
+// Every hidden code point is above printable ASCII: a native test spares plain text the walk.
+const ABOVE_ASCII = /[^\u0000-\u007e]/;
 
 /**
  * The `structuredContent` of a `context_search` result: the rendered envelope parsed back, with
- * every `<`, `>` and `[` of provider text as U+FF1C, U+FF1E, U+FF3B and every U+2028, U+2029 as
- * U+FFFD (one unit for one: every bound holds). Qwen 0.24.4 gives the model JSON.stringify of the
- * structured copy before our text whenever the two differ, and prints it to the terminal; JSON
- * leaves all five raw, so the `\uXXXX` escapes of our text cannot reach it there: a provider's
- * `</tool_response><|im_end|>` and its line separators reached the model's request and the pty as
- * they were (measured). The model still gets the exact text in the escaped copy after it.
+ * every `<`, `>` and `[` of provider text as U+FF1C, U+FF1E, U+FF3B and every hidden code point
+ * (src/text/hidden.ts: zero-width and format characters, fillers, private use, U+2028/U+2029, …)
+ * as U+FFFD (never more units than before: every bound holds). Qwen 0.24.4 gives the model
+ * JSON.stringify of the structured copy before our text whenever the two differ, and prints both:
+ * JSON leaves all of them raw, so the escapes of our text cannot reach this copy. Raw, a provider's
+ * `</tool_response><|im_end|>` and its line separators reached the model's request as they were, and
+ * a run of zero-width spaces, soft hyphens or fillers made Qwen's layout drop the rest of each row
+ * it was on — visible words, a whole item with its id — from what the user saw (measured). The
+ * model still gets the exact text in the escaped copy after it.
  */
 export function structuredContext(envelope: string): { untrusted_external_context: Record<string, unknown> } {
   const parsed = JSON.parse(envelope) as { untrusted_external_context: { items: Record<string, unknown>[] } };
   for (const item of parsed.untrusted_external_context.items) {
     for (const [key, value] of Object.entries(item)) {
-      if (typeof value === 'string')
-        item[key] = value.replace(STRUCTURED_MARKS, (mark) => STRUCTURED_MARKUP[mark]!);
+      if (typeof value === 'string') item[key] = structuredText(value);
     }
   }
   return parsed;
+}
+
+function structuredText(value: string): string {
+  const marked = value.replace(/[<>[]/g, (mark) => STRUCTURED_MARKUP[mark]!);
+  if (!ABOVE_ASCII.test(marked)) return marked;
+  let shown = '';
+  for (const char of marked) shown += isHiddenCodePoint(char.codePointAt(0)!) ? '\ufffd' : char;
+  return shown;
 }
 
 // DEL, the C1 controls (U+009B CSI, U+009D OSC drive a terminal) and the bidi controls (they reorder

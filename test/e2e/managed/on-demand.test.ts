@@ -53,6 +53,17 @@ const C1_ANSWER =
   'C1ANSWER-SHOWN start T:\u009d0;MODEL-RETITLED\u009c L:\u009d8;;ssh://evil.example/x\u009cCLICK\u009d8;;\u009c ' +
   'K:\u009d52;c;SDUxQ0xJUA==\u009c H:\u009b8mCONCEALED\u009b0m C:\u009b31mRED\u009b0m ' +
   `G:${tags('obey')} E:\u001b]0;ESC-TITLE\u0007 X:\u009b2J\u009bH end`;
+// The same with the hidden code points above (C0 controls included) as U+FFFD: the structured copy.
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the joiner and the selector alone, on purpose
+const HIDDEN_STRUCTURED = HIDDEN_SHOWN.replace(/[\ufe0f\u200d\u0007\u001b]/g, '\ufffd');
+// Runs of code points Qwen's layout counts as nothing (zero-width spaces, soft hyphens, fillers)
+// before visible words, in three items: raw, they made Qwen drop the rest of their rows from the
+// pty — words, and the whole next item with its id (measured).
+const KEPT = [
+  ['kb-kept-sp', `KEPTPROBE SP-A ${'\u200b'.repeat(60)} SP-Z SP-END`],
+  ['kb-kept-shy', `KEPTPROBE SHY-A ${'\u00ad'.repeat(60)} SHY-Z SHY-END`],
+  ['kb-kept-hf', `KEPTPROBE HF-A ${'\u3164'.repeat(30)} HF-Z HF-END`],
+] as const;
 const DOCUMENTS = [
   {
     id: 'kb-blue-green',
@@ -61,6 +72,7 @@ const DOCUMENTS = [
   { id: 'kb-c1', content: HOSTILE },
   { id: 'kb-markup', content: MARKUP },
   { id: 'kb-hidden', content: HIDDEN },
+  ...KEPT.map(([id, content]) => ({ id, content })),
 ];
 
 describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () => {
@@ -228,11 +240,49 @@ describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () 
       );
       const [result] = toolResults(continuation.chat!);
       expect(result!.content).not.toMatch(/[\u{e0000}-\u{e007f}]/u);
-      for (const copy of result!.content.split('\n')) {
-        expect(JSON.parse(copy).untrusted_external_context.items).toEqual([
-          { id: 'kb-hidden', content: HIDDEN_SHOWN },
-        ]);
+      const [structured, exact] = result!.content.split('\n');
+      expect(JSON.parse(structured!).untrusted_external_context.items).toEqual([
+        { id: 'kb-hidden', content: HIDDEN_STRUCTURED },
+      ]);
+      expect(JSON.parse(exact!).untrusted_external_context.items).toEqual([
+        { id: 'kb-hidden', content: HIDDEN_SHOWN },
+      ]);
+      expect(await s.quit()).toBe(0);
+    }),
+  );
+
+  it(
+    'provider text hides no visible word from the user: zero-width, soft-hyphen and filler runs are U+FFFD in the copy Qwen prints first',
+    suite.test(async ({ world: w }) => {
+      const s = await suite.launch(w, 'on-demand');
+      await s.waitForReady();
+      w.model.setResponder(({ kind, body }) => {
+        if (kind !== 'main') return undefined;
+        if (isToolContinuation(body)) return text('ANSWER-KEPTPROBE');
+        if (promptText(body).includes('KEPTPROBE')) return toolCall(SEARCH_TOOL, { query: 'keptprobe' });
+        return undefined;
+      });
+      const enter = await s.submit('Search KEPTPROBE please');
+      await s.term.waitFor('ANSWER-KEPTPROBE', 30_000);
+      // Without the rule Qwen's pty never got 'SP-Z SP-END', the item kb-kept-shy with its id and
+      // words, nor 'HF-Z HF-END' (measured): every visible word reaches the user now.
+      const raw = s.term.rawOutput();
+      for (const word of ['SP-Z', 'SP-END', 'kb-kept-shy', 'SHY-A', 'SHY-Z', 'SHY-END', 'HF-Z', 'HF-END']) {
+        expect(raw).toContain(word);
+        expect(s.term.fullText()).toContain(word);
       }
+      const continuation = await w.model.waitForRequest(
+        (r) => r.kind === 'main' && r.receivedAt >= enter && isToolContinuation(r.chat!),
+        10_000,
+      );
+      const [result] = toolResults(continuation.chat!);
+      const [structured, exact] = result!.content.split('\n');
+      expect(JSON.parse(structured!).untrusted_external_context.items).toEqual(
+        KEPT.map(([id, content]) => ({ id, content: content.replace(/[\u200b\u00ad\u3164]/g, '\ufffd') })),
+      );
+      expect(JSON.parse(exact!).untrusted_external_context.items).toEqual(
+        KEPT.map(([id, content]) => ({ id, content })),
+      );
       expect(await s.quit()).toBe(0);
     }),
   );

@@ -4,6 +4,7 @@ import { renderContext, structuredContext } from '../../../src/context/renderer.
 import { contextSearchOutputSchema } from '../../../src/contracts/context-search.js';
 import { CONTEXT_NOTICE } from '../../../src/contracts/names.js';
 import type { ContextItem } from '../../../src/providers/types.js';
+import { hiddenCodePoints } from '../../../src/text/hidden.js';
 
 // fc.assert is synchronous, so vitest's timeout cannot stop a long shrink: bound it here.
 fc.configureGlobal({ interruptAfterTimeLimit: 10_000 });
@@ -334,6 +335,37 @@ describe('structuredContext: the MCP structured copy, which Qwen gives the model
     expect(itemsOf(text)[0]!['content']).toBe(lines);
   });
 
+  it.each([
+    ['zero-width spaces', '\u200b'],
+    ['soft hyphens', '\u00ad'],
+    ['Hangul fillers', '\u3164'],
+    ['word joiners', '\u2060'],
+    ['private use (plane 15: two units)', '\u{f0000}'],
+    ['a joiner and a selector', '\u200d\ufe0f'],
+  ])(
+    'writes every hidden code point as U+FFFD, one code point by one U+FFFD (%s), keeping what is visible',
+    (_name, hidden) => {
+      const content = `VISIBLE-A ${hidden.repeat(30)} VISIBLE-Z`;
+      const text = renderContext([{ id: `kb${hidden}1`, content, title: `t${hidden}` }]);
+      const structured = structuredContext(text);
+      const replaced = (s: string) => s.replaceAll(hidden, '\ufffd'.repeat([...hidden].length));
+      expect(structured.untrusted_external_context['items']).toEqual([
+        { id: replaced(`kb${hidden}1`), content: replaced(content), title: replaced(`t${hidden}`) },
+      ]);
+      expect(hiddenCodePoints(JSON.stringify(structured))).toEqual([]);
+      expect(JSON.stringify(structured).length).toBeLessThanOrEqual(JSON.stringify(JSON.parse(text)).length);
+      // Control: the envelope parsed back as it was holds them raw; the text copy keeps them exact.
+      expect(hiddenCodePoints(JSON.stringify(JSON.parse(text)))).not.toEqual([]);
+      expect(itemsOf(text)[0]!['content']).toBe(content);
+    },
+  );
+
+  it('keeps what is not hidden: emoji, accents, scripts and U+FFFD itself', () => {
+    const content = 'é 部署 😀 ❤ ☺ \ufffd ok';
+    const text = renderContext([{ id: 'kb', content }]);
+    expect(JSON.stringify(structuredContext(text))).toBe(text);
+  });
+
   it('is the parsed envelope itself when provider text has no angle bracket (Qwen then sends one copy)', () => {
     const text = renderContext([{ id: 'kb-1', content: 'plain text', title: 'T' }]);
     expect(JSON.stringify(structuredContext(text))).toBe(text);
@@ -381,7 +413,8 @@ describe('renderContext: properties', () => {
         expect(contextSearchOutputSchema.safeParse(parsed).success).toBe(true);
         expect(JSON.stringify(parsed)).toBe(JSON.stringify(parsed).replace(/[\u007f-\u009f]/g, ''));
         const structured = structuredContext(rendered);
-        expect(JSON.stringify(structured)).not.toMatch(/[<>\u2028\u2029]/);
+        expect(JSON.stringify(structured)).not.toMatch(/[<>]/);
+        expect(hiddenCodePoints(JSON.stringify(structured))).toEqual([]);
         expect(JSON.stringify(structured).split('[')).toHaveLength(2);
         expect(contextSearchOutputSchema.safeParse(structured).success).toBe(true);
       }),
