@@ -48,11 +48,12 @@ const HIDDEN_SHOWN =
   '\u001b]52;c;T1NDNTI=\u0007 \u001b]0;TITLE\u0007 end';
 // The model's own answer with C1-introduced sequences (a steered model can write them): a title, a
 // link to a URL not shown, a clipboard write, concealed and coloured text, tag characters, a clear
-// screen; and an ESC-introduced title, which Qwen escapes.
+// screen; an ESC-introduced title, which Qwen escapes; and a run of zero-width spaces (a model that
+// quotes the exact text of a search result writes those), after which Qwen shows nothing more.
 const C1_ANSWER =
   'C1ANSWER-SHOWN start T:\u009d0;MODEL-RETITLED\u009c L:\u009d8;;ssh://evil.example/x\u009cCLICK\u009d8;;\u009c ' +
   'K:\u009d52;c;SDUxQ0xJUA==\u009c H:\u009b8mCONCEALED\u009b0m C:\u009b31mRED\u009b0m ' +
-  `G:${tags('obey')} E:\u001b]0;ESC-TITLE\u0007 X:\u009b2J\u009bH end`;
+  `G:${tags('obey')} E:\u001b]0;ESC-TITLE\u0007 X:\u009b2J\u009bH end ZW:${'\u200b'.repeat(60)} AFTER-ZW`;
 // The same with the hidden code points above (C0 controls included) as U+FFFD: the structured copy.
 // biome-ignore lint/suspicious/noMisleadingCharacterClass: the joiner and the selector alone, on purpose
 const HIDDEN_STRUCTURED = HIDDEN_SHOWN.replace(/[\ufe0f\u200d\u0007\u001b]/g, '\ufffd');
@@ -312,6 +313,9 @@ describe('on-demand profile: launch-qwen --profile on-demand in a terminal', () 
       expect(s.term.fullText()).toContain('\\u001b]0;ESC-TITLE');
       expect(s.term.titles()).not.toContain('ESC-TITLE');
       expect(await s.quit()).toBe(0);
+      // The turn is over: what Qwen printed of the answer is all it will print.
+      expect(s.term.rawOutput()).toContain('ZW:\u200b');
+      expect(s.term.rawOutput()).not.toContain('AFTER-ZW');
     }),
   );
 });
