@@ -10,7 +10,11 @@ const info = { name: 'qwen-managed-rollback', version: packageJson.version, desc
 
 void runSingleCommand(
   info,
-  rollbackCommand({ now: () => new Date().toISOString(), hostPlatform: process.platform }),
+  rollbackCommand({
+    now: () => new Date().toISOString(),
+    hostPlatform: process.platform,
+    adminUid: () => (typeof process.getuid === 'function' ? process.getuid() : 0),
+  }),
   process.argv.slice(2),
   processIO(process, info.name),
 ).then((code) => {

@@ -72,6 +72,8 @@ function report(io: CliIO, outcome: RollbackOutcome, dryRun: boolean): void {
 export interface RollbackDeps {
   now(): string;
   hostPlatform: NodeJS.Platform;
+  /** The uid running rollback: trusted besides root to own the install's directories (POSIX). */
+  adminUid(): number;
 }
 
 const ROLLBACK_FLAGS = {
@@ -112,6 +114,7 @@ function rollbackProfile(
     dryRun: flags['dry-run'] === true,
     now: deps.now(),
     checkModes: deps.hostPlatform !== 'win32',
+    ...(deps.hostPlatform === 'win32' ? {} : { trustedUid: deps.adminUid() }),
   });
 }
 

@@ -2,17 +2,16 @@
 // and check deployment.json where it will be rendered, load the bundled runtimes, render over the
 // tree that is there (under its lock). The command shows them as progress steps and writes the result
 // with writeInstall; nothing here prints.
-import * as fsSync from 'node:fs';
 import * as fs from 'node:fs/promises';
-import { AdminInputError, errorCode } from '../../base/errors.js';
+import { AdminInputError } from '../../base/errors.js';
 import { platformOfHost } from '../../base/platform.js';
 import { findGroup, findUser } from '../../host/accounts.js';
-import { StrictModes } from '../../host/strict-modes.js';
 import { SUPPORTED_QWEN_VERSIONS } from '../../qwen/versions.js';
 import { type ParsedDeployment, parseDeploymentText } from '../deployment/parse.js';
 import { pinnedHostProblems } from '../deployment/pinned-host.js';
 import { DeploymentInvalid, type Problem, problem } from '../deployment/problems.js';
 import type { Deployment } from '../deployment/schema.js';
+import { othersMayChange } from '../foreign-directory.js';
 import { readAccountDb } from '../host-accounts.js';
 import { readPinnedHostFacts } from '../pinned-host-facts.js';
 import { isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
@@ -91,23 +90,13 @@ export async function checkRenderTarget(
 }
 
 /**
- * The directory render writes (and every directory above it) held to the launcher's StrictModes
- * before anything is read or written: render runs as root, and whoever may rename entries on that
- * path (a developer's checkout or home) could swap a directory for a link between render's checks
- * and its writes — and the launcher refuses such an install anyway.
+ * The directory render writes (every directory above it, and every directory of a tree already there)
+ * held to the launcher's StrictModes before anything is read or written: render runs as root, and
+ * whoever may rename entries on that path (a developer's checkout or home) could swap a directory for
+ * a link between render's checks and its writes — and the launcher refuses such an install anyway.
  */
 function refuseForeignDirectory(dir: string, options: { out: string | undefined; adminUid: number }): void {
-  // A path the kernel will not look up (too long, a link loop) is that file-system error, named as the
-  // command names every one (the path and its fix), not a directory someone else may change.
-  try {
-    fsSync.lstatSync(dir);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-  }
-  const strict = new StrictModes(options.adminUid, fsSync);
-  strict.checkChain(dir);
-  const problems = strict.problems();
+  const problems = othersMayChange(dir, options.adminUid);
   if (problems.length === 0) return;
   const key = options.out === undefined ? 'installDir' : '--out';
   throw new RenderRefused(

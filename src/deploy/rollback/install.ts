@@ -18,6 +18,7 @@ import { EXTERNAL_CONTEXT_HOOKS, HOOK_APPROVAL_GUARD, OPENCLAW_PLUGIN_ID } from 
 import { isPlainObject } from '../../text/json.js';
 import { JsoncError } from '../../text/jsonc.js';
 import { TEMP_MARKER } from '../atomic-file.js';
+import { othersMayChange } from '../foreign-directory.js';
 import { renderJson } from '../json.js';
 import { type RemovedHook, removeHooksFromText } from '../jsonc/remove-hooks.js';
 import {
@@ -48,6 +49,11 @@ export interface InstallRollbackOptions {
   now: string;
   /** Compare file modes with the manifest (false on a Windows host, where POSIX modes mean nothing). */
   checkModes?: boolean;
+  /**
+   * The uid trusted besides root to own the tree's directories and those above it (POSIX: whoever runs
+   * rollback); undefined skips that check (a Windows host, where ACLs decide).
+   */
+  trustedUid?: number;
 }
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -57,6 +63,14 @@ export async function rollbackInstall(options: InstallRollbackOptions): Promise<
   // Before anything under it is read: `--dir /` would otherwise walk the whole disk.
   const notInstall = notAnInstallTree(options.dir);
   if (notInstall !== undefined) throw new RollbackError(notInstall);
+  // Rollback writes as root like render: a tree others may change is refused as render refuses it.
+  if (options.trustedUid !== undefined) {
+    const problems = othersMayChange(options.dir, options.trustedUid);
+    if (problems.length > 0)
+      throw new RollbackError(
+        `--dir ${options.dir} is in a directory others may change, so nothing was changed: ${problems.join('; ')}. Fix: correct the owner and modes as said (or render the deployment again into a directory only root, or you, can write), then roll back`,
+      );
+  }
   try {
     // Read-only first: a refusal (another writer, a tree that does not match its manifest) changes
     // nothing at all, not even a stale lock left by a killed render.

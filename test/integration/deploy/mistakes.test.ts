@@ -391,6 +391,82 @@ describe('an installDir another user can change', () => {
   });
 });
 
+// rollback writes as root too (the same writer): a tree another user can change is refused as render
+// refuses it, before anything is read — also a directory inside an existing tree.
+describe('an install another user can change, at rollback and at the next render', () => {
+  async function rendered(name: string) {
+    const dir = await fs.mkdtemp(path.join(cli.work, `${name}-`));
+    await fs.chmod(dir, 0o755);
+    const raw = await example('on-demand');
+    raw.installDir = path.join(dir, 'real', 'install');
+    await writeJson(path.join(dir, 'd.json'), raw);
+    await fs.mkdir(path.join(dir, 'real'), { mode: 0o755 });
+    expect(run(['render', '--deployment', 'd.json'], dir).code).toBe(0);
+    return { dir, real: raw.installDir as string };
+  }
+
+  it('a directory anyone may write above --dir: rollback refused, naming it and the fix, nothing changed', async () => {
+    const { dir, real } = await rendered('rb-open');
+    await fs.chmod(path.join(dir, 'real'), 0o777);
+    const before = await snapshot(real);
+    const result = run(['rollback', '--dir', real, '--profile', 'on-demand', '--remove-guard'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /rollback: --dir \/\S+\/real\/install is in a directory others may change, so nothing was changed: "\/\S+\/real" is a directory writable by group or others \(mode 0777\); fix: chmod go-w '\/\S+\/real'\. Fix: correct the owner and modes as said/,
+    );
+    expect(await snapshot(real)).toEqual(before);
+  });
+
+  it("another user's link at --dir to the real install: refused, and the install it points at keeps its guard", async () => {
+    const { dir, real } = await rendered('rb-link');
+    await fs.mkdir(path.join(dir, 'staging'), { mode: 0o777 });
+    await fs.chmod(path.join(dir, 'staging'), 0o777);
+    await fs.symlink(real, path.join(dir, 'staging', 'install'));
+    await fs.lchown(path.join(dir, 'staging', 'install'), cli.user.uid, cli.user.gid);
+    const before = await snapshot(real);
+    const result = run(
+      ['rollback', '--dir', 'staging/install', '--profile', 'on-demand', '--remove-guard'],
+      dir,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/"\/\S+\/staging\/install" is owned by uid \d+, not root; fix: chown root/);
+    expect(await snapshot(real)).toEqual(before);
+  });
+
+  it('negative control: rollback follows a link at --dir — the same link, root’s own in a root-only directory, rolls back the install it points at', async () => {
+    const { dir, real } = await rendered('rb-control');
+    await fs.mkdir(path.join(dir, 'staging'), { mode: 0o755 });
+    await fs.symlink(real, path.join(dir, 'staging', 'install'));
+    const result = run(
+      ['rollback', '--dir', 'staging/install', '--profile', 'on-demand', '--remove-guard'],
+      dir,
+    );
+    expect([result.code, result.stderr]).toEqual([0, '']);
+    const settings = await fs.readFile(
+      path.join(real, 'profiles', 'on-demand', 'system-settings.json'),
+      'utf8',
+    );
+    expect(settings).not.toContain('managed-approval-guard');
+  });
+
+  it('a directory inside the tree anyone may write: render and rollback refused, naming it, nothing changed', async () => {
+    const { dir, real } = await rendered('in-tree');
+    await fs.chmod(path.join(real, 'profiles', 'on-demand'), 0o777);
+    const before = await snapshot(real);
+    for (const args of [
+      ['render', '--deployment', 'd.json'],
+      ['rollback', '--dir', real, '--profile', 'on-demand'],
+    ]) {
+      const result = run(args, dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /is in a directory others may change, so nothing was (written|changed): "\/\S+\/install\/profiles\/on-demand" is a directory writable by group or others \(mode 0777\)/,
+      );
+    }
+    expect(await snapshot(real)).toEqual(before);
+  });
+});
+
 describe('verify keeps its promises', () => {
   it.each([
     {
