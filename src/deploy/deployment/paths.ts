@@ -32,7 +32,8 @@ const KEY_EXAMPLES: Record<string, Record<Platform, string>> = {
   environment: { posix: '/usr/bin', windows: 'C:\\Windows\\System32' },
 };
 
-function exampleFor(keyPath: readonly (string | number)[], platform: Platform): string {
+/** The example path shown in a fix for `keyPath` (e.g. `['installDir']`). */
+export function exampleFor(keyPath: readonly (string | number)[], platform: Platform): string {
   const [first, second] = keyPath;
   const examples = KEY_EXAMPLES[`${first}.${second}`] ?? KEY_EXAMPLES[String(first)];
   return (examples ?? EXAMPLE)[platform];

@@ -18,7 +18,7 @@ import { brokerProblems } from './broker.js';
 import { routeCredentials } from './credential-routes.js';
 import { deployedProfileKinds } from './kinds.js';
 import { openclawDeploymentProblems } from './openclaw.js';
-import { pinnedPathListProblems, pinnedPathProblems } from './paths.js';
+import { exampleFor, pinnedPathListProblems, pinnedPathProblems } from './paths.js';
 import { forbiddenVariableFix, type Problem, problem } from './problems.js';
 import { providerConfigFor, providerConfigVersion } from './provider-config.js';
 import type { Deployment } from './schema.js';
@@ -175,6 +175,25 @@ export function insideInstallProblems(
   ];
 }
 
+/**
+ * installDir below repositoryRoot: whoever writes the repository — the developers, a checkout or pull
+ * of it, its authors — could write the hooks, the managed settings and the launcher Qwen runs as the
+ * developer (the tree is trusted, the repository is not). Said once the two paths are well formed.
+ */
+function installInRepositoryProblems(deployment: Deployment, found: readonly Problem[]): Problem[] {
+  const { platform, installDir, repositoryRoot } = deployment;
+  if (found.some((p) => p.key === 'installDir' || p.key === 'repositoryRoot')) return [];
+  if (!new PinnedLayout(platform, repositoryRoot).contains(installDir)) return [];
+  return [
+    problem(
+      ['installDir'],
+      installDir,
+      `is inside repositoryRoot ${JSON.stringify(repositoryRoot)}, the repository developers open: whoever writes there (a developer, a checkout or pull of it) could replace the hooks and the managed settings`,
+      `render into a directory outside the repository that only root can write, e.g. ${exampleFor(['installDir'], platform)}`,
+    ),
+  ];
+}
+
 function pathProblems(deployment: Deployment): Problem[] {
   const { platform } = deployment;
   // A pin in normal form that lies inside installDir is refused too (insideInstallProblems).
@@ -195,6 +214,7 @@ function pathProblems(deployment: Deployment): Problem[] {
     ...pin(['qwenCli'], deployment.qwenCli, 'the Qwen package'),
     ...pin(['repositoryRoot'], deployment.repositoryRoot, 'the repository', { notRoot: true }),
   ];
+  problems.push(...installInRepositoryProblems(deployment, problems));
   const flavour = platform === 'windows' ? path.win32 : path.posix;
   if (flavour.basename(deployment.qwenCli) === 'cli-entry.js') {
     problems.push(

@@ -649,6 +649,49 @@ describe('deployment.json: a pin inside installDir, which render owns, is refuse
   });
 });
 
+// The install tree is trusted and the repository is not: an installDir the repository holds is one
+// whoever writes the repository (a developer, a checkout or pull of it) could rewrite, hooks included.
+// Negative control (by hand): without installInRepositoryProblems both rows parsed with no problem,
+// and render wrote an installDir under a root-owned checkout (which passes StrictModes) with exit 0.
+describe('deployment.json: an installDir inside repositoryRoot is refused', () => {
+  it.each<[string, () => Promise<any>, (d: any) => void, string]>([
+    [
+      'posix',
+      allProfilesRaw,
+      (d) => {
+        d.repositoryRoot = '/srv/repos/app';
+        d.installDir = '/srv/repos/app/.tools/qwen-managed';
+      },
+      'installDir = "/srv/repos/app/.tools/qwen-managed": is inside repositoryRoot "/srv/repos/app", the repository developers open: whoever writes there (a developer, a checkout or pull of it) could replace the hooks and the managed settings. Fix: render into a directory outside the repository that only root can write, e.g. /opt/qwen-managed',
+    ],
+    [
+      'windows, in another case',
+      async () => JSON.parse(await exampleText('windows')),
+      (d) => (d.installDir = 'd:\\REPOS\\app\\qwen-managed'),
+      'installDir = "d:\\\\REPOS\\\\app\\\\qwen-managed": is inside repositoryRoot "D:\\\\repos\\\\app", the repository developers open: whoever writes there (a developer, a checkout or pull of it) could replace the hooks and the managed settings. Fix: render into a directory outside the repository that only root can write, e.g. C:\\Program Files\\qwen-managed',
+    ],
+  ])('%s', async (_title, base, edit, message) => {
+    const raw = await base();
+    edit(raw);
+    let problems: string[] = [];
+    try {
+      parseDeploymentValue(raw);
+    } catch (error) {
+      if (!(error instanceof DeploymentInvalid)) throw error;
+      problems = error.problems.map(formatProblem);
+    }
+    expect(problems).toEqual([message]);
+  });
+
+  it('a sibling of the repository that shares its name as a prefix is not inside it', async () => {
+    const problems = await problemsOf((d) => {
+      d.repositoryRoot = '/srv/repos/app';
+      d.installDir = '/srv/repos/app-tools/qwen-managed';
+    });
+    expect(problems).toEqual([]);
+  });
+});
+
 describe('deployment.json: a variable named __proto__, constructor or prototype is refused, not dropped', () => {
   // Negative control (by hand): without prototypeKeyProblems, `credentials.__proto__` and
   // `environment.set.__proto__` parsed with no problem (exit 0) and the entry silently vanished.

@@ -262,6 +262,13 @@ const MUTATIONS: [string, Mutation, boolean, string, string, Options?][] = [
     'environment.files.NODE_EXTRA_CA_CERTS "/opt/qwen-managed/profiles/write/ca.pem" is inside installDir',
   ],
   [
+    'an installDir inside the repository',
+    json(launch('write'), (p) => (p.cwd = '/opt')),
+    true,
+    'launch.paths',
+    'installDir "/opt/qwen-managed" is inside the repository "/opt" (cwd): whoever writes there could replace the hooks',
+  ],
+  [
     'profiles disagreeing on the CA file',
     json(launch('auto-recall'), (p) => (p.environment.files.NODE_EXTRA_CA_CERTS = '/etc/ca.pem')),
     true,

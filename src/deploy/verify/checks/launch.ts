@@ -93,6 +93,16 @@ function pinProblems(plan: LaunchPlan, kind: ProfileView['kind']): string[] {
   for (const [name, source] of Object.entries(plan.credentials)) {
     if ('file' in source) problems.push(...pathProblems(`credentials.${name}.file`, source.file, plan));
   }
+  // The tree is trusted and the repository is not: whoever writes the repository could write the hooks.
+  if (
+    problems.length === 0 &&
+    plan.cwd !== plan.installDir &&
+    new PinnedLayout(plan.platform, plan.cwd).contains(plan.installDir)
+  ) {
+    problems.push(
+      `installDir ${showValue(plan.installDir)} is inside the repository ${showValue(plan.cwd)} (cwd): whoever writes there could replace the hooks and the managed settings (render into a directory outside the repository that only root can write, and remove this tree)`,
+    );
+  }
   if (plan.installId !== installIdFor(plan.installDir)) {
     problems.push(
       `installId ${plan.installId} is not the first 16 hex digits of sha256(installDir) (${installIdFor(plan.installDir)})`,
