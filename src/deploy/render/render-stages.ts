@@ -15,8 +15,9 @@ import { othersMayChange } from '../foreign-directory.js';
 import { readAccountDb } from '../host-accounts.js';
 import { readPinnedHostFacts } from '../pinned-host-facts.js';
 import { isDirectory, loadInstallTree, previousInstallOf } from '../tree.js';
+import { droppedCredentialFiles, droppedCredentialNotice } from './dropped-credentials.js';
 import { acquireInstallLock, type InstallLock } from './lock.js';
-import { type RenderedInstall, renderInstall } from './render.js';
+import { type PreviousInstall, type RenderedInstall, renderInstall } from './render.js';
 import { codeCacheSummary, loadRuntimeFiles, withCodeCache } from './runtime-files.js';
 
 /** A refusal of render's input; the command puts its name in front. */
@@ -200,5 +201,23 @@ export async function renderOverTree(
     takeOver: options.takeOver,
     ...(target.qwenVersion === undefined ? {} : { qwenVersion: target.qwenVersion }),
   });
+  if (previous !== undefined) rendered.notices.push(...(await droppedCredentialNotices(previous, rendered)));
   return { rendered, lock };
+}
+
+/**
+ * A credential file the previous render routed and this one does not, when it is still there: it
+ * stays readable by whoever could read it (render deletes nothing outside the tree), so it is said.
+ */
+async function droppedCredentialNotices(
+  previous: PreviousInstall,
+  rendered: RenderedInstall,
+): Promise<string[]> {
+  const next = new Map([...rendered.files].map(([rel, file]) => [rel, file.bytes]));
+  const notices: string[] = [];
+  for (const dropped of droppedCredentialFiles(previous.files, next)) {
+    if ((await fs.lstat(dropped.file).catch(() => undefined)) !== undefined)
+      notices.push(droppedCredentialNotice(dropped));
+  }
+  return notices;
 }

@@ -178,6 +178,29 @@ describe('render --json: files written, unchanged, retired', () => {
     ]);
   });
 
+  // Render deletes nothing outside the tree: a credential file the deployment stopped naming (a provider
+  // renamed, a credential moved) stays readable by whoever could read it, and render says so once.
+  // Negative control (by hand): before droppedCredentialNotices, the second render's notices were [].
+  it('a credential file an earlier render routed and this one does not: named while it is on disk', async () => {
+    const dir = await tempDir('qm-render-json-');
+    const out = path.join(dir, 'out');
+    const old = path.join(dir, 'old-context.token');
+    await fs.writeFile(old, 'secret\n', { mode: 0o640 });
+    const at = (file: string) => (raw: Record<string, any>) =>
+      (raw.credentials.CONTEXT_API_TOKEN.file = file);
+    expect(renderJson(await deploymentFile(dir, at(old)), out)['notices']).toEqual([]);
+    const moved = renderJson(await deploymentFile(dir, at(path.join(dir, 'new-context.token'))), out);
+    expect(moved['notices']).toEqual([
+      `credential file ${old} (CONTEXT_API_TOKEN) is no longer used by deployment.json but is still on disk, readable as before: render never deletes files outside the install tree. Fix: delete it if nothing else uses it (and rotate the secret if it should no longer be readable by those who could read it)`,
+    ]);
+    // Gone from disk, nothing to say; and the render after the move compares with the moved tree.
+    await fs.rm(old);
+    expect(renderJson(await deploymentFile(dir, at(old)), out)['notices']).toEqual([]);
+    expect(
+      renderJson(await deploymentFile(dir, at(path.join(dir, 'new-context.token'))), out)['notices'],
+    ).toEqual([]);
+  });
+
   it.each([
     {
       name: 'a refused deployment',
