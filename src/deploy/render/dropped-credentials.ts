@@ -33,19 +33,30 @@ export function credentialFilesOf(files: ReadonlyMap<string, Uint8Array>): Map<s
   return out;
 }
 
-/** The files `previous` routes a credential from and `next` does not, sorted, with their names. */
+/**
+ * The files any of `previous` (a tree's files; verify passes every backup folder) routes a credential
+ * from and `next` does not, sorted, with their names.
+ */
 export function droppedCredentialFiles(
-  previous: ReadonlyMap<string, Uint8Array>,
+  previous: readonly ReadonlyMap<string, Uint8Array>[],
   next: ReadonlyMap<string, Uint8Array>,
 ): { file: string; names: string[] }[] {
   const kept = credentialFilesOf(next);
-  return [...credentialFilesOf(previous)]
-    .filter(([file]) => !kept.has(file))
-    .map(([file, names]) => ({ file, names: names.sort() }))
+  const dropped = new Map<string, Set<string>>();
+  for (const tree of previous) {
+    for (const [file, names] of credentialFilesOf(tree)) {
+      if (kept.has(file)) continue;
+      const all = dropped.get(file) ?? new Set<string>();
+      for (const name of names) all.add(name);
+      dropped.set(file, all);
+    }
+  }
+  return [...dropped]
+    .map(([file, names]) => ({ file, names: [...names].sort() }))
     .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
 
-/** The notice render prints for a dropped credential file still on disk. */
+/** What render and verify say of a dropped credential file still on disk. */
 export function droppedCredentialNotice(dropped: { file: string; names: string[] }): string {
   return `credential file ${dropped.file} (${dropped.names.join(', ')}) is no longer used by deployment.json but is still on disk, readable as before: render never deletes files outside the install tree. Fix: delete it if nothing else uses it (and rotate the secret if it should no longer be readable by those who could read it)`;
 }

@@ -215,7 +215,7 @@ async function droppedCredentialNotices(
 ): Promise<string[]> {
   const next = new Map([...rendered.files].map(([rel, file]) => [rel, file.bytes]));
   const notices: string[] = [];
-  for (const dropped of droppedCredentialFiles(previous.files, next)) {
+  for (const dropped of droppedCredentialFiles([previous.files], next)) {
     if ((await fs.lstat(dropped.file).catch(() => undefined)) !== undefined)
       notices.push(droppedCredentialNotice(dropped));
   }

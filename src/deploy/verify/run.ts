@@ -10,6 +10,8 @@ import { AdminInputError } from '../../base/errors.js';
 import { type Platform, platformOfHost } from '../../base/platform.js';
 import { parseRuntimeConfig } from '../../config/load.js';
 import { credentialVariable } from '../../config/names.js';
+import { BROKER_CONFIG_REL } from '../../contracts/broker.js';
+import { BACKUPS_DIR } from '../../contracts/install-manifest.js';
 import { type LaunchPlan, OPENCLAW_PROFILE } from '../../contracts/launch-plan.js';
 import { OPENCLAW_PROFILE_FILES, PROFILE_FILES, profileRel } from '../../contracts/layout.js';
 import { TOOL_REMEMBER, TOOL_SEARCH } from '../../contracts/names.js';
@@ -26,6 +28,7 @@ import { DeploymentInvalid } from '../deployment/problems.js';
 import { pathChain, readAccountDb } from '../host-accounts.js';
 import { showValue } from '../json.js';
 import { readPinnedHostFacts } from '../pinned-host-facts.js';
+import { droppedCredentialFiles } from '../render/dropped-credentials.js';
 import { renderInstall } from '../render/render.js';
 import { loadRuntimeFiles, withCodeCache } from '../render/runtime-files.js';
 import { type InstallTree, loadInstallTree, notAnInstallTree, previousInstallOf } from '../tree.js';
@@ -273,6 +276,43 @@ async function openclawHostFact(
   return { real: false, problems: [...strict.problems(), ...pack.problems] };
 }
 
+/** A regular file's bytes, or undefined (absent, a link, a FIFO that would block the read). */
+async function regularFile(file: string): Promise<Uint8Array | undefined> {
+  const stat = await fs.lstat(file).catch(() => undefined);
+  return stat?.isFile() === true ? fs.readFile(file).catch(() => undefined) : undefined;
+}
+
+/**
+ * The credential files an earlier render routed (the launch plans and broker.json every backups/
+ * folder keeps) that the tree no longer routes and that are still on this machine.
+ */
+async function staleCredentialFiles(
+  dir: string,
+  tree: InstallTree,
+): Promise<{ file: string; names: string[] }[]> {
+  const backups = path.join(dir, BACKUPS_DIR);
+  const folders = await fs.readdir(backups, { withFileTypes: true }).catch(() => []);
+  const earlier: Map<string, Uint8Array>[] = [];
+  for (const folder of folders.filter((f) => f.isDirectory())) {
+    const root = path.join(backups, folder.name);
+    const files = new Map<string, Uint8Array>();
+    const kinds = await fs.readdir(path.join(root, 'profiles'), { withFileTypes: true }).catch(() => []);
+    for (const rel of [
+      BROKER_CONFIG_REL,
+      ...kinds.filter((k) => k.isDirectory()).map((k) => `profiles/${k.name}/${PROFILE_FILES.launchPlan}`),
+    ]) {
+      const bytes = await regularFile(path.join(root, rel));
+      if (bytes !== undefined) files.set(rel, bytes);
+    }
+    earlier.push(files);
+  }
+  const current = new Map([...tree.files].map(([rel, file]) => [rel, file.bytes]));
+  const stale: { file: string; names: string[] }[] = [];
+  for (const dropped of droppedCredentialFiles(earlier, current))
+    if ((await fs.lstat(dropped.file).catch(() => undefined)) !== undefined) stale.push(dropped);
+  return stale;
+}
+
 export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport> {
   const dir = path.resolve(options.dir);
   const notInstall = notAnInstallTree(dir);
@@ -325,8 +365,10 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     }
   }
   let broker: BrokerHostFacts | undefined;
+  let staleCredentials: { file: string; names: string[] }[] | undefined;
   if (tree.manifest !== undefined && isRealInstall(dir, plans, samePlatform)) {
     installHost = launcherHostProblems(view, dir, hostPlatform, host);
+    staleCredentials = await staleCredentialFiles(dir, tree);
     // The broker's host checks need Linux's socket table: the broker itself runs nowhere else.
     const config = brokerConfigOf(view);
     if (options.hostPlatform === 'linux' && config !== undefined && typeof config !== 'string')
@@ -359,6 +401,7 @@ export async function runVerify(options: VerifyRunOptions): Promise<VerifyReport
     ...(ripgrep === undefined ? {} : { ripgrep }),
     ...(installHost === undefined ? {} : { installHost }),
     ...(broker === undefined ? {} : { broker }),
+    ...(staleCredentials === undefined ? {} : { staleCredentials }),
     ...(smoke === undefined ? {} : { smoke }),
     ...(openclawHost === undefined ? {} : { openclawHost }),
     checkModes: !onWindows,

@@ -1,6 +1,7 @@
 // verify, pure: every check over a loaded tree plus what the I/O layer found out (the deployment,
 // a fresh render, facts about this machine, smoke runs). Returns the checks; report.ts orders them.
 import { formatProblem, type Problem } from '../deployment/problems.js';
+import { droppedCredentialNotice } from '../render/dropped-credentials.js';
 import type { RenderedInstall } from '../render/render.js';
 import type { CodeCacheOutcome } from '../render/runtime-files.js';
 import type { InstallTree } from '../tree.js';
@@ -53,6 +54,11 @@ export interface VerifyInputs {
    * launcher's host checks (src/host/install-checks.ts) report for every deployed profile.
    */
   installHost?: readonly string[];
+  /**
+   * On the real install: credential files an earlier render routed (its launch plans and broker.json
+   * in backups/) that the tree no longer does, still on this machine.
+   */
+  staleCredentials?: readonly { file: string; names: string[] }[];
   smoke?: readonly SmokeResult[];
   /** The pinned Node and OpenClaw of the openclaw-recall profile, as found on this machine. */
   openclawHost?: OpenclawHostFact;
@@ -93,6 +99,15 @@ export function verifyTree(inputs: VerifyInputs): Check[] {
         real,
         adminUid: inputs.tree.manifest.adminUid,
       });
+    // Render deletes nothing outside the tree: a secret it stopped routing stays readable as before.
+    if (inputs.staleCredentials !== undefined)
+      checks.expect(
+        'host.credentials.stale',
+        {},
+        inputs.staleCredentials.map(droppedCredentialNotice),
+        'no credential file an earlier render routed is left on disk',
+        'warning',
+      );
     if (inputs.broker !== undefined)
       checkBrokerHost(view, inputs.broker, checks, inputs.tree.manifest.adminUid);
     if (inputs.caFiles !== undefined)

@@ -64,11 +64,11 @@ describe('credential files dropped between two renders', () => {
       [{ file: '/etc/qm/mem0.key', names: ['MEM0_API_KEY'] }],
     ],
   ])('%s', (_title, next, dropped) => {
-    expect(droppedCredentialFiles(before, next)).toEqual(dropped);
+    expect(droppedCredentialFiles([before], next)).toEqual(dropped);
   });
 
   it('a previous plan that is not JSON routes nothing', () => {
     const broken = new Map([['profiles/on-demand/launch.json', new TextEncoder().encode('{')]]);
-    expect(droppedCredentialFiles(broken, new Map())).toEqual([]);
+    expect(droppedCredentialFiles([broken], new Map())).toEqual([]);
   });
 });

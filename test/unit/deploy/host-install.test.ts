@@ -46,11 +46,36 @@ async function realInstall() {
   for (const source of Object.values(raw.credentials as Record<string, { file?: string }>))
     if (source.file !== undefined) source.file = token;
   await renderToDir(parseDeploymentValue(raw), install);
-  return { root, install, node, cli, token };
+  return { root, install, node, cli, token, raw };
 }
 
 const failing = (checks: Awaited<ReturnType<typeof verifyInstall>>['checks'], ids: string[]) =>
   checks.filter((c) => ids.includes(c.id) && !c.ok).map((c) => [c.id, c.severity, c.message]);
+
+// Render deletes nothing outside the tree: a credential file an earlier render routed stays readable
+// as before. verify finds those still on disk from the launch plans backups/ keeps, on the real install.
+// Negative control (by hand): before staleCredentialFiles, the moved token's old file got no line.
+describe('verify: a credential file an earlier render routed and the tree no longer does', () => {
+  it('is a warning while it is on disk, and gone with it', async () => {
+    const { install, token, raw, root } = await realInstall();
+    const moved = path.join(root, 'moved.token');
+    await fs.writeFile(moved, 'x\n', { mode: 0o640 });
+    for (const source of Object.values(raw.credentials as Record<string, { file?: string }>))
+      if (source.file !== undefined) source.file = moved;
+    await renderToDir(parseDeploymentValue(raw), install);
+    const stale = (await verifyInstall(install)).checks.filter((c) => c.id === 'host.credentials.stale');
+    expect(stale.map((c) => [c.severity, c.ok, c.message])).toEqual([
+      [
+        'warning',
+        false,
+        `credential file ${token} (CONTEXT_API_TOKEN, MEM0_API_KEY) is no longer used by deployment.json but is still on disk, readable as before: render never deletes files outside the install tree. Fix: delete it if nothing else uses it (and rotate the secret if it should no longer be readable by those who could read it)`,
+      ],
+    ]);
+    await fs.rm(token);
+    const after = (await verifyInstall(install)).checks.filter((c) => c.id === 'host.credentials.stale');
+    expect(after.map((c) => [c.severity, c.ok])).toEqual([['warning', true]]);
+  });
+});
 
 describe('verify: the real install runs the launcher checks, a staged tree keeps its warnings', () => {
   it('a clean real install: host.install passes for every profile, host.pins adds no line', async () => {
