@@ -3,6 +3,7 @@
 // formatting (a surgical text edit); optionally restore a saved version-1 provider config over the
 // config file Qwen uses. Backups next to each file, atomic replacement, idempotent.
 import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { JsoncError } from '../../text/jsonc.js';
 import { replaceFileAtomically } from '../atomic-file.js';
@@ -24,14 +25,24 @@ export interface SettingsRollbackOptions {
 
 /**
  * Refuses a symlink: replacing it by rename would turn the link into a regular file and leave the
- * real file — the one Qwen reads through the link — with the managed hooks.
+ * real file — the one Qwen reads through the link — with the managed hooks. And a file reached through
+ * a link in a directory above it: run as root on a user's QWEN_HOME, a link that user put there (their
+ * `~/.qwen` pointing at root's or another user's) had root edit and back up a file they cannot write.
  */
 async function refuseSymlink(file: string, flag: string): Promise<void> {
   const stat = await fs.lstat(file).catch(() => undefined);
-  if (stat?.isSymbolicLink() !== true) return;
-  const target = await fs.realpath(file).catch(async () => fs.readlink(file));
+  if (stat?.isSymbolicLink() === true) {
+    const target = await fs.realpath(file).catch(async () => fs.readlink(file));
+    throw new RollbackError(
+      `${file} is a symlink to ${target}; nothing was changed. Fix: pass the real file (${flag} ${target})`,
+    );
+  }
+  const dir = path.resolve(path.dirname(file));
+  const real = await fs.realpath(dir).catch(() => dir);
+  if (real === dir) return;
+  const target = path.join(real, path.basename(file));
   throw new RollbackError(
-    `${file} is a symlink to ${target}; nothing was changed. Fix: pass the real file (${flag} ${target})`,
+    `${file} is reached through a symlink (${dir} is ${real}); nothing was changed. Fix: pass the real file (${flag} ${target}), after checking that it is the one you mean — whoever owns the link chose it`,
   );
 }
 

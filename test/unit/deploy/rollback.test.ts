@@ -384,6 +384,42 @@ describe('rollback of a hand-made settings file (upstream-style QWEN_HOME/settin
     },
   );
 
+  // Negative control (by hand, as root): a user's `~/.qwen` linked to a root-only directory — without
+  // the check, `rollback --settings ~alice/.qwen/settings.json` emptied root's own hooks and left the
+  // backup copy beside them.
+  it.each([
+    ['--settings', false],
+    ['--config', true],
+  ] as const)(
+    'refuses a %s file reached through a linked directory, naming the real path',
+    async (flag, config) => {
+      const dir = await tempDir();
+      const realDir = path.join(dir, 'root-only');
+      await fs.mkdir(realDir, { mode: 0o700 });
+      await fs.writeFile(path.join(realDir, 'settings.json'), UPSTREAM);
+      await fs.writeFile(path.join(realDir, 'external-context.json'), '{}');
+      await fs.symlink(realDir, path.join(dir, 'home-qwen'));
+      const settings = path.join(dir, config ? 'root-only' : 'home-qwen', 'settings.json');
+      const saved = path.join(dir, 'saved-v1.json');
+      await fs.writeFile(saved, SAVED_V1);
+      const through = path.join(dir, 'home-qwen', config ? 'external-context.json' : 'settings.json');
+      await expect(
+        rollbackSettingsFile({
+          settings,
+          ...(config ? { restoreConfig: saved, config: through } : {}),
+          now: LATER,
+        }),
+      ).rejects.toThrow(
+        new RollbackError(
+          `${through} is reached through a symlink (${path.join(dir, 'home-qwen')} is ${realDir}); nothing was changed. Fix: pass the real file (${flag} ${path.join(realDir, path.basename(through))}), after checking that it is the one you mean — whoever owns the link chose it`,
+        ),
+      );
+      expect(await fs.readFile(path.join(realDir, 'settings.json'), 'utf8')).toBe(UPSTREAM);
+      expect(await fs.readFile(path.join(realDir, 'external-context.json'), 'utf8')).toBe('{}');
+      expect((await fs.readdir(realDir)).sort()).toEqual(['external-context.json', 'settings.json']);
+    },
+  );
+
   it('refuses a symlinked --config before writing anything', async () => {
     const dir = await tempDir();
     const settings = path.join(dir, 'settings.json');
