@@ -4,6 +4,9 @@
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RepositoryTrust } from '../../../src/contracts/launch-plan.js';
+import { managedBaseSettings } from '../../../src/deploy/deployment/settings.js';
+import { trustedFoldersFor } from '../../../src/deploy/render/profile.js';
 import { node22, qwenCli } from './paths.js';
 
 export interface QwenHomeOptions {
@@ -43,29 +46,33 @@ export function makeQwenHome(options: QwenHomeOptions): string {
 }
 
 /**
- * The managed system-settings baseline of policies/settings-baseline.json (docs/contracts.md, "Settings per profile"), copied here so
- * the e2e suite does not depend on the renderer. Returns a fresh object each call.
+ * The managed system-settings baseline every profile starts from: policies/settings-baseline.json
+ * through render's own managedBaseSettings, so a suite runs Qwen as render configures it (a copy
+ * here went stale: it lacked folder trust, tools.sandbox, skills, ide, context and ten of the
+ * disabled slash commands). Returns a fresh object each call.
  */
 export function managedBaseline(): Record<string, unknown> {
-  return {
-    $version: 4,
-    disableAllHooks: false,
-    general: { chatRecording: false, enableAutoUpdate: false, showSessionRecap: false },
-    ui: { enableSpeculation: false, enableFollowupSuggestions: false },
-    memory: {
-      enableManagedAutoMemory: false,
-      enableManagedAutoDream: false,
-      enableTeamMemory: false,
-      enableTeamMemorySync: false,
-      enableAutoSkill: false,
-    },
-    agents: { crossSessionMessaging: false },
-    experimental: { cron: false },
-    tools: { approvalMode: 'default' },
-    privacy: { usageStatisticsEnabled: false },
-    telemetry: { enabled: false, logPrompts: false, includeSensitiveSpanAttributes: false },
-    slashCommands: { disabled: ['memory', 'remember', 'forget', 'dream', 'cd', 'resume', 'approval-mode'] },
-  };
+  return managedBaseSettings(undefined);
+}
+
+/**
+ * The trusted-folders rules render pins beside the baseline (it turns folder trust on): `/` not
+ * trusted, the repository as its profile's `repositoryTrust` says (render's trustedFoldersFor).
+ */
+export function managedTrustedFolders(
+  repositoryRoot: string,
+  trust: RepositoryTrust = 'trusted',
+): Record<string, string> {
+  return trustedFoldersFor('posix', repositoryRoot, trust);
+}
+
+/**
+ * The measurement pages' set-up (docs/qwen-0.24.4-measurements.md: "folder trust off, every folder
+ * trusted"): the managed baseline with folder trust off. The scripts in test/e2e/measure/ start
+ * from it and turn trust on where a case measures what trust changes.
+ */
+export function measuredBaseline(): Record<string, unknown> {
+  return { ...managedBaseline(), security: { folderTrust: { enabled: false } } };
 }
 
 /** Writes a settings file (pretty JSON) with the given mode; creates the directory. */

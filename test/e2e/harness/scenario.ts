@@ -10,6 +10,7 @@ import { FakeModel } from '../../fixtures/fake-model/server.js';
 import {
   makeQwenHome,
   managedBaseline,
+  managedTrustedFolders,
   qwenArgv,
   qwenEnv,
   removeTree,
@@ -49,8 +50,13 @@ export async function quitQwen(term: TerminalSession, hangMs = QUIT_HANG_MS): Pr
 }
 
 export interface QwenScenarioOptions {
-  /** System settings (QWEN_CODE_SYSTEM_SETTINGS_PATH). Default: the managed baseline. */
+  /** System settings (QWEN_CODE_SYSTEM_SETTINGS_PATH). Default: the managed baseline (folder trust on). */
   systemSettings?: Record<string, unknown>;
+  /**
+   * The trusted-folders file (QWEN_CODE_TRUSTED_FOLDERS_PATH), written before `prepare`. Default:
+   * the rules render pins with the workspace trusted; `false`: no file (a folder with no rule).
+   */
+  trustedFolders?: ((workspace: string) => Record<string, string>) | false;
   /** Mode of the system settings file. Default 0644. */
   systemSettingsMode?: number;
   /** Extra top-level user settings (besides `$version`, auth and model). */
@@ -133,6 +139,10 @@ export class QwenScenario {
       writeFileSync(file, content);
     }
     if (owner) chownTree(workspace, owner);
+    const trustedFolders = options.trustedFolders ?? ((root: string) => managedTrustedFolders(root));
+    if (trustedFolders !== false) {
+      writeSettingsFile(join(dirname(systemSettingsPath), 'trusted-folders.json'), trustedFolders(workspace));
+    }
     const env = qwenEnv({
       qwenHome,
       systemSettingsPath,

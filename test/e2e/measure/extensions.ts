@@ -11,6 +11,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync }
 import { dirname, join, relative } from 'node:path';
 import { DEFAULT_QWEN_VERSION, qwenVersionFacts } from '../../../src/qwen/versions.js';
 import { e2eCacheDir, ensureE2eToolchain } from '../harness/paths.js';
+import { measuredBaseline } from '../harness/qwen-home.js';
 import { QwenScenario } from '../harness/scenario.js';
 
 const NOTICE = 'Extensions changed on disk';
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   for (const c of CASES) {
     let before: string[] = [];
     const s = await QwenScenario.start({
+      systemSettings: measuredBaseline(),
       prepare: ({ qwenHome }) => {
         c.prepare(qwenHome);
         before = tree(qwenHome);

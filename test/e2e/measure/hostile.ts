@@ -27,7 +27,7 @@ import {
 import { dirname, join } from 'node:path';
 import { FakeModel, type Reply, text, toolCall } from '../../fixtures/fake-model/server.js';
 import { e2eCacheDir, ensureE2eToolchain } from '../harness/paths.js';
-import { managedBaseline } from '../harness/qwen-home.js';
+import { measuredBaseline } from '../harness/qwen-home.js';
 import { type RunLocation, removeRunLocation, stageRunLocation } from '../harness/run-location.js';
 import { INPUT_READY, QwenScenario } from '../harness/scenario.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../harness/users.js';
@@ -97,7 +97,7 @@ async function runCase(
   const dir = mkdtempSync(`/tmp/qm-measure-${spec.label}-`);
   chmodSync(dir, 0o777);
   const fill = (s: string) => s.replaceAll('{root}', dir);
-  const base = managedBaseline();
+  const base = measuredBaseline();
   const system: Record<string, unknown> = { ...base, security: { folderTrust: { enabled: true } } };
   for (const [key, value] of Object.entries(spec.system ?? {})) {
     system[key] = { ...((system[key] as Record<string, unknown> | undefined) ?? {}), ...value };

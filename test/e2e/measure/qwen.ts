@@ -34,7 +34,7 @@ import { text, toolCall } from '../../fixtures/fake-model/server.js';
 import type { RecorderHook } from '../harness/hooks.js';
 import { hookEntry, mcpProbeServerScript, recorderHook } from '../harness/hooks.js';
 import { e2eCacheDir, ensureE2eToolchain, node22 } from '../harness/paths.js';
-import { managedBaseline, removeTree } from '../harness/qwen-home.js';
+import { measuredBaseline, removeTree } from '../harness/qwen-home.js';
 import { type RunLocation, removeRunLocation, stageRunLocation } from '../harness/run-location.js';
 import type { QwenScenarioOptions } from '../harness/scenario.js';
 import { INPUT_READY as INPUT_READY_TEXT, QwenScenario } from '../harness/scenario.js';
@@ -89,14 +89,14 @@ function withHooks(
   hooks: Record<string, unknown[]>,
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
-  return { ...managedBaseline(), ...extra, hooks };
+  return { ...measuredBaseline(), ...extra, hooks };
 }
 
 async function run<T>(
   options: QwenScenarioOptions,
   body: (s: QwenScenario) => Promise<T>,
 ): Promise<T | { error: string }> {
-  const s = await QwenScenario.start(options);
+  const s = await QwenScenario.start({ systemSettings: measuredBaseline(), ...options });
   try {
     return await body(s);
   } catch (error) {
@@ -226,7 +226,7 @@ async function sectionE(): Promise<void> {
     const hook = recorderHook(dir, `lat-${label}`, { sleepMs: Math.max(0, sleepMs) });
     const systemSettings =
       sleepMs < 0
-        ? managedBaseline()
+        ? measuredBaseline()
         : withHooks({
             UserPromptSubmit: [hookEntry(hook.command, { matcher: '*', name: 'lat', timeout: 8000 })],
           });

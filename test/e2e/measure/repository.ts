@@ -23,9 +23,10 @@ import { dirname, join } from 'node:path';
 import { systemPrompt, toolNames } from '../../fixtures/fake-model/inspect.js';
 import { FakeModel, text } from '../../fixtures/fake-model/server.js';
 import type { RecorderHook } from '../harness/hooks.js';
-import { hookEntry, mcpProbeServerScript, recorderHook } from '../harness/hooks.js';
-import { e2eCacheDir, ensureE2eToolchain, node22 } from '../harness/paths.js';
-import { managedBaseline, removeTree } from '../harness/qwen-home.js';
+import { hookEntry, recorderHook } from '../harness/hooks.js';
+import { e2eCacheDir, ensureE2eToolchain } from '../harness/paths.js';
+import { measuredBaseline, removeTree } from '../harness/qwen-home.js';
+import { type RunLocation, removeRunLocation, stageRunLocation } from '../harness/run-location.js';
 import type { QwenScenarioOptions } from '../harness/scenario.js';
 import { QwenScenario } from '../harness/scenario.js';
 import type { TestUser } from '../harness/users.js';
@@ -134,12 +135,12 @@ async function runCase(
   const dir = mkdtempSync(join(tmpdir(), `qwen-measure-repo-${spec.label}-`));
   // The non-root user writes hook records and markers here (bash drops PS4 from the environment as root).
   chmodSync(dir, 0o777);
-  const hook: RecorderHook = recorderHook(dir, 'system-ups');
+  const hook: RecorderHook = recorderHook(dir, 'system-ups', {}, location());
   // A replacement system prompt for QWEN_SYSTEM_MD (a missing file stops Qwen at "Initializing…").
   writeFileSync(join(dir, 'system.md'), 'MARK-SYSTEM-MD-4410: you are a hostile system prompt.\n');
-  const repoHook: RecorderHook = recorderHook(dir, 'repo-ups');
+  const repoHook: RecorderHook = recorderHook(dir, 'repo-ups', {}, location());
   const system = {
-    ...managedBaseline(),
+    ...measuredBaseline(),
     ...spec.system,
     hooks: { UserPromptSubmit: [hookEntry(hook.command, { matcher: '*', name: 'sys', timeout: 8 })] },
   };
@@ -167,8 +168,8 @@ async function runCase(
       JSON.stringify({
         mcpServers: {
           probe: {
-            command: node22,
-            args: [mcpProbeServerScript, join(dir, 'mcp-calls.jsonl')],
+            command: location().node22,
+            args: [location().mcpProbeServer, join(dir, 'mcp-calls.jsonl')],
             cwd: dir,
             includeTools: ['probe_echo'],
             alwaysLoadTools: true,
@@ -180,6 +181,9 @@ async function runCase(
   }
   const s = await QwenScenario.start({
     ...options,
+    location: location(),
+    // A case's own rules only: `trust-on-no-rule` measures a folder with none.
+    trustedFolders: false,
     prepare: ({ root, home, qwenHome, workspace, systemDir }) => {
       if (spec.trustedFolders) {
         const rules: Record<string, string> = {};
@@ -491,13 +495,13 @@ async function slashSection(): Promise<void> {
       chmodSync(dir, 0o777);
       mkdirSync(join(dir, 'extra-dir'));
       chmodSync(join(dir, 'extra-dir'), 0o777);
-      const hook = recorderHook(dir, 'ups');
+      const hook = recorderHook(dir, 'ups', {}, location());
       const system = {
-        ...managedBaseline(),
+        ...measuredBaseline(),
         security: { folderTrust: { enabled: true } },
         // The managed list minus the command under test, so each one is measured as Qwen ships it.
         slashCommands: {
-          disabled: (managedBaseline()['slashCommands'] as { disabled: string[] }).disabled.filter(
+          disabled: (measuredBaseline()['slashCommands'] as { disabled: string[] }).disabled.filter(
             (c) => c !== command,
           ),
         },
@@ -507,6 +511,7 @@ async function slashSection(): Promise<void> {
       const s = await QwenScenario.start({
         model,
         user,
+        location: location(),
         systemSettings: system,
         workspaceFiles: { 'README.md': 'hello\n' },
         prepare: ({ workspace, systemDir }) => {
@@ -627,7 +632,9 @@ async function filesSection(): Promise<void> {
       const s = await QwenScenario.start({
         model,
         user,
-        systemSettings: { ...managedBaseline(), ...extra },
+        location: location(),
+        systemSettings: { ...measuredBaseline(), ...extra },
+        trustedFolders: false,
         workspaceFiles: REPOSITORY_KINDS,
         prepare: ({ root, home, qwenHome, workspace, systemDir }) => {
           paths = { root, home, qwenHome, workspace };
@@ -705,16 +712,27 @@ const SECTIONS: Record<string, () => CaseSpec[]> = {
   collision: collisionCases,
 };
 
+// What the non-root user runs (the pinned Node and Qwen, the fixtures), staged outside the clone.
+let staged: RunLocation | undefined;
+function location(): RunLocation {
+  staged ??= stageRunLocation();
+  return staged;
+}
+
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
-  for (const name of wanted.length > 0 ? wanted : Object.keys(SECTIONS)) {
-    if (name === 'slash' || name === 'files') {
-      await (name === 'slash' ? slashSection() : filesSection());
-      continue;
+  try {
+    for (const name of wanted.length > 0 ? wanted : Object.keys(SECTIONS)) {
+      if (name === 'slash' || name === 'files') {
+        await (name === 'slash' ? slashSection() : filesSection());
+        continue;
+      }
+      const cases = SECTIONS[name];
+      if (!cases) throw new Error(`unknown section ${name}`);
+      await section(name, cases());
     }
-    const cases = SECTIONS[name];
-    if (!cases) throw new Error(`unknown section ${name}`);
-    await section(name, cases());
+  } finally {
+    if (staged) removeRunLocation(staged);
   }
 }
 
