@@ -13,12 +13,19 @@
 //   `cat` of it asks, naming the target;
 // - negative controls, the guard taken away: the same calls send the developer's secret to the model.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isToolContinuation, toolResults } from '../../fixtures/fake-model/inspect.js';
-import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import { startHostileWorld, startWithoutGuard, withUserSettings } from './hostile-world.js';
+import {
+  declinedCall,
+  modelCalls,
+  scriptCall,
+  shows,
+  startHostileWorld,
+  startWithoutGuard,
+  toolOutput,
+  withUserSettings,
+} from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
@@ -26,7 +33,6 @@ import { type ManagedWorld, MODEL_KEY } from './world.js';
 const TOKEN = 'ctx-e2e-token-reads-6d02';
 const MEM0_KEY = 'm0-e2e-reads-key-3b9a';
 const SECRET = 'DEVELOPER-AWS-SECRET-5518';
-const ANSWER = 'ANSWER-AFTER-TOOL';
 const APPROVED = 'ANSWER-AFTER-APPROVAL';
 
 let world: ManagedWorld;
@@ -55,39 +61,11 @@ function plant(): void {
   chown(join(world.repo, 'inside.txt'), join(world.repo, 'notes.txt'));
 }
 
-/** What the model received from tools since request number `since`. */
-const toolOutput = (since: number) =>
-  world.model.requests
-    .slice(since)
-    .filter((r) => r.chat !== undefined)
-    .flatMap((r) => toolResults(r.chat!).map((t) => JSON.stringify(t)))
-    .join('\n');
-
-function scriptCall(name: string, args: Record<string, unknown>, answer = ANSWER): void {
-  world.model.setResponder(({ kind, body }) => {
-    if (kind !== 'main') return undefined;
-    if (isToolContinuation(body)) return text(answer);
-    return toolCall(name, args);
-  });
-}
-
-/** The model makes the call once; returns whether it ran with no dialog (a dialog is declined). */
-async function modelCalls(
-  s: ManagedSession,
-  name: string,
-  args: Record<string, unknown>,
-  answer = ANSWER,
-): Promise<boolean> {
-  scriptCall(name, args, answer);
-  await s.submit('Please look around');
-  const shown = await s.ranOrAsked(answer);
-  expect(shown).not.toBe('timeout');
-  return shown === 'ran';
-}
+const toolOutputSince = (since: number) => toolOutput(world, since);
 
 /** The model makes the call; the first dialog is approved with one Enter; the turn must end. */
 async function approveOnce(s: ManagedSession, name: string, args: Record<string, unknown>): Promise<string> {
-  scriptCall(name, args, APPROVED);
+  scriptCall(world, name, args, APPROVED);
   await s.submit('Please look around');
   await s.term.waitFor('Yes, allow once', 30_000);
   const dialog = s.term.screen();
@@ -104,18 +82,12 @@ describe('a shell read outside the repository asks first', () => {
     'write: cat of a file in the home asks in default mode, naming the path; nothing reaches the model',
     suite.test(async () => {
       plant();
-      const since = world.model.requests.length;
       const s = await suite.launch(world, 'write');
       await s.waitForReady();
-      scriptCall('run_shell_command', CAT_HOME);
-      await s.submit('Please look around');
-      await s.term.waitFor('Yes, allow once', 30_000);
-      const dialog = s.term.screen();
+      const { dialog, toolOutput } = await declinedCall(s, 'run_shell_command', CAT_HOME);
       expect(dialog).toContain('names a path outside the repository');
       expect(dialog).toContain('~/.aws/credentials');
-      await s.term.press('Escape');
-      await s.waitForIdle();
-      expect(toolOutput(since)).not.toContain(SECRET);
+      expect(toolOutput).not.toContain(SECRET);
     }),
   );
 
@@ -136,7 +108,7 @@ describe('a shell read outside the repository asks first', () => {
         expect(existsSync(join(world.repo, 'copied.txt'))).toBe(true);
         rmSync(join(world.repo, 'copied.txt'));
         expect(await modelCalls(s, 'run_shell_command', CAT_HOME, 'ANSWER-AFTER-CAT')).toBe(false);
-        expect(toolOutput(since)).not.toContain(SECRET);
+        expect(toolOutputSince(since)).not.toContain(SECRET);
       } finally {
         undo();
       }
@@ -151,7 +123,7 @@ describe('a shell read outside the repository asks first', () => {
       const s = await suite.launch(world, 'write');
       await s.waitForReady();
       expect(await modelCalls(s, 'run_shell_command', { command: 'cat inside.txt | head -n 1' })).toBe(true);
-      expect(toolOutput(since)).toContain('INSIDE-REPO-8830');
+      expect(toolOutputSince(since)).toContain('INSIDE-REPO-8830');
       // cp is no read-only command to Qwen: its own dialog shows the line, the guard adds none.
       const dialog = await approveOnce(s, 'run_shell_command', { command: 'cp /etc/hostname copied.txt' });
       expect(dialog).toContain('cp /etc/hostname copied.txt');
@@ -168,7 +140,7 @@ describe('a shell read outside the repository asks first', () => {
       const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
       await s.waitForReady();
       expect(await modelCalls(s, 'run_shell_command', CAT_HOME)).toBe(true);
-      expect(toolOutput(since)).toContain(SECRET);
+      expect(toolOutputSince(since)).toContain(SECRET);
     }),
   );
 });
@@ -184,8 +156,8 @@ describe('a link git does not track, out of the repository, is read by its real 
       const dialog = await approveOnce(s, 'read_file', { file_path: join(world.repo, 'notes.txt') });
       // Qwen's own dialog names the link only: why the guard denies it.
       expect(dialog).not.toContain('.aws');
-      expect(toolOutput(since)).not.toContain(SECRET);
-      expect(toolOutput(since)).toContain(join(world.user.home, '.aws', 'credentials'));
+      expect(toolOutputSince(since)).not.toContain(SECRET);
+      expect(toolOutputSince(since)).toContain(join(world.user.home, '.aws', 'credentials'));
     }),
   );
 
@@ -193,18 +165,11 @@ describe('a link git does not track, out of the repository, is read by its real 
     'write: cat of the link asks, naming the target',
     suite.test(async () => {
       plant();
-      const since = world.model.requests.length;
       const s = await suite.launch(world, 'write');
       await s.waitForReady();
-      scriptCall('run_shell_command', { command: 'cat notes.txt' });
-      await s.submit('Please look around');
-      await s.term.waitFor('Yes, allow once', 30_000);
-      expect(s.term.screen().replace(/\s+/g, '')).toContain(
-        join(world.user.home, '.aws', 'credentials').replace(/\s+/g, ''),
-      );
-      await s.term.press('Escape');
-      await s.waitForIdle();
-      expect(toolOutput(since)).not.toContain(SECRET);
+      const { dialog, toolOutput } = await declinedCall(s, 'run_shell_command', { command: 'cat notes.txt' });
+      expect(shows(dialog, join(world.user.home, '.aws', 'credentials'))).toBe(true);
+      expect(toolOutput).not.toContain(SECRET);
     }),
   );
 
@@ -217,7 +182,7 @@ describe('a link git does not track, out of the repository, is read by its real 
       await s.waitForReady();
       const dialog = await approveOnce(s, 'read_file', { file_path: join(world.repo, 'notes.txt') });
       expect(dialog).not.toContain('.aws');
-      expect(toolOutput(since)).toContain(SECRET);
+      expect(toolOutputSince(since)).toContain(SECRET);
     }),
   );
 });

@@ -31,8 +31,10 @@ import { isToolContinuation, toolResults, userMessages } from '../../fixtures/fa
 import { type FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
 import {
   developerQwenHome,
+  modelCalls,
   startHostileWorld,
   startWithoutGuard,
+  toolOutput,
   withUserSettings,
 } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
@@ -55,10 +57,6 @@ const suite = managedSuite(async (own) => {
     document: { id: 'kb-tools', content: 'KB-TOOLS-1: nothing here.' },
   }));
 });
-
-function _sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** The Qwen home as the launcher leaves it after sessions in another project: its prompt log there. */
 function plantOtherProject(): string {
@@ -91,32 +89,12 @@ const OUTSIDE: readonly Call[] = [
   ['glob', (home) => ({ pattern: `${relative(realpathSync(world.repo), home)}/tmp/**/logs.json` })],
 ];
 
-/** Scripts the model to make the call once, then answer; returns whether it ran without a dialog. */
-async function modelCalls(
-  s: ManagedSession,
-  name: string,
-  args: Record<string, unknown>,
-  // A second call in one session needs its own answer: the first one's is still on the screen.
-  answer = 'ANSWER-AFTER-TOOL',
-): Promise<boolean> {
-  world.model.setResponder(({ kind, body }) => {
-    if (kind !== 'main') return undefined;
-    if (isToolContinuation(body)) return text(answer);
-    return toolCall(name, args);
-  });
-  await s.submit('Please look around');
-  const shown = await s.ranOrAsked(answer);
-  expect(shown).not.toBe('timeout');
-  return shown === 'ran';
-}
-
 /** What the model received from tools since request number `since`. */
-const toolOutput = (since: number) =>
-  world.model.requests
-    .slice(since)
-    .filter((r) => r.chat !== undefined)
-    .flatMap((r) => toolResults(r.chat!).map((t) => JSON.stringify(t)))
-    .join('\n');
+const toolOutputSince = (since: number) => toolOutput(world, since);
+
+/** The write session without the approval guard: each guarded row's negative control. */
+const unguarded = () =>
+  startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
 
 // Qwen 0.24.4's write_file and edit run with no dialog in its auto-memory directories
 // (`$QWEN_HOME/memories/`, `$QWEN_HOME/projects/<root>/memory/`), whatever enableManagedAutoMemory says.
@@ -158,7 +136,7 @@ describe("writes into Qwen's auto-memory directories ask first", () => {
     'negative control, the approval guard taken away: case %i (%s) writes with no dialog',
     suite.test(async (_fixtures, _i, name, args) => {
       const home = plantOtherProject();
-      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
+      const s = await unguarded();
       await s.waitForReady();
       expect(await modelCalls(s, name, args(home))).toBe(true);
       expect(planted(args(home))).toBe(true);
@@ -175,8 +153,8 @@ describe("file tools outside the repository: the Qwen home's other projects ask 
       const s = await suite.launch(world, 'write');
       await s.waitForReady();
       expect(await modelCalls(s, name, args(home))).toBe(false);
-      expect(toolOutput(since)).not.toContain(SECRET);
-      expect(toolOutput(since)).not.toContain(OTHER);
+      expect(toolOutputSince(since)).not.toContain(SECRET);
+      expect(toolOutputSince(since)).not.toContain(OTHER);
     }),
   );
 
@@ -199,8 +177,8 @@ describe("file tools outside the repository: the Qwen home's other projects ask 
           'ANSWER-AFTER-OWN-OUTPUT',
         ),
       ).toBe(true);
-      expect(toolOutput(since)).toContain('INSIDE-REPO-2209');
-      expect(toolOutput(since)).toContain('OWN-SAVED-OUTPUT-4410');
+      expect(toolOutputSince(since)).toContain('INSIDE-REPO-2209');
+      expect(toolOutputSince(since)).toContain('OWN-SAVED-OUTPUT-4410');
     }),
   );
 
@@ -222,7 +200,7 @@ describe("file tools outside the repository: the Qwen home's other projects ask 
       // these reads to Qwen) would hold it.
       await s.term.press('Enter');
       await s.term.waitFor('ANSWER-AFTER-TOOL', 30_000);
-      expect(toolOutput(since)).toContain(readFileSync('/etc/hostname', 'utf8').trim());
+      expect(toolOutputSince(since)).toContain(readFileSync('/etc/hostname', 'utf8').trim());
     }),
   );
 
@@ -231,11 +209,11 @@ describe("file tools outside the repository: the Qwen home's other projects ask 
     suite.test(async (_fixtures, i, name, args) => {
       const home = plantOtherProject();
       const since = world.model.requests.length;
-      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
+      const s = await unguarded();
       await s.waitForReady();
       expect(await modelCalls(s, name, args(home))).toBe(true);
       // read_file sends the secret; glob the other project's names.
-      expect(toolOutput(since)).toContain(i === 0 ? SECRET : OTHER);
+      expect(toolOutputSince(since)).toContain(i === 0 ? SECRET : OTHER);
     }),
   );
 });
@@ -266,7 +244,7 @@ describe('web_fetch in auto-accept-edits (and in a subagent) asks first', () => 
   it(
     'negative control, the approval guard taken away: it runs with no dialog and the server gets the data',
     suite.test(async () => {
-      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
+      const s = await unguarded();
       expect(await fetchIn(s)).toEqual({ ran: true, reached: true });
     }),
   );
@@ -316,7 +294,7 @@ describe('web_fetch in auto-accept-edits (and in a subagent) asks first', () => 
   it(
     "negative control, the approval guard taken away: the subagent's web_fetch runs with no dialog and the server gets the data",
     suite.test(async () => {
-      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
+      const s = await unguarded();
       expect((await delegate(s)).reached).toBe(true);
     }),
   );
@@ -382,10 +360,7 @@ describe("an edit of git's own files in auto-accept-edits asks first", () => {
     suite.test(async () => {
       gitRepo();
       try {
-        const s = await startWithoutGuard(suite, world, {
-          MEM0_API_KEY: MEM0_KEY,
-          OPENAI_API_KEY: MODEL_KEY,
-        });
+        const s = await unguarded();
         expect(await textconvIn(s, join(world.logDir, 'markers', 'textconv-unguarded'))).toBe(true);
       } finally {
         cleanUp();

@@ -5,7 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { FakeModel } from '../../fixtures/fake-model/server.js';
+import { expect } from 'vitest';
+import { isToolContinuation, toolResults } from '../../fixtures/fake-model/inspect.js';
+import { FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
 import {
   type FakeService,
   startGenericSearch,
@@ -108,4 +110,67 @@ export function withUserSettings(world: ManagedWorld, patch: Record<string, unkn
     if (before === undefined) rmSync(settings, { force: true });
     else writeFileSync(settings, before);
   };
+}
+
+/** The model's answer once a scripted call has its result (a second call in one session needs its own). */
+export const ANSWER = 'ANSWER-AFTER-TOOL';
+
+/** On the next prompt the model calls `name` with `args` once, then answers `answer`. */
+export function scriptCall(
+  world: ManagedWorld,
+  name: string,
+  args: Record<string, unknown>,
+  answer = ANSWER,
+): void {
+  world.model.setResponder(({ kind, body }) => {
+    if (kind !== 'main') return undefined;
+    if (isToolContinuation(body)) return text(answer);
+    return toolCall(name, args);
+  });
+}
+
+/** What the model received from tools since request number `since`. */
+export function toolOutput(world: ManagedWorld, since: number): string {
+  return world.model.requests
+    .slice(since)
+    .filter((r) => r.chat !== undefined)
+    .flatMap((r) => toolResults(r.chat!).map((t) => JSON.stringify(t)))
+    .join('\n');
+}
+
+/** The model makes the call once; whether it ran with no dialog (a dialog is declined, the turn ends). */
+export async function modelCalls(
+  s: ManagedSession,
+  name: string,
+  args: Record<string, unknown>,
+  answer = ANSWER,
+): Promise<boolean> {
+  scriptCall(s.world, name, args, answer);
+  await s.submit('Please look around');
+  const shown = await s.ranOrAsked(answer);
+  expect(shown).not.toBe('timeout');
+  return shown === 'ran';
+}
+
+/**
+ * An "asks first" row: the model makes the call, a confirmation saying `dialog` shows, the developer
+ * declines it and the turn ends. Resolves with the dialog's screen and everything the model got from
+ * tools in the meantime (the row asserts what the dialog names and that nothing leaked).
+ */
+export async function declinedCall(
+  s: ManagedSession,
+  name: string,
+  args: Record<string, unknown>,
+  dialog?: RegExp,
+): Promise<{ dialog: string; toolOutput: string }> {
+  const since = s.world.model.requests.length;
+  scriptCall(s.world, name, args);
+  await s.submit('Please look around');
+  const shown = await s.decline(dialog);
+  return { dialog: shown, toolOutput: toolOutput(s.world, since) };
+}
+
+/** `text` on `screen`, ignoring where the terminal wrapped it (a long path breaks across lines). */
+export function shows(screen: string, text: string): boolean {
+  return screen.replace(/\s+/g, '').includes(text.replace(/\s+/g, ''));
 }

@@ -33,6 +33,9 @@ export interface DirectOptions {
  */
 export const AFTERLIFE_HANG_MS = 30_000;
 
+/** Qwen's first choice in every confirmation dialog: the dialog is drawn in full once it shows. */
+export const CONFIRM = 'Yes, allow once';
+
 /** What the repository guard added to Qwen's environment, left out of a `direct` start. */
 const WITHOUT_THE_GUARD = new Set(['SHELLOPTS', 'PS4', 'QWEN_RUNTIME_DIR']);
 
@@ -161,7 +164,8 @@ export class ManagedSession {
 
   /**
    * After a prompt that makes the model call a tool: whether the turn ran on to `answer` with no
-   * dialog, or stopped at a confirmation (then declined with Escape), or neither within 30 s.
+   * dialog, or stopped at a confirmation (then declined with Escape), or neither within 30 s. The
+   * turn is over when it resolves (`waitForIdle`), so nothing of the call can still run.
    */
   async ranOrAsked(answer: string): Promise<'ran' | 'asked' | 'timeout'> {
     const shown = await Promise.race([
@@ -169,14 +173,31 @@ export class ManagedSession {
         () => 'ran' as const,
         () => 'timeout' as const,
       ),
-      this.term.waitFor('Yes, allow once', 30_000).then(
+      this.term.waitFor(CONFIRM, 30_000).then(
         () => 'asked' as const,
         () => 'timeout' as const,
       ),
     ]);
     if (shown === 'asked') await this.term.press('Escape');
-    await sleep(1000);
+    if (shown !== 'timeout') await this.waitForIdle();
     return shown;
+  }
+
+  /**
+   * Declines the confirmation as the developer does, the end of every "asks first" row: waits for
+   * `dialog` (what the dialog must say; any confirmation when absent) followed by its choices,
+   * presses Escape, and waits for the turn to end — after which nothing of the declined call can
+   * still run (a fixed pause after Escape would decide by speed). Resolves with the dialog's screen.
+   */
+  async decline(dialog?: RegExp, hangMs = 30_000): Promise<string> {
+    await this.term.waitFor(
+      dialog === undefined ? CONFIRM : new RegExp(`${dialog.source}[\\s\\S]*${CONFIRM}`, dialog.flags),
+      hangMs,
+    );
+    const screen = this.term.screen();
+    await this.term.press('Escape');
+    await this.waitForIdle(hangMs);
+    return screen;
   }
 
   /** The next main model request after `since` (a timestamp). */
