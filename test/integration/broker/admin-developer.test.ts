@@ -20,8 +20,9 @@ import {
   requestAs,
   type SystemUser,
 } from '../../fixtures/broker.js';
-import { BUILT_CLI, cli, ownedDir, RunningBroker } from '../../fixtures/broker-install.js';
+import { cli, ownedDir, RunningBroker } from '../../fixtures/broker-install.js';
 import { FakeModel } from '../../fixtures/fake-model/server.js';
+import { bundleToolkit } from '../deploy/admin-cli.js';
 import { node22Binary, pinNode, writeStubQwen } from '../launcher/harness.js';
 
 const MODEL_KEY = 'sk-broker-admin-dev-8c31f0';
@@ -77,7 +78,9 @@ beforeAll(async () => {
   };
   const file = path.join(root, 'deployment.json');
   fs.writeFileSync(file, JSON.stringify(deployment, null, 2), { mode: 0o644 });
-  const rendered = spawnSync(process.execPath, [BUILT_CLI, 'render', '--deployment', file], {
+  // The developer runs the toolkit from where they can read it (the clone may be 0700).
+  const toolkit = await bundleToolkit(root);
+  const rendered = spawnSync(process.execPath, [toolkit, 'render', '--deployment', file], {
     uid: dev.uid,
     gid: dev.gid,
     encoding: 'utf8',

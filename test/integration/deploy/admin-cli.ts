@@ -29,33 +29,39 @@ export interface AdminCli {
   run(args: string[], cwd: string, asUser?: boolean): Run;
 }
 
+/**
+ * The CLI with its packages inlined, and the runtimes beside it, in `<dir>/toolkit/`: what a non-root
+ * user runs (the clone may be 0700, as on a clean CI clone). Returns the CLI's path.
+ */
+export async function bundleToolkit(dir: string): Promise<string> {
+  if (!existsSync(CLI)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+  const bundle = path.join(dir, 'toolkit', 'cli', 'qwen-managed.mjs');
+  await build({
+    entryPoints: [path.join(REPO, 'src', 'cli', 'qwen-managed.ts')],
+    outfile: bundle,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.18',
+    logLevel: 'warning',
+    absWorkingDir: REPO,
+    banner: {
+      js: "import { createRequire as __qmRequire } from 'node:module'; const require = __qmRequire(import.meta.url);",
+    },
+  });
+  await fs.cp(path.join(REPO, 'dist', 'runtime'), path.join(dir, 'toolkit', 'runtime'), { recursive: true });
+  return bundle;
+}
+
 /** Registers the set-up and tear-down of one test file's CLI world (`label` names its temp dir and user). */
 export function adminCli(label: string): AdminCli {
   let work = '';
   let bundle = '';
   let user: TestUser | undefined;
   beforeAll(async () => {
-    if (!existsSync(CLI)) throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
     work = await fs.mkdtemp(path.join(os.tmpdir(), `qm-${label}-`));
     await fs.chmod(work, 0o755);
-    // The CLI with its packages inlined, and the runtimes beside it: readable by the non-root user.
-    bundle = path.join(work, 'toolkit', 'cli', 'qwen-managed.mjs');
-    await build({
-      entryPoints: [path.join(REPO, 'src', 'cli', 'qwen-managed.ts')],
-      outfile: bundle,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20.18',
-      logLevel: 'warning',
-      absWorkingDir: REPO,
-      banner: {
-        js: "import { createRequire as __qmRequire } from 'node:module'; const require = __qmRequire(import.meta.url);",
-      },
-    });
-    await fs.cp(path.join(REPO, 'dist', 'runtime'), path.join(work, 'toolkit', 'runtime'), {
-      recursive: true,
-    });
+    bundle = await bundleToolkit(work);
     user = ensureTestUser(label.replace(/[^a-z]/g, ''), path.join(work, 'home'));
   }, 120_000);
   afterAll(async () => {
