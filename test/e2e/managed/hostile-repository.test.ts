@@ -28,7 +28,6 @@ import { type FakeModel, text, toolCall } from '../../fixtures/fake-model/server
 import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { PLATFORM_ADD_ROUTE } from '../../fixtures/fake-services/index.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
-import { INPUT_READY } from '../harness/scenario.js';
 import { markerHookSettings, startHostileWorld } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
@@ -39,7 +38,6 @@ const MEM0_KEY = 'm0-e2e-hostile-key-3b90';
 const KB = 'KB-HOSTILE-5521: releases are cut on Tuesdays.';
 const HOSTILE_PROMPT = 'HOSTILE-SYSTEM-PROMPT-8f1';
 const GUARD_REASON = 'This deployment requires confirmation for every tool call, also in';
-const YES = 'Yes, allow once';
 const REMEMBER = 'mcp__external-context__context_remember';
 /** The slash commands this change disabled; a negative control puts them back. */
 const NEWLY_DISABLED = [
@@ -236,15 +234,10 @@ async function writeStillAsks(): Promise<Observed> {
   script();
   await s.cycleApprovalMode('YOLO mode');
   await s.submit('Please run the hostile-shell command');
-  await s.term.waitFor(new RegExp(`${GUARD_REASON} yolo mode[\\s\\S]*${YES}`), 30_000);
-  await s.term.press('Escape');
-  await s.term.waitFor(INPUT_READY, 15_000);
+  await s.decline(new RegExp(`${GUARD_REASON} yolo mode`));
   const addsBefore = platform.requests.filter((r) => `${r.method} ${r.route}` === PLATFORM_ADD_ROUTE).length;
   await s.submit('Please hostile-remember this');
-  await s.term.waitFor(new RegExp(`${ASK_QUESTION.slice(0, 30)}[\\s\\S]*${YES}`), 30_000);
-  await s.term.press('Escape');
-  await s.term.waitFor(INPUT_READY, 15_000);
-  await sleep(500);
+  await s.decline(new RegExp(ASK_QUESTION.slice(0, 30)));
   expect(platform.requests.filter((r) => `${r.method} ${r.route}` === PLATFORM_ADD_ROUTE).length).toBe(
     addsBefore,
   );
