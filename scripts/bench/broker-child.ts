@@ -8,6 +8,7 @@ import { admit } from '../../src/broker/allow.js';
 import { accountCache, socketPeerUid } from '../../src/broker/machine.js';
 import { createBrokerServer } from '../../src/broker/server.js';
 import { brokerUpstream } from '../../src/broker/upstream-connector.js';
+import { PROVIDER_CALLER_HEADERS } from '../../src/contracts/broker.js';
 
 const [upstream, token] = process.argv.slice(2) as [string, string];
 const allow = { users: [os.userInfo().username], groups: [] };
@@ -29,6 +30,7 @@ const server = createBrokerServer({
         timeoutMs: brokerUpstreamTimeoutMs(5000),
         maxBodyBytes: BROKER_BODY_BYTES.provider,
         routes: [{ method: 'POST', path: '/v1/context/search' }],
+        callerHeaders: [...PROVIDER_CALLER_HEADERS],
       },
     ],
   },

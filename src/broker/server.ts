@@ -1,7 +1,7 @@
 // The forwarding server: one loopback HTTP listener per broker.json listener. Per connection it asks
 // the kernel who is calling (never anything the caller sends); per request it admits the caller,
-// matches the pinned routes, removes the caller's credential and re-routing headers and every held
-// credential from the body, adds the real credential, forwards to the pinned origin without following
+// matches the pinned routes, forwards only the listener's listed caller headers (never a credential or
+// re-routing one) and removes every held credential from the body, adds the real credential, forwards to the pinned origin without following
 // redirects, streams the answer back (never a held credential in it), aborts upstream when the caller
 // goes away, and writes one audit line — also for what never became a request.
 //
@@ -18,8 +18,6 @@ import {
   BROKER_HOST,
   CALLER_CREDENTIAL_HEADERS,
   CALLER_REROUTING_HEADERS,
-  MODEL_LISTENER,
-  PROVIDER_CALLER_HEADERS,
 } from '../contracts/broker.js';
 import type { BrokerConfig, BrokerListener } from '../contracts/broker-config.js';
 import type { Admission } from './allow.js';
@@ -123,8 +121,8 @@ function upstreamHeaders(
     listener.header.name.toLowerCase(),
     ...connectionNamed(incoming.connection).map((name) => name.replaceAll('_', '-')),
   ]);
-  // A provider's contract is the runtimes' own: only its listed headers pass. The model's is Qwen's.
-  const listed = listener.name === MODEL_LISTENER ? undefined : new Set(PROVIDER_CALLER_HEADERS);
+  // Only the listed headers pass: any other could pick another tenant, bill, route or feature upstream.
+  const listed = new Set(listener.callerHeaders);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(incoming)) {
     // CGI and WSGI servers read `x_api_key` as `X-Api-Key`: judged with `-` for `_`.
@@ -134,7 +132,7 @@ function upstreamHeaders(
       HOP_BY_HOP.has(seen) ||
       dropped.has(seen) ||
       seen.startsWith('x-forwarded-') ||
-      (listed !== undefined && !listed.has(name))
+      !listed.has(name)
     )
       continue;
     headers[name] = Array.isArray(value) ? value.join(', ') : value;

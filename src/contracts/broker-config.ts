@@ -28,6 +28,13 @@ export const listenerSchema = z.strictObject({
   /** Largest request body the listener accepts. */
   maxBodyBytes: z.int().check(z.gte(1)),
   routes: z.array(routeSchema).check(z.minLength(1)),
+  /**
+   * The caller headers the listener forwards (lower-case names), besides the ones the broker sets: a
+   * provider's are the runtimes' own, the model's the pinned Qwen's model client's. Every other header
+   * stays behind, so none an upstream or a gateway in front of it
+   * reads as another tenant, bill, route or feature comes from the caller.
+   */
+  callerHeaders: z.array(z.string().check(z.regex(/^[a-z0-9!#$%&'*+.^_`|~-]+$/))),
 });
 
 export const brokerConfigSchema = z.strictObject({

@@ -29,6 +29,11 @@ export interface ModelClientFact {
   credentialHeader: { name: string; prefix: string };
   /** Every request the client makes, the path relative to the base URL's path. */
   routes: ReadonlyArray<{ method: 'GET' | 'POST'; path: string }>;
+  /**
+   * The request headers the client sends (lower case) besides the credential and the ones the broker
+   * sets itself: all the model listener forwards of a caller's.
+   */
+  callerHeaders: readonly string[];
 }
 
 interface VersionEntry {

@@ -13,6 +13,7 @@ import {
   BROKER_UNIT,
   brokerOrigin,
   MODEL_LISTENER,
+  PROVIDER_CALLER_HEADERS,
 } from '../../contracts/broker.js';
 import type { BrokerConfig, BrokerListener } from '../../contracts/broker-config.js';
 import type { LaunchPlan, ProfileKind } from '../../contracts/launch-plan.js';
@@ -85,6 +86,9 @@ export function renderBroker(
       header: client.credentialHeader,
       maxBodyBytes: BROKER_BODY_BYTES.model,
       routes: client.routes.map((r) => ({ method: r.method, path: `${split.prefix}${r.path}` })),
+      // What the pinned Qwen sends (no settings key adds one: Qwen 0.24.x has no
+      // model.generationConfig.customHeaders, and modelProviders is refused with a broker).
+      callerHeaders: [...client.callerHeaders],
     });
     modelBaseUrl = `${brokerOrigin(port)}${split.prefix}`;
   }
@@ -100,6 +104,7 @@ export function renderBroker(
       timeoutMs: brokerUpstreamTimeoutMs(profile.timeoutMs),
       maxBodyBytes: BROKER_BODY_BYTES.provider,
       routes: upstream.routes,
+      callerHeaders: [...PROVIDER_CALLER_HEADERS],
     });
   }
   const allow = broker.allow ?? deployment.developers ?? { users: [], groups: [] };

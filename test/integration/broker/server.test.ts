@@ -15,8 +15,9 @@ import { admit } from '../../../src/broker/allow.js';
 import type { AuditRecord } from '../../../src/broker/audit.js';
 import { accountCache, socketPeerUid } from '../../../src/broker/machine.js';
 import { type BrokerServer, createBrokerServer } from '../../../src/broker/server.js';
-import { BROKER_HEALTH_PATH } from '../../../src/contracts/broker.js';
+import { BROKER_HEALTH_PATH, PROVIDER_CALLER_HEADERS } from '../../../src/contracts/broker.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
+import { pinnedQwenFacts } from '../../../src/qwen/versions.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../e2e/harness/users.js';
 import { holdAs, rawAs, requestAs, waitFor } from '../../fixtures/broker.js';
 import {
@@ -28,6 +29,8 @@ import {
 const TOKEN = 'ctx-real-token-5e1a';
 const MODEL_KEY = 'sk-real-model-key-0c3d';
 const SEARCH = { path: '/v1/context/search', body: JSON.stringify({ query: 'deploy', limit: 5 }) };
+/** What the pinned Qwen's model client sends (policies/qwen/versions.json). */
+const QWEN_HEADERS = pinnedQwenFacts(undefined).modelClients['openai']!.callerHeaders;
 
 let root: string;
 let alice: TestUser;
@@ -99,6 +102,9 @@ beforeAll(async () => {
         header: { name: 'authorization', prefix: 'Bearer ' },
         maxBodyBytes: 1 << 20,
         routes: [{ method: 'POST', path: '/v1/chat/completions' }],
+        // As render lists them (the pinned Qwen's own); two more, so the other rows' controls can show a
+        // listed header passing and a listed one named by Connection staying on its hop.
+        callerHeaders: [...QWEN_HEADERS, 'x-kept', 'x-hop-only'],
       },
       {
         name: 'auto-recall',
@@ -109,6 +115,7 @@ beforeAll(async () => {
         timeoutMs: 800,
         maxBodyBytes: 4096,
         routes: [{ method: 'POST', path: '/v1/context/search' }],
+        callerHeaders: [...PROVIDER_CALLER_HEADERS],
       },
     ],
   };
@@ -304,6 +311,56 @@ describe('what is forwarded: the pinned routes, with the real credential only', 
     expect(
       names.filter((n) => /override|method|original|rewrite|ip$|forwarded|helicone|portkey/.test(n)),
     ).toEqual([]);
+  });
+
+  // Negative control (the build before, by hand: the model listener removed named headers only): every
+  // header below reached the model's upstream, the key's organisation, project, workspace and beta
+  // features picked by the caller.
+  it("the model listener forwards only the pinned Qwen's own headers (and a listed one): a caller's others stay behind", async () => {
+    const qwens = {
+      accept: 'application/json',
+      'user-agent': 'QwenCode/0.24.4 (linux; x64)',
+      'x-stainless-lang': 'js',
+      'x-stainless-retry-count': '0',
+    };
+    const answer = await requestAs(alice, ports.get('model')!, {
+      ...CHAT,
+      headers: {
+        'content-type': 'application/json',
+        ...qwens,
+        'x-kept': 'listed',
+        // What the OpenAI SDK sends from the developer's OPENAI_ORG_ID / OPENAI_PROJECT_ID: the bill.
+        'openai-organization': 'org-other',
+        'openai-project': 'proj-other',
+        'openai-beta': 'assistants=v2',
+        'x-dashscope-workspace': 'ws-other',
+        'x-dashscope-datainspection': '{"input":"disable","output":"disable"}',
+        'anthropic-beta': 'context-1m-2025-08-07',
+        'x-litellm-api-key': 'callers-key',
+        'x-litellm-tags': 'other-team',
+        'cf-aig-authorization': 'Bearer callers-key',
+        'cf-aig-skip-cache': 'true',
+        'x-goog-user-project': 'other-project',
+        'ai-gateway-target': 'https://collector.example',
+      },
+    });
+    expect(answer.status).toBe(200);
+    const seen = model.requests.at(-1)!;
+    expect(
+      modelHeaderNames()
+        .filter((n) => !['host', 'connection'].includes(n))
+        .sort(),
+    ).toEqual(
+      [
+        ...Object.keys(qwens),
+        'x-kept',
+        'authorization',
+        'accept-encoding',
+        'content-length',
+        'content-type',
+      ].sort(),
+    );
+    expect(JSON.stringify(seen.headers)).not.toMatch(/other|callers/);
   });
 
   it("a provider listener forwards only the runtimes' own headers: anything else of the caller's stays behind", async () => {
@@ -545,6 +602,7 @@ async function withBroker(
         header: { name: 'authorization', prefix: 'Bearer ' },
         maxBodyBytes: 4096,
         routes: [{ method: 'POST', path: '/v1/context/search' }],
+        callerHeaders: [...PROVIDER_CALLER_HEADERS],
       },
     ],
   };

@@ -14,6 +14,7 @@ import type { AuditRecord } from '../../../src/broker/audit.js';
 import { socketPeerUid } from '../../../src/broker/machine.js';
 import { createBrokerServer } from '../../../src/broker/server.js';
 import { brokerUpstream, UntrustedUpstreamError } from '../../../src/broker/upstream-connector.js';
+import { PROVIDER_CALLER_HEADERS } from '../../../src/contracts/broker.js';
 import { createThrowawayUser, removeThrowawayUser, type TestUser } from '../../e2e/harness/users.js';
 import { requestAs, waitFor } from '../../fixtures/broker.js';
 
@@ -152,6 +153,7 @@ describe('a loopback upstream held by a developer gets no credential', () => {
             timeoutMs: 5000,
             maxBodyBytes: 4096,
             routes: [{ method: 'POST', path: '/v1/context/search' }],
+            callerHeaders: [...PROVIDER_CALLER_HEADERS],
           },
         ],
       },

@@ -14,6 +14,7 @@ import {
 } from '../../../src/broker/load.js';
 import { dropPrivileges, type IdentityOps, startMode } from '../../../src/broker/privileges.js';
 import { checkBrokerStart } from '../../../src/broker/start.js';
+import { PROVIDER_CALLER_HEADERS } from '../../../src/contracts/broker.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
 import { parseAccountDb } from '../../../src/host/accounts.js';
 import { credentialFileValue } from '../../../src/policy/routed-credentials.js';
@@ -33,6 +34,7 @@ const config: BrokerConfig = {
       header: { name: 'authorization', prefix: 'Bearer ' },
       maxBodyBytes: 1024,
       routes: [{ method: 'POST', path: '/v1/context/search' }],
+      callerHeaders: [...PROVIDER_CALLER_HEADERS],
     },
   ],
 };

@@ -10,9 +10,11 @@ import { brokerConfigSchema } from '../../../src/contracts/broker-config.js';
 import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
 import { DeploymentInvalid, formatProblem } from '../../../src/deploy/deployment/problems.js';
+import { pinnedQwenFacts } from '../../../src/qwen/versions.js';
 import { REPO, render, renderToDir, verifyInstall } from './fixtures.js';
 
 const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
+const QWEN_HEADERS = pinnedQwenFacts(undefined).modelClients['openai']!.callerHeaders;
 
 /** Every profile, every provider family, the model key as a file, a broker with its defaults. */
 function brokered(edit: (d: Record<string, any>) => void = () => {}): Record<string, any> {
@@ -89,6 +91,7 @@ describe('render with a broker', () => {
           header: { name: 'authorization', prefix: 'Bearer ' },
           maxBodyBytes: 64 * 1024 * 1024,
           routes: [{ method: 'POST', path: '/compatible-mode/v1/chat/completions' }],
+          callerHeaders: [...QWEN_HEADERS],
         },
         {
           name: 'on-demand',
@@ -99,6 +102,7 @@ describe('render with a broker', () => {
           timeoutMs: brokerUpstreamTimeoutMs(5000),
           maxBodyBytes: 256 * 1024,
           routes: [{ method: 'POST', path: '/v1/context/search' }],
+          callerHeaders: ['accept', 'user-agent'],
         },
         {
           name: 'auto-recall',
@@ -109,6 +113,7 @@ describe('render with a broker', () => {
           timeoutMs: brokerUpstreamTimeoutMs(1500),
           maxBodyBytes: 256 * 1024,
           routes: [{ method: 'POST', path: '/v1/context/search' }],
+          callerHeaders: ['accept', 'user-agent'],
         },
         {
           name: 'write',
@@ -122,6 +127,7 @@ describe('render with a broker', () => {
             { method: 'POST', path: '/v3/memories/search/' },
             { method: 'POST', path: '/v3/memories/add/' },
           ],
+          callerHeaders: ['accept', 'user-agent'],
         },
       ],
     });
@@ -131,6 +137,34 @@ describe('render with a broker', () => {
       brokerUpstreamTimeoutMs(5000),
       brokerUpstreamTimeoutMs(2),
     ]).toEqual([1250, 4750, 1]);
+  });
+
+  it("the model listener forwards the pinned Qwen's own headers; a developer's customHeaders add none", () => {
+    // Qwen's model.generationConfig has no customHeaders setting (its own are per modelProviders entry,
+    // refused with a broker): render refuses the key, so no deployment widens the list.
+    expect(() =>
+      render(
+        parseDeploymentValue(
+          brokered((d) => {
+            d.settings.model.generationConfig = { customHeaders: { 'OpenAI-Organization': 'org-x' } };
+          }),
+        ),
+      ),
+    ).toThrow(/customHeaders.*is not a Qwen Code 0\.24\.4 setting/);
+    // Measured on each version against a loopback server (policies/qwen/versions.json): the OpenAI SDK's.
+    expect(QWEN_HEADERS).toEqual([
+      'accept',
+      'accept-language',
+      'sec-fetch-mode',
+      'user-agent',
+      'x-stainless-arch',
+      'x-stainless-lang',
+      'x-stainless-os',
+      'x-stainless-package-version',
+      'x-stainless-retry-count',
+      'x-stainless-runtime',
+      'x-stainless-runtime-version',
+    ]);
   });
 
   it('a Mem0 preset behind a basePath: the routes carry it, the header is the preset’s; on-demand gets no write route', () => {

@@ -90,10 +90,15 @@ describe('supported Qwen versions', () => {
     for (const client of Object.values(entry.modelClients as Record<string, Record<string, unknown>>)) {
       expect(Object.keys(client).sort()).toEqual([
         'baseUrlVariable',
+        'callerHeaders',
         'credentialHeader',
         'keyVariable',
         'routes',
       ]);
+      // Header names as Node reports them (lower case), sorted, none twice.
+      const headers = client.callerHeaders as string[];
+      expect(headers.every((h) => /^[a-z0-9-]+$/.test(h))).toBe(true);
+      expect(headers).toEqual([...new Set(headers)].sort());
       const routes = client.routes as Array<{ method: string; path: string }>;
       expect(routes.length).toBeGreaterThan(0);
       for (const route of routes) {
