@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { BROKER_BODY_BYTES, brokerUpstreamTimeoutMs } from '../../src/base/limits.js';
 import { admit } from '../../src/broker/allow.js';
-import { accountCache, socketPeerUid } from '../../src/broker/machine.js';
+import { accountCache, socketPeerUid, socketPeerUids } from '../../src/broker/machine.js';
 import { createBrokerServer } from '../../src/broker/server.js';
 import { brokerUpstream } from '../../src/broker/upstream-connector.js';
 import { PROVIDER_CALLER_HEADERS } from '../../src/contracts/broker.js';
@@ -35,7 +35,7 @@ const server = createBrokerServer({
     ],
   },
   credentials: new Map([['CONTEXT_API_TOKEN', token]]),
-  peerUid: socketPeerUid,
+  peerUids: socketPeerUids,
   admit: (uid) => admit(uid, allow, cache.withUid(uid)),
   // As deployed: the same dispatcher, owner check included (no proxy variables here).
   upstream: brokerUpstream({}, undefined, (socket) => ({

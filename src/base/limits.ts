@@ -90,5 +90,12 @@ export const BROKER_CALLER_LIMITS = {
   connectionsPerUid: 256,
 } as const;
 export type BrokerCallerLimits = { readonly [K in keyof typeof BROKER_CALLER_LIMITS]: number };
+
+/**
+ * Longest a new connection waits for others to be looked up with it: one read of the kernel's socket
+ * tables answers every connection accepted meanwhile (the wait is the last read's duration, so it
+ * grows only while a flood makes reads slow; after a read under 1 ms there is no wait).
+ */
+export const BROKER_LOOKUP_GATHER_MAX_MS = 1_000;
 /** How long the launcher (and verify) wait for each broker listener's health answer. */
 export const BROKER_HEALTH_TIMEOUT_MS = 3000;

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import * as os from 'node:os';
 import { type AccountDb, mergeAccountDb, parseAccountDb } from '../host/accounts.js';
-import { type ByteOrder, kernelPeerUid } from '../host/proc-net.js';
+import { type ByteOrder, type Connection, kernelPeerUid, kernelPeerUids } from '../host/proc-net.js';
 
 export const HOST_BYTE_ORDER: ByteOrder = os.endianness();
 
@@ -17,13 +17,21 @@ function readText(file: string): string {
   }
 }
 
-/** The uid at the other end of an accepted loopback connection, from the kernel's socket tables. */
-export function socketPeerUid(socket: net.Socket): number | undefined {
-  const connection = {
+function connectionOf(socket: net.Socket): Connection {
+  return {
     local: { address: socket.localAddress ?? '', port: socket.localPort ?? 0 },
     remote: { address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 },
   };
-  return kernelPeerUid(fs, connection, HOST_BYTE_ORDER);
+}
+
+/** The uid at the other end of a loopback connection, from the kernel's socket tables. */
+export function socketPeerUid(socket: net.Socket): number | undefined {
+  return kernelPeerUid(fs, connectionOf(socket), HOST_BYTE_ORDER);
+}
+
+/** socketPeerUid of each of `sockets`, from one read of the kernel's socket tables. */
+export function socketPeerUids(sockets: readonly net.Socket[]): Array<number | undefined> {
+  return kernelPeerUids(fs, sockets.map(connectionOf), HOST_BYTE_ORDER);
 }
 
 function getent(args: readonly string[]): string {

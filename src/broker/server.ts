@@ -1,9 +1,11 @@
 // The forwarding server: one loopback HTTP listener per broker.json listener. Per connection it asks
-// the kernel who is calling (never anything the caller sends); per request it admits the caller,
-// matches the pinned routes, forwards only the listener's listed caller headers (never a credential or
-// re-routing one) and removes every held credential from the body, adds the real credential, forwards to the pinned origin without following
-// redirects, streams the answer back (never a held credential in it), aborts upstream when the caller
-// goes away, and writes one audit line — also for what never became a request.
+// the kernel who is calling (never anything the caller sends; every connection accepted together in
+// one read of the kernel's tables); per request it admits the caller, matches the pinned routes,
+// forwards only the listener's listed caller headers (never a credential or re-routing one), removes
+// every held credential from the body, adds the real credential, forwards to the pinned origin
+// without following redirects, streams the answer back (never a held credential in it), aborts
+// upstream when the caller goes away, and writes one audit line — also for what never became a
+// request.
 //
 // I/O is injected (the peer lookup, admission, upstream dispatcher, audit sink and clock), so tests
 // drive it with real sockets and real loopback upstreams.
@@ -12,7 +14,12 @@ import * as http from 'node:http';
 import type * as net from 'node:net';
 import type * as stream from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { BROKER_CALLER_LIMITS, BROKER_JSON_DEPTH, type BrokerCallerLimits } from '../base/limits.js';
+import {
+  BROKER_CALLER_LIMITS,
+  BROKER_JSON_DEPTH,
+  BROKER_LOOKUP_GATHER_MAX_MS,
+  type BrokerCallerLimits,
+} from '../base/limits.js';
 import {
   BROKER_HEALTH_PATH,
   BROKER_HOST,
@@ -36,8 +43,8 @@ export interface BrokerServerOptions {
   config: BrokerConfig;
   /** Credential values by variable name (read before the privilege drop). */
   credentials: ReadonlyMap<string, string>;
-  /** The uid at the other end of an accepted connection, from the kernel's socket table. */
-  peerUid(socket: net.Socket): number | undefined;
+  /** The uid at the other end of each accepted connection, from the kernel's socket table. */
+  peerUids(sockets: readonly net.Socket[]): ReadonlyArray<number | undefined>;
   admit(uid: number): Admission;
   upstream: Dispatcher;
   /** Receives one line per request. */
@@ -212,6 +219,71 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
   const open = new Map<number, number>();
   const firstRequest = new WeakMap<net.Socket, NodeJS.Timeout>();
 
+  /** Connections accepted and not yet looked up, in order (`known` resolves their lookup). */
+  const waiting: Array<{ listener: BrokerListener; socket: net.Socket; known: () => void }> = [];
+  /** Settles once the connection's caller is in `callers`: what arrives on it before waits for that. */
+  const lookedUp = new WeakMap<net.Socket, Promise<void>>();
+  /** Connections a request arrived on (before their lookup, it may), and connections refused at it. */
+  const requested = new WeakSet<net.Socket>();
+  const refused = new WeakSet<net.Socket>();
+  /** How long the last lookup took: the next one waits as long for connections to join it. */
+  let lastLookupMs = 0;
+
+  /**
+   * Who calls on every waiting connection, from one read of the kernel's tables. A read grows with
+   * every socket on the host, and Node accepts one connection per event-loop turn: looked up one by
+   * one, a flood's connections each paid a read, and every caller's next connection queued behind
+   * them (measured: up to 18 s). Gathered for as long as the last read took, the reads keep pace.
+   */
+  function lookUpWaiting(): void {
+    const all = waiting.splice(0);
+    // A connection already gone has no row to find: nothing is looked up, or served, for it.
+    for (const w of all.filter((w) => w.socket.destroyed)) callers.set(w.socket, undefined);
+    const batch = all.filter((w) => !w.socket.destroyed);
+    const started = options.now();
+    const uids = batch.length === 0 ? [] : options.peerUids(batch.map((w) => w.socket));
+    lastLookupMs = options.now() - started;
+    batch.forEach(({ listener, socket }, i) => {
+      if (!settle(listener, socket, uids[i])) refused.add(socket);
+    });
+    for (const w of all) w.known();
+  }
+
+  /** Records the caller of a connection and applies its bounds; false when the connection is refused. */
+  function settle(listener: BrokerListener, socket: net.Socket, uid: number | undefined): boolean {
+    callers.set(socket, uid);
+    // Anyone on the host can connect: one caller's pile of connections is cut at its bound,
+    // so it never holds the broker's descriptors for everyone (root is trusted anyway).
+    const held = uid === undefined || uid === 0 ? undefined : (open.get(uid) ?? 0) + 1;
+    if (held !== undefined && held > limits.connectionsPerUid) {
+      unparsed(
+        listener,
+        socket,
+        429,
+        `more than ${limits.connectionsPerUid} connections of this caller are open`,
+      );
+      return false;
+    }
+    if (held !== undefined && uid !== undefined) {
+      open.set(uid, held);
+      socket.once('close', () => {
+        const left = (open.get(uid) ?? 1) - 1;
+        if (left === 0) open.delete(uid);
+        else open.set(uid, left);
+      });
+    }
+    if (requested.has(socket)) return true;
+    // A connection that never completes a request head (not a byte of one, or a trickle)
+    // is ended; Node's headersTimeout only starts at a request's first byte.
+    const first = setTimeout(() => {
+      unparsed(listener, socket, 408, 'no request arrived in time on this connection');
+    }, limits.firstRequestMs);
+    first.unref();
+    firstRequest.set(socket, first);
+    socket.once('close', () => clearTimeout(first));
+    return true;
+  }
+
   /**
    * Refuses what the HTTP server never hands to `serve` (its audit line included) and ends the
    * connection, answering as Node would — never into an answer already under way on it.
@@ -223,6 +295,12 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
     reason: string,
     method = '',
   ): void {
+    // Audited under the caller, so after the lookup.
+    const pending = callers.has(socket) ? undefined : lookedUp.get(socket);
+    if (pending !== undefined) {
+      void pending.then(() => unparsed(listener, socket, status, reason, method));
+      return;
+    }
     const uid = callers.get(socket);
     options.audit(
       auditLine({
@@ -260,7 +338,15 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
 
   async function serve(listener: BrokerListener, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = options.now();
+    // A request may arrive before its connection's lookup: it is judged only after it.
+    await lookedUp.get(req.socket);
+    // Refused at the lookup (one connection too many): its refusal is that connection's audit line.
+    if (refused.has(req.socket)) {
+      res.destroy();
+      return;
+    }
     const uid = callers.get(req.socket);
+    if (/^100-continue$/i.test(String(req.headers.expect ?? '').trim())) res.writeContinue();
     const method = req.method ?? '';
     const target = req.url ?? '';
     const admission = uid === undefined ? undefined : options.admit(uid);
@@ -524,41 +610,26 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
             },
             handler(listener),
           );
-          // Decided once per connection, before any byte of it is read.
+          // Decided once per connection, from the kernel, with every connection accepted meanwhile.
           server.on('connection', (socket: net.Socket) => {
-            const uid = options.peerUid(socket);
-            callers.set(socket, uid);
-            // Anyone on the host can connect: one caller's pile of connections is cut at its bound,
-            // so it never holds the broker's descriptors for everyone (root is trusted anyway).
-            const held = uid === undefined || uid === 0 ? undefined : (open.get(uid) ?? 0) + 1;
-            if (held !== undefined && held > limits.connectionsPerUid) {
-              unparsed(
-                listener,
-                socket,
-                429,
-                `more than ${limits.connectionsPerUid} connections of this caller are open`,
-              );
-              return;
-            }
-            if (held !== undefined && uid !== undefined) {
-              open.set(uid, held);
-              socket.once('close', () => {
-                const left = (open.get(uid) ?? 1) - 1;
-                if (left === 0) open.delete(uid);
-                else open.set(uid, left);
-              });
-            }
-            // A connection that never completes a request head (not a byte of one, or a trickle)
-            // is ended; Node's headersTimeout only starts at a request's first byte.
-            const first = setTimeout(() => {
-              unparsed(listener, socket, 408, 'no request arrived in time on this connection');
-            }, limits.firstRequestMs);
-            first.unref();
-            firstRequest.set(socket, first);
-            socket.once('close', () => clearTimeout(first));
+            let known = (): void => {};
+            lookedUp.set(socket, new Promise<void>((resolve) => (known = resolve)));
+            if (waiting.push({ listener, socket, known }) !== 1) return;
+            // A quick last read: none to gather, the lookup runs right after this accept (no timer).
+            const gather = Math.min(lastLookupMs, BROKER_LOOKUP_GATHER_MAX_MS);
+            if (gather < 1) setImmediate(lookUpWaiting);
+            else setTimeout(lookUpWaiting, gather);
           });
-          server.on('request', (req: IncomingMessage) => {
+          const arrived = (req: IncomingMessage) => {
+            requested.add(req.socket);
             clearTimeout(firstRequest.get(req.socket));
+          };
+          server.on('request', arrived);
+          // `Expect: 100-continue`: the body is asked for once the caller is known (serve), not at the
+          // head as Node would, so a caller is looked up while it still waits for the answer.
+          server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+            arrived(req);
+            handler(listener)(req, res);
           });
           // What never becomes a request — bytes the HTTP parser refuses (a smuggling attempt: two
           // Content-Lengths, Transfer-Encoding with Content-Length, a bare LF) and CONNECT — is

@@ -29,7 +29,7 @@ export interface BrokerMachine {
   ids: IdentityOps;
   accounts(groups: readonly string[]): AccountCache;
   shellOf(name: string): string | undefined;
-  peerUid: Parameters<typeof createBrokerServer>[0]['peerUid'];
+  peerUids: Parameters<typeof createBrokerServer>[0]['peerUids'];
   /** A credential file's value: one trailing newline stripped; undefined when nothing is left. */
   credentialValue(content: string): string | undefined;
   stdout(line: string): void;
@@ -120,14 +120,14 @@ export async function startBroker(dir: string, machine: BrokerMachine): Promise<
   }
   const portStart = unprivilegedPortStart((file) => machine.fs.readFileSync(file));
   const upstream = brokerUpstream(machine.env, ca, (socket) => ({
-    ownerUid: machine.peerUid(socket),
+    ownerUid: machine.peerUids([socket])[0],
     brokerUid: account.uid,
     unprivilegedPortStart: portStart,
   }));
   const server = createBrokerServer({
     config,
     credentials,
-    peerUid: machine.peerUid,
+    peerUids: machine.peerUids,
     admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
     upstream,
     audit: machine.stdout,

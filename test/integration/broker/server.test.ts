@@ -13,7 +13,7 @@ import { type Loopback, listenOnLoopback } from '../../../scripts/shared/loopbac
 import { BROKER_JSON_DEPTH, type BrokerCallerLimits } from '../../../src/base/limits.js';
 import { admit } from '../../../src/broker/allow.js';
 import type { AuditRecord } from '../../../src/broker/audit.js';
-import { accountCache, socketPeerUid } from '../../../src/broker/machine.js';
+import { accountCache, socketPeerUids } from '../../../src/broker/machine.js';
 import { type BrokerServer, createBrokerServer } from '../../../src/broker/server.js';
 import { BROKER_HEALTH_PATH, PROVIDER_CALLER_HEADERS } from '../../../src/contracts/broker.js';
 import type { BrokerConfig } from '../../../src/contracts/broker-config.js';
@@ -126,7 +126,7 @@ beforeAll(async () => {
       ['CONTEXT_API_TOKEN', TOKEN],
       ['OPENAI_API_KEY', MODEL_KEY],
     ]),
-    peerUid: socketPeerUid,
+    peerUids: socketPeerUids,
     admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
     upstream: new Agent(),
     audit: (line) => audit.push(JSON.parse(line) as AuditRecord),
@@ -582,10 +582,10 @@ describe('upstream failures: 502/504 in the error shape clients show, never a re
 /** A broker of its own with one `on-demand` listener in front of `upstream`, closed after `body`. */
 async function withBroker(
   allowUsers: string[],
-  peerUid: (socket: net.Socket) => number | undefined,
+  peerUids: (sockets: readonly net.Socket[]) => Array<number | undefined>,
   body: (port: number) => Promise<void>,
   upstream = search.url,
-  extra: { callerLimits?: BrokerCallerLimits; audit?: AuditRecord[] } = {},
+  extra: { callerLimits?: BrokerCallerLimits; audit?: AuditRecord[]; now?: () => number } = {},
 ): Promise<void> {
   const config: BrokerConfig = {
     version: 1,
@@ -610,11 +610,11 @@ async function withBroker(
   const server = createBrokerServer({
     config,
     credentials: new Map([['CONTEXT_API_TOKEN', TOKEN]]),
-    peerUid,
+    peerUids,
     admit: (uid) => admit(uid, config.allow, cache.withUid(uid)),
     upstream: new Agent(),
     audit: (line) => extra.audit?.push(JSON.parse(line) as AuditRecord),
-    now: () => performance.now(),
+    now: extra.now ?? (() => performance.now()),
     time: () => new Date().toISOString(),
     idle: { headersMs: 1000, bodyMs: 1000 },
     ...(extra.callerLimits === undefined ? {} : { callerLimits: extra.callerLimits }),
@@ -668,7 +668,7 @@ describe('streaming', () => {
     try {
       await withBroker(
         [alice.name],
-        socketPeerUid,
+        socketPeerUids,
         async (brokerPort) => {
           port = brokerPort;
           const got = await requestAs(alice, brokerPort, SEARCH);
@@ -762,7 +762,7 @@ describe('what comes back: never a credential the broker holds', () => {
     try {
       await withBroker(
         [alice.name],
-        socketPeerUid,
+        socketPeerUids,
         async (port) => {
           const attack = await requestAs(alice, port, SEARCH);
           expect(JSON.stringify(attack)).not.toContain(TOKEN);
@@ -823,7 +823,7 @@ describe('what comes back: never a credential the broker holds', () => {
     try {
       await withBroker(
         [alice.name],
-        socketPeerUid,
+        socketPeerUids,
         async (port) => {
           const attack = await requestAs(alice, port, SEARCH);
           expect(attack.status).toBe(502);
@@ -844,7 +844,7 @@ describe('what comes back: never a credential the broker holds', () => {
 
 describe('controls', () => {
   it('negative control: the refused user is forwarded once broker.allow names them', async () => {
-    await withBroker([mallory.name], socketPeerUid, async (port) => {
+    await withBroker([mallory.name], socketPeerUids, async (port) => {
       expect((await requestAs(mallory, port, SEARCH)).status).toBe(200);
       expect((await requestAs(alice, port, SEARCH)).status).toBe(403);
     });
@@ -853,7 +853,7 @@ describe('controls', () => {
   it('no kernel row for the caller: even an allowed user is refused (the broker cannot tell who calls)', async () => {
     await withBroker(
       [alice.name],
-      () => undefined,
+      (sockets) => sockets.map(() => undefined),
       async (port) => {
         const answer = await requestAs(alice, port, SEARCH);
         expect(answer.status).toBe(403);
@@ -867,6 +867,52 @@ describe('controls', () => {
 // 0 }), which also made headersTimeout 0): 20 connections of a refused user that sent nothing, 20 that
 // trickled a header line every 10 s and 20 of an allowed caller trickling a body were all still open
 // after 100 s; 19 000 idle ones of the refused user were still held two minutes later.
+describe('a pile of connections costs one read of the kernel’s tables, not one each', () => {
+  /** ESTABLISHED rows of callers connected to `port` (the caller's end: its remote port is ours). */
+  const connectedTo = (port: number) =>
+    fs
+      .readFileSync('/proc/net/tcp', 'latin1')
+      .split('\n')
+      .filter((line) => line.includes(`:${port.toString(16).toUpperCase().padStart(4, '0')} 01 `)).length;
+
+  // Checked by hand: with one lookup per connection (the build before) the batches were forty 1s.
+  it('connections accepted while a lookup was slow are looked up together, each answered as its caller', async () => {
+    const batches: number[] = [];
+    const COUNT = 40;
+    const HEALTH = `GET ${BROKER_HEALTH_PATH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+    let brokerPort = 0;
+    // A clock on which every lookup takes 300 ms, as on a host holding a flood's sockets: the next
+    // lookup gathers for as long.
+    let clock = 0;
+    const counted = (sockets: readonly net.Socket[]) => {
+      // The first lookup lasts until the kernel has completed the whole pile's handshakes: the rest
+      // wait in the accept queue, as a flood's do while a read of the tables runs.
+      if (batches.length === 0) {
+        const until = performance.now() + 30_000;
+        while (connectedTo(brokerPort) < COUNT && performance.now() < until);
+      }
+      clock += 300;
+      batches.push(sockets.length);
+      return socketPeerUids(sockets);
+    };
+    await withBroker(
+      [alice.name],
+      counted,
+      async (port) => {
+        brokerPort = port;
+        const held = await holdAs(alice, port, { count: COUNT, send: HEALTH, maxMs: 30_000 });
+        expect(held.filter((h) => /^HTTP\/1\.1 200 /.test(h.got)).length).toBe(COUNT);
+        expect(held.every((h) => h.got.includes(`"uid":${alice.uid}`))).toBe(true);
+      },
+      search.url,
+      { now: () => clock },
+    );
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(COUNT);
+    // The first connection (or the first few), then everyone accepted during the gathering at once.
+    expect(batches.length).toBeLessThanOrEqual(3);
+  });
+});
+
 describe('slow or piled-up callers hold nothing for long', () => {
   // headersMs well past firstRequestMs: an idle connection must meet the first-request timer first,
   // not Node's headers timeout (equal, the two raced on a loaded machine and either reason came back).
@@ -883,7 +929,7 @@ describe('slow or piled-up callers hold nothing for long', () => {
     const seen: AuditRecord[] = [];
     await withBroker(
       [alice.name],
-      socketPeerUid,
+      socketPeerUids,
       async (port) => {
         const [idle, trickle] = await Promise.all([
           holdAs(mallory, port, { count: 1, maxMs: 8000 }),
@@ -909,7 +955,7 @@ describe('slow or piled-up callers hold nothing for long', () => {
     const seen: AuditRecord[] = [];
     await withBroker(
       [alice.name],
-      socketPeerUid,
+      socketPeerUids,
       async (port) => {
         const [held] = await holdAs(alice, port, {
           count: 1,
@@ -944,7 +990,7 @@ describe('slow or piled-up callers hold nothing for long', () => {
     try {
       await withBroker(
         [alice.name],
-        socketPeerUid,
+        socketPeerUids,
         async (port) => {
           const answer = await requestAs(alice, port, SEARCH);
           expect([answer.status, answer.body.endsWith('"part 11","end"]')]).toEqual([200, true]);
@@ -961,7 +1007,7 @@ describe('slow or piled-up callers hold nothing for long', () => {
     const seen: AuditRecord[] = [];
     await withBroker(
       [alice.name],
-      socketPeerUid,
+      socketPeerUids,
       async (port) => {
         const pile = holdAs(mallory, port, { count: 5, maxMs: 8000 });
         await waitFor(() => seen.filter((r) => r.status === 429).length === 2);

@@ -11,7 +11,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Loopback, listenOnLoopback } from '../../../scripts/shared/loopback.js';
 import type { AuditRecord } from '../../../src/broker/audit.js';
-import { socketPeerUid } from '../../../src/broker/machine.js';
+import { socketPeerUid, socketPeerUids } from '../../../src/broker/machine.js';
 import { createBrokerServer } from '../../../src/broker/server.js';
 import { brokerUpstream, UntrustedUpstreamError } from '../../../src/broker/upstream-connector.js';
 import { PROVIDER_CALLER_HEADERS } from '../../../src/contracts/broker.js';
@@ -158,7 +158,7 @@ describe('a loopback upstream held by a developer gets no credential', () => {
         ],
       },
       credentials: new Map([['CONTEXT_API_TOKEN', TOKEN]]),
-      peerUid: socketPeerUid,
+      peerUids: socketPeerUids,
       // Root (this test) is the caller: admitted, so only the upstream's owner decides.
       admit: () => ({ allowed: true, user: 'root', via: 'root' }),
       upstream: agent,

@@ -10,6 +10,7 @@ import {
   type Connection,
   type Endpoint,
   firstInTable,
+  kernelPeerUids,
   listenerTables,
   listenerUid,
   peerUid,
@@ -198,5 +199,65 @@ describe('listenerTables: as much of the tables as the listener check needs', ()
     const firstRowOnly = { tcp: tables.tcp.split('\n').slice(0, 2).join('\n'), tcp6: '' };
     expect(listenerUid(firstRowOnly, model, 'LE')).toBe(1001);
     expect(listenerUid(listenerTables(kernelFs(tables), [model], 'LE'), model, 'LE')).toBe(998);
+  });
+});
+
+describe('kernelPeerUids: every connection accepted together, from one read of the tables', () => {
+  /** The caller at port `40 000 + i` of 300 connections to the broker's 940, uid 1000 + i. */
+  const others = Array.from({ length: 300 }, (_, i) =>
+    row(i, `0100007F:${(40_000 + i).toString(16).toUpperCase()}`, '0100007F:03AC', '01', 1000 + i),
+  );
+  const at = (i: number): Connection => ({
+    local: { address: '127.0.0.1', port: 940 },
+    remote: { address: '127.0.0.1', port: 40_000 + i },
+  });
+  const tables = { tcp: `${[HEADER, ...others].join('\n')}\n`, tcp6: `${HEADER}\n` };
+
+  it('answers each as peerUid does, reading tcp once and only as far as the last of their rows', () => {
+    const wanted = [at(10), at(150), at(40), { ...at(5), local: { address: '127.0.0.1', port: 941 } }];
+    const whole = wanted.map((c) => peerUid(tables, c, 'LE'));
+    expect(whole).toEqual([1010, 1150, 1040, undefined]);
+    // One without a row: tcp is read whole, tcp6 opened for it alone.
+    const fs = kernelFs(tables);
+    expect(kernelPeerUids(fs, wanted, 'LE')).toEqual(whole);
+    expect(fs.opened).toEqual([SOCKET_TABLE_FILES.tcp, SOCKET_TABLE_FILES.tcp6]);
+    // Every row found: tcp only, up to the page of the last of them.
+    const found = kernelFs(tables);
+    expect(kernelPeerUids(found, wanted.slice(0, 3), 'LE')).toEqual([1010, 1150, 1040]);
+    expect(found.opened).toEqual([SOCKET_TABLE_FILES.tcp]);
+    expect(found.bytes).toBeLessThan(tables.tcp.length);
+  });
+
+  it('on 2000 random tables, the batch answers what peerUid answers for each', () => {
+    let seed = 11;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return (seed >>> 15) % n;
+    };
+    // Near misses of the wanted ends: the other port, swapped ends, other states, lower case.
+    const ends = ['0100007F:9C40', '0100007F:9c41', '0100007F:03AC', '0100007F:03AD', '0200007F:9C40'];
+    const states = ['01', '01', '06', '0A'];
+    const wanted = [0, 1, 2].map((i) => at(i));
+    let disagreements = 0;
+    let answered = 0;
+    for (let t = 0; t < 2000; t++) {
+      const rows = Array.from({ length: 1 + next(8) }, (_, i) =>
+        row(
+          i,
+          ends[next(ends.length)]!,
+          ends[next(ends.length)]!,
+          states[next(states.length)]!,
+          1000 + next(5),
+        ),
+      );
+      const text = `${[HEADER, ...rows].join('\n')}\n`;
+      const batch = kernelPeerUids(kernelFs({ tcp: text, tcp6: '' }, 1 + next(600)), wanted, 'LE');
+      const one = wanted.map((c) => peerUid({ tcp: text, tcp6: '' }, c, 'LE'));
+      if (JSON.stringify(batch) !== JSON.stringify(one)) disagreements++;
+      if (one.some((uid) => uid !== undefined)) answered++;
+    }
+    // The tables exercise both outcomes.
+    expect(answered).toBeGreaterThan(100);
+    expect(disagreements).toBe(0);
   });
 });
