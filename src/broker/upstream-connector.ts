@@ -4,6 +4,7 @@
 import * as dns from 'node:dns';
 import type * as net from 'node:net';
 import { buildConnector, EnvHttpProxyAgent } from 'undici';
+import { type Lookup, singleFlightLookup } from '../http/single-flight-lookup.js';
 import { type OwnerFacts, upstreamOwnerProblem } from './upstream-owner.js';
 
 /** How long a connection whose upstream end has no row yet waits before it is looked up again. */
@@ -11,35 +12,6 @@ const RECHECK_MS = 20;
 
 export class UntrustedUpstreamError extends Error {
   readonly code = 'QM_UNTRUSTED_UPSTREAM';
-}
-
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: unknown, family?: number) => void;
-type Lookup = (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => void;
-
-/**
- * `resolve` with one lookup in flight per host name and options: later connections to the same host
- * wait for its answer. getaddrinfo holds a threadpool thread (4 by default) for the resolver's whole
- * timeout and nothing cancels it, so a provider whose DNS never answers would otherwise take every
- * thread with a few requests and stall every upstream, the model's too, for every developer (measured
- * with undici: a localhost connection waited 10.4 s behind four stuck lookups and failed).
- */
-export function singleFlightLookup(resolve: Lookup): Lookup {
-  const waiting = new Map<string, LookupCallback[]>();
-  return (hostname, options, callback) => {
-    const key = `${hostname}\0${JSON.stringify(options)}`;
-    const queue = waiting.get(key);
-    if (queue !== undefined) {
-      queue.push(callback);
-      return;
-    }
-    waiting.set(key, [callback]);
-    resolve(hostname, options, (error, address, family) => {
-      const callbacks = waiting.get(key) ?? [];
-      waiting.delete(key);
-      // Each connection gets its own list: Node's family fallback may work through it.
-      for (const each of callbacks) each(error, Array.isArray(address) ? [...address] : address, family);
-    });
-  };
 }
 
 function ownerCheckedConnector(

@@ -3,6 +3,7 @@
 // makes). One connection per request (`connection: close`), always destroyed, over node:net (http)
 // or node:tls (https): public APIs only, with Node's own resolver and address-family fallback.
 import { type ParserEvent, ResponseParser } from './http1-response.js';
+import { processLookup } from './single-flight-lookup.js';
 import type { Transport, TransportOptions, TransportRequest, TransportResponse } from './transport.js';
 import type { Dial, Wire } from './wire.js';
 import { netDial } from './wire-net.js';
@@ -52,7 +53,9 @@ const unbracketed = (hostname: string) =>
 // (about 1 M instructions per search for node:net and the code cache's node:vm, docs/performance.md).
 function plainDial(url: URL): Dial {
   const net = process.getBuiltinModule('node:net');
-  return netDial(() => net.connect({ host: unbracketed(url.hostname), port: Number(url.port || 80) }));
+  return netDial(() =>
+    net.connect({ host: unbracketed(url.hostname), port: Number(url.port || 80), lookup: processLookup() }),
+  );
 }
 
 function tlsDial(url: URL, options: NodeTransportOptions): Dial {
@@ -63,6 +66,8 @@ function tlsDial(url: URL, options: NodeTransportOptions): Dial {
     tls.connect({
       host,
       port: Number(url.port || 443),
+      // One lookup per host name at a time: a resolver that never answers must not take a thread per search.
+      lookup: processLookup(),
       // SNI only for names: Node warns on stderr when given an IP address.
       ...(net.isIP(host) === 0 ? { servername: host } : {}),
       ...(options.ca === undefined ? {} : { ca: options.ca }),

@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { type buildConnector, EnvHttpProxyAgent, Pool, request } from 'undici';
 import { ConfigurationError } from '../base/errors.js';
 import type { ProxySettings } from './proxy-env.js';
+import { processLookup } from './single-flight-lookup.js';
 import type { TransportHandle, TransportOptions, TransportRequest, TransportResponse } from './transport.js';
 
 export interface ProxyTransportOptions extends TransportOptions {
@@ -31,7 +32,12 @@ export function createProxyTransport(
   // and at most one connection attempt per request.
   const factory = (origin: string | URL, opts: Pool.Options) =>
     new Pool(origin, { ...opts, ...timeouts, connect: finalConnect(opts.connect) });
-  const tls = options.ca === undefined ? { timeout: timeoutMs } : { timeout: timeoutMs, ca: options.ca };
+  // One lookup per host name at a time (the proxy's, a NO_PROXY target's): see single-flight-lookup.ts.
+  const lookup = processLookup();
+  const tls =
+    options.ca === undefined
+      ? { timeout: timeoutMs, lookup }
+      : { timeout: timeoutMs, ca: options.ca, lookup };
   let agent: EnvHttpProxyAgent;
   try {
     agent = new EnvHttpProxyAgent({
@@ -43,7 +49,7 @@ export function createProxyTransport(
       factory,
       clientFactory: factory,
       connect: tls,
-      proxyTls: { timeout: timeoutMs },
+      proxyTls: { timeout: timeoutMs, lookup },
       requestTls: tls,
       // Plain-http targets go in absolute form (what curl does); proxies often refuse CONNECT to
       // ports other than 443. HTTPS targets are always tunnelled.

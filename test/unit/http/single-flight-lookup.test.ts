@@ -1,8 +1,8 @@
-// One lookup per host name at a time: what the broker's dispatcher asks the resolver, with an
-// injected resolver that answers only when told to.
+// One lookup per host name at a time: what the runtimes' transports and the broker's dispatcher ask
+// the resolver, with an injected resolver that answers only when told to.
 import type * as dns from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { singleFlightLookup } from '../../../src/broker/upstream-connector.js';
+import { singleFlightLookup } from '../../../src/http/single-flight-lookup.js';
 
 type Answer = (error: NodeJS.ErrnoException | null, address: unknown, family?: number) => void;
 
