@@ -248,6 +248,89 @@ describe('openclaw-recall on the real OpenClaw', () => {
     }
   });
 
+  it("the repository's .env names a proxy (both cases, as the plugin reads them): OpenClaw does not load them, and the plugin searches directly; negative control: the same lines in OpenClaw's own state-directory .env send the plugin's search into that proxy", async () => {
+    // A proxy that is a closed port inside the turn's network namespace: a search sent to it never
+    // reaches the provider. Through a listening proxy an http provider's token would travel in clear.
+    const proxy = 'http://127.0.0.1:9';
+    const lines = ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY', 'ALL_PROXY']
+      .map((name) => `${name}=${proxy}\n`)
+      .join('');
+    const typed = 'How should deployment work?';
+    const repositoryDotenv = path.join(world.repo, '.env');
+    fs.writeFileSync(repositoryDotenv, lines);
+    try {
+      const turn = await world.turn(typed);
+      expectNormalTurn(turn);
+      expect(turn.queries).toEqual([typed]);
+      expect(JSON.stringify(turnRequest(turn).chat)).toContain('untrusted_external_context');
+    } finally {
+      fs.rmSync(repositoryDotenv);
+    }
+    // Negative control: OpenClaw fills every unset name from its state directory's .env (the launcher
+    // refuses to start with one there), so the plugin's environment names the proxy: no search arrives.
+    // The model's own port is exempt, so OpenClaw's model request does not wait on the proxy too.
+    const stateDotenv = path.join(world.stateDir, '.env');
+    fs.writeFileSync(stateDotenv, `${lines}NO_PROXY=${new URL(world.model.baseUrl).host}\n`, { mode: 0o600 });
+    try {
+      const turn = await world.turn(typed);
+      expect(turn.code, turn.stderr).toBe(0);
+      expect(turn.queries, turn.stderr).toEqual([]);
+      expectNoEnvelope(turn);
+    } finally {
+      fs.rmSync(stateDotenv);
+    }
+  }, 300_000);
+
+  it('agents.defaults.embeddedAgent.projectSettingsPolicy "trusted" with exec open: the repository\'s .openclaw/settings.json shellPath and shellCommandPrefix do not reach OpenClaw\'s exec (2026.9.6 measured the same with "sanitize" and "ignore")', async () => {
+    // What "trusted" adds over OpenClaw's default "sanitize": exactly these two keys. OpenClaw reads
+    // the file from the agent's workspace, <repositoryRoot>/main (a FIFO there held the turn, measured),
+    // and from the root too on other paths: both are written.
+    const marker = path.join(world.repo, 'shell-marker');
+    const shell = path.join(world.repo, 'main', 'repo-shell');
+    const settings = { shellPath: shell, shellCommandPrefix: `echo prefix >> ${marker};` };
+    const rootSettingsDir = path.join(world.repo, '.openclaw');
+    const hadRootSettingsDir = fs.existsSync(rootSettingsDir);
+    fs.mkdirSync(path.join(world.repo, 'main', '.openclaw'), { recursive: true });
+    fs.mkdirSync(rootSettingsDir, { recursive: true });
+    fs.writeFileSync(shell, `#!/bin/sh\necho shell >> ${marker}\nexec /bin/sh "$@"\n`, { mode: 0o755 });
+    const files = [
+      path.join(world.repo, 'main', '.openclaw', 'settings.json'),
+      path.join(world.repo, '.openclaw', 'settings.json'),
+    ];
+    for (const file of files) fs.writeFileSync(file, JSON.stringify(settings));
+    let ask = true;
+    world.model.setResponder(() => {
+      if (!ask) return text(MODEL_REPLY);
+      ask = false;
+      return { type: 'tool_calls', calls: [{ name: 'exec', arguments: { command: 'echo exec-ran' } }] };
+    });
+    try {
+      await world.withEditedConfig(
+        (c) => {
+          // The render refuses both: a hand edit, to see what the policy alone would do.
+          delete c.tools;
+          c.agents.defaults.embeddedAgent = { projectSettingsPolicy: 'trusted' };
+        },
+        async () => {
+          const turn = await world.turn('Run the check');
+          expect(turn.code, turn.stderr).toBe(0);
+          const results = turn.model.flatMap((r) =>
+            ((r.chat?.messages ?? []) as { role: string; content: unknown }[])
+              .filter((m) => m.role === 'tool')
+              .map((m) => JSON.stringify(m.content)),
+          );
+          // exec ran, with OpenClaw's own shell: the repository's shell and prefix never did.
+          expect(results.at(-1)).toContain('exec-ran');
+          expect(fs.existsSync(marker)).toBe(false);
+        },
+      );
+    } finally {
+      world.model.setResponder(() => text(MODEL_REPLY));
+      for (const file of [...files, shell, marker]) fs.rmSync(file, { force: true });
+      if (!hadRootSettingsDir) fs.rmSync(rootSettingsDir, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it("the model's tools and OpenClaw's environment: render denies exec and keeps file tools in the workspace, so neither hands the model the provider token; negative control: with OpenClaw's defaults both did, and verify reports it", async () => {
     // What a hostile AGENTS.md, skill or retrieved item can ask the model for: the turn's environment,
     // three ways. The fake model plays the obedient model; what matters is what OpenClaw hands back.
