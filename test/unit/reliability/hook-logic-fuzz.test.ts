@@ -27,6 +27,7 @@ import {
   OUTSIDE_REASON,
   parseGuardedModes,
   SHELL_WRAPPER_REASON,
+  SKILL_REASON,
   WORKTREE_REASON,
 } from '../../../src/runtimes/approval-guard/decide.js';
 import { readAutoRecallEvent } from '../../../src/runtimes/auto-recall/event.js';
@@ -71,8 +72,8 @@ const EXPECTED = {
     'to the exact content and has no control, bidi or invisible character',
   guard:
     'never deny; ask for a guarded mode and a tool other than context_remember, or in any mode with a fixed ' +
-    'every-mode reason for a shell tool (git elsewhere, a shell -c), enter_worktree or a file tool reading in ' +
-    "Qwen's own directories, or in auto-accept-edits before web_fetch, web_search and an edit of git's own files; the tool shown escaped",
+    'every-mode reason for a shell tool (git elsewhere, a shell -c), enter_worktree, skill or a file tool reading in ' +
+    "Qwen's own directories, or in auto-accept-edits before web_fetch, web_search, artifact, image_gen and an edit of git's own files; the tool shown escaped",
 };
 const section = new KeyedSection(
   'fuzz-hook-logic',
@@ -313,6 +314,9 @@ const preToolUse = fc.record(
         'run_shell_command',
         'monitor',
         'enter_worktree',
+        'skill',
+        'artifact',
+        'web_fetch',
         'read_file',
         'glob',
         'write_file',
@@ -471,8 +475,10 @@ describe('PreToolUse decisions', () => {
           expect(['write_file', 'edit', 'notebook_edit']).toContain(event['tool_name']);
           expect(['auto_edit', 'auto-edit']).toContain(event['permission_mode']);
         } else if (reason.startsWith(AUTO_EDIT_EGRESS_REASON)) {
-          expect(['web_fetch', 'web_search']).toContain(event['tool_name']);
+          expect(['web_fetch', 'web_search', 'artifact', 'image_gen']).toContain(event['tool_name']);
           expect(['auto_edit', 'auto-edit']).toContain(event['permission_mode']);
+        } else if (reason.startsWith(SKILL_REASON)) {
+          expect(event['tool_name']).toBe('skill');
         } else if (everyMode) {
           expect(['run_shell_command', 'monitor', 'enter_worktree']).toContain(event['tool_name']);
         } else {
