@@ -6,7 +6,8 @@
 // read sent to the model. On the real Qwen through `launch-qwen` as a non-root user:
 //
 // - `cat ~/.aws/credentials` asks (the approval guard), naming the path, and nothing reaches the model;
-//   a stored "Always allow" does not skip that dialog;
+//   a stored "Always allow" does not skip that dialog, nor one for the other program of a mixed line
+//   (`cp …; cat ~/…`, where Qwen then asks nothing: negative control);
 // - a read inside the repository still runs with no dialog, and a line Qwen asks for by itself shows
 //   one dialog, not two;
 // - read_file through an untracked link out is denied after Qwen's dialog, naming the target;
@@ -76,6 +77,7 @@ async function approveOnce(s: ManagedSession, name: string, args: Record<string,
 }
 
 const CAT_HOME = { command: 'cat ~/.aws/credentials' };
+const MIXED = { command: 'cp /etc/hostname copied.txt; cat ~/.aws/credentials' };
 
 describe('a shell read outside the repository asks first', () => {
   it(
@@ -108,8 +110,34 @@ describe('a shell read outside the repository asks first', () => {
         expect(existsSync(join(world.repo, 'copied.txt'))).toBe(true);
         rmSync(join(world.repo, 'copied.txt'));
         expect(await modelCalls(s, 'run_shell_command', CAT_HOME, 'ANSWER-AFTER-CAT')).toBe(false);
+        // A line mixing a program Qwen would ask for with a read outside: with that program always
+        // allowed Qwen shows no dialog of its own, so the guard's is the only one (why the guard does not
+        // leave mixed lines to Qwen's dialog: it cannot see the stored or session rules).
+        expect(await modelCalls(s, 'run_shell_command', MIXED, 'ANSWER-AFTER-MIXED')).toBe(false);
         expect(toolOutputSince(since)).not.toContain(SECRET);
       } finally {
+        rmSync(join(world.repo, 'copied.txt'), { force: true });
+        undo();
+      }
+    }),
+  );
+
+  it(
+    'negative control, the approval guard taken away: with cp always allowed, the mixed line runs with no dialog and sends the secret',
+    suite.test(async () => {
+      plant();
+      const undo = withUserSettings(world, { permissions: { allow: ['Bash(cp *)'] } });
+      try {
+        const since = world.model.requests.length;
+        const s = await startWithoutGuard(suite, world, {
+          MEM0_API_KEY: MEM0_KEY,
+          OPENAI_API_KEY: MODEL_KEY,
+        });
+        await s.waitForReady();
+        expect(await modelCalls(s, 'run_shell_command', MIXED)).toBe(true);
+        expect(toolOutputSince(since)).toContain(SECRET);
+      } finally {
+        rmSync(join(world.repo, 'copied.txt'), { force: true });
         undo();
       }
     }),
