@@ -3,12 +3,12 @@
 // An event it could not read whole (too large, or too slow to arrive) asks: its size is the
 // provider's choice, not a failure.
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { readOwnEnv } from '../../base/environment.js';
 import { GUARD_MODES_ENV } from '../../contracts/names.js';
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
 import { decideApprovalGuard, type GuardHost, parseGuardedModes, unreadAnswer } from './decide.js';
+import { basename, dirname, join } from './host.js';
 
 /** `path` with its nearest existing ancestor's links resolved, like Qwen's own read check. */
 export function realpathNearestExisting(path: string): string {

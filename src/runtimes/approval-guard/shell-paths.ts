@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { resolve } from './host.js';
 
 // The words of a shell line as bash splits them, and the paths a glob expands to, for the approval guard's rule on paths outside the
 // repository (docs/admin.md, "A shell read outside the repository"). Pure: no I/O.
