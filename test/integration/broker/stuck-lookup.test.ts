@@ -3,7 +3,7 @@
 // prompts to a black-holed provider took every thread, and the model's upstream, asked by name
 // next, waited behind them until undici gave up. The broker runs one lookup per host name at a time
 // (src/broker/upstream-connector.ts); the control is undici with Node's own lookup.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,33 +31,9 @@ afterAll(() => {
 
 /** The child's one line, read as soon as it is printed; the child (stuck threads and all) is then killed. */
 function localhostAfterStuckLookups(mode: 'broker' | 'plain'): Promise<{ status?: number; error?: string }> {
-  const child = spawn('unshare', resolver.unshareArgs([process.execPath, '--import', 'tsx', CHILD, mode]), {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    const end = (settle: () => void) => {
-      if (child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {}
-      }
-      settle();
-    };
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      const line = stdout.split('\n')[0];
-      if (stdout.includes('\n') && line !== undefined) end(() => resolve(JSON.parse(line)));
-    });
-    child.on('close', (code) =>
-      end(() => reject(new Error(`child ended (${code}) before answering: ${stderr}`))),
-    );
-  });
+  return resolver.firstLineIn([process.execPath, '--import', 'tsx', CHILD, mode], ROOT, {
+    PATH: process.env['PATH'] ?? '',
+  }) as Promise<{ status?: number; error?: string }>;
 }
 
 describe('a provider whose DNS never answers, asked by four prompts at once', { timeout: 60_000 }, () => {

@@ -93,6 +93,15 @@ function rejected(bundle: Buffer, cache: Uint8Array): boolean {
   return out === 'true';
 }
 
+/** The cache files a runtime may hold beside `cache.of`: each must leave its answers unchanged. */
+const cacheVariants = (cache: RuntimeCodeCache): [string, () => Uint8Array | undefined][] => [
+  ['the render-time cache', () => made(process.execPath, cache)],
+  ['an empty cache (render could not run the pinned node)', () => new Uint8Array()],
+  ['no cache file at all', () => undefined],
+  ['a cache V8 refuses (made for another source)', () => foreignCache(cache)],
+  ['bytes that are no cache at all', () => Buffer.alloc(4096, 0x5a)],
+];
+
 let installs = 0;
 /** A fresh install's runtime folder holding `bytes` as `cache` (or none at all) beside the built bundles. */
 function runtimeWith(bytes: Uint8Array | undefined, cache: RuntimeCodeCache = SEARCH): string {
@@ -232,34 +241,28 @@ describe('the render-time code caches', () => {
     expect(rejected(source(), foreignCache())).toBe(true);
   });
 
-  it.each<[string, () => Uint8Array | undefined]>([
-    ['the render-time cache', () => made()],
-    ['an empty cache (render could not run the pinned node)', () => new Uint8Array()],
-    ['no cache file at all', () => undefined],
-    ['a cache V8 refuses (made for another source)', () => foreignCache()],
-    ['bytes that are no cache at all', () => Buffer.alloc(4096, 0x5a)],
-  ])('with %s a search answers byte for byte as the plain bundle does', async (_name, cache) => {
-    const plain = await searchIn(runtimeWith(undefined));
-    expect(plain.stdout).toContain('Releases ship on Tuesdays.');
-    const run = await searchIn(runtimeWith(cache()));
-    expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
-      code: 0,
-      stdout: plain.stdout,
-      stderr: '',
-    });
-  });
+  it.each(cacheVariants(SEARCH))(
+    'with %s a search answers byte for byte as the plain bundle does',
+    async (_name, cache) => {
+      const plain = await searchIn(runtimeWith(undefined));
+      expect(plain.stdout).toContain('Releases ship on Tuesdays.');
+      const run = await searchIn(runtimeWith(cache()));
+      expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        code: 0,
+        stdout: plain.stdout,
+        stderr: '',
+      });
+    },
+  );
 
-  it.each<[string, () => Uint8Array | undefined]>([
-    ['the render-time cache', () => made(process.execPath, MCP)],
-    ['an empty cache (render could not run the pinned node)', () => new Uint8Array()],
-    ['no cache file at all', () => undefined],
-    ['a cache V8 refuses (made for another source)', () => foreignCache(MCP)],
-    ['bytes that are no cache at all', () => Buffer.alloc(4096, 0x5a)],
-  ])('with %s an MCP session answers as the plain bundle does', async (_name, cache) => {
-    const plain = await mcpSessionIn(runtimeWith(undefined, MCP));
-    expect(JSON.stringify(plain.found)).toContain('Releases ship on Tuesdays.');
-    expect(await mcpSessionIn(runtimeWith(cache(), MCP))).toEqual(plain);
-  });
+  it.each(cacheVariants(MCP))(
+    'with %s an MCP session answers as the plain bundle does',
+    async (_name, cache) => {
+      const plain = await mcpSessionIn(runtimeWith(undefined, MCP));
+      expect(JSON.stringify(plain.found)).toContain('Releases ship on Tuesdays.');
+      expect(await mcpSessionIn(runtimeWith(cache(), MCP))).toEqual(plain);
+    },
+  );
 
   it('the hook compiles through node:vm with a cache, and answers the same under the permission model', async () => {
     const runtime = runtimeWith(made());
@@ -287,24 +290,21 @@ describe('the render-time code caches', () => {
   const launchVia = (runtime: string, entry: string, args: string[], nodeArgs: string[] = []) =>
     runRuntime(entry, { via: path.join(runtime, entry), args, nodeArgs, env: { PATH: '/usr/bin:/bin' } });
 
-  it.each<[string, () => Uint8Array | undefined]>([
-    ['the render-time cache', () => made(process.execPath, LAUNCHER)],
-    ['an empty cache (render could not run the pinned node)', () => new Uint8Array()],
-    ['no cache file at all', () => undefined],
-    ['a cache V8 refuses (made for another source)', () => foreignCache(LAUNCHER)],
-    ['bytes that are no cache at all', () => Buffer.alloc(4096, 0x5a)],
-  ])('with %s the launcher answers byte for byte as its bundle run directly', async (_name, cache) => {
-    const runtime = runtimeWith(cache(), LAUNCHER);
-    for (const args of [['--version'], ['--profile', 'on-demand'], ['--profile']]) {
-      const direct = await launchVia(runtime, RUNTIME_FILES.launcher, args);
-      const started = await launchVia(runtime, RUNTIME_FILES.launcherStart, args);
-      expect({ code: started.code, stdout: started.stdout, stderr: started.stderr }).toEqual({
-        code: direct.code,
-        stdout: direct.stdout,
-        stderr: direct.stderr,
-      });
-    }
-  });
+  it.each(cacheVariants(LAUNCHER))(
+    'with %s the launcher answers byte for byte as its bundle run directly',
+    async (_name, cache) => {
+      const runtime = runtimeWith(cache(), LAUNCHER);
+      for (const args of [['--version'], ['--profile', 'on-demand'], ['--profile']]) {
+        const direct = await launchVia(runtime, RUNTIME_FILES.launcher, args);
+        const started = await launchVia(runtime, RUNTIME_FILES.launcherStart, args);
+        expect({ code: started.code, stdout: started.stdout, stderr: started.stderr }).toEqual({
+          code: direct.code,
+          stdout: direct.stdout,
+          stderr: direct.stderr,
+        });
+      }
+    },
+  );
 
   it.each(CACHES.map((cache) => [cache.of, cache] as const))(
     '%s: the loader compiles the very source its cache was made from — V8 takes the cache at each start',

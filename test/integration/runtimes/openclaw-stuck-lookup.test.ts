@@ -6,7 +6,7 @@
 // model's host name would need next — waited 81 s. The transports now run one lookup per host
 // name at a time (src/http/single-flight-lookup.ts): later turns wait on the stuck one and fail at
 // their deadline, and the rest of the process still resolves names.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,33 +45,13 @@ afterAll(() => {
 /** The child's one line, read as soon as it is printed; the child (stuck threads and all) is then killed. */
 function afterFourTurns(mode: 'plugin' | 'plain'): Promise<{ turns: unknown[]; localhost: string }> {
   const argv = [process.execPath, '--import', 'tsx', CHILD, mode, config, root];
-  const child = spawn('unshare', resolver.unshareArgs(argv), {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', CONTEXT_API_TOKEN: 'token' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    const end = (settle: () => void) => {
-      if (child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {}
-      }
-      settle();
-    };
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      const line = stdout.split('\n')[0];
-      if (stdout.includes('\n') && line !== undefined) end(() => resolve(JSON.parse(line)));
-    });
-    child.on('close', (code) =>
-      end(() => reject(new Error(`child ended (${code}) before answering: ${stderr}`))),
-    );
-  });
+  return resolver.firstLineIn(argv, ROOT, {
+    PATH: process.env['PATH'] ?? '',
+    CONTEXT_API_TOKEN: 'token',
+  }) as Promise<{
+    turns: unknown[];
+    localhost: string;
+  }>;
 }
 
 describe('a provider whose DNS never answers, four turns of one OpenClaw process', {
