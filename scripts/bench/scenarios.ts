@@ -1,11 +1,12 @@
 // The processes both benchmarks run (`npm run bench` for wall time, `npm run bench:instructions`
 // for callgrind counts): each hook on its measured input, against one loopback provider.
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BROKER_KEY } from '../../src/contracts/broker.js';
 import { RUNTIME_CODE_CACHES } from '../../src/contracts/runtime-files.js';
-import { codeCacheSummary, withCodeCache } from '../../src/deploy/render/runtime-files.js';
+import { codeCacheMakerArgs } from '../../src/startup/code-cache.js';
 import { hookEvent, rememberEvent, startBroker, startProvider, TOKEN, writeJson } from './fixtures.js';
 import type { ReferenceHooks } from './reference-hook-build.js';
 
@@ -45,24 +46,26 @@ export interface Scenarios {
 
 /**
  * The runtimes as a deployment has them: copied to `<installDir>/runtime` with the bundles' code
- * caches made by the bench's node, the way render makes them with the pinned one (`codeCache:
- * false`: left empty, as render leaves them when it cannot run that node).
+ * caches made by the bench's node with render's own maker program (`codeCacheMakerArgs`, the bundle's
+ * installed path, an empty environment); `codeCache: false` leaves them empty, as render leaves them
+ * when it cannot run the pinned node. A before checkout may predate a cache: a bundle it does not
+ * have gets none.
  */
 export function installRuntime(built: string, installDir: string, codeCache = true): string {
   const dir = path.join(installDir, 'runtime');
   fs.cpSync(built, dir, { recursive: true });
-  const caches = Object.values(RUNTIME_CODE_CACHES);
-  if (!codeCache) {
-    for (const cache of caches) fs.writeFileSync(path.join(dir, cache.file), '');
-    return dir;
+  for (const cache of Object.values(RUNTIME_CODE_CACHES)) {
+    const bundle = path.join(dir, cache.of);
+    if (!fs.existsSync(bundle)) continue;
+    const made = codeCache
+      ? execFileSync(BENCH_NODE, codeCacheMakerArgs(bundle), {
+          input: fs.readFileSync(bundle),
+          env: {},
+          maxBuffer: 64 << 20,
+        })
+      : '';
+    fs.writeFileSync(path.join(dir, cache.file), made);
   }
-  const { files, cache: outcome } = withCodeCache(
-    new Map(caches.map((cache) => [cache.of, fs.readFileSync(path.join(dir, cache.of))])),
-    { platform: 'posix', installDir, node: BENCH_NODE },
-    process.getuid?.() ?? 0,
-  );
-  if (!outcome.made) throw new Error(`${dir}: ${codeCacheSummary(outcome)}`);
-  for (const cache of caches) fs.writeFileSync(path.join(dir, cache.file), files.get(cache.file)!);
   return dir;
 }
 
