@@ -94,7 +94,8 @@ export type BrokerCallerLimits = { readonly [K in keyof typeof BROKER_CALLER_LIM
 /**
  * Longest a new connection waits for others to be looked up with it: one read of the kernel's socket
  * tables answers every connection accepted meanwhile (the wait is the last read's duration, so it
- * grows only while a flood makes reads slow; after a read under 1 ms there is no wait).
+ * grows only while a flood makes reads slow; after a read under 1 ms, or for a connection that does
+ * not arrive back to back with the last lookup, there is no wait).
  */
 export const BROKER_LOOKUP_GATHER_MAX_MS = 1_000;
 /** How long the launcher (and verify) wait for each broker listener's health answer. */

@@ -228,12 +228,16 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
   const refused = new WeakSet<net.Socket>();
   /** How long the last lookup took: the next one waits as long for connections to join it. */
   let lastLookupMs = 0;
+  /** When the last lookup ended (options.now()). */
+  let lastLookupEnded = Number.NEGATIVE_INFINITY;
 
   /**
    * Who calls on every waiting connection, from one read of the kernel's tables. A read grows with
    * every socket on the host, and Node accepts one connection per event-loop turn: looked up one by
    * one, a flood's connections each paid a read, and every caller's next connection queued behind
    * them (measured: up to 18 s). Gathered for as long as the last read took, the reads keep pace.
+   * Only connections that arrive back to back gather: one on a quiet broker is looked up at once
+   * (gathering on every connection cost each brokered prompt ~4 ms in the bench, 1.18× vs 1.09×).
    */
   function lookUpWaiting(): void {
     const all = waiting.splice(0);
@@ -242,7 +246,8 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
     const batch = all.filter((w) => !w.socket.destroyed);
     const started = options.now();
     const uids = batch.length === 0 ? [] : options.peerUids(batch.map((w) => w.socket));
-    lastLookupMs = options.now() - started;
+    lastLookupEnded = options.now();
+    lastLookupMs = lastLookupEnded - started;
     batch.forEach(({ listener, socket }, i) => {
       if (!settle(listener, socket, uids[i])) refused.add(socket);
     });
@@ -615,8 +620,10 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
             let known = (): void => {};
             lookedUp.set(socket, new Promise<void>((resolve) => (known = resolve)));
             if (waiting.push({ listener, socket, known }) !== 1) return;
-            // A quick last read: none to gather, the lookup runs right after this accept (no timer).
-            const gather = Math.min(lastLookupMs, BROKER_LOOKUP_GATHER_MAX_MS);
+            // A quick last read, or none within its own duration (a quiet broker): nothing to gather,
+            // the lookup runs right after this accept (no timer).
+            const backToBack = options.now() - lastLookupEnded < lastLookupMs;
+            const gather = backToBack ? Math.min(lastLookupMs, BROKER_LOOKUP_GATHER_MAX_MS) : 0;
             if (gather < 1) setImmediate(lookUpWaiting);
             else setTimeout(lookUpWaiting, gather);
           });
