@@ -35,6 +35,11 @@ export function ownTempDir(root: string, host: GuardHost): string | undefined {
   return resolve(host.runtimeDir, 'tmp', host.sha256(root));
 }
 
+/** The host's Qwen directories that can name a place: absolute, not empty (an unset variable is ''). */
+export function qwenDirsOf(host: GuardHost): string[] {
+  return (host.qwenDirs ?? []).filter((dir) => dir !== '' && isAbsolute(dir));
+}
+
 export const LEXICAL: GuardHost = { realpath: (p) => p };
 
 export const trimSlashes = (p: string) => (p.length > 1 ? p.replace(/[\\/]+$/, '') : p);

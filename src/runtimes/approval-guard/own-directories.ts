@@ -2,7 +2,7 @@
 import { renderContentForDisplay } from '../../context/display.js';
 import { isPlainObject } from '../../text/json.js';
 import { isReadTool, READ_TOOLS } from './file-tools.js';
-import { type GuardHost, isAbsolute, ownTempDir, relative, resolve, within } from './host.js';
+import { type GuardHost, ownTempDir, qwenDirsOf, relative, resolve, within } from './host.js';
 
 // glob's pattern is joined to its directory: an absolute pattern or a `..` step leaves it.
 const PATTERN_LEAVES = /^(?:[\\/]|[a-z]:)|(?:^|[\\/])\.\.(?:[\\/]|$)/i;
@@ -32,7 +32,7 @@ export function readsOutside(
   if (input.tool_name === 'glob' && typeof args.pattern === 'string' && PATTERN_LEAVES.test(args.pattern))
     return OUTSIDE_REASON + renderContentForDisplay(args.pattern);
   const realRoot = realpath(root);
-  const qwenDirs = (host.qwenDirs ?? []).filter((dir) => dir !== '' && isAbsolute(dir));
+  const qwenDirs = qwenDirsOf(host);
   for (const field of fields) {
     const value = args[field];
     if (value === undefined || value === null || value === '') continue;
@@ -72,7 +72,7 @@ export function writesMemory(
   const path = resolve(root, value);
   const real = host.realpath(path);
   const inMemory = (dir: string, at: string) => within(dir, at) && AUTO_MEMORY.test(relative(dir, at));
-  const qwenDirs = (host.qwenDirs ?? []).filter((dir) => dir !== '' && isAbsolute(dir));
+  const qwenDirs = qwenDirsOf(host);
   return qwenDirs.some((dir) => inMemory(dir, path) || inMemory(host.realpath(dir), real))
     ? MEMORY_WRITE_REASON + renderContentForDisplay(value)
     : undefined;
