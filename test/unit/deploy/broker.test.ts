@@ -9,9 +9,8 @@ import { BROKER_KEY } from '../../../src/contracts/broker.js';
 import { brokerConfigSchema } from '../../../src/contracts/broker-config.js';
 import { launchPlanSchema } from '../../../src/contracts/launch-plan-schema.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
-import { DeploymentInvalid, formatProblem } from '../../../src/deploy/deployment/problems.js';
 import { pinnedQwenFacts } from '../../../src/qwen/versions.js';
-import { REPO, render, renderToDir, verifyInstall } from './fixtures.js';
+import { deploymentProblems, REPO, render, renderToDir, verifyInstall } from './fixtures.js';
 
 const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
 const QWEN_HEADERS = pinnedQwenFacts(undefined).modelClients['openai']!.callerHeaders;
@@ -330,15 +329,7 @@ describe('render with a broker', () => {
 });
 
 describe('what render refuses with a broker', () => {
-  function problems(edit: (d: Record<string, any>) => void): string[] {
-    try {
-      parseDeploymentValue(brokered(edit));
-      return [];
-    } catch (error) {
-      if (!(error instanceof DeploymentInvalid)) throw error;
-      return error.problems.map(formatProblem);
-    }
-  }
+  const problems = (edit: (d: Record<string, any>) => void) => deploymentProblems(brokered(edit));
 
   it('the control: the full example is accepted', () => {
     expect(problems(() => {})).toEqual([]);
@@ -349,13 +340,7 @@ describe('what render refuses with a broker', () => {
       await readFile(join(REPO, 'examples', 'deployments', 'openclaw-recall.json'), 'utf8'),
     );
     example.broker = { allow: { users: ['alice'] } };
-    let found: string[] = [];
-    try {
-      parseDeploymentValue(example);
-    } catch (error) {
-      if (!(error instanceof DeploymentInvalid)) throw error;
-      found = error.problems.map(formatProblem);
-    }
+    const found = deploymentProblems(example);
     expect(
       found.some((l) => /^profiles\.openclaw-recall: is not fronted by the credential broker yet/.test(l)),
       found.join('\n'),

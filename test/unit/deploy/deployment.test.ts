@@ -13,7 +13,15 @@ import {
   isSecretPath,
   type Problem,
 } from '../../../src/deploy/deployment/problems.js';
-import { allProfilesRaw, EXAMPLES, example, exampleText, REPO, render } from './fixtures.js';
+import {
+  allProfilesRaw,
+  deploymentProblems,
+  EXAMPLES,
+  example,
+  exampleText,
+  REPO,
+  render,
+} from './fixtures.js';
 
 async function problemsOf(mutate: (d: any) => void): Promise<Problem[]> {
   const raw = await allProfilesRaw();
@@ -673,14 +681,7 @@ describe('deployment.json: an installDir inside repositoryRoot is refused', () =
   ])('%s', async (_title, base, edit, message) => {
     const raw = await base();
     edit(raw);
-    let problems: string[] = [];
-    try {
-      parseDeploymentValue(raw);
-    } catch (error) {
-      if (!(error instanceof DeploymentInvalid)) throw error;
-      problems = error.problems.map(formatProblem);
-    }
-    expect(problems).toEqual([message]);
+    expect(deploymentProblems(raw)).toEqual([message]);
   });
 
   it('a sibling of the repository that shares its name as a prefix is not inside it', async () => {
@@ -789,16 +790,6 @@ describe('deployment.json: a refusal never prints a value that may be a secret',
 
 describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE_EXTRA_CA_CERTS)', () => {
   const windows = async () => JSON.parse(await exampleText('windows'));
-  /** Every problem of the deployment as the administrator reads it, or [] when it parses. */
-  async function formatted(raw: any): Promise<string[]> {
-    try {
-      parseDeploymentValue(raw);
-      return [];
-    } catch (error) {
-      if (error instanceof DeploymentInvalid) return error.problems.map(formatProblem);
-      throw error;
-    }
-  }
 
   // [title, base deployment, tls block (undefined: key absent), every problem]
   it.each<[string, () => Promise<any>, unknown, string[]]>([
@@ -893,7 +884,7 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
   ])('%s', async (_title, base, tls, problems) => {
     const raw = await base();
     if (tls !== undefined) raw.tls = tls;
-    expect(await formatted(raw)).toEqual(problems);
+    expect(deploymentProblems(raw)).toEqual(problems);
     if (problems.length === 0) expect(parseDeploymentValue(raw).deployment.tls).toEqual(tls);
   });
 
@@ -917,7 +908,7 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
   ])('NODE_EXTRA_CA_CERTS in %s is refused, with tls as the fix', async (_where, mutate, head) => {
     const raw = await allProfilesRaw();
     mutate(raw);
-    expect(await formatted(raw)).toEqual([
+    expect(deploymentProblems(raw)).toEqual([
       `${head}: is forbidden by the environment policy: adds trusted certificate authorities: provider and model traffic could be intercepted. Fix: remove NODE_EXTRA_CA_CERTS and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}`,
     ]);
   });
@@ -925,7 +916,7 @@ describe('deployment.json: tls.extraCaCertificates (a private CA, pinned as NODE
   it('NODE_EXTRA_CA_CERTS in settings.env is refused, with tls as the fix', async () => {
     const raw = await allProfilesRaw();
     raw.settings = { ...(raw.settings as object), env: { NODE_EXTRA_CA_CERTS: '/etc/ca.pem' } };
-    expect(await formatted(raw)).toEqual([
+    expect(deploymentProblems(raw)).toEqual([
       // Every settings.env value is shown redacted: the same key could hold OPENAI_API_KEY's value.
       'settings.env.NODE_EXTRA_CA_CERTS = "<set>": is forbidden by the environment policy (adds trusted certificate authorities: provider and model traffic could be intercepted). Fix: remove "NODE_EXTRA_CA_CERTS" and set "tls": {"extraCaCertificates": "<absolute path of the PEM file>"}',
     ]);

@@ -14,6 +14,7 @@ import {
   parseDeploymentText,
   parseDeploymentValue,
 } from '../../../src/deploy/deployment/parse.js';
+import { DeploymentInvalid, formatProblem } from '../../../src/deploy/deployment/problems.js';
 import { fileMode, manifestText } from '../../../src/deploy/render/manifest.js';
 import {
   type RenderedInstall,
@@ -84,6 +85,17 @@ if (process.argv[2] === '--version') { process.stdout.write('launch-qwen 0.0.0-t
 const rollback = `'use strict';
 if (process.argv[2] === '--help') { process.stdout.write('Usage: qwen-managed rollback ...\\n'); } else { process.exitCode = 2; }
 `;
+
+/** Every problem of a deployment value as the administrator reads it, or [] when it parses. */
+export function deploymentProblems(value: unknown): string[] {
+  try {
+    parseDeploymentValue(value);
+    return [];
+  } catch (error) {
+    if (error instanceof DeploymentInvalid) return error.problems.map(formatProblem);
+    throw error;
+  }
+}
 
 /** Fake runtimes by file name: enough behaviour for verify's smoke runs. */
 export function fakeRuntimes(): Map<string, Uint8Array> {

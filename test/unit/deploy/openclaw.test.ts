@@ -10,7 +10,6 @@ import { installIdFor } from '../../../src/contracts/layout.js';
 import { OPENCLAW_PLUGIN_BUNDLE } from '../../../src/contracts/runtime-files.js';
 import { openclawConfigProblems } from '../../../src/deploy/deployment/openclaw.js';
 import { parseDeploymentValue } from '../../../src/deploy/deployment/parse.js';
-import { DeploymentInvalid, formatProblem } from '../../../src/deploy/deployment/problems.js';
 import {
   managedOpenclawKeys,
   openclawConfigFor,
@@ -27,22 +26,12 @@ import {
 import { openclawPackageProblems } from '../../../src/host/openclaw-checks.js';
 import { openclawVersionFacts } from '../../../src/openclaw/versions.js';
 import { ENVIRONMENT_POLICY } from '../../../src/policy/policies.js';
-import { exampleText, fakeRuntimes, LATER, NOW, TOOLKIT, tempDir } from './fixtures.js';
+import { deploymentProblems, exampleText, fakeRuntimes, LATER, NOW, TOOLKIT, tempDir } from './fixtures.js';
 
 const PLUGIN_DIR = '/opt/qwen-managed/runtime/openclaw-recall';
 
 async function exampleValue(): Promise<Record<string, any>> {
   return JSON.parse(await exampleText('openclaw-recall'));
-}
-
-function problemsOf(value: unknown): string[] {
-  try {
-    parseDeploymentValue(value);
-    return [];
-  } catch (error) {
-    if (error instanceof DeploymentInvalid) return error.problems.map(formatProblem);
-    throw error;
-  }
 }
 
 function runtimes(): Map<string, Uint8Array> {
@@ -53,7 +42,7 @@ function runtimes(): Map<string, Uint8Array> {
 
 describe('deployment.json: openclaw block and openclaw-recall profile', () => {
   it('the example is valid', async () => {
-    expect(problemsOf(await exampleValue())).toEqual([]);
+    expect(deploymentProblems(await exampleValue())).toEqual([]);
   });
 
   it.each([
@@ -141,7 +130,7 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
   ])('refused: %s', async (_name, edit, message) => {
     const value = await exampleValue();
     edit(value.openclaw.config);
-    expect(problemsOf(value)).toEqual([expect.stringMatching(message)]);
+    expect(deploymentProblems(value)).toEqual([expect.stringMatching(message)]);
   });
 
   it.each([
@@ -175,7 +164,7 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
   ])('refused: %s', async (_name, edit, message) => {
     const value = await exampleValue();
     edit(value);
-    expect(problemsOf(value)).toContainEqual(expect.stringMatching(message));
+    expect(deploymentProblems(value)).toContainEqual(expect.stringMatching(message));
   });
 
   it.each([
@@ -195,13 +184,13 @@ describe('deployment.json: openclaw block and openclaw-recall profile', () => {
   ])('accepted: a variable the launch always sets — %s', async (_name, edit) => {
     const value = await exampleValue();
     edit(value);
-    expect(problemsOf(value)).toEqual([]);
+    expect(deploymentProblems(value)).toEqual([]);
   });
 
   it('the provider credential is routed to the profile, a model key only when listed', async () => {
     const value = await exampleValue();
     delete value.credentials.LLM_API_KEY.profiles;
-    expect(problemsOf(value)).toEqual([
+    expect(deploymentProblems(value)).toEqual([
       expect.stringMatching(/credentials\.LLM_API_KEY = .*named by no deployed provider/),
       // Unrouted, the model key's ${LLM_API_KEY} would come from the repository's .env (measured).
       expect.stringMatching(
