@@ -2,8 +2,10 @@
 // socket tables, the user database (cached: looked at per connection), and the account's shell.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type * as net from 'node:net';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { type AccountDb, mergeAccountDb, parseAccountDb } from '../host/accounts.js';
 import { type ByteOrder, type Connection, kernelPeerUid, kernelPeerUids } from '../host/proc-net.js';
 
@@ -32,6 +34,33 @@ export function socketPeerUid(socket: net.Socket): number | undefined {
 /** socketPeerUid of each of `sockets`, from one read of the kernel's socket tables. */
 export function socketPeerUids(sockets: readonly net.Socket[]): Array<number | undefined> {
   return kernelPeerUids(fs, sockets.map(connectionOf), HOST_BYTE_ORDER);
+}
+
+/**
+ * The directory the broker still loads code from once it is its user — undici loads its HTTP parser
+ * from its package at the first upstream request. Found now (as root: resolving as the broker's user
+ * would fail in a closed directory and look like "nothing to load"); the returned check, run after the
+ * drop, names the first directory on the way this process cannot enter (or that one, unreadable).
+ */
+export function lazyCodeCheck(): () => { dir: string; at: string } | undefined {
+  let dir: string;
+  try {
+    dir = path.dirname(createRequire(import.meta.url).resolve('undici'));
+  } catch {
+    return () => undefined; // bundled into the CLI (no package beside it): nothing left to load from disk
+  }
+  return () => {
+    const parts = dir.split(path.sep).filter((p) => p !== '');
+    for (let i = 1; i <= parts.length; i++) {
+      const at = path.sep + parts.slice(0, i).join(path.sep);
+      try {
+        fs.accessSync(at, i === parts.length ? fs.constants.R_OK | fs.constants.X_OK : fs.constants.X_OK);
+      } catch {
+        return { dir, at };
+      }
+    }
+    return undefined;
+  };
 }
 
 function getent(args: readonly string[]): string {

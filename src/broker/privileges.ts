@@ -2,6 +2,7 @@
 // for good: groups first (only root may set them), then the group, then the user — setuid(2) as root
 // changes the real, effective and saved ids, so there is no way back. Checked afterwards, not assumed.
 import type { Account } from '../host/accounts.js';
+import { show } from '../policy/quote.js';
 import { BrokerStartError } from './load.js';
 
 export interface IdentityOps {
@@ -39,4 +40,13 @@ export function dropPrivileges(ids: IdentityOps, account: Account): void {
   // Refuse to serve rather than serve as root by mistake.
   if (!dropped)
     throw new BrokerStartError([`could not become ${account.name} (uid ${account.uid}); not serving`]);
+}
+
+/** The refusal when the broker, as its user, cannot read code it has yet to load (see lazyCodeCheck). */
+export function lazyCodeProblem(account: Account, blocked: { dir: string; at: string }): string {
+  const where =
+    blocked.at === blocked.dir
+      ? `${show(blocked.dir)} is not readable`
+      : `${show(blocked.at)} is closed to it (a root-only directory, such as /root, on the way)`;
+  return `as ${account.name} the broker cannot read ${show(blocked.dir)}, where its HTTP client loads its parser at the first upstream request (every request would fail 502): ${where}; run the broker from a toolkit ${account.name} can read (the Debian package's, or an install outside root-only directories)`;
 }

@@ -19,7 +19,7 @@ import {
   readBrokerCredentials,
 } from './load.js';
 import type { AccountCache } from './machine.js';
-import { dropPrivileges, type IdentityOps, startMode } from './privileges.js';
+import { dropPrivileges, type IdentityOps, lazyCodeProblem, startMode } from './privileges.js';
 import { type BrokerServer, createBrokerServer } from './server.js';
 import { brokerUpstream } from './upstream-connector.js';
 
@@ -30,6 +30,8 @@ export interface BrokerMachine {
   accounts(groups: readonly string[]): AccountCache;
   shellOf(name: string): string | undefined;
   peerUids: Parameters<typeof createBrokerServer>[0]['peerUids'];
+  /** Where the broker loads code after the drop, found now; the check it returns runs as its user (lazyCodeCheck). */
+  lazyCodeCheck(): () => { dir: string; at: string } | undefined;
   /** A credential file's value: one trailing newline stripped; undefined when nothing is left. */
   credentialValue(content: string): string | undefined;
   stdout(line: string): void;
@@ -142,14 +144,17 @@ export async function startBroker(dir: string, machine: BrokerMachine): Promise<
     await upstream.close();
     throw new BrokerStartError([bindProblem(error, port, account.name)]);
   }
-  if (mode === 'drop') {
-    try {
-      dropPrivileges(machine.ids, account);
-    } catch (error) {
-      await server.close(0);
-      await upstream.close();
-      throw error;
-    }
+  const lazyCodeBlocked = machine.lazyCodeCheck();
+  try {
+    if (mode === 'drop') dropPrivileges(machine.ids, account);
+    // Measured: from a toolkit under a 0700 directory (a clone in /root) the started broker answered
+    // every request 502, undici's parser unreadable to its user; refused here with the fix instead.
+    const blocked = lazyCodeBlocked();
+    if (blocked !== undefined) throw new BrokerStartError([lazyCodeProblem(account, blocked)]);
+  } catch (error) {
+    await server.close(0);
+    await upstream.close();
+    throw error;
   }
   const ports = server.ports();
   for (const listener of config.listeners) {

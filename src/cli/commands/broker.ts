@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BrokerStartError } from '../../broker/load.js';
-import { accountCache, shellOf, socketPeerUids } from '../../broker/machine.js';
+import { accountCache, lazyCodeCheck, shellOf, socketPeerUids } from '../../broker/machine.js';
 import { type BrokerMachine, startBroker } from '../../broker/start.js';
 import { credentialFileValue } from '../../policy/routed-credentials.js';
 import { type CliIO, defineCommand } from '../command.js';
@@ -53,6 +53,7 @@ export function processMachine(io: CliIO): BrokerMachine {
     },
     accounts: (groups) => accountCache(groups, () => performance.now()),
     shellOf,
+    lazyCodeCheck,
     peerUids: socketPeerUids,
     credentialValue: credentialFileValue,
     stdout: (line) => io.stdout.write(line),

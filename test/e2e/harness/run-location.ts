@@ -48,7 +48,7 @@ function run(command: string, args: string[]): void {
 }
 
 /** Directories on the way to `dir` that a user who is neither owner nor group member cannot pass. */
-function untraversable(dir: string): string[] {
+export function untraversable(dir: string): string[] {
   const blocked: string[] = [];
   for (let at = dir; ; at = dirname(at)) {
     if ((fs.statSync(at).mode & 0o001) === 0) blocked.push(at);

@@ -21,6 +21,7 @@ import {
   callMcpToolAs,
   cli,
   cliAsync,
+  copyToolkit,
   launchPlan,
   ownedDir,
   RunningBroker,
@@ -449,6 +450,38 @@ describe('the broker stopped', () => {
       );
     } finally {
       fs.chownSync(secrets, 0, 0);
+    }
+  });
+
+  // Measured before the start checked it: started from a copy under a 0700 directory (a clone in
+  // /root), the broker served and then answered every request 502 — undici, loading its parser at the
+  // first upstream request as the broker's user, could not read it.
+  it('refuses to start from a toolkit its user cannot read (a copy under a 0700 directory), naming where and the fix; opened up, the same copy serves', async () => {
+    const closed = ownedDir(path.join(root, 'closed'), 0o700);
+    const toolkit = path.join(closed, 'toolkit');
+    const copy = copyToolkit(toolkit);
+    try {
+      const refused = await RunningBroker.start(installDir, undefined, copy).then(
+        async (b) => {
+          await b.stop();
+          return 'served';
+        },
+        (error: Error) => error.message,
+      );
+      expect(refused).toContain(
+        `broker: as ${brokerUser.name} the broker cannot read "${toolkit}/node_modules/undici", where its HTTP client loads its parser at the first upstream request (every request would fail 502): "${closed}" is closed to it (a root-only directory, such as /root, on the way); run the broker from a toolkit ${brokerUser.name} can read`,
+      );
+      // Control: the same copy, its directory opened, starts and serves the developer.
+      fs.chmodSync(closed, 0o755);
+      const opened = await RunningBroker.start(installDir, undefined, copy);
+      try {
+        const hook = await hookAs(dev);
+        expect(hook.stdout).toContain(KB);
+      } finally {
+        await opened.stop();
+      }
+    } finally {
+      fs.rmSync(closed, { recursive: true, force: true });
     }
   });
 
