@@ -249,6 +249,39 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
   );
 
   it(
+    "a run of combining marks, which Qwen's layout counts as no width and memory content may hold, hides no word of the full-text confirmation",
+    suite.test(async ({ platform }) => {
+      // Marks are not hidden code points (they draw on their base), but Qwen's string-width counts a
+      // cluster of them as nothing, as it does zero-width spaces, whose runs dropped words from a row.
+      const cases: Array<[string, string]> = [
+        ['acute', `MARKS-HEAD a${'\u0301'.repeat(60)} MARKS-MID ${'\u0e31'.repeat(40)} MARKS-TAIL`],
+        ['enclosing', `ENCL-HEAD x${'\u20dd'.repeat(30)} ENCL-MID ${'\u0903'.repeat(30)} ENCL-TAIL`],
+      ];
+      const s = await start();
+      s.term.resize(80, 24);
+      await s.cycleApprovalMode('YOLO mode');
+      for (const [name, content] of cases) {
+        expect(confirmationOverflow(content)).toBe(0);
+        scriptRemember(`remember-marks-${name}`, content, `ANSWER-MARKS-${name}`);
+        const addsBefore = adds(platform).length;
+        await s.submit(`Please remember-marks-${name}`);
+        const screen = await dialog(s, (x) => x.includes('Store this exact'), `${name} hook`);
+        console.log(`----- marks ${name} -----\n${screen}`);
+        for (const word of content.split(/[^A-Z-]+/).filter((w) => w.length > 2))
+          expect(screen).toContain(word);
+        await s.term.press('Enter');
+        await s.term.waitFor(`ANSWER-MARKS-${name}`, 30_000);
+        expect(
+          adds(platform)
+            .slice(addsBefore)
+            .map((r) => (r.body as { messages: Array<{ content: string }> }).messages[0]?.content),
+        ).toEqual([content]);
+      }
+      expect(await s.quit()).toBe(0);
+    }),
+  );
+
+  it(
     'approval guard: one context_remember is never asked about three times, and the full-text reason is what is shown (default and auto mode)',
     suite.test(async ({ world: w, platform }) => {
       const s = await start();
