@@ -25,9 +25,11 @@ import {
   BROKER_HOST,
   CALLER_CREDENTIAL_HEADERS,
   CALLER_REROUTING_HEADERS,
+  MODEL_LISTENER,
 } from '../contracts/broker.js';
 import type { BrokerConfig, BrokerListener } from '../contracts/broker-config.js';
 import type { Admission } from './allow.js';
+import { neutraliseAnswerControls } from './answer-controls.js';
 import { type AuditDecision, type AuditRecord, auditLine, auditPath } from './audit.js';
 import { matchRoute, ROUTE_REFUSALS } from './routes.js';
 import { headersCarrySecret, stripSecrets, watchAnswer } from './strip-secrets.js';
@@ -541,6 +543,10 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
       for (const [name, value] of Object.entries(upstream.headers)) {
         if (value !== undefined && !RESPONSE_DROPPED.has(name) && !named.has(name)) headers[name] = value;
       }
+      // The model's answer goes to a terminal through Qwen, which prints C1 controls raw: replaced
+      // (answer-controls.ts), which may lengthen the body, so it goes chunked.
+      const controls = listener.name === MODEL_LISTENER ? neutraliseAnswerControls() : undefined;
+      if (controls !== undefined) delete headers['content-length'];
       // The head leaves with the first bytes passed on (as Node sends it anyway), so an echo in the
       // first chunk can still be answered 502; a later one cuts the answer before the credential.
       const head = (): void => {
@@ -562,7 +568,7 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
             res.destroy();
             return;
           }
-          const chunk = seen.pass;
+          const chunk = controls === undefined ? seen.pass : controls.push(seen.pass);
           if (chunk.length === 0) continue;
           head();
           record.bytesOut += chunk.length;
@@ -584,7 +590,8 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
             });
           if (res.destroyed) break;
         }
-        const rest = watch.end();
+        const rest =
+          controls === undefined ? watch.end() : Buffer.concat([controls.push(watch.end()), controls.end()]);
         head();
         record.bytesOut += rest.length;
         res.end(rest);

@@ -51,6 +51,29 @@ const ANSWER_AFTER = 'ANSWER-AFTER-OUTAGE-9e4';
 const ANSWER_BACK = 'ANSWER-BROKER-BACK-2f7';
 const ECHO_MARK = 'ECHO-ERROR-5a1';
 const PLAIN_MARK = 'PLAIN-ERROR-7b2';
+// The model's own answer with C1-introduced sequences (Qwen 0.24.4 prints them raw): a window title,
+// an ssh:// link the screen never shows, an OSC 52 clipboard write, concealed text.
+const C1_ANSWER =
+  'C1-SHOWN T:\u009d0;MODEL-RETITLED\u009c L:\u009d8;;ssh://evil.example/x\u009cCLICK\u009d8;;\u009c ' +
+  'K:\u009d52;c;SDUxQ0xJUA==\u009c H:\u009b8mCONCEALED\u009b0m C1-END';
+
+/** Says C1_ANSWER to a prompt holding C1-PROMPT; returns what the terminal got and its titles. */
+async function c1Answer(
+  suite: ManagedSuite<unknown>,
+  w: ManagedWorld,
+): Promise<{ raw: string; titles: string[] }> {
+  w.model.setResponder(({ kind, body }) =>
+    kind === 'main' && promptText(body).includes('C1-PROMPT') ? text(C1_ANSWER) : undefined,
+  );
+  const s = await suite.launch(w, 'auto-recall');
+  await s.waitForReady();
+  await s.submit('Say it. C1-PROMPT');
+  await s.term.waitFor('C1-END', 60_000);
+  const seen = { raw: s.term.rawOutput(), titles: s.term.titles() };
+  expect(await s.quit()).toBe(0);
+  w.model.setResponder(undefined);
+  return seen;
+}
 
 /** Which credentials (by variable name) occur in `text`. */
 function leaked(value: string): string[] {
@@ -325,6 +348,20 @@ describe('with the credential broker running as its own user', () => {
   );
 
   it(
+    "the model's C1 controls reach the developer's terminal as U+FFFD: no title, link, clipboard write or concealed text",
+    suite.test(async ({ world: w, broker }) => {
+      const { raw, titles } = await c1Answer(suite as ManagedSuite<unknown>, w);
+      expect(raw).not.toMatch(/[\u0080-\u009f]/);
+      expect(titles).not.toContain('MODEL-RETITLED');
+      expect(raw).toContain('\ufffd8;;ssh://evil.example/x\ufffdCLICK');
+      expect(raw).toContain('\ufffd8mCONCEALED');
+      expect(broker.audit.filter((a) => a.listener === 'model').at(-1)).toMatchObject({
+        decision: 'forwarded',
+      });
+    }),
+  );
+
+  it(
     'the broker stopped mid-session: the hook fails open, the model waits for the broker, and the prompt goes on without context once it is back, the next one with it',
     suite.test(async ({ search, world: w, broker }) => {
       const chatsWith = (mark: string) =>
@@ -433,6 +470,17 @@ describe('negative control: the same session without a broker', () => {
           join(world.secretsDir, 'openai_api_key.secret'),
         ]),
       );
+    }),
+  );
+
+  it(
+    "the model's C1 controls reach the terminal raw: the title is set, the link and the clipboard write arrive",
+    suite.test(async ({ world }) => {
+      const { raw, titles } = await c1Answer(suite as ManagedSuite<unknown>, world);
+      expect(titles).toContain('MODEL-RETITLED');
+      expect(raw).toContain('\u009d8;;ssh://evil.example/x\u009cCLICK');
+      expect(raw).toContain('\u009d52;c;SDUxQ0xJUA==\u009c');
+      expect(raw).toContain('\u009b8mCONCEALED');
     }),
   );
 });

@@ -32,6 +32,14 @@ const SEARCH = { path: '/v1/context/search', body: JSON.stringify({ query: 'depl
 /** What the pinned Qwen's model client sends (policies/qwen/versions.json). */
 const QWEN_HEADERS = pinnedQwenFacts(undefined).modelClients['openai']!.callerHeaders;
 
+/** A hostile model's answer: an OSC title raw, a CSI escaped and cut after `\u00`, an OSC 8 link escaped. */
+const C1_STREAM = [
+  'data: {"choices":[{"delta":{"content":"T:\u009d0;RETITLED\u009c R:\\u00',
+  '9b31mRED\\u009B0m"}}]}\n\n',
+  'data: {"choices":[{"delta":{"content":" L:\\u009d8;;ssh://evil.example/x\\u009cCLICK \\\\u009b"}}]}\n\n',
+];
+const C1_WHOLE = JSON.stringify({ choices: [{ message: { content: 'W:\u009b8mCONCEALED\u009b0m é' } }] });
+
 let root: string;
 let alice: TestUser;
 let mallory: TestUser;
@@ -51,7 +59,26 @@ async function startStreamingModel(): Promise<typeof model> {
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    state.requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
+    const asked = Buffer.concat(chunks).toString();
+    state.requests.push({ headers: req.headers, body: asked });
+    // C1 controls in both spellings, an escape cut between two writes, and a whole answer with its length.
+    if (asked.includes('C1-STREAM')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const part of C1_STREAM) {
+        res.write(part);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    if (asked.includes('C1-WHOLE')) {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(C1_WHOLE),
+      });
+      res.end(C1_WHOLE);
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     let sent = 0;
     const timer = setInterval(() => {
@@ -684,6 +711,31 @@ describe('streaming', () => {
     // Without the cork: two, the headers with the data, then the terminator ("0\r\n\r\n") alone.
     expect(writes).toBe(1);
   });
+
+  it.each<[string, string, string]>([
+    [
+      'streamed, raw and escaped, an escape cut between two chunks',
+      'C1-STREAM',
+      'data: {"choices":[{"delta":{"content":"T:\ufffd0;RETITLED\ufffd R:\\ufffd31mRED\\ufffd0m"}}]}\n\n' +
+        'data: {"choices":[{"delta":{"content":" L:\\ufffd8;;ssh://evil.example/x\\ufffdCLICK \\\\u009b"}}]}\n\n' +
+        'data: [DONE]\n\n',
+    ],
+    [
+      'a whole answer whose length grows',
+      'C1-WHOLE',
+      JSON.stringify({ choices: [{ message: { content: 'W:\ufffd8mCONCEALED\ufffd0m é' } }] }),
+    ],
+  ])(
+    "the model's C1 controls reach the caller as U+FFFD (Qwen prints them raw to the terminal): %s",
+    async (_name, marker, expected) => {
+      const answer = await requestAs(alice, ports.get('model')!, {
+        path: '/v1/chat/completions',
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: marker }] }),
+      });
+      expect(answer).toMatchObject({ status: 200, body: expected });
+      expect(answer.body).not.toMatch(/[\u0080-\u009f]/);
+    },
+  );
 
   it('a caller that goes away mid-answer aborts the upstream exchange', async () => {
     const before = model.cut;
