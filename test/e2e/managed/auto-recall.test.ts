@@ -178,6 +178,10 @@ describe('auto-recall profile: launch-qwen --profile auto-recall in a terminal',
       for (const message of chat.messages.filter((m) => m.role !== 'user')) {
         expect(JSON.stringify(message.content ?? '')).not.toContain('KB-DEPLOY-7731');
       }
+      // Qwen draws none of the injected context: what the model reads there the developer never sees,
+      // so a zero-width run in it hides nothing from the screen (the model reads the same either way).
+      expect(s.term.fullText()).not.toContain('KB-DEPLOY-7731');
+      expect(s.term.fullText()).not.toContain('untrusted_external_context');
       expect(await s.quit()).toBe(0);
     }),
   );
