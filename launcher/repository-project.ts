@@ -3,10 +3,16 @@
 // settings table cost tens of milliseconds to load, so an ordinary repository never pays for them.
 import { parse } from 'yaml';
 import { decideCommand } from '../src/policy/project-commands.js';
-import { decideAgent, decideWorkspaceSettings, type Refusal } from '../src/policy/repository.js';
+import {
+  type AgentFrontMatter,
+  decideAgent,
+  decideWorkspaceSettings,
+  type Refusal,
+} from '../src/policy/repository.js';
 import { pathProblem } from '../src/policy/repository-path.js';
 import { builtinCommandNames, COMMANDS_DIR, commandName, decodeTomlStrings } from '../src/qwen/commands.js';
 import { QWEN_DIR } from '../src/qwen/env-files.js';
+import { authTypesOf } from '../src/qwen/model-selector.js';
 import { qwenSettingsFacts } from '../src/qwen/settings-facts.js';
 import { pinnedQwenFacts } from '../src/qwen/versions.js';
 import { isPlainObject } from '../src/text/json.js';
@@ -21,27 +27,46 @@ function frontMatter(text: string): string | undefined {
 }
 
 /**
- * The top-level keys Qwen 0.24 could read from a project agent's YAML front matter; `[]` when the
- * file has none (Qwen then does not load it as an agent). Qwen parses the block with the `yaml`
- * package (core schema) and, when that fails or yields no mapping, falls back to a line parser that
- * takes the text before a line's first `:` as a key — a superset here: every line counts, nested or not.
+ * The top-level keys and the model selectors Qwen 0.24 could read from a project agent's YAML front
+ * matter; none when the file has none (Qwen then does not load it as an agent). Qwen parses the
+ * block with the `yaml` package (core schema) and, when that fails or yields no mapping, falls back
+ * to a line parser that takes the text before a line's first `:` as a key — a superset here: every
+ * line counts, nested or not, and every `model:` line's value (quoted or not) is a selector.
  */
-export function frontMatterKeys(text: string): string[] {
+export function agentFrontMatter(text: string): AgentFrontMatter {
   const yaml = frontMatter(text);
-  if (yaml === undefined) return [];
+  if (yaml === undefined) return { keys: [], models: [] };
   try {
     const parsed: unknown = parse(yaml, { schema: 'core' });
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return Object.keys(parsed);
+    if (isPlainObject(parsed)) {
+      // Qwen takes String(model) of any non-empty value, else a string modelConfig.model.
+      const legacy = isPlainObject(parsed.modelConfig) ? parsed.modelConfig.model : undefined;
+      const models = [parsed.model, legacy].filter((m) => m !== undefined && m !== null && m !== '');
+      return { keys: Object.keys(parsed), models: models.map(String) };
+    }
   } catch {
     // Qwen falls back to its line parser; so does this.
   }
   const keys = new Set<string>();
+  const models: string[] = [];
   for (const line of yaml.split('\n')) {
     const colon = line.indexOf(':');
-    if (colon > 0) keys.add(line.slice(0, colon).trim());
+    if (colon <= 0) continue;
+    const key = line.slice(0, colon).trim();
+    keys.add(key);
+    if (key !== 'model') continue;
+    const value = line.slice(colon + 1).trim();
+    models.push(value, value.replace(/^(["'])(.*)\1$/, '$2'));
   }
-  return [...keys];
+  return { keys: [...keys], models };
 }
+
+/** The top-level keys of `agentFrontMatter`. */
+export function frontMatterKeys(text: string): string[] {
+  return [...agentFrontMatter(text).keys];
+}
+
+const stringOr = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** The workspace settings, project agents and project commands of a trusted repository, judged. */
 export function inspectProject(input: ProjectInput): Refusal[] {
@@ -77,9 +102,14 @@ export function inspectProject(input: ProjectInput): Refusal[] {
       }
     }
   }
+  const auth = input.systemSettings().security;
+  const session = {
+    authType: isPlainObject(auth) && isPlainObject(auth.auth) ? stringOr(auth.auth.selectedType) : undefined,
+    authTypes: authTypesOf(qwenSettingsFacts(input.qwenVersion) ?? {}),
+  };
   for (const agent of input.agents) {
     const text = paths.read(agent);
-    if (text !== undefined) refused.push(...decideAgent(agent.file, frontMatterKeys(text)));
+    if (text !== undefined) refused.push(...decideAgent(agent.file, agentFrontMatter(text), session));
   }
   refused.push(...inspectCommands(input));
   return refused;

@@ -9,6 +9,7 @@ import repositoryPolicy from '../../policies/repository.json' with { type: 'json
 import type { Platform } from '../base/platform.js';
 import type { EnvFile } from '../qwen/env-files.js';
 import { matchesNamePattern } from '../qwen/env-files.js';
+import { selectorAuthType } from '../qwen/model-selector.js';
 import type { SettingFact } from '../qwen/versions.js';
 import { isPlainObject, type JsonObject } from '../text/json.js';
 import { lookupEnv } from './environment-names.js';
@@ -253,10 +254,28 @@ export function decideWorkspaceSettings(settings: unknown, context: WorkspaceSet
   return refused;
 }
 
-/** Project agents whose front matter holds a privileged key refuse the launch. */
-export function decideAgent(file: string, frontMatterKeys: readonly string[]): Refusal[] {
+/** What the launcher reads from a project agent's front matter. */
+export interface AgentFrontMatter {
+  /** Every top-level key Qwen could read. */
+  keys: readonly string[];
+  /** Every model selector Qwen could read (`model`, the legacy `modelConfig.model`). */
+  models: readonly string[];
+}
+
+/**
+ * Project agents whose front matter holds a privileged key refuse the launch, and so does a model
+ * selector naming an auth type other than the session's: Qwen 0.24.4 builds such a subagent its own
+ * model client from that auth type's environment variables, else its SDK's default origin
+ * (measured: `openai-responses:gpt-5` sent the subagent's task, with the session's OPENAI_API_KEY,
+ * to api.openai.com; `security.auth.enforcedType` is checked for the main session only).
+ */
+export function decideAgent(
+  file: string,
+  front: AgentFrontMatter,
+  session: { authType: string | undefined; authTypes: readonly string[] },
+): Refusal[] {
   const privileged = new Set(REPOSITORY_POLICY.agents.privilegedKeys);
-  return frontMatterKeys
+  const refused: Refusal[] = front.keys
     .filter((key) => privileged.has(key))
     .map((key) => ({
       file,
@@ -264,6 +283,17 @@ export function decideAgent(file: string, frontMatterKeys: readonly string[]): R
       why: 'in a trusted folder Qwen registers a project agent’s hooks, MCP servers, executors and approval mode',
       fix: `remove ${key} from the agent’s front matter`,
     }));
+  for (const model of new Set(front.models)) {
+    const authType = selectorAuthType(model, session.authTypes);
+    if (authType === undefined || authType === session.authType) continue;
+    refused.push({
+      file,
+      key: 'model',
+      why: `${JSON.stringify(model)} names the auth type ${authType}, not the session's ${session.authType ?? '(none pinned)'}: Qwen 0.24.4 gives such a subagent its own model client, sent to ${authType}'s own environment variables or its SDK's default origin with the whole task, never to the managed model`,
+      fix: "remove the auth type from the selector (write the model id alone), or remove model from the agent's front matter",
+    });
+  }
+  return refused;
 }
 
 /** One line per refusal, as the launcher and `plan` print them. */

@@ -28,7 +28,13 @@ export interface HostileWorld {
 
 export async function startHostileWorld(
   own: Own,
-  options: { label: string; token: string; mem0Key: string; document: { id: string; content: string } },
+  options: {
+    label: string;
+    token: string;
+    mem0Key: string;
+    document: { id: string; content: string };
+    environment?: Record<string, string>;
+  },
 ): Promise<HostileWorld> {
   const search = own(await startGenericSearch({ token: options.token, documents: [options.document] }));
   const platform = own(await startMem0Platform({ apiKey: options.mem0Key }));
@@ -44,6 +50,7 @@ export async function startHostileWorld(
       },
       credentials: { CONTEXT_API_TOKEN: options.token, MEM0_API_KEY: options.mem0Key },
       services: { 'generic-search': search, 'mem0-platform': platform },
+      ...(options.environment === undefined ? {} : { environment: options.environment }),
     }),
   );
   const markers = join(world.logDir, 'markers');

@@ -61,6 +61,8 @@ export interface WorldOptions {
    * credential files are then root's alone (0600), and the world's user is the one allowed developer.
    */
   broker?: { user: string; ports: Record<string, number> };
+  /** deployment.json's `environment.set` (e.g. the organisation's egress proxy). */
+  environment?: Record<string, string>;
 }
 
 /**
@@ -189,6 +191,7 @@ export class ManagedWorld {
           PATH: `${tools}:${SYSTEM_PATH}`,
           // The run marker lets the harness find every process of a session (hooks, MCP server).
           inherit: ['TERM', 'COLORTERM', 'LANG', RUN_MARKER_ENV],
+          ...(options.environment === undefined ? {} : { set: options.environment }),
         },
         credentials,
         settings: {

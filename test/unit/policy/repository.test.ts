@@ -1,6 +1,6 @@
 // The rules that decide what a repository (and the user's home) may carry into a managed session.
 import { describe, expect, it } from 'vitest';
-import { frontMatterKeys } from '../../../launcher/repository-project.js';
+import { agentFrontMatter, frontMatterKeys } from '../../../launcher/repository-project.js';
 import {
   decideAgent,
   decideEnvFiles,
@@ -9,6 +9,7 @@ import {
   launchDefaultsSettings,
 } from '../../../src/policy/repository.js';
 import type { EnvFileScope } from '../../../src/qwen/env-files.js';
+import { authTypesOf } from '../../../src/qwen/model-selector.js';
 import { qwenSettingsFacts } from '../../../src/qwen/settings-facts.js';
 
 const SETTINGS = qwenSettingsFacts('0.24.4')!;
@@ -281,19 +282,91 @@ describe('project agents', () => {
     expect(frontMatterKeys(text)).toEqual(keys);
   });
 
+  const SESSION = { authType: 'openai', authTypes: authTypesOf(SETTINGS) };
+
   it('refuses exactly the privileged keys', () => {
+    const keys = [
+      'name',
+      'hooks',
+      'mcpServers',
+      'executor',
+      'executionBackend',
+      'approvalMode',
+      'permissionMode',
+      'tools',
+    ];
+    expect(decideAgent('/repo/.qwen/agents/a.md', { keys, models: [] }, SESSION).map((r) => r.key)).toEqual([
+      'hooks',
+      'mcpServers',
+      'executor',
+      'executionBackend',
+      'approvalMode',
+      'permissionMode',
+    ]);
+  });
+
+  it.each<[string, string, string[]]>([
+    ['no model', '---\nname: a\ndescription: d\n---\nb\n', []],
+    ['a model id', '---\nname: a\nmodel: qwen3-coder-plus\n---\nb\n', ['qwen3-coder-plus']],
+    ['an auth type', '---\nname: a\nmodel: anthropic:claude\n---\nb\n', ['anthropic:claude']],
+    ['quoted, spaced', '---\nname: a\nmodel: " gemini : g "\n---\nb\n', [' gemini : g ']],
+    ['a number, as Qwen strings it', '---\nname: a\nmodel: 5\n---\nb\n', ['5']],
+    ['the legacy modelConfig.model', '---\nname: a\nmodelConfig:\n  model: gemini:g\n---\nb\n', ['gemini:g']],
+    [
+      'YAML that does not parse: every model line, raw and unquoted',
+      '---\nname: [a\n  model: "qwen-oauth:coder-model"\n---\nb\n',
+      ['"qwen-oauth:coder-model"', 'qwen-oauth:coder-model'],
+    ],
+  ])('reads the model selectors: %s', (_title, text, models) => {
+    expect(agentFrontMatter(text).models).toEqual(models);
+  });
+
+  it.each<[string, string, boolean]>([
+    ['the session auth type', 'openai:qwen3-coder-plus', false],
+    ['a model id alone', 'qwen3-coder-plus', false],
+    ['inherit', 'inherit', false],
+    ['a colon that is no auth type', 'org/model:latest', false],
+    ['another auth type', 'anthropic:claude-sonnet-4-5', true],
+    ['openai-responses (takes the session OPENAI_API_KEY)', 'openai-responses:gpt-5', true],
+    ['qwen-oauth', 'qwen-oauth:coder-model', true],
+    ['spaces around the auth type, which Qwen trims', '  gemini :gemini-2.5-pro', true],
+    ['vertex-ai', 'vertex-ai:gemini-2.5-pro', true],
+  ])('model selector, %s (%s): refused %s', (_title, model, refused) => {
     expect(
-      decideAgent('/repo/.qwen/agents/a.md', [
-        'name',
-        'hooks',
-        'mcpServers',
-        'executor',
-        'executionBackend',
-        'approvalMode',
-        'permissionMode',
-        'tools',
-      ]).map((r) => r.key),
-    ).toEqual(['hooks', 'mcpServers', 'executor', 'executionBackend', 'approvalMode', 'permissionMode']);
+      decideAgent('/repo/.qwen/agents/a.md', { keys: ['name', 'model'], models: [model] }, SESSION),
+    ).toEqual(
+      refused
+        ? [
+            {
+              file: '/repo/.qwen/agents/a.md',
+              key: 'model',
+              why: `${JSON.stringify(model)} names the auth type ${model.slice(0, model.indexOf(':')).trim()}, not the session's openai: Qwen 0.24.4 gives such a subagent its own model client, sent to ${model.slice(0, model.indexOf(':')).trim()}'s own environment variables or its SDK's default origin with the whole task, never to the managed model`,
+              fix: "remove the auth type from the selector (write the model id alone), or remove model from the agent's front matter",
+            },
+          ]
+        : [],
+    );
+  });
+
+  it('with no auth type pinned, every auth type in a selector refuses', () => {
+    const none = { authType: undefined, authTypes: SESSION.authTypes };
+    const start = `"openai:x" names the auth type openai, not the session's (none pinned): `;
+    expect(
+      decideAgent('/a.md', { keys: [], models: ['openai:x', 'y'] }, none).map((r) =>
+        r.why.slice(0, start.length),
+      ),
+    ).toEqual([start]);
+  });
+
+  it("the auth types are the pinned Qwen's own", () => {
+    expect(SESSION.authTypes).toEqual([
+      'openai',
+      'openai-responses',
+      'qwen-oauth',
+      'gemini',
+      'vertex-ai',
+      'anthropic',
+    ]);
   });
 });
 
