@@ -9,10 +9,11 @@ import {
   decideGitConfig,
   decideGitHook,
   GIT_CONFIG_POLICY,
+  type GitConfigEntry,
   parseGitConfig,
 } from '../src/policy/git-config.js';
 import { indexLinks } from '../src/policy/git-index.js';
-import { type LinkStat, NO_ENTRY, type PathVerdict } from '../src/policy/repository-path.js';
+import { type LinkStat, NO_ENTRY, type PathVerdict, pathProblem } from '../src/policy/repository-path.js';
 import type { RepositoryPaths } from './repository-files.js';
 
 /** Nested submodule git directories followed at most this deep (modules/a/modules/b/…); deeper refuses. */
@@ -100,6 +101,7 @@ function judgeGitDir(paths: RepositoryPaths, gitDir: string, top: string, depth:
     if (!('entries' in parsed)) continue;
     for (const e of parsed.entries) {
       if (e.subsection !== undefined || e.value === undefined) continue;
+      judgeReadFile(paths, file, e);
       if (e.section === 'core' && e.name === 'hookspath') {
         // git takes `~/…` and `~user/…` from a home directory, which the launcher does not judge.
         if (e.value.startsWith('~'))
@@ -267,6 +269,24 @@ function readSmall(paths: RepositoryPaths, file: string): string | undefined {
 }
 
 /** One configuration file, judged; its text when git will read it. */
+/**
+ * A key naming a file git reads and prints (`blame.ignoreRevsFile`): judged by the path rule from the
+ * repository root, where Qwen runs git (a relative value is taken from there); a `~` value, which
+ * git takes from a home directory, refuses.
+ */
+function judgeReadFile(paths: RepositoryPaths, file: string, entry: GitConfigEntry): void {
+  const key = `${entry.section}.${entry.name}`;
+  const why = GIT_CONFIG_POLICY.files[key];
+  if (why === undefined || entry.value === undefined || entry.value === '') return;
+  const fix = `write a file of the repository, or remove it (git config --file ${file} --unset-all ${key})`;
+  if (entry.value.startsWith('~')) {
+    paths.refuse({ file, key, why: `${why}; this one is below a home directory`, fix });
+    return;
+  }
+  const problem = pathProblem(paths.judge(paths.path.resolve(paths.root, entry.value), true), paths.root);
+  if (problem !== undefined) paths.refuse({ file, key, why: `${why}; ${problem.why}`, fix });
+}
+
 function readConfig(paths: RepositoryPaths, file: string): string | undefined {
   const verdict = look(paths, file);
   if (verdict?.kind !== 'inside') return undefined;

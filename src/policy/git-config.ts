@@ -10,6 +10,8 @@ export interface GitConfigPolicy {
   maxIndexBytes: number;
   keys: Readonly<Record<string, { why: string; harmless?: readonly string[]; booleans?: boolean }>>;
   hooks: Readonly<Record<string, string>>;
+  /** Keys (lowercased) naming a file git reads and may print: it must lead to a file of the repository. */
+  files: Readonly<Record<string, string>>;
 }
 
 export const GIT_CONFIG_POLICY: GitConfigPolicy = repositoryPolicy.gitConfig;

@@ -699,6 +699,18 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
       ['<repo>/tools/hooks/post-index-change: (the hook)'],
     ],
     ['an unparsable .git/config', { repo: { '.git/config': '[core\n' } }, ['<repo>/.git/config: (line 1)']],
+    ...(
+      [
+        ['a file of the home (git blame prints its first line)', '~/.git-credentials', {}],
+        ['an absolute path outside', '/etc/hostname', {}],
+        ['a relative path climbing out', '../outside-revs', {}],
+        ['a link of the repository leading out (untracked)', 'revs', { revs: '/etc/hostname' }],
+      ] as const
+    ).map(([title, value, links]): [string, Setup, string[]] => [
+      `.git/config: blame.ignoreRevsFile naming ${title}`,
+      { repo: { '.git/config': `[blame]\n\tignoreRevsFile = ${value}\n` }, links },
+      ['<repo>/.git/config: blame.ignorerevsfile'],
+    ]),
   ])('refuses: %s', async (_title, setup, refusals) => {
     const c = fixture(setup);
     for (const from of ['repo', 'home'] as const) {
@@ -797,15 +809,16 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
     );
   });
 
-  it("starts: a developer's own repository (git-lfs filters, husky hooks, ordinary hooks, fsmonitor on)", async () => {
+  it("starts: a developer's own repository (git-lfs filters, husky hooks, ordinary hooks, fsmonitor on, the repository's blame ignore list)", async () => {
     const c = fixture({
       repo: {
         '.git/HEAD': 'ref: refs/heads/main\n',
         '.git/config':
-          '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = true\n\thooksPath = .husky/_\n[remote "origin"]\n\turl = git@github.com:org/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n',
+          '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = true\n\thooksPath = .husky/_\n[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n[remote "origin"]\n\turl = git@github.com:org/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n',
         '.git/hooks/pre-commit': '#!/bin/sh\n',
         '.husky/_/pre-commit': '#!/bin/sh\n',
         '.gitattributes': '*.psd filter=lfs diff=lfs merge=lfs -text\n',
+        '.git-blame-ignore-revs': '# formatting\n',
       },
     });
     const { code, output } = await launch(c, 'repo');

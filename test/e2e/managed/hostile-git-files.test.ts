@@ -1,0 +1,129 @@
+// Files git reads because the repository's configuration names them. `blame.ignoreRevsFile` makes
+// `git blame` read a file and, for its first line that is no object name, die with
+// `fatal: invalid object name: <that line>` — and Qwen 0.24.4 runs `git blame` for the model with no
+// dialog (a read-only git subcommand). On the real Qwen through `launch-qwen` as a non-root user:
+//
+// - a `.git/config` naming a file of the home (`~/.git-credentials`), or one outside the repository
+//   by an absolute path, refuses the launch with the key named; no Qwen starts;
+// - one naming the repository's own `.git-blame-ignore-revs` (the usual setting) starts, and the
+//   model's `git blame` runs with no dialog;
+// - negative control, Qwen started without the launcher: the model's `git blame` runs with no
+//   dialog and the first line of the developer's `~/.git-credentials` — a token — reaches the model.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { GIT_CONFIG_POLICY } from '../../../src/policy/git-config.js';
+import { ANSWER, modelCalls, startHostileWorld, toolOutput } from './hostile-world.js';
+import { managedSuite } from './suite.js';
+import { type ManagedWorld, MODEL_KEY } from './world.js';
+
+const TOKEN = 'ctx-e2e-token-gitfiles-2c19';
+const MEM0_KEY = 'm0-e2e-gitfiles-key-7e40';
+const DEVELOPER_TOKEN = 'ghp_E2EDEVELOPERTOKEN5531';
+
+let world: ManagedWorld;
+
+const suite = managedSuite(
+  async (own) => {
+    ({ world } = await startHostileWorld(own, {
+      label: 'gitfiles',
+      token: TOKEN,
+      mem0Key: MEM0_KEY,
+      document: { id: 'kb-gitfiles', content: 'KB-GITFILES-1: nothing here.' },
+    }));
+    // The developer's own credential file, as `git credential-store` writes it.
+    world.plant(join(world.user.home, '.git-credentials'), `https://dev:${DEVELOPER_TOKEN}@github.com\n`);
+    chmodSync(join(world.user.home, '.git-credentials'), 0o600);
+  },
+  {
+    afterEach: () => {
+      rmSync(world.repo, { recursive: true, force: true });
+      mkdirSync(world.repo, { mode: 0o755 });
+      chmodSync(world.repo, 0o755);
+      execFileSync('chown', [`${world.user.uid}:${world.user.gid}`, world.repo]);
+    },
+  },
+);
+
+function git(...args: string[]): void {
+  execFileSync('/usr/bin/git', ['-c', 'safe.directory=*', '-C', world.repo, ...args], {
+    env: {
+      PATH: '/usr/bin:/bin',
+      HOME: '/nonexistent',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'dev',
+      GIT_AUTHOR_EMAIL: 'dev@example.invalid',
+      GIT_COMMITTER_NAME: 'dev',
+      GIT_COMMITTER_EMAIL: 'dev@example.invalid',
+    },
+  });
+}
+
+/** A repository with one commit whose configuration sets `blame.ignoreRevsFile` to `file`. */
+function plantRepository(file: string): void {
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(world.repo, 'a.txt'), 'one\n');
+  writeFileSync(join(world.repo, '.git-blame-ignore-revs'), '# formatting commits\n');
+  git('add', 'a.txt', '.git-blame-ignore-revs');
+  git('commit', '-qm', 'one');
+  git('config', 'blame.ignoreRevsFile', file);
+  execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
+}
+
+const WHY = GIT_CONFIG_POLICY.files['blame.ignorerevsfile'];
+const FIX =
+  'fix: write a file of the repository, or remove it (git config --file <repo>/.git/config --unset-all blame.ignorerevsfile)';
+const OUTSIDE = [
+  ['~/.git-credentials', 'this one is below a home directory'],
+  ['/etc/hostname', 'it leads to /etc/hostname, outside the repository <repo>'],
+] as const;
+
+describe('blame.ignoreRevsFile', () => {
+  it.each(OUTSIDE)(
+    'write: `%s` refuses the launch, naming the key; no Qwen starts',
+    suite.test(async (_fixtures, file, where) => {
+      plantRepository(file);
+      const requestsBefore = world.model.requests.length;
+      const s = await suite.launch(world, 'write');
+      const exit = await s.term.waitForExit(30_000);
+      await s.term.flush();
+      expect({ exit: exit.exitCode, shown: s.launcherLines({ [world.repo]: '<repo>' }) }).toEqual({
+        exit: 1,
+        shown: [
+          `<repo>/.git/config: blame.ignorerevsfile: ${WHY}; ${where}; ${FIX}`,
+          '1 thing(s) in the repository or your home would change the managed write session; nothing was started',
+        ],
+      });
+      expect(world.model.requests.length).toBe(requestsBefore);
+    }),
+  );
+
+  it(
+    "write: the repository's own .git-blame-ignore-revs starts, and the model's git blame runs with no dialog",
+    suite.test(async () => {
+      plantRepository('.git-blame-ignore-revs');
+      const s = await suite.launch(world, 'write');
+      await s.waitForReady();
+      const since = world.model.requests.length;
+      expect(await modelCalls(s, 'run_shell_command', { command: 'git blame a.txt' }, ANSWER)).toBe(true);
+      expect(toolOutput(world, since)).toContain('one');
+    }),
+  );
+
+  it(
+    "negative control, Qwen started without the launcher: the model's git blame sends the developer's token to the model, no dialog",
+    suite.test(async () => {
+      plantRepository('~/.git-credentials');
+      const s = await suite.direct(world, 'write', {
+        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+      });
+      await s.waitForReady();
+      const since = world.model.requests.length;
+      expect(await modelCalls(s, 'run_shell_command', { command: 'git blame a.txt' }, ANSWER)).toBe(true);
+      expect(toolOutput(world, since)).toContain(
+        `invalid object name: https://dev:${DEVELOPER_TOKEN}@github.com`,
+      );
+    }),
+  );
+});
