@@ -35,6 +35,16 @@ export function singleFlightLookup(resolve: Lookup): Lookup {
 }
 
 let shared: Lookup | undefined;
+let chosen: Lookup | undefined;
+
+/**
+ * Makes every later lookup of this process ask `resolve` (still one per host name at a time): for a
+ * runtime that lives in a host's process and must never hold up its end (the OpenClaw plugin:
+ * getent-lookup.ts). Before the first lookup; Node's lookup otherwise.
+ */
+export function useLookup(resolve: Lookup): void {
+  chosen = resolve;
+}
 
 /**
  * The process's one single-flight lookup on Node's resolver, for every connection the runtimes open:
@@ -43,7 +53,7 @@ let shared: Lookup | undefined;
  */
 export function processLookup(): net.LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
-    shared ??= singleFlightLookup(process.getBuiltinModule('node:dns').lookup as Lookup);
+    shared ??= singleFlightLookup(chosen ?? (process.getBuiltinModule('node:dns').lookup as Lookup));
     shared(hostname, options, callback);
   }) as net.LookupFunction;
 }

@@ -6,6 +6,8 @@
 import type { Environment } from '../../base/environment.js';
 import { OPENCLAW_HOOK_TIMEOUT_MS, OPENCLAW_RECALL_BUDGET_MS } from '../../base/limits.js';
 import { OPENCLAW_PLUGIN_ID, PROVIDER_CONFIG_VARIABLE } from '../../contracts/names.js';
+import { getentLookup } from '../../http/getent-lookup.js';
+import { useLookup } from '../../http/single-flight-lookup.js';
 import { type Recalled, recallContext } from '../../recall/recall.js';
 import { isPlainObject } from '../../text/json.js';
 import { SeenRuns, userTurn } from './turn.js';
@@ -76,6 +78,9 @@ const plugin = {
   name: 'qwen-managed recall',
   description: 'Bounded, untrusted external context before each user turn (qwen-managed auto-recall)',
   register(api: PluginApi): void {
+    // OpenClaw's process ends when its event loop drains: a provider lookup the resolver never answers
+    // must not hold it (getent-lookup.ts).
+    useLookup(getentLookup());
     const handler = createHandler(configFileOf(api.pluginConfig), { env: process.env });
     // Authorized phase: runs after OpenClaw settled the turn's tool policy, with ctx.toolAuthority.
     // The timeout is OpenClaw's wait for this handler when the config sets none (render sets it).

@@ -160,6 +160,30 @@ describe('openclaw-recall on the real OpenClaw', () => {
     expectNoEnvelope(turn);
   });
 
+  it('a provider host whose DNS never answers: a normal turn without context, and OpenClaw ends with its answer, not when the resolver gives up (~150 s)', async () => {
+    const file = path.join(world.installDir, 'profiles', 'openclaw-recall', 'external-context.json');
+    const original = fs.readFileSync(file);
+    const config = JSON.parse(original.toString('utf8'));
+    // A name (https: plain http is for loopback only); no request gets past its lookup anyway.
+    config.provider.baseUrl = 'https://kb.black-hole.example';
+    fs.writeFileSync(file, JSON.stringify(config));
+    try {
+      // Far below the resolver's ~150 s hold (measured 148 s before the plugin looked up off-process).
+      const turn = await world.turn('How should deployment work?', {
+        blackHoleDns: true,
+        killAfterMs: 120_000,
+      });
+      // The plugin's lookup reached the resolver, which never answered; OpenClaw did not wait for it.
+      expect(turn.dns?.queries.length).toBeGreaterThan(0);
+      expect(turn.killed).toBe(false);
+      expectNormalTurn(turn);
+      expect(turn.queries).toEqual([]);
+      expectNoEnvelope(turn);
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+  });
+
   it('an agent whose workspace is outside the repository root: a normal turn, no search, no envelope', async () => {
     const turn = await world.turn('How should deployment work?', { agent: 'elsewhere' });
     expectNormalTurn(turn);

@@ -42,6 +42,8 @@ export interface Turn {
   elapsedMs: number;
   /** The turn had not ended by `killAfterMs` and was killed. */
   killed: boolean;
+  /** With `blackHoleDns`: when each query reached the black hole (Date.now()). */
+  dns?: { queries: number[] };
 }
 
 export interface LauncherTurn {
@@ -65,7 +67,15 @@ export interface TurnOptions {
   configFile?: string;
   /** When the turn is killed (SIGKILL) if it has not ended: a hung turn's bound (default 240 s). */
   killAfterMs?: number;
+  /**
+   * The turn's /etc/resolv.conf names a resolver in its network namespace that reads every query and
+   * answers none, with the C library's longest wait (`timeout:30 attempts:5`: ~150 s per lookup).
+   */
+  blackHoleDns?: boolean;
 }
+
+/** Where the black-hole resolver listens inside a turn's network namespace (netns-run.cjs). */
+const BLACK_HOLE_DNS = '127.53.53.53';
 
 /** Serves a Unix socket that pipes every connection to 127.0.0.1:port. */
 function bridge(socket: string, port: number): Promise<net.Server> {
@@ -318,7 +328,7 @@ export class OpenclawWorld {
     const modelBefore = this.model.requests.length;
     const searchBefore = this.search.requests.length;
     const started = performance.now();
-    const argv = [
+    let argv = [
       '-rn',
       process.execPath,
       path.join(here, 'netns-run.cjs'),
@@ -333,6 +343,16 @@ export class OpenclawWorld {
       '--message-file',
       '/dev/stdin',
     ];
+    if (options.blackHoleDns === true) {
+      const resolvConf = path.join(this.dir, 'black-hole-resolv.conf');
+      fs.writeFileSync(resolvConf, `nameserver ${BLACK_HOLE_DNS}\noptions timeout:30 attempts:5\n`, {
+        mode: 0o644,
+      });
+      env['QM_BLACK_HOLE_DNS'] = BLACK_HOLE_DNS;
+      env['QM_BLACK_HOLE_LOG'] = path.join(this.dir, `black-hole-${this.turns + 1}.log`);
+      const inner = 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"';
+      argv = ['-rnm', 'sh', '-c', inner, 'sh', resolvConf, ...argv.slice(1)];
+    }
     // The message as the managed session reads it, from /dev/stdin — a regular file here: Node's
     // 'pipe' stdio is a socket pair, which /dev/stdin cannot open (ENXIO); a terminal can.
     const messageFile = path.join(this.dir, `message-${++this.turns}.txt`);
@@ -355,7 +375,17 @@ export class OpenclawWorld {
     }, options.killAfterMs ?? 240_000);
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     clearTimeout(killer);
+    const dnsLog = env['QM_BLACK_HOLE_LOG'];
+    const dns =
+      dnsLog === undefined
+        ? undefined
+        : {
+            queries: fs.existsSync(dnsLog)
+              ? fs.readFileSync(dnsLog, 'utf8').split('\n').filter(Boolean).map(Number)
+              : [],
+          };
     return {
+      ...(dns === undefined ? {} : { dns }),
       code,
       stdout,
       stderr,

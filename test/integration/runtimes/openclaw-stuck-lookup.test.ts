@@ -6,6 +6,10 @@
 // model's host name would need next — waited 81 s. The transports now run one lookup per host
 // name at a time (src/http/single-flight-lookup.ts): later turns wait on the stuck one and fail at
 // their deadline, and the rest of the process still resolves names.
+// And getaddrinfo keeps the event loop of its process alive until the resolver gives up (a worker
+// thread's too: the process joins it at exit): OpenClaw's one-turn process stayed 7.7 s past its
+// answer (148 s with longer resolver options). In OpenClaw's process the plugin's lookups run
+// `getent` in an unref'd child (getentLookup): the process ends with its own work.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,13 +46,15 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The child's argv, directory and environment. */
+function child(mode: 'plugin' | 'plain') {
+  const argv = [process.execPath, '--import', 'tsx', CHILD, mode, config, root];
+  return [argv, ROOT, { PATH: process.env['PATH'] ?? '', CONTEXT_API_TOKEN: 'token' }] as const;
+}
+
 /** The child's one line, read as soon as it is printed; the child (stuck threads and all) is then killed. */
 function afterFourTurns(mode: 'plugin' | 'plain'): Promise<{ turns: unknown[]; localhost: string }> {
-  const argv = [process.execPath, '--import', 'tsx', CHILD, mode, config, root];
-  return resolver.firstLineIn(argv, ROOT, {
-    PATH: process.env['PATH'] ?? '',
-    CONTEXT_API_TOKEN: 'token',
-  }) as Promise<{
+  return resolver.firstLineIn(...child(mode)) as Promise<{
     turns: unknown[];
     localhost: string;
   }>;
@@ -69,5 +75,16 @@ describe('a provider whose DNS never answers, four turns of one OpenClaw process
 
   it('negative control: with Node’s own lookup per connection the stuck lookups take the resolver’s threads, and localhost waits', async () => {
     expect(await afterFourTurns('plain')).toEqual({ turns: [null, null, null, null], localhost: 'stuck' });
+  });
+
+  // Far below the resolver's 60 s, far above the child's own few seconds on a loaded machine.
+  const LIMIT_MS = 25_000;
+
+  it('after its turns the process ends by itself, the provider lookup still unanswered', async () => {
+    expect(await resolver.endsWithin(...child('plugin'), LIMIT_MS)).toBe('ended');
+  });
+
+  it('negative control: with Node’s own lookup the unanswered lookup keeps the process alive', async () => {
+    expect(await resolver.endsWithin(...child('plain'), LIMIT_MS)).toBe('running');
   });
 });

@@ -2,6 +2,7 @@
 // the resolver, with an injected resolver that answers only when told to.
 import type * as dns from 'node:dns';
 import { describe, expect, it } from 'vitest';
+import { getentAddresses } from '../../../src/http/getent-lookup.js';
 import { singleFlightLookup } from '../../../src/http/single-flight-lookup.js';
 
 type Answer = (error: NodeJS.ErrnoException | null, address: unknown, family?: number) => void;
@@ -47,5 +48,26 @@ describe('singleFlightLookup', () => {
     expect(errors).toEqual(['EAI_AGAIN', 'EAI_AGAIN']);
     lookup('provider.example', {}, () => {});
     expect(asked).toHaveLength(2);
+  });
+});
+
+describe('getentAddresses', () => {
+  it.each([
+    [
+      'one address, three socket types',
+      '127.0.0.1       STREAM localhost\n127.0.0.1       DGRAM  \n127.0.0.1       RAW    \n',
+      [{ address: '127.0.0.1', family: 4 }],
+    ],
+    [
+      'both families, in getent order',
+      '2001:db8::7     STREAM kb.example\n2001:db8::7     DGRAM  \n192.0.2.7       STREAM \n192.0.2.7       DGRAM  \n',
+      [
+        { address: '2001:db8::7', family: 6 },
+        { address: '192.0.2.7', family: 4 },
+      ],
+    ],
+    ['nothing (not found)', '', []],
+  ])('%s', (_name, output, expected) => {
+    expect(getentAddresses(output)).toEqual(expected);
   });
 });
