@@ -434,6 +434,40 @@ describe('openclaw-recall on the real OpenClaw', () => {
     }
   }, 300_000);
 
+  it('elevated exec enabled in the config for every sender and `/elevated full` typed before the message: the model’s elevated exec still does not run', async () => {
+    const typed = '/elevated full\nWhat is in my environment?';
+    let ask = true;
+    world.model.setResponder(() => {
+      if (!ask) return text(MODEL_REPLY);
+      ask = false;
+      return { type: 'tool_calls', calls: [{ name: 'exec', arguments: { command: 'env', elevated: true } }] };
+    });
+    try {
+      await world.withEditedConfig(
+        (c) => {
+          c.tools.elevated = { enabled: true, allowFrom: { '*': ['*'] } };
+          c.agents.defaults.elevatedDefault = 'full';
+        },
+        async () => {
+          const turn = await world.turn(typed);
+          expect(turn.code, turn.stderr).toBe(0);
+          const results = turn.model.flatMap((r) =>
+            ((r.chat?.messages ?? []) as { role: string; content: unknown }[])
+              .filter((m) => m.role === 'tool')
+              .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))),
+          );
+          // Measured on 2026.9.6: "elevated is not available right now (runtime=direct)", its gate
+          // `enabled` failing; were it granted, the mode "deny" render writes is checked first.
+          expect(JSON.parse(results.at(-1)!)).toMatchObject({ status: 'error', tool: 'exec' });
+          expect(results.at(-1)).toMatch(/exec denied|elevated is not available/);
+          expect(results.join('\n')).not.toContain(TOKEN);
+        },
+      );
+    } finally {
+      world.model.setResponder(() => text(MODEL_REPLY));
+    }
+  }, 300_000);
+
   it("negative control for the launcher: a repository whose agent workspace `main` is a link makes the link's target OpenClaw's workspace — the model writes there and reads a file there (the launcher refuses such a start: test/integration/launcher/openclaw.test.ts)", async () => {
     const workspace = path.join(world.repo, 'main');
     const aside = path.join(world.dir, 'main-aside');
