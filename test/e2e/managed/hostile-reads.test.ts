@@ -8,17 +8,21 @@
 // - `cat ~/.aws/credentials` asks (the approval guard), naming the path, and nothing reaches the model;
 //   a stored "Always allow" does not skip that dialog, nor one for the other program of a mixed line
 //   (`cp …; cat ~/…`, where Qwen then asks nothing: negative control);
+// - "Always allow … in this project" picked in Qwen's dialog is written into the repository's
+//   `.qwen/settings.json`, and the next launch refuses it, naming that choice (negative control: Qwen
+//   started without the launcher runs under it unasked); "… for this user" lands in the Qwen home;
 // - a read inside the repository still runs with no dialog, and a line Qwen asks for by itself shows
 //   one dialog, not two;
 // - read_file through an untracked link out is denied after Qwen's dialog, naming the target;
 //   `cat` of it asks, naming the target;
 // - negative controls, the guard taken away: the same calls send the developer's secret to the model.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   declinedCall,
+  developerQwenHome,
   modelCalls,
   scriptCall,
   shows,
@@ -211,6 +215,113 @@ describe('a link git does not track, out of the repository, is read by its real 
       const dialog = await approveOnce(s, 'read_file', { file_path: join(world.repo, 'notes.txt') });
       expect(dialog).not.toContain('.aws');
       expect(toolOutputSince(since)).toContain(SECRET);
+    }),
+  );
+});
+
+// Qwen 0.24.4 stores "Always allow … in this project" as an allow rule in the repository's
+// `.qwen/settings.json` and "… for this user" in the user settings of the launcher's QWEN_HOME
+// (measured). The first is a repository setting Qwen adds to the managed ones: the next launch
+// refuses it, naming the choice that wrote it; the second stays the developer's own choice, under
+// which the guard still asks.
+describe('an "Always allow" chosen in a managed session', () => {
+  const CP = { command: 'cp /etc/hostname copied.txt' };
+  const WORKSPACE = () => join(world.repo, '.qwen', 'settings.json');
+  /** What Qwen wrote into the repository when "Always allow run 'cp *' commands in this project" was picked. */
+  const STORED = { permissions: { allow: ['Bash(cp *)'] } };
+
+  /** The model asks for `cp`; Qwen's dialog offers the always-allow choices; the one `downs` below "Yes, allow once" is picked. */
+  async function alwaysAllow(s: ManagedSession, downs: number): Promise<string> {
+    scriptCall(world, 'run_shell_command', CP, APPROVED);
+    await s.submit('Please look around');
+    await s.term.waitFor('Yes, allow once', 30_000);
+    const dialog = s.term.screen();
+    for (let i = 0; i < downs; i++) await s.term.press('Down');
+    await s.term.waitFor(new RegExp(`› ${downs + 1}\\. Always allow`), 10_000);
+    await s.term.press('Enter');
+    await s.term.waitFor(APPROVED, 30_000);
+    await s.waitForIdle();
+    return dialog;
+  }
+
+  /** The repository has no `.qwen` of its own: Qwen makes it to store the rule. */
+  const clean = () => {
+    for (const path of [join(world.repo, '.qwen'), join(world.repo, 'copied.txt')]) {
+      rmSync(path, { force: true, recursive: true });
+    }
+  };
+
+  it(
+    'write: "in this project" is written into the repository, and the next launch refuses it, naming that choice',
+    suite.test(async () => {
+      plant();
+      try {
+        const s = await suite.launch(world, 'write');
+        await s.waitForReady();
+        expect(await alwaysAllow(s, 1)).toContain("Always allow run 'cp *' commands in this project");
+        expect(JSON.parse(readFileSync(WORKSPACE(), 'utf8'))).toEqual(STORED);
+        expect(await s.quit()).toBe(0);
+        const requestsBefore = world.model.requests.length;
+        const next = await suite.launch(world, 'write');
+        expect((await next.term.waitForExit(30_000)).exitCode).toBe(1);
+        await next.term.flush();
+        const lines = next.launcherLines({ [world.repo]: '<repo>' });
+        expect(lines[0]).toMatch(
+          /^<repo>\/\.qwen\/settings\.json: permissions\.allow: Qwen 0\.24\.4 writes it here when someone picks "Always allow … in this project".*pick "… for this user" instead/,
+        );
+        expect(lines).toHaveLength(2);
+        expect(world.model.requests.length).toBe(requestsBefore);
+      } finally {
+        clean();
+      }
+    }),
+  );
+
+  it(
+    'negative control, Qwen started without the launcher: the rule stored in the repository is in force, cp runs with no dialog',
+    suite.test(async () => {
+      plant();
+      try {
+        mkdirSync(join(world.repo, '.qwen'));
+        writeFileSync(WORKSPACE(), JSON.stringify(STORED));
+        chown(join(world.repo, '.qwen'), WORKSPACE());
+        const s = await suite.direct(world, 'write', {
+          credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+        });
+        await s.waitForReady();
+        expect(await modelCalls(s, 'run_shell_command', CP)).toBe(true);
+        expect(existsSync(join(world.repo, 'copied.txt'))).toBe(true);
+      } finally {
+        clean();
+      }
+    }),
+  );
+
+  it(
+    'write: "for this user" is written into the Qwen home\'s settings; the next session runs cp unasked, and the guard still asks',
+    suite.test(async () => {
+      plant();
+      const userSettings = join(developerQwenHome(world), 'settings.json');
+      const before = existsSync(userSettings) ? readFileSync(userSettings, 'utf8') : undefined;
+      try {
+        const since = world.model.requests.length;
+        const s = await suite.launch(world, 'write');
+        await s.waitForReady();
+        await alwaysAllow(s, 2);
+        expect(existsSync(WORKSPACE())).toBe(false);
+        expect(JSON.parse(readFileSync(userSettings, 'utf8')).permissions).toEqual(STORED.permissions);
+        expect(await s.quit()).toBe(0);
+        rmSync(join(world.repo, 'copied.txt'));
+        const next = await suite.launch(world, 'write');
+        await next.waitForReady();
+        expect(await modelCalls(next, 'run_shell_command', CP)).toBe(true);
+        expect(await modelCalls(next, 'run_shell_command', MIXED, 'ANSWER-AFTER-MIXED')).toBe(false);
+        expect(toolOutputSince(since)).not.toContain(SECRET);
+      } finally {
+        clean();
+        if (before === undefined) rmSync(userSettings, { force: true });
+        else writeFileSync(userSettings, before);
+      }
     }),
   );
 });

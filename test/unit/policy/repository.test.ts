@@ -251,6 +251,27 @@ describe('decideWorkspaceSettings', () => {
     const { context: _pinned, ...unpinned } = SYSTEM;
     expect(decide({ context: { fileName: ['../../.netrc'] } }, [], unpinned)).toEqual(['context.fileName']);
   });
+
+  // Exactly what Qwen 0.24.4 wrote when the developer picked "Always allow … in this project" (no
+  // "$version"): the refusal must tell them it came from that choice and which one to pick instead.
+  it('an allow rule Qwen stored from "Always allow … in this project" refuses, naming that choice and the other', () => {
+    const [refusal, ...rest] = decideWorkspaceSettings(
+      { permissions: { allow: ['Bash(cp *)'] } },
+      {
+        env: ENV,
+        fromFiles: [],
+        platform: 'posix',
+        file: '/repo/.qwen/settings.json',
+        system: SYSTEM,
+        facts: SETTINGS,
+        settingsVersion: 4,
+      },
+    );
+    expect(rest).toEqual([]);
+    expect(refusal?.key).toBe('permissions.allow');
+    expect(refusal?.why).toContain('"Always allow … in this project"');
+    expect(refusal?.why).toContain('pick "… for this user" instead');
+  });
 });
 
 describe('project agents', () => {
