@@ -28,8 +28,17 @@
 //   never relaunch Qwen in a container without the managed settings, each with its negative control.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AUTO_EDIT_EGRESS_REASON, SKILL_REASON } from '../../../src/runtimes/approval-guard/decide.js';
 import { isToolContinuation, toolResults, userMessages } from '../../fixtures/fake-model/inspect.js';
@@ -44,6 +53,7 @@ import {
 } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
+import { pinnedToolchain } from './toolchain.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
 
 const TOKEN = 'ctx-e2e-token-tools-5c21';
@@ -446,6 +456,29 @@ describe('a skill that grants tools asks first (the guard), in the default mode 
     return { ran: existsSync(marker), dialog };
   };
   const reached = () => evil.requests.some((r) => r.url.includes('SKILL-GRANT-6630'));
+
+  /** The pinned Qwen's bundled skills the model may invoke whose front matter grants run_shell_command. */
+  function bundledShellGrants(): string[] {
+    const bundled = join(dirname(pinnedToolchain().qwenCli), 'bundled');
+    return readdirSync(bundled)
+      .filter((name) => existsSync(join(bundled, name, 'SKILL.md')))
+      .filter((name) => {
+        const front = readFileSync(join(bundled, name, 'SKILL.md'), 'utf8').split(/^---$/m)[1] ?? '';
+        const granted = /^allowedTools:\n((?:[ \t]+- .*\n)*)/m.exec(front)?.[1] ?? '';
+        return (
+          !/^disable-model-invocation: true$/m.test(front) && /^[ \t]+- run_shell_command$/m.test(granted)
+        );
+      })
+      .sort();
+  }
+
+  it(
+    "the guard's reason names exactly the bundled skills of the pinned Qwen that grant the shell",
+    suite.test(async () => {
+      const named = /bundled (.+?) grant run_shell_command/.exec(SKILL_REASON)?.[1]?.split(/, | and /);
+      expect(named?.sort()).toEqual(bundledShellGrants());
+    }),
+  );
 
   it(
     "write: after Qwen's dialog the guard asks, naming the grant; refused, the shell line never runs unasked",
