@@ -1,9 +1,10 @@
-// What auto-accept-edits approves with no dialog although it is no edit, or an edit of git's own files.
+// What auto-accept-edits approves with no dialog although it is no edit, or an edit of git's own
+// files or outside the repository.
 import { renderContentForDisplay } from '../../context/display.js';
 import { isPlainObject } from '../../text/json.js';
 import { WRITE_FIELDS } from './file-tools.js';
 import type { GuardHost } from './host.js';
-import { isAbsolute, resolve } from './host.js';
+import { isAbsolute, resolve, within } from './host.js';
 
 /**
  * Qwen 0.24.4's auto-accept-edits mode approves, besides edits, every call whose dialog is an "info"
@@ -43,7 +44,18 @@ export const GIT_WRITE_REASON =
   "This edit writes git's own files (its configuration, hooks or index), which decide the programs " +
   'git runs for the read-only git commands Qwen runs with no dialog; the launcher judged them at start only. Path: ';
 
-function writesGit(input: Record<string, unknown>, root: string, host: GuardHost): string | undefined {
+/**
+ * The same edits approve a write anywhere the developer may write, outside the repository too:
+ * measured through the launcher, one Shift+Tab, then the model's write_file created
+ * `~/.ssh/authorized_keys` with no dialog (also a subagent's edit, whose mode this is). Qwen's own
+ * auto mode asks before a write outside the workspace; in the default mode its dialog shows the path.
+ * So the guard asks before an edit outside the repository root, as written or through a link.
+ */
+export const OUTSIDE_WRITE_REASON =
+  'This edit writes outside the repository, which Qwen approves with no dialog in auto-accept-edits ' +
+  'mode (also the mode of a subagent). Path: ';
+
+function editRisk(input: Record<string, unknown>, root: string, host: GuardHost): string | undefined {
   const tool = input.tool_name;
   const fields =
     typeof tool === 'string' && Object.hasOwn(WRITE_FIELDS, tool) ? WRITE_FIELDS[tool] : undefined;
@@ -53,8 +65,11 @@ function writesGit(input: Record<string, unknown>, root: string, host: GuardHost
     if (value === undefined || value === null || value === '') continue;
     if (typeof value !== 'string') return GIT_WRITE_REASON + renderContentForDisplay(JSON.stringify(value));
     const path = resolve(root, value);
-    if (GIT_OWN_FILE.test(path) || GIT_OWN_FILE.test(host.realpath(path)))
+    const real = host.realpath(path);
+    if (GIT_OWN_FILE.test(path) || GIT_OWN_FILE.test(real))
       return GIT_WRITE_REASON + renderContentForDisplay(value);
+    if (!within(root, path) || !within(host.realpath(root), real))
+      return OUTSIDE_WRITE_REASON + renderContentForDisplay(value);
   }
   return undefined;
 }
@@ -66,6 +81,6 @@ export function autoEditRisk(input: Record<string, unknown>, host: GuardHost): s
   if (typeof tool === 'string' && Object.hasOwn(AUTO_EDIT_APPROVED, tool))
     return `${AUTO_EDIT_EGRESS_REASON}${AUTO_EDIT_APPROVED[tool]}. Tool: ${renderContentForDisplay(tool)}`;
   return typeof input.cwd === 'string' && isAbsolute(input.cwd)
-    ? writesGit(input, input.cwd, host)
+    ? editRisk(input, input.cwd, host)
     : undefined;
 }

@@ -22,7 +22,7 @@ import { COMMAND_MARKER, SHELL_WORD, SHELL_WRAPPER_REASON } from './shell-wrappe
 import { SKILL_REASON, SKILL_TOOL, skillName } from './skill.js';
 import { WORKTREE_REASON, WORKTREE_TOOL } from './worktree.js';
 
-export { AUTO_EDIT_EGRESS_REASON, GIT_WRITE_REASON } from './auto-edit.js';
+export { AUTO_EDIT_EGRESS_REASON, GIT_WRITE_REASON, OUTSIDE_WRITE_REASON } from './auto-edit.js';
 export { GIT_ELSEWHERE_REASON, GIT_MOVED_REASON } from './git-elsewhere.js';
 export type { GuardHost } from './host.js';
 export { LINK_OUT_REASON } from './link-out.js';

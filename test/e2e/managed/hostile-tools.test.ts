@@ -18,8 +18,9 @@
 // - web_fetch in auto-accept-edits (which Qwen runs with no dialog there, sending the URL the model
 //   wrote to the server it names) asks, and so does it in a subagent (whose mode that is) and through
 //   the model's tool_call bridge, and an
-//   edit of git's own files there (which the model's no-dialog git diff would then run), each with
-//   its negative control;
+//   edit of git's own files there (which the model's no-dialog git diff would then run), and one
+//   outside the repository (~/.ssh/authorized_keys, written with no dialog), each with its negative
+//   control;
 // - a skill (whose allowedTools Qwen grants for the session: the bundled simplify grants the shell,
 //   and Qwen's dialog names only the skill) asks, also in the default mode, and artifact in
 //   auto-accept-edits (copies any file out and opens a browser, no dialog) asks, each with its
@@ -44,8 +45,10 @@ import { AUTO_EDIT_EGRESS_REASON, SKILL_REASON } from '../../../src/runtimes/app
 import { isToolContinuation, toolResults, userMessages } from '../../fixtures/fake-model/inspect.js';
 import { type FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
 import {
+  declinedCall,
   developerQwenHome,
   modelCalls,
+  shows,
   startHostileWorld,
   startWithoutGuard,
   toolOutput,
@@ -406,6 +409,53 @@ describe("an edit of git's own files in auto-accept-edits asks first", () => {
       try {
         const s = await unguarded();
         expect(await textconvIn(s, join(world.logDir, 'markers', 'textconv-unguarded'))).toBe(true);
+      } finally {
+        cleanUp();
+      }
+    }),
+  );
+});
+
+// auto-accept-edits approves an edit wherever it writes: measured through the launcher, one Shift+Tab,
+// then the model's write_file created ~/.ssh/authorized_keys with no dialog (and a subagent, whose
+// mode this is, could do the same after one approved agent call in the default mode).
+describe('an edit outside the repository in auto-accept-edits asks first', () => {
+  const keys = () => join(world.user.home, '.ssh', 'authorized_keys');
+  const KEY = 'ssh-ed25519 AAAA-OUTSIDE-WRITE-5821 attacker';
+  const written = () => existsSync(keys()) && readFileSync(keys(), 'utf8').includes(KEY);
+  const inAutoEdit = async (s: ManagedSession): Promise<ManagedSession> => {
+    await s.waitForReady();
+    await s.cycleApprovalMode('auto-accept edits');
+    return s;
+  };
+  const cleanUp = () => rmSync(join(world.user.home, '.ssh'), { recursive: true, force: true });
+
+  it(
+    'write: the approval guard asks, naming the path; declined, nothing is written',
+    suite.test(async () => {
+      try {
+        const s = await inAutoEdit(await suite.launch(world, 'write'));
+        const { dialog } = await declinedCall(
+          s,
+          'write_file',
+          { file_path: keys(), content: KEY },
+          /This edit writes outside the repository/,
+        );
+        expect(shows(dialog, keys())).toBe(true);
+        expect(written()).toBe(false);
+      } finally {
+        cleanUp();
+      }
+    }),
+  );
+
+  it(
+    'negative control, the approval guard taken away: no dialog at all, and the key is written',
+    suite.test(async () => {
+      try {
+        const s = await inAutoEdit(await unguarded());
+        expect(await modelCalls(s, 'write_file', { file_path: keys(), content: KEY })).toBe(true);
+        expect(written()).toBe(true);
       } finally {
         cleanUp();
       }

@@ -176,6 +176,25 @@ describe('approval-guard.js', () => {
       {},
       'none',
     ],
+    // auto-accept-edits approves a write anywhere: ~/.ssh/authorized_keys was created with no dialog (measured).
+    [
+      'write_file outside the repository in auto_edit',
+      read('write_file', { file_path: '/home/dev/.ssh/authorized_keys', content: 'x' }, 'auto_edit'),
+      {},
+      'ask',
+    ],
+    [
+      'edit climbing out of the repository in auto_edit',
+      read('edit', { file_path: '../other/a.txt', old_string: 'a', new_string: 'b' }, 'auto_edit'),
+      {},
+      'ask',
+    ],
+    [
+      'write_file outside the repository in default (Qwen asks itself, showing the path)',
+      read('write_file', { file_path: '/home/dev/.ssh/authorized_keys', content: 'x' }),
+      {},
+      'none',
+    ],
     [
       'an edit in auto_edit (what the mode is for)',
       read('write_file', { file_path: 'a.txt', content: 'x' }, 'auto_edit'),

@@ -25,6 +25,7 @@ import {
   GIT_WRITE_REASON,
   MEMORY_WRITE_REASON,
   OUTSIDE_REASON,
+  OUTSIDE_WRITE_REASON,
   parseGuardedModes,
   SHELL_WRAPPER_REASON,
   SKILL_REASON,
@@ -471,7 +472,7 @@ describe('PreToolUse decisions', () => {
           expect(['read_file', 'zoom_image', 'grep_search', 'glob', 'list_directory']).toContain(
             event['tool_name'],
           );
-        } else if (reason.startsWith(GIT_WRITE_REASON)) {
+        } else if (reason.startsWith(GIT_WRITE_REASON) || reason.startsWith(OUTSIDE_WRITE_REASON)) {
           expect(['write_file', 'edit', 'notebook_edit']).toContain(event['tool_name']);
           expect(['auto_edit', 'auto-edit']).toContain(event['permission_mode']);
         } else if (reason.startsWith(AUTO_EDIT_EGRESS_REASON)) {
