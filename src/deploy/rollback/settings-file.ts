@@ -2,8 +2,10 @@
 // system file): remove the managed hooks by name, keeping every other key, hook, comment and the
 // formatting (a surgical text edit); optionally restore a saved version-1 provider config over the
 // config file Qwen uses. Backups next to each file, atomic replacement, idempotent.
+import { lstatSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { errorCode } from '../../base/errors.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { JsoncError } from '../../text/jsonc.js';
 import { replaceFileAtomically } from '../atomic-file.js';
@@ -46,7 +48,82 @@ async function refuseSymlink(file: string, flag: string): Promise<void> {
   );
 }
 
+interface Identity {
+  uid: number;
+  gid: number;
+  /** The directory that makes it the one to act as. */
+  dir: string;
+}
+
+/**
+ * The owner of the nearest directory at or above `dir` that root does not own: whoever may rename
+ * entries there could swap a directory for a link after refuseSymlink looked, and root's write would
+ * follow it. Acting as them, such a swap only reaches what they could write anyway.
+ */
+function ownerWhoMaySwap(dir: string): Identity | undefined {
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    const stat = lstatSync(current, { throwIfNoEntry: false });
+    if (stat !== undefined && stat.uid !== 0) return { uid: stat.uid, gid: stat.gid, dir: current };
+    if (current === path.dirname(current)) return undefined;
+  }
+}
+
+/** Runs `work` with `who` as the effective user and group (root only), then back to root. */
+async function actingAs<T>(who: Identity | undefined, work: () => Promise<T>): Promise<T> {
+  if (who === undefined) return work();
+  const groups = process.getgroups!();
+  const egid = process.getegid!();
+  try {
+    process.setgroups!([who.gid]);
+    process.setegid!(who.gid);
+    process.seteuid!(who.uid);
+  } catch (error) {
+    // A root without the capability (a user namespace): nothing was read or written yet.
+    process.setegid!(egid);
+    process.setgroups!(groups);
+    throw new RollbackError(
+      `cannot act as uid ${who.uid}, the owner of ${who.dir} (${(error as Error).message}); nothing was changed. Fix: run rollback as that user (runuser -u <user> -- qwen-managed rollback …)`,
+    );
+  }
+  try {
+    return await work();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code !== 'EACCES' && code !== 'EPERM') throw error;
+    throw new RollbackError(
+      `${(error as Error).message}: rollback as root edits a file in a directory uid ${who.uid} owns (${who.dir}) as uid ${who.uid}, who may not do this; nothing more was changed. Fix: let uid ${who.uid} own the file and its directory, or pass the real file in a directory only root can change`,
+    );
+  } finally {
+    process.seteuid!(0);
+    process.setegid!(egid);
+    process.setgroups!(groups);
+  }
+}
+
 export async function rollbackSettingsFile(options: SettingsRollbackOptions): Promise<RollbackOutcome> {
+  // Read as root: a saved config may sit where only root reads it; it is never written.
+  const restored =
+    options.restoreConfig === undefined ? undefined : await readSavedV1Config(options.restoreConfig);
+  let who: Identity | undefined;
+  if (process.geteuid?.() === 0) {
+    const owners: Identity[] = [];
+    for (const file of [options.settings, restored === undefined ? undefined : options.config]) {
+      const owner = file === undefined ? undefined : ownerWhoMaySwap(path.dirname(path.resolve(file)));
+      if (owner !== undefined) owners.push(owner);
+    }
+    if (owners.some((o) => o.uid !== owners[0]!.uid))
+      throw new RollbackError(
+        `--settings and --config are in directories different users own (${owners.map((o) => `${o.dir}: uid ${o.uid}`).join(', ')}); nothing was changed. Fix: roll back each user's files separately, as that user`,
+      );
+    who = owners[0];
+  }
+  return actingAs(who, () => rollbackAs(options, restored));
+}
+
+async function rollbackAs(
+  options: SettingsRollbackOptions,
+  restored: Buffer | undefined,
+): Promise<RollbackOutcome> {
   await refuseSymlink(options.settings, '--settings');
   if (options.restoreConfig !== undefined && options.config !== undefined)
     await refuseSymlink(options.config, '--config');
@@ -63,11 +140,9 @@ export async function rollbackSettingsFile(options: SettingsRollbackOptions): Pr
   const changes: FileChange[] = [];
   if (edited.text !== before) changes.push({ file: options.settings, before, after: edited.text });
 
-  let restored: Buffer | undefined;
-  if (options.restoreConfig !== undefined) {
+  if (restored !== undefined) {
     if (options.config === undefined)
       throw new RollbackError('--restore-config needs --config <the provider config file Qwen reads>');
-    restored = await readSavedV1Config(options.restoreConfig);
     const current = await fs.readFile(options.config).catch(() => undefined);
     if (current === undefined || !current.equals(restored)) {
       changes.push({

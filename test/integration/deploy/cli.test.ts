@@ -322,4 +322,50 @@ describe('render → verify → rollback with the real bundles', () => {
     expect(stdout).toContain('rollback: removed hook external-context-auto-recall (UserPromptSubmit)');
     expect(await fs.readFile(file, 'utf8')).toBe(`{\n  "hooks": {},\n  // mine\n  "ui": {"theme": "x"}\n}\n`);
   });
+
+  // The developer's settings file is a FIFO, so root's read of it waits until the test opens the other
+  // end: the test swaps their ~/.qwen for a link to a root-only directory exactly between rollback's
+  // symlink check and its write, deciding the order itself. Negative control: before rollback acted
+  // as the directory's owner, root wrote the developer's text over root-only/settings.json (and left
+  // its backup there).
+  it.runIf(process.geteuid?.() === 0)(
+    "rollback --settings as root in a developer's directory swapped for a link after the check: the write stays the developer's",
+    async () => {
+      const base = await tempDir();
+      await fs.chmod(base, 0o755);
+      const developer = 54_321;
+      const home = path.join(base, 'home');
+      const qwenHome = path.join(home, '.qwen');
+      await fs.mkdir(qwenHome, { recursive: true });
+      const rootOnly = path.join(base, 'root-only');
+      await fs.mkdir(rootOnly, { mode: 0o700 });
+      const rootText = '{"general": {"root": true}}\n';
+      await fs.writeFile(path.join(rootOnly, 'settings.json'), rootText);
+      const settings = path.join(qwenHome, 'settings.json');
+      expect(spawnSync('mkfifo', ['-m', '0644', settings]).status).toBe(0);
+      for (const owned of [home, qwenHome, settings]) await fs.chown(owned, developer, developer);
+
+      const child = spawn(process.execPath, [CLI, 'rollback', '--settings', settings], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      // Returns once rollback has opened the FIFO to read it: its check is behind it, its write ahead.
+      const writer = await fs.open(settings, 'w');
+      await fs.rename(qwenHome, path.join(home, '.qwen-real'));
+      await fs.symlink(rootOnly, qwenHome);
+      await writer.writeFile(
+        '{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "x", "name": "external-context-auto-recall"}]}]}, "mine": 1}\n',
+      );
+      await writer.close();
+
+      expect(await exited).toBe(1);
+      expect(stderr).toContain(
+        `rollback as root edits a file in a directory uid ${developer} owns (${qwenHome}) as uid ${developer}`,
+      );
+      expect(await fs.readFile(path.join(rootOnly, 'settings.json'), 'utf8')).toBe(rootText);
+      expect(await fs.readdir(rootOnly)).toEqual(['settings.json']);
+    },
+  );
 });
