@@ -616,6 +616,55 @@ describe.skipIf(!ENABLED)('the Debian package and the Ansible role on this machi
     expect(state()).toBe('active');
   });
 
+  // Negative control: before the role printed them, a run without -v said nothing of the dropped file
+  // (render's notice sat in the registered result, verify's warning in its JSON), and the secret stayed
+  // readable by the developers' group, unnoticed.
+  it("a credential dropped from the variables: without -v the run names the file still on disk (render once, verify's warning every run until it is deleted, the removal as it leaves it), never a secret", () => {
+    const { OPENAI_API_KEY: _, ...kept } = deployed['credentials'] as Record<string, unknown>;
+    const dropped = {
+      ...vars,
+      qwen_managed_deployment: { ...deployed, credentials: kept },
+      qwen_managed_credentials: [{ path: CREDENTIALS.CONTEXT_API_TOKEN, content: secrets.CONTEXT_API_TOKEN }],
+    };
+    const notice = `credential file ${CREDENTIALS.OPENAI_API_KEY} (OPENAI_API_KEY) is no longer used by deployment.json but is still on disk, readable as before`;
+    /** What a task printed: from its TASK line to the next one. */
+    const task = (output: string, name: string) =>
+      output.split(/^TASK \[/m).find((part) => part.startsWith(`../roles/qwen_managed : ${name}]`)) ?? '';
+
+    const first = playbook(dropped);
+    expect({ failed: first.failed, changedTasks: first.changedTasks }).toEqual({
+      failed: 0,
+      changedTasks: ['Write deployment.json', 'Render the install tree'],
+    });
+    expect(task(first.output, 'What render says')).toContain(notice);
+    expect(task(first.output, 'What verify warns of')).toContain(`host.credentials.stale: ${notice}`);
+    const again = playbook(dropped);
+    expect({ changed: again.changed, failed: again.failed }).toEqual({ changed: 0, failed: 0 });
+    expect(task(again.output, 'What render says')).not.toContain('ok: [localhost]');
+    expect(task(again.output, 'What verify warns of')).toContain(`host.credentials.stale: ${notice}`);
+    fs.rmSync(CREDENTIALS.OPENAI_API_KEY);
+    const deleted = playbook(dropped);
+    expect({ changed: deleted.changed, failed: deleted.failed }).toEqual({ changed: 0, failed: 0 });
+    expect(deleted.output).not.toContain('host.credentials.stale');
+
+    // The removal takes backups/ with the install: its run is the last that can name the file it leaves.
+    fs.writeFileSync(CREDENTIALS.OPENAI_API_KEY, secrets.OPENAI_API_KEY, { mode: 0o600 });
+    const removed = playbook({ ...dropped, qwen_managed_state: 'absent' });
+    expect(removed.failed).toBe(0);
+    expect(task(removed.output, 'Credential files the removal leaves on disk')).toContain(
+      `nothing will name them again): ${CREDENTIALS.OPENAI_API_KEY}. Delete each one`,
+    );
+    expect(fs.existsSync(CREDENTIALS.OPENAI_API_KEY)).toBe(true);
+    fs.rmSync(CREDENTIALS.OPENAI_API_KEY);
+    for (const run of [first, again, deleted, removed])
+      for (const value of Object.values(secrets)) expect(run.output).not.toContain(value);
+
+    // The deployment as the other tests know it (installed again): the key is back.
+    const restored = playbook(vars);
+    expect({ failed: restored.failed }).toEqual({ failed: 0 });
+    expect(fs.readFileSync(CREDENTIALS.OPENAI_API_KEY, 'utf8')).toBe(secrets.OPENAI_API_KEY);
+  });
+
   it('an upgrade: a newer package from a URL through the role, checked against its sha256, render and verify — the install keeps working', async () => {
     // The same tree under a higher version, at gzip's fastest preset: what `npm run package` of the next release yields.
     const tree = path.join(work, 'upgrade');
