@@ -14,7 +14,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GIT_CONFIG_POLICY } from '../../../src/policy/git-config.js';
-import { ANSWER, modelCalls, startHostileWorld, toolOutput } from './hostile-world.js';
+import { ANSWER, modelCalls, repoGit, startHostileWorld, toolOutput } from './hostile-world.js';
 import { managedSuite } from './suite.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
 
@@ -47,17 +47,7 @@ const suite = managedSuite(
 );
 
 function git(...args: string[]): void {
-  execFileSync('/usr/bin/git', ['-c', 'safe.directory=*', '-C', world.repo, ...args], {
-    env: {
-      PATH: '/usr/bin:/bin',
-      HOME: '/nonexistent',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_AUTHOR_NAME: 'dev',
-      GIT_AUTHOR_EMAIL: 'dev@example.invalid',
-      GIT_COMMITTER_NAME: 'dev',
-      GIT_COMMITTER_EMAIL: 'dev@example.invalid',
-    },
-  });
+  repoGit(world.repo, ...args);
 }
 
 /** A repository with one commit whose configuration sets `blame.ignoreRevsFile` to `file`. */

@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isToolContinuation, promptText, systemPrompt } from '../../fixtures/fake-model/inspect.js';
 import { text, toolCall } from '../../fixtures/fake-model/server.js';
-import { startHostileWorld, startWithoutGuard } from './hostile-world.js';
+import { repoGit, startHostileWorld, startWithoutGuard } from './hostile-world.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
@@ -99,17 +99,7 @@ const gitRuns = () =>
 
 /** Git as the developer would run it in the repository (the configuration is written last, as the attack's). */
 function git(...args: string[]): void {
-  execFileSync('/usr/bin/git', ['-c', 'safe.directory=*', '-C', world.repo, ...args], {
-    env: {
-      PATH: '/usr/bin:/bin',
-      HOME: '/nonexistent',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_AUTHOR_NAME: 'dev',
-      GIT_AUTHOR_EMAIL: 'dev@example.invalid',
-      GIT_COMMITTER_NAME: 'dev',
-      GIT_COMMITTER_EMAIL: 'dev@example.invalid',
-    },
-  });
+  repoGit(world.repo, ...args);
 }
 
 /** A repository with one commit, a changed file and a file whose timestamp changed (git status reads it again). */

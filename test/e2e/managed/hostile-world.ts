@@ -18,6 +18,21 @@ import type { ManagedSession } from './session.js';
 import type { ManagedSuite, Own } from './suite.js';
 import { ManagedWorld } from './world.js';
 
+/** Git as the developer would run it in `repo`: no system or user configuration, a fixed author. */
+export function repoGit(repo: string, ...args: string[]): void {
+  execFileSync('/usr/bin/git', ['-c', 'safe.directory=*', '-C', repo, ...args], {
+    env: {
+      PATH: '/usr/bin:/bin',
+      HOME: '/nonexistent',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'dev',
+      GIT_AUTHOR_EMAIL: 'dev@example.invalid',
+      GIT_COMMITTER_NAME: 'dev',
+      GIT_COMMITTER_EMAIL: 'dev@example.invalid',
+    },
+  });
+}
+
 export interface HostileWorld {
   world: ManagedWorld;
   search: FakeService;
