@@ -2,6 +2,7 @@
 // tests run the commands in-process with a fixed clock, uid, runtime folder and streams.
 import type { Writable } from 'node:stream';
 import type { LaunchFs } from '../../launcher/prepare-launch.js';
+import type { EffectiveIdentity } from '../deploy/rollback/settings-file.js';
 import type { Progress } from './progress.js';
 
 export interface AdminDeps {
@@ -10,6 +11,8 @@ export interface AdminDeps {
   now(): string;
   /** The uid recorded as manifest.json `adminUid`. */
   adminUid(): number;
+  /** This process's effective ids (rollback --settings as root acts as the directory's owner). */
+  identity: EffectiveIdentity | undefined;
   /** The toolkit's bundled runtimes (dist/runtime); `--runtime-dir` overrides it. */
   runtimeDir(): Promise<string>;
   /** The Node running the toolkit: smoke runs use it when the pinned node is absent here. */

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
 import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
-import { processIO } from './command.js';
+import { processIdentity, processIO } from './command.js';
 import { brokerCommand } from './commands/broker.js';
 import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
@@ -24,6 +24,7 @@ const deps: AdminDeps = {
   toolkitVersion: packageJson.version,
   now: () => new Date().toISOString(),
   adminUid: () => (typeof process.getuid === 'function' ? process.getuid() : 0),
+  identity: processIdentity(process),
   runtimeDir: () => defaultRuntimeDir(import.meta.url),
   nodePath: process.execPath,
   hostPlatform: os.platform(),

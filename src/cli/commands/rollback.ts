@@ -12,7 +12,7 @@ import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
 import { MANAGED_HOOK_NAMES } from '../../deploy/render/rollback-record.js';
 import { unifiedDiff } from '../../deploy/rollback/diff.js';
 import { rollbackInstall } from '../../deploy/rollback/install.js';
-import { rollbackSettingsFile } from '../../deploy/rollback/settings-file.js';
+import { type EffectiveIdentity, rollbackSettingsFile } from '../../deploy/rollback/settings-file.js';
 import { RESTART_MESSAGE, type RollbackOutcome } from '../../deploy/rollback/types.js';
 import { type CliIO, defineCommand } from '../command.js';
 import { UsageError } from '../command-errors.js';
@@ -74,6 +74,8 @@ export interface RollbackDeps {
   hostPlatform: NodeJS.Platform;
   /** The uid running rollback: trusted besides root to own the install's directories (POSIX). */
   adminUid(): number;
+  /** This process's effective ids: --settings as root acts as the owner of the user's directory. */
+  identity: EffectiveIdentity | undefined;
 }
 
 const ROLLBACK_FLAGS = {
@@ -148,6 +150,7 @@ function rollbackFile(flags: RollbackFlags, resolve: Resolve, deps: RollbackDeps
     ...(config === undefined ? {} : { config }),
     dryRun: flags['dry-run'] === true,
     now: deps.now(),
+    identity: deps.identity,
   });
 }
 

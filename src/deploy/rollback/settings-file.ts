@@ -13,6 +13,16 @@ import { type RemovedHook, removeHooksFromText, SurgicalEditError } from '../jso
 import { readSavedV1Config } from './restore-config.js';
 import { type FileChange, RollbackError, type RollbackOutcome } from './types.js';
 
+/** The process's effective ids, which rollback run as root switches (process.seteuid & co.; POSIX only). */
+export interface EffectiveIdentity {
+  geteuid(): number;
+  getegid(): number;
+  getgroups(): number[];
+  setgroups(groups: number[]): void;
+  setegid(gid: number): void;
+  seteuid(uid: number): void;
+}
+
 export interface SettingsRollbackOptions {
   settings: string;
   /** Hook names to remove (default: the external-context hooks). */
@@ -23,6 +33,8 @@ export interface SettingsRollbackOptions {
   config?: string;
   dryRun?: boolean;
   now: string;
+  /** This process's ids (none: it acts as it is, as on Windows). */
+  identity?: EffectiveIdentity | undefined;
 }
 
 /**
@@ -69,18 +81,22 @@ function ownerWhoMaySwap(dir: string): Identity | undefined {
 }
 
 /** Runs `work` with `who` as the effective user and group (root only), then back to root. */
-async function actingAs<T>(who: Identity | undefined, work: () => Promise<T>): Promise<T> {
-  if (who === undefined) return work();
-  const groups = process.getgroups!();
-  const egid = process.getegid!();
+async function actingAs<T>(
+  ids: EffectiveIdentity | undefined,
+  who: Identity | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (ids === undefined || who === undefined) return work();
+  const groups = ids.getgroups();
+  const egid = ids.getegid();
   try {
-    process.setgroups!([who.gid]);
-    process.setegid!(who.gid);
-    process.seteuid!(who.uid);
+    ids.setgroups([who.gid]);
+    ids.setegid(who.gid);
+    ids.seteuid(who.uid);
   } catch (error) {
     // A root without the capability (a user namespace): nothing was read or written yet.
-    process.setegid!(egid);
-    process.setgroups!(groups);
+    ids.setegid(egid);
+    ids.setgroups(groups);
     throw new RollbackError(
       `cannot act as uid ${who.uid}, the owner of ${who.dir} (${(error as Error).message}); nothing was changed. Fix: run rollback as that user (runuser -u <user> -- qwen-managed rollback …)`,
     );
@@ -94,9 +110,9 @@ async function actingAs<T>(who: Identity | undefined, work: () => Promise<T>): P
       `${(error as Error).message}: rollback as root edits a file in a directory uid ${who.uid} owns (${who.dir}) as uid ${who.uid}, who may not do this; nothing more was changed. Fix: let uid ${who.uid} own the file and its directory, or pass the real file in a directory only root can change`,
     );
   } finally {
-    process.seteuid!(0);
-    process.setegid!(egid);
-    process.setgroups!(groups);
+    ids.seteuid(0);
+    ids.setegid(egid);
+    ids.setgroups(groups);
   }
 }
 
@@ -105,7 +121,7 @@ export async function rollbackSettingsFile(options: SettingsRollbackOptions): Pr
   const restored =
     options.restoreConfig === undefined ? undefined : await readSavedV1Config(options.restoreConfig);
   let who: Identity | undefined;
-  if (process.geteuid?.() === 0) {
+  if (options.identity?.geteuid() === 0) {
     const owners: Identity[] = [];
     for (const file of [options.settings, restored === undefined ? undefined : options.config]) {
       const owner = file === undefined ? undefined : ownerWhoMaySwap(path.dirname(path.resolve(file)));
@@ -117,7 +133,7 @@ export async function rollbackSettingsFile(options: SettingsRollbackOptions): Pr
       );
     who = owners[0];
   }
-  return actingAs(who, () => rollbackAs(options, restored));
+  return actingAs(options.identity, who, () => rollbackAs(options, restored));
 }
 
 async function rollbackAs(
