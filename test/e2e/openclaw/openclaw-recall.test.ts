@@ -451,15 +451,14 @@ describe('openclaw-recall on the real OpenClaw', () => {
         async () => {
           const turn = await world.turn(typed);
           expect(turn.code, turn.stderr).toBe(0);
-          // This turn's tool results only: the session's history carries earlier rows' (the
-          // defaults row's `env` output holds the token by design).
-          const messages = (turn.model.at(-1)?.chat?.messages ?? []) as { role: string; content: unknown }[];
-          let typedAt = messages.length - 1;
-          while (typedAt >= 0 && messages[typedAt]!.role !== 'user') typedAt--;
-          const results = messages
-            .slice(typedAt + 1)
-            .filter((m) => m.role === 'tool')
-            .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+          // This turn's tool results only: every request carries the session's history, whose
+          // earlier tool results (the defaults row's `env` output holds the token, by design) come first.
+          const toolResults = (r: (typeof turn.model)[number] | undefined) =>
+            ((r?.chat?.messages ?? []) as { role: string; content: unknown }[])
+              .filter((m) => m.role === 'tool')
+              .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+          // The request before the last asked for the call: what the last adds is its result.
+          const results = toolResults(turn.model.at(-1)).slice(toolResults(turn.model.at(-2)).length);
           // Measured on 2026.9.6: "elevated is not available right now (runtime=direct)", its gate
           // `enabled` failing; were it granted, the mode "deny" render writes is checked first.
           expect(JSON.parse(results.at(-1)!)).toMatchObject({ status: 'error', tool: 'exec' });
