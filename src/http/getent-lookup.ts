@@ -28,7 +28,7 @@ export function getentAddresses(output: string): { address: string; family: numb
  * unref'd: the host ends with its own work, the child with the resolver. Same resolver, same answers;
  * without getent, Node's lookup.
  */
-export function getentLookup(): Lookup {
+export function getentLookup(getent = GETENT): Lookup {
   const dns = process.getBuiltinModule('node:dns');
   let missing = false;
   return (hostname, options, callback) => {
@@ -37,21 +37,26 @@ export function getentLookup(): Lookup {
     const { spawn } = process.getBuiltinModule('node:child_process');
     let child: import('node:child_process').ChildProcessByStdio<null, import('node:stream').Readable, null>;
     try {
-      child = spawn(GETENT, [GETENT_DATABASE[family] ?? 'ahosts', '--', hostname], {
+      child = spawn(getent, [GETENT_DATABASE[family] ?? 'ahosts', '--', hostname], {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
     } catch (error) {
       return callback(error as NodeJS.ErrnoException, undefined);
     }
     let output = '';
+    // A child that could not start emits 'close' after its 'error' (measured on Node 20 and 24):
+    // the error answers, the close must not answer again.
+    let failed = false;
     child.stdout.setEncoding('utf8').on('data', (data: string) => (output += data));
     child.on('error', (error: NodeJS.ErrnoException) => {
+      failed = true;
       if (error.code !== 'ENOENT') return callback(error, undefined);
       missing = true;
       (dns.lookup as Lookup)(hostname, options, callback);
     });
-    // Every ending answers (a killed child too): single-flight waits for this answer.
+    // Every other ending answers (a killed child too): single-flight waits for this answer.
     child.on('close', () => {
+      if (failed) return;
       const addresses = getentAddresses(output);
       if (addresses.length === 0) {
         const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), {

@@ -32,3 +32,27 @@ describe('getentLookup answers as dns.lookup', () => {
     expect(await ask(getentLookup(), host, options)).toEqual(node);
   });
 });
+
+describe('without getent', () => {
+  // Negative control of the answer-once rule: before it, the child's 'close' after its spawn error
+  // answered ENOTFOUND first and Node's lookup answered again.
+  it.each([
+    ['localhost', { all: true }],
+    ['localhost', { family: 4 }],
+  ] as const)('%s %j: Node’s lookup answers, once', async (host, options) => {
+    const node = await ask(dns.lookup, host, options);
+    const answers: Outcome[] = [];
+    const lookup = getentLookup('/nonexistent/getent');
+    await new Promise<void>((done) =>
+      lookup(host, options, (error, address, family) => {
+        answers.push(
+          error === null ? { error: null, address, family } : { error: 'failed', address: undefined },
+        );
+        done();
+      }),
+    );
+    // Whatever else was coming has come: a child's close follows its error within the same turns.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(answers).toEqual([node]);
+  });
+});
