@@ -2,19 +2,15 @@
 // for good: groups first (only root may set them), then the group, then the user — setuid(2) as root
 // changes the real, effective and saved ids, so there is no way back. Checked afterwards, not assumed.
 import type { Account } from '../host/accounts.js';
+import type { ProcessIds } from '../host/process-ids.js';
 import { show } from '../policy/quote.js';
 import { BrokerStartError } from './load.js';
 
-export interface IdentityOps {
-  getuid(): number;
-  geteuid(): number;
-  getgid(): number;
-  getegid(): number;
-  getgroups(): number[];
-  setgroups(groups: number[]): void;
-  setgid(gid: number): void;
-  setuid(uid: number): void;
-}
+/** What the drop needs of the process's ids. */
+export type IdentityOps = Pick<
+  ProcessIds,
+  'getuid' | 'geteuid' | 'getgid' | 'getegid' | 'getgroups' | 'setgroups' | 'setgid' | 'setuid'
+>;
 
 /** How the broker was started: as root (it drops to `account`), or already as `account` (systemd User=). */
 export function startMode(ids: IdentityOps, account: Account): 'drop' | 'already' {

@@ -3,7 +3,6 @@
 // name on every refusal are done here, once. Commands get their I/O and the machine's dependencies
 // injected, so tests run them in-process.
 import type { Readable, Writable } from 'node:stream';
-import type { EffectiveIdentity } from '../deploy/rollback/settings-file.js';
 import { commandError, fileSystemRefusal } from './command-errors.js';
 import { type FlagOptions, type Flags, parseFlags } from './flags.js';
 
@@ -24,20 +23,6 @@ export interface CliIO {
  * The I/O of a real process, for the entries (qwen-managed.ts, rollback.ts) to pass in. `name`
  * prefixes the one line a failed write of the output gets.
  */
-/** `proc`'s effective ids, for the entries to inject (undefined where Node has none: Windows). */
-export function processIdentity(proc: NodeJS.Process): EffectiveIdentity | undefined {
-  if (proc.seteuid === undefined || proc.setegid === undefined || proc.setgroups === undefined)
-    return undefined;
-  return {
-    geteuid: () => proc.geteuid!(),
-    getegid: () => proc.getegid!(),
-    getgroups: () => proc.getgroups!(),
-    setgroups: (groups) => proc.setgroups!(groups),
-    setegid: (gid) => proc.setegid!(gid),
-    seteuid: (uid) => proc.seteuid!(uid),
-  };
-}
-
 export function processIO(proc: NodeJS.Process, name: string): CliIO {
   // Node throws an unhandled write error as a stack trace. A reader that went away (`| head`) only
   // ends the output: the command ends as it would. Any other (a full disk) loses it: exit 1, one line.

@@ -2,7 +2,8 @@
 // <installDir>/runtime/rollback.js): the same rollback command as `qwen-managed rollback`, runnable
 // where no node_modules exist. Like qwen-managed.ts, the only module of its bundle that touches the process.
 import packageJson from '../../package.json' with { type: 'json' };
-import { processIdentity, processIO } from './command.js';
+import { processIds } from '../host/process-ids.js';
+import { processIO } from './command.js';
 import { rollbackCommand } from './commands/rollback.js';
 import { runSingleCommand } from './program.js';
 
@@ -14,7 +15,7 @@ void runSingleCommand(
     now: () => new Date().toISOString(),
     hostPlatform: process.platform,
     adminUid: () => (typeof process.getuid === 'function' ? process.getuid() : 0),
-    identity: processIdentity(process),
+    identity: processIds(process),
   }),
   process.argv.slice(2),
   processIO(process, info.name),

@@ -6,8 +6,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
+import { processIds } from '../host/process-ids.js';
 import { DEFAULT_QWEN_VERSION, SUPPORTED_QWEN_VERSIONS } from '../qwen/versions.js';
-import { processIdentity, processIO } from './command.js';
+import { processIO } from './command.js';
 import { brokerCommand } from './commands/broker.js';
 import { planCommand } from './commands/plan.js';
 import { probeCommand } from './commands/probe.js';
@@ -24,7 +25,7 @@ const deps: AdminDeps = {
   toolkitVersion: packageJson.version,
   now: () => new Date().toISOString(),
   adminUid: () => (typeof process.getuid === 'function' ? process.getuid() : 0),
-  identity: processIdentity(process),
+  identity: processIds(process),
   runtimeDir: () => defaultRuntimeDir(import.meta.url),
   nodePath: process.execPath,
   hostPlatform: os.platform(),

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { BrokerStartError } from '../../broker/load.js';
 import { accountCache, lazyCodeCheck, shellOf, socketPeerUids } from '../../broker/machine.js';
 import { type BrokerMachine, startBroker } from '../../broker/start.js';
+import { type ProcessIds, processIds } from '../../host/process-ids.js';
 import { credentialFileValue } from '../../policy/routed-credentials.js';
 import { type CliIO, defineCommand } from '../command.js';
 import { InputError } from '../command-errors.js';
@@ -36,21 +37,19 @@ Exit codes: 0 stopped by a signal, 1 refused to start or stopped because stdout 
 lines (the reason on stderr), 2 usage error.
 `;
 
+/** This process's ids: the command refused every platform but Linux before, and Linux has them all. */
+function linuxIds(): ProcessIds {
+  const ids = processIds(process);
+  if (ids === undefined) throw new Error('broker: Node gives this process no user ids');
+  return ids;
+}
+
 /** The broker's view of this process: its ids, the kernel tables, the user database, stdout/stderr. */
 export function processMachine(io: CliIO): BrokerMachine {
   return {
     fs,
     env: io.env,
-    ids: {
-      getuid: () => process.getuid?.() ?? -1,
-      geteuid: () => process.geteuid?.() ?? -1,
-      getgid: () => process.getgid?.() ?? -1,
-      getegid: () => process.getegid?.() ?? -1,
-      getgroups: () => process.getgroups?.() ?? [],
-      setgroups: (groups) => process.setgroups?.(groups),
-      setgid: (gid) => process.setgid?.(gid),
-      setuid: (uid) => process.setuid?.(uid),
-    },
+    ids: linuxIds(),
     accounts: (groups) => accountCache(groups, () => performance.now()),
     shellOf,
     lazyCodeCheck,

@@ -7,21 +7,18 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { errorCode } from '../../base/errors.js';
 import { EXTERNAL_CONTEXT_HOOKS } from '../../contracts/names.js';
+import type { ProcessIds } from '../../host/process-ids.js';
 import { JsoncError } from '../../text/jsonc.js';
 import { replaceFileAtomically } from '../atomic-file.js';
 import { type RemovedHook, removeHooksFromText, SurgicalEditError } from '../jsonc/remove-hooks.js';
 import { readSavedV1Config } from './restore-config.js';
 import { type FileChange, RollbackError, type RollbackOutcome } from './types.js';
 
-/** The process's effective ids, which rollback run as root switches (process.seteuid & co.; POSIX only). */
-export interface EffectiveIdentity {
-  geteuid(): number;
-  getegid(): number;
-  getgroups(): number[];
-  setgroups(groups: number[]): void;
-  setegid(gid: number): void;
-  seteuid(uid: number): void;
-}
+/** The process's effective ids, which rollback run as root switches (POSIX only). */
+export type EffectiveIdentity = Pick<
+  ProcessIds,
+  'geteuid' | 'getegid' | 'getgroups' | 'setgroups' | 'setegid' | 'seteuid'
+>;
 
 export interface SettingsRollbackOptions {
   settings: string;
