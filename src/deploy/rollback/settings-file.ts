@@ -73,6 +73,12 @@ function ownerWhoMaySwap(dir: string): Identity | undefined {
   for (let current = path.resolve(dir); ; current = path.dirname(current)) {
     const stat = lstatSync(current, { throwIfNoEntry: false });
     if (stat !== undefined && stat.uid !== 0) return { uid: stat.uid, gid: stat.gid, dir: current };
+    // Root's own directory that its group or everyone may write (not sticky): any of them could swap an
+    // entry for a link, and no single user to act as keeps root's write to what they could write anyway.
+    if (stat !== undefined && (stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0)
+      throw new RollbackError(
+        `${current} is root's but ${(stat.mode & 0o002) !== 0 ? 'everyone' : `its group (gid ${stat.gid})`} may write it (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}): whoever may could swap a directory for a link after rollback looked, and root's write would follow it; nothing was changed. Fix: remove that write permission (chmod go-w ${current}), or run rollback as the user the file belongs to`,
+      );
     if (current === path.dirname(current)) return undefined;
   }
 }

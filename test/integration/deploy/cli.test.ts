@@ -368,4 +368,35 @@ describe('render → verify → rollback with the real bundles', () => {
       expect(await fs.readdir(rootOnly)).toEqual(['settings.json']);
     },
   );
+
+  // A directory root owns but a group may write: any member could swap, and there is no one user to
+  // act as. Control: the same tree without the group's write is rolled back.
+  it.runIf(process.geteuid?.() === 0).each([
+    { label: '0775', mode: 0o775, refused: "is root's but its group (gid 54321) may write it (mode 0775)" },
+    { label: '0757', mode: 0o757, refused: "is root's but everyone may write it (mode 0757)" },
+    { label: '1777', mode: 0o1777, refused: undefined },
+    { label: '0755', mode: 0o755, refused: undefined },
+  ])('rollback --settings as root under a root-owned directory of mode $label', async ({ mode, refused }) => {
+    const base = await tempDir();
+    await fs.chmod(base, 0o755);
+    const shared = path.join(base, 'shared');
+    await fs.mkdir(shared);
+    await fs.chown(shared, 0, 54_321);
+    await fs.chmod(shared, mode);
+    const settings = path.join(shared, 'settings.json');
+    const text =
+      '{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "x", "name": "external-context-auto-recall"}]}]}, "mine": 1}\n';
+    await fs.writeFile(settings, text);
+    const { code, stderr } = run(['rollback', '--settings', settings]);
+    if (refused === undefined) {
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(await fs.readFile(settings, 'utf8')).toBe('{"hooks": {}, "mine": 1}\n');
+    } else {
+      expect(code).toBe(1);
+      expect(stderr).toContain(`${shared} ${refused}`);
+      expect(stderr).toContain(`Fix: remove that write permission (chmod go-w ${shared})`);
+      expect(await fs.readFile(settings, 'utf8')).toBe(text);
+      expect(await fs.readdir(shared)).toEqual(['settings.json']);
+    }
+  });
 });
