@@ -4,6 +4,8 @@
 // hook's; rejecting sends no write, approving exactly one, reported to the model as `accepted`;
 // after Shift+Tab into YOLO the hook still asks. Plus the approval-guard check (scenario 7) that one
 // remember never asks three times and the full text is what the user reads.
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { confirmationOverflow, tooLongToConfirmReason } from '../../../src/context/memory-content.js';
 import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
@@ -18,10 +20,11 @@ import {
 } from '../../fixtures/fake-services/index.js';
 import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 import { INPUT_READY } from '../harness/scenario.js';
+import { withUserSettings } from './hostile-world.js';
 import { recordTiming } from './measure.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
-import { ManagedWorld } from './world.js';
+import { ManagedWorld, MODEL_KEY } from './world.js';
 
 const MEM0_KEY = 'm0-e2e-platform-key-77b1';
 const REMEMBER_TOOL = 'mcp__external-context__context_remember';
@@ -278,6 +281,70 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
         ).toEqual([content]);
       }
       expect(await s.quit()).toBe(0);
+    }),
+  );
+
+  // What "Always allow … for this user" would store for the tool and its server (the developer's own
+  // settings in the launcher's QWEN_HOME): the profile's permissions.ask outranks it, and the hook's
+  // dialog has no "Always allow" at all.
+  const STORED_ALLOW = { permissions: { allow: [REMEMBER_TOOL, 'mcp__external-context'] } };
+
+  it(
+    'a stored "Always allow" for context_remember and its server: Qwen\'s confirmation still shows, then the full text; approving both writes once',
+    suite.test(async ({ world: w, platform }) => {
+      const undo = withUserSettings(w, STORED_ALLOW);
+      try {
+        const s = await start();
+        const content = 'STORED-ALLOW-MEMORY: the nightly build runs at 02:00.';
+        scriptRemember('remember-stored', content, 'ANSWER-STORED-REMEMBERED-5c3');
+        const addsBefore = adds(platform).length;
+        await s.submit('Please remember-stored the nightly build');
+        await qwenDialog(s);
+        expect(adds(platform).length).toBe(addsBefore);
+        await s.term.press('Enter');
+        expect(await hookDialog(s)).toContain(JSON.stringify(content));
+        expect(adds(platform).length).toBe(addsBefore);
+        await s.term.press('Enter');
+        await s.term.waitFor('ANSWER-STORED-REMEMBERED-5c3', 30_000);
+        expect(adds(platform).length - addsBefore).toBe(1);
+        expect(await s.quit()).toBe(0);
+      } finally {
+        undo();
+      }
+    }),
+  );
+
+  it(
+    "negative control: the same stored rules with the profile's ask and its hooks taken away (Qwen started without the launcher) write with no dialog at all",
+    suite.test(async ({ world: w, platform }) => {
+      const undo = withUserSettings(w, STORED_ALLOW);
+      try {
+        const settings = w.systemSettings('write') as {
+          permissions?: { ask?: string[] };
+          hooks?: Record<string, unknown>;
+        };
+        delete settings.permissions?.ask;
+        delete settings.hooks?.['PreToolUse'];
+        const dir = join(w.root, 'no-ask');
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
+        chmodSync(dir, 0o755);
+        const s = await suite.direct(w, 'write', {
+          credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+          pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
+        });
+        await s.waitForReady();
+        const content = 'UNASKED-MEMORY: written with no dialog.';
+        scriptRemember('remember-unasked', content, 'ANSWER-UNASKED-REMEMBERED-9e4');
+        const addsBefore = adds(platform).length;
+        await s.submit('Please remember-unasked this');
+        await s.term.waitFor('ANSWER-UNASKED-REMEMBERED-9e4', 30_000);
+        expect(s.term.fullText()).not.toContain(YES);
+        expect(adds(platform).length - addsBefore).toBe(1);
+        expect(await s.quit()).toBe(0);
+      } finally {
+        undo();
+      }
     }),
   );
 
