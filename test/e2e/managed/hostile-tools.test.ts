@@ -51,6 +51,7 @@ import {
   shows,
   startHostileWorld,
   startWithoutGuard,
+  startWithSettings,
   toolOutput,
   withUserSettings,
 } from './hostile-world.js';
@@ -669,16 +670,13 @@ describe('Qwen never relaunches itself in a container without the managed settin
     suite.test(() =>
       withFakeDocker(
         async (log) => {
-          const settings = world.systemSettings('write') as { tools?: Record<string, unknown> };
-          delete settings.tools?.['sandbox'];
-          const dir = join(world.root, 'sandbox-unpinned');
-          mkdirSync(dir, { recursive: true });
-          writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-          chmodSync(dir, 0o755);
-          const s = await suite.direct(world, 'write', {
-            credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-            pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-          });
+          const s = await startWithSettings(
+            suite,
+            world,
+            'sandbox-unpinned',
+            (settings) => delete settings['tools']?.['sandbox'],
+            { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+          );
           const run = await dockerRun(s, log);
           expect(run).toContain('qwen --extensions none');
           expect(run).not.toContain('QWEN_CODE_SYSTEM_SETTINGS_PATH');

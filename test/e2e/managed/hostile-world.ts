@@ -83,17 +83,19 @@ export function markerHookSettings(markerFile: string): string {
 }
 
 /**
- * The write session started directly with the managed system settings minus their PreToolUse hooks:
- * the approval guard's negative control (what Qwen does on its own with the same call).
+ * The write session started directly (no launcher) with the managed system settings as `edit` leaves
+ * them: a negative control's "the same session without this defence". `label` names their directory.
  */
-export function startWithoutGuard<T>(
+export function startWithSettings<T>(
   suite: ManagedSuite<T>,
   world: ManagedWorld,
+  label: string,
+  edit: (settings: Record<string, Record<string, unknown> | undefined>) => void,
   credentials: Record<string, string>,
 ): Promise<ManagedSession> {
-  const settings = world.systemSettings('write') as { hooks?: Record<string, unknown> };
-  delete settings.hooks?.['PreToolUse'];
-  const dir = join(world.root, 'unguarded');
+  const settings = world.systemSettings('write') as Record<string, Record<string, unknown> | undefined>;
+  edit(settings);
+  const dir = join(world.root, label);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
   chmodSync(dir, 0o755);
@@ -101,6 +103,21 @@ export function startWithoutGuard<T>(
     credentials,
     pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
   });
+}
+
+/** The write session without its PreToolUse hooks: the approval guard's negative control (what Qwen does on its own). */
+export function startWithoutGuard<T>(
+  suite: ManagedSuite<T>,
+  world: ManagedWorld,
+  credentials: Record<string, string>,
+): Promise<ManagedSession> {
+  return startWithSettings(
+    suite,
+    world,
+    'unguarded',
+    (settings) => delete settings['hooks']?.['PreToolUse'],
+    credentials,
+  );
 }
 
 /** The developer's Qwen home as the launcher leaves it: each level their own private directory. */

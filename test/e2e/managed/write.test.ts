@@ -4,8 +4,6 @@
 // hook's; rejecting sends no write, approving exactly one, reported to the model as `accepted`;
 // after Shift+Tab into YOLO the hook still asks. Plus the approval-guard check (scenario 7) that one
 // remember never asks three times and the full text is what the user reads.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { confirmationOverflow, tooLongToConfirmReason } from '../../../src/context/memory-content.js';
 import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
@@ -20,7 +18,7 @@ import {
 } from '../../fixtures/fake-services/index.js';
 import { mem0PlatformProvider } from '../../fixtures/runtime-config.js';
 import { INPUT_READY } from '../harness/scenario.js';
-import { withUserSettings } from './hostile-world.js';
+import { startWithSettings, withUserSettings } from './hostile-world.js';
 import { recordTiming } from './measure.js';
 import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
@@ -319,20 +317,16 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
     suite.test(async ({ world: w, platform }) => {
       const undo = withUserSettings(w, STORED_ALLOW);
       try {
-        const settings = w.systemSettings('write') as {
-          permissions?: { ask?: string[] };
-          hooks?: Record<string, unknown>;
-        };
-        delete settings.permissions?.ask;
-        delete settings.hooks?.['PreToolUse'];
-        const dir = join(w.root, 'no-ask');
-        mkdirSync(dir, { recursive: true });
-        writeFileSync(join(dir, 'system-settings.json'), JSON.stringify(settings));
-        chmodSync(dir, 0o755);
-        const s = await suite.direct(w, 'write', {
-          credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-          pinned: { QWEN_CODE_SYSTEM_SETTINGS_PATH: join(dir, 'system-settings.json') },
-        });
+        const s = await startWithSettings(
+          suite,
+          w,
+          'no-ask',
+          (settings) => {
+            delete settings['permissions']?.['ask'];
+            delete settings['hooks']?.['PreToolUse'];
+          },
+          { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+        );
         await s.waitForReady();
         const content = 'UNASKED-MEMORY: written with no dialog.';
         scriptRemember('remember-unasked', content, 'ANSWER-UNASKED-REMEMBERED-9e4');
