@@ -10,6 +10,7 @@ import {
   decideGitHook,
   GIT_CONFIG_POLICY,
   type GitConfigEntry,
+  gitPathElsewhere,
   parseGitConfig,
 } from '../src/policy/git-config.js';
 import { indexLinks } from '../src/policy/git-index.js';
@@ -103,12 +104,13 @@ function judgeGitDir(paths: RepositoryPaths, gitDir: string, top: string, depth:
       if (e.subsection !== undefined || e.value === undefined) continue;
       judgeReadFile(paths, file, e);
       if (e.section === 'core' && e.name === 'hookspath') {
-        // git takes `~/…` and `~user/…` from a home directory, which the launcher does not judge.
-        if (e.value.startsWith('~'))
+        // git takes `~/…` from a home directory and `%(prefix)/…` from its own prefix: neither is judged.
+        const elsewhere = gitPathElsewhere(e.value);
+        if (elsewhere !== undefined)
           paths.refuse({
             file,
             key: 'core.hookspath',
-            why: 'git runs the hooks of this directory below a home directory, which the launcher does not check (a post-index-change hook there runs for git diff and git status, which Qwen 0.24.4 runs without asking)',
+            why: `git runs the hooks of this directory ${elsewhere}, which the launcher does not check (a post-index-change hook there runs for git diff and git status, which Qwen 0.24.4 runs without asking)`,
             fix: `write it relative to the repository (git config --file ${file} core.hooksPath <path>)`,
           });
         hooksPaths.push(e.value);
@@ -270,17 +272,18 @@ function readSmall(paths: RepositoryPaths, file: string): string | undefined {
 
 /** One configuration file, judged; its text when git will read it. */
 /**
- * A key naming a file git reads and prints (`blame.ignoreRevsFile`): judged by the path rule from the
- * repository root, where Qwen runs git (a relative value is taken from there); a `~` value, which
- * git takes from a home directory, refuses.
+ * A key naming a file git reads and prints (`blame.ignoreRevsFile`, `core.attributesFile`): judged by
+ * the path rule from the repository root, where Qwen runs git (a relative value is taken from there);
+ * a `~` or `%(prefix)/` value, which git takes from a home directory or its own prefix, refuses.
  */
 function judgeReadFile(paths: RepositoryPaths, file: string, entry: GitConfigEntry): void {
   const key = `${entry.section}.${entry.name}`;
   const why = GIT_CONFIG_POLICY.files[key];
   if (why === undefined || entry.value === undefined || entry.value === '') return;
   const fix = `write a file of the repository, or remove it (git config --file ${file} --unset-all ${key})`;
-  if (entry.value.startsWith('~')) {
-    paths.refuse({ file, key, why: `${why}; this one is below a home directory`, fix });
+  const elsewhere = gitPathElsewhere(entry.value);
+  if (elsewhere !== undefined) {
+    paths.refuse({ file, key, why: `${why}; this one is ${elsewhere}`, fix });
     return;
   }
   const problem = pathProblem(paths.judge(paths.path.resolve(paths.root, entry.value), true), paths.root);

@@ -266,3 +266,16 @@ export function decideGitHook(
   const why = policy.hooks[name];
   return why === undefined ? [] : [{ file, key: '(the hook)', why, fix: 'remove it' }];
 }
+
+/**
+ * Where git 2.39 takes a path-valued key (`git_config_pathname`) from, when it is not the repository:
+ * `~` and `~user` a home directory, and a leading `%(prefix)/` git's own installation prefix
+ * (measured: `core.hooksPath = %(prefix)/../proc/self/cwd/hk` ran the repository's hk/post-index-change
+ * at `git diff`). Undefined: the value is read as written (relative to where git runs).
+ */
+export function gitPathElsewhere(value: string): string | undefined {
+  if (value.startsWith('~')) return 'below a home directory';
+  if (value.startsWith('%(prefix)/'))
+    return "below git's own installation prefix (git reads a leading %(prefix)/ so)";
+  return undefined;
+}

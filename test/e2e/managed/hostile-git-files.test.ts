@@ -50,14 +50,14 @@ function git(...args: string[]): void {
   repoGit(world.repo, ...args);
 }
 
-/** A repository with one commit whose configuration sets `blame.ignoreRevsFile` to `file`. */
-function plantRepository(file: string): void {
+/** A repository with one commit whose configuration sets `key` (`blame.ignoreRevsFile`) to `file`. */
+function plantRepository(file: string, key = 'blame.ignoreRevsFile'): void {
   git('init', '-q', '-b', 'main');
   writeFileSync(join(world.repo, 'a.txt'), 'one\n');
   writeFileSync(join(world.repo, '.git-blame-ignore-revs'), '# formatting commits\n');
   git('add', 'a.txt', '.git-blame-ignore-revs');
   git('commit', '-qm', 'one');
-  git('config', 'blame.ignoreRevsFile', file);
+  git('config', key, file);
   execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
 }
 
@@ -114,6 +114,65 @@ describe('blame.ignoreRevsFile', () => {
       expect(toolOutput(world, since)).toContain(
         `invalid object name: https://dev:${DEVELOPER_TOKEN}@github.com`,
       );
+    }),
+  );
+});
+
+// `core.attributesFile`: git diff reads it as attributes and warns, on stderr, about every word that is
+// no valid attribute name — a `~/.netrc` password holding a `/`, `+` or `:` among them. Measured on
+// 0.24.4: Qwen runs the model's `git diff` with no dialog and hands it both streams.
+describe('core.attributesFile', () => {
+  const NETRC_PASSWORD = 's3cret/E2E+netrc:4471';
+  const ATTRIBUTES_WHY = GIT_CONFIG_POLICY.files['core.attributesfile'];
+
+  /** The developer's `~/.netrc`, and a change in the repository for `git diff` to show. */
+  function plantNetrc(file: string): void {
+    world.plant(
+      join(world.user.home, '.netrc'),
+      `machine git.example.com login dev password ${NETRC_PASSWORD}\n`,
+    );
+    chmodSync(join(world.user.home, '.netrc'), 0o600);
+    plantRepository(file, 'core.attributesFile');
+    writeFileSync(join(world.repo, 'a.txt'), 'one\ntwo\n');
+    execFileSync('chown', [`${world.user.uid}:${world.user.gid}`, join(world.repo, 'a.txt')]);
+  }
+
+  it.each([
+    ['~/.netrc', 'this one is below a home directory'],
+    [
+      '%(prefix)/../etc/hostname',
+      "this one is below git's own installation prefix (git reads a leading %(prefix)/ so)",
+    ],
+  ])(
+    'write: `%s` refuses the launch, naming the key; no Qwen starts',
+    suite.test(async (_fixtures, file, where) => {
+      plantNetrc(file);
+      const requestsBefore = world.model.requests.length;
+      const s = await suite.launch(world, 'write');
+      const exit = await s.term.waitForExit(30_000);
+      await s.term.flush();
+      expect({ exit: exit.exitCode, shown: s.launcherLines({ [world.repo]: '<repo>' }) }).toEqual({
+        exit: 1,
+        shown: [
+          `<repo>/.git/config: core.attributesfile: ${ATTRIBUTES_WHY}; ${where}; fix: write a file of the repository, or remove it (git config --file <repo>/.git/config --unset-all core.attributesfile)`,
+          '1 thing(s) in the repository or your home would change the managed write session; nothing was started',
+        ],
+      });
+      expect(world.model.requests.length).toBe(requestsBefore);
+    }),
+  );
+
+  it(
+    "negative control, Qwen started without the launcher: the model's git diff sends the developer's netrc password to the model, no dialog",
+    suite.test(async () => {
+      plantNetrc('~/.netrc');
+      const s = await suite.direct(world, 'write', {
+        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+      });
+      await s.waitForReady();
+      const since = world.model.requests.length;
+      expect(await modelCalls(s, 'run_shell_command', { command: 'git diff' }, ANSWER)).toBe(true);
+      expect(toolOutput(world, since)).toContain(`${NETRC_PASSWORD} is not a valid attribute name`);
     }),
   );
 });

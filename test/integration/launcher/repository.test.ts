@@ -2,7 +2,7 @@
 // user, and hostile files in the repository and in the user's home. A plain `.env` never refuses
 // (its names go into this launch's advanced.excludedEnvVars); what Qwen would take regardless of that
 // list refuses the launch, naming the file and the variable or key, and nothing is started.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -699,18 +699,34 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
       ['<repo>/tools/hooks/post-index-change: (the hook)'],
     ],
     ['an unparsable .git/config', { repo: { '.git/config': '[core\n' } }, ['<repo>/.git/config: (line 1)']],
-    ...(
-      [
-        ['a file of the home (git blame prints its first line)', '~/.git-credentials', {}],
-        ['an absolute path outside', '/etc/hostname', {}],
-        ['a relative path climbing out', '../outside-revs', {}],
-        ['a link of the repository leading out (untracked)', 'revs', { revs: '/etc/hostname' }],
-      ] as const
-    ).map(([title, value, links]): [string, Setup, string[]] => [
-      `.git/config: blame.ignoreRevsFile naming ${title}`,
-      { repo: { '.git/config': `[blame]\n\tignoreRevsFile = ${value}\n` }, links },
-      ['<repo>/.git/config: blame.ignorerevsfile'],
-    ]),
+    [
+      "a core.hooksPath below git's %(prefix)/ climbing back into the repository (git runs hk/post-index-change at git diff)",
+      {
+        repo: {
+          '.git/config': '[core]\n\thooksPath = %(prefix)/../proc/self/cwd/hk\n',
+          'hk/post-index-change': '#!/bin/sh\n',
+        },
+      },
+      ['<repo>/.git/config: core.hookspath'],
+    ],
+    ...(['blame.ignoreRevsFile', 'core.attributesFile'] as const).flatMap((key) =>
+      (
+        [
+          ['a file of the home (git prints its lines)', '~/.git-credentials', {}],
+          ['an absolute path outside', '/etc/hostname', {}],
+          ["a path below git's %(prefix)/", '%(prefix)/../etc/hostname', {}],
+          ['a relative path climbing out', '../outside-revs', {}],
+          ['a link of the repository leading out (untracked)', 'revs', { revs: '/etc/hostname' }],
+        ] as const
+      ).map(([title, value, links]): [string, Setup, string[]] => {
+        const [section, name] = key.split('.');
+        return [
+          `.git/config: ${key} naming ${title}`,
+          { repo: { '.git/config': `[${section}]\n\t${name} = ${value}\n` }, links },
+          [`<repo>/.git/config: ${key.toLowerCase()}`],
+        ];
+      }),
+    ),
   ])('refuses: %s', async (_title, setup, refusals) => {
     const c = fixture(setup);
     for (const from of ['repo', 'home'] as const) {
@@ -756,6 +772,53 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
       '<repo>/vendor/lib/.git/config: filter.evil.clean',
       expect.stringMatching(/^1 thing\(s\) in the repository/),
     ]);
+  });
+
+  // Negative control for the %(prefix)/ and core.attributesFile rows above: the real git, no launcher.
+  it.each([
+    [
+      "core.hooksPath = %(prefix)/../proc/self/cwd/hk runs the repository's hk/post-index-change",
+      ['core.hooksPath', '%(prefix)/../proc/self/cwd/hk'],
+      ['diff'],
+      'HOOK-RAN',
+    ],
+    [
+      'core.attributesFile below %(prefix)/ prints the words of a file outside',
+      ['core.attributesFile', '%(prefix)/..<secret>'],
+      ['diff'],
+      's3cret/Pa+ss is not a valid attribute name',
+    ],
+    [
+      'blame.ignoreRevsFile below %(prefix)/ prints the first line of a file outside',
+      ['blame.ignoreRevsFile', '%(prefix)/..<secret>'],
+      ['blame', 'a.txt'],
+      'invalid object name: machine git.example login dev password s3cret/Pa+ss',
+    ],
+  ])('negative control, the real git with no launcher: %s', (_title, [key, value], command, shown) => {
+    const dir = fs.mkdtempSync(path.join(suite.base, 'git-prefix-'));
+    const secret = path.join(dir, 'netrc');
+    fs.writeFileSync(secret, 'machine git.example login dev password s3cret/Pa+ss\n');
+    const repo = path.join(dir, 'repo');
+    fs.mkdirSync(path.join(repo, 'hk'), { recursive: true });
+    const env = { PATH: '/usr/bin:/bin', HOME: '/nonexistent', GIT_CONFIG_NOSYSTEM: '1' };
+    const git = (...args: string[]) =>
+      spawnSync(
+        'git',
+        ['-c', 'safe.directory=*', '-c', 'user.name=a', '-c', 'user.email=a@b', '-C', repo, ...args],
+        { env, encoding: 'utf8' },
+      );
+    git('init', '-q');
+    fs.writeFileSync(path.join(repo, 'a.txt'), 'one\n');
+    fs.writeFileSync(path.join(repo, 'hk', 'post-index-change'), '#!/bin/sh\necho HOOK-RAN >&2\n', {
+      mode: 0o755,
+    });
+    git('add', 'a.txt');
+    git('commit', '-qm', 'one');
+    git('config', key!, value!.replace('<secret>', secret));
+    // A changed timestamp with the same content: git diff refreshes the index and writes it.
+    fs.utimesSync(path.join(repo, 'a.txt'), new Date(0), new Date(0));
+    const run = git(...command!);
+    expect(`${run.stdout}${run.stderr}`).toContain(shown);
   });
 
   it('refuses a link of the checkout (in the index) that leads into /proc or out of the repository; links inside and untracked ones pass', async () => {
@@ -809,16 +872,17 @@ describe("launch-qwen: the repository's git directory (Qwen runs git there at ev
     );
   });
 
-  it("starts: a developer's own repository (git-lfs filters, husky hooks, ordinary hooks, fsmonitor on, the repository's blame ignore list)", async () => {
+  it("starts: a developer's own repository (git-lfs filters, husky hooks, ordinary hooks, fsmonitor on, the repository's blame ignore list and attributes file)", async () => {
     const c = fixture({
       repo: {
         '.git/HEAD': 'ref: refs/heads/main\n',
         '.git/config':
-          '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = true\n\thooksPath = .husky/_\n[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n[remote "origin"]\n\turl = git@github.com:org/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n',
+          '[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tfsmonitor = true\n\thooksPath = .husky/_\n\tattributesFile = .gitattributes-local\n[blame]\n\tignoreRevsFile = .git-blame-ignore-revs\n[remote "origin"]\n\turl = git@github.com:org/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n',
         '.git/hooks/pre-commit': '#!/bin/sh\n',
         '.husky/_/pre-commit': '#!/bin/sh\n',
         '.gitattributes': '*.psd filter=lfs diff=lfs merge=lfs -text\n',
         '.git-blame-ignore-revs': '# formatting\n',
+        '.gitattributes-local': '*.bin -diff\n',
       },
     });
     const { code, output } = await launch(c, 'repo');

@@ -4,6 +4,7 @@ import {
   decideGitConfig,
   decideGitHook,
   gitConfigKey,
+  gitPathElsewhere,
   parseGitConfig,
 } from '../../../src/policy/git-config.js';
 
@@ -221,5 +222,24 @@ describe('decideGitHook', () => {
     ['post-checkout', 0],
   ])('%s: %i refusal(s)', (name, count) => {
     expect(decideGitHook(`/repo/.git/hooks/${name}`, name)).toHaveLength(count);
+  });
+});
+
+describe('gitPathElsewhere: where git 2.39 takes a path-valued key from (interpolate_path)', () => {
+  it.each([
+    ['~/.git-credentials', 'below a home directory'],
+    ['~dev/revs', 'below a home directory'],
+    [
+      '%(prefix)/../proc/self/cwd/hk',
+      "below git's own installation prefix (git reads a leading %(prefix)/ so)",
+    ],
+    ['.husky/_', undefined],
+    ['/etc/hostname', undefined],
+    // Only a leading `%(prefix)/` is expanded; anything else is a path git reads as written.
+    ['hooks/%(prefix)/x', undefined],
+    ['%(prefix)x', undefined],
+    ['%(PREFIX)/x', undefined],
+  ])('%j → %j', (value, where) => {
+    expect(gitPathElsewhere(value)).toEqual(where);
   });
 });
