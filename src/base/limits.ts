@@ -28,6 +28,12 @@ export const MAX_CONFIG_BYTES = 65_536;
 /** Largest hook event a hook reads from stdin. */
 export const HOOK_STDIN_BYTES = 1024 * 1024;
 
+/**
+ * The approval guard naming the repository code a shell command runs: the largest package.json or
+ * git config it reads, the code points of a script's text it shows, and how many it names.
+ */
+export const GUARD_REPOSITORY_CODE = { fileBytes: 1024 * 1024, scriptCodePoints: 160, names: 6 } as const;
+
 /** The managed command hooks' timeout, rendered in the unit the Qwen version reads (policies/qwen/versions.json). */
 export const HOOK_TIMEOUT_MS = 8000;
 /** The auto-recall hook's own wall-clock budget, between the provider timeout and HOOK_TIMEOUT_MS. */

@@ -2,13 +2,15 @@
 // and never blocks Qwen by crashing — any failure answers `{}` (Qwen fails open on errors anyway).
 // An event it could not read whole (too large, or too slow to arrive) asks: its size is the
 // provider's choice, not a failure.
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { readOwnEnv } from '../../base/environment.js';
+import { GUARD_REPOSITORY_CODE } from '../../base/limits.js';
 import { GUARD_MODES_ENV } from '../../contracts/names.js';
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
 import { decideApprovalGuard, type GuardHost, parseGuardedModes, unreadAnswer } from './decide.js';
 import { basename, dirname, join } from './host.js';
+import type { RepositoryFiles } from './repository-code.js';
 
 /** `path` with its nearest existing ancestor's links resolved, like Qwen's own read check. */
 export function realpathNearestExisting(path: string): string {
@@ -41,6 +43,35 @@ export function listNames(dir: string): string[] | undefined {
   }
 }
 
+/** The repository's files as the guard reads them to name its code: links followed, as git and npm do. */
+export const REPOSITORY_FILES: RepositoryFiles = {
+  readText(path) {
+    try {
+      const stat = statSync(path);
+      if (!stat.isFile() || stat.size > GUARD_REPOSITORY_CODE.fileBytes) return undefined;
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  },
+  executable(path) {
+    try {
+      if (!statSync(path).isFile()) return false;
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  isFile(path) {
+    try {
+      return statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  },
+};
+
 export function main(): void {
   const modes = parseGuardedModes(readOwnEnv(process.env, GUARD_MODES_ENV));
   const host: GuardHost = {
@@ -50,6 +81,7 @@ export function main(): void {
     exists: pathMayExist,
     readdir: listNames,
     home: readOwnEnv(process.env, 'HOME'),
+    repository: REPOSITORY_FILES,
     // Loaded only here, for a read outside the root: node:crypto costs ~6 ms to load (performance.md).
     sha256: (text) =>
       (require('node:crypto') as typeof import('node:crypto'))

@@ -2,7 +2,8 @@
 // confirmations, and asks in every mode before git runs in a directory the launcher did not check
 // (docs/repository.md#git), before a worktree checkout, before a skill (it may grant tools for the
 // session), before a shell line Qwen judges only in part (`bash -c …`), before a file tool reads in
-// Qwen's own directories and before a read-only shell command reads outside the repository; it
+// Qwen's own directories, before a read-only shell command reads outside the repository and before a
+// command runs the repository's own code (hooks, scripts), naming it; it
 // denies a file tool through a link out of the repository; and, in auto-accept-edits, it asks before
 // the tools that mode approves although they edit nothing (web_fetch, web_search, artifact,
 // image_gen) and before edits of git's own files. Measured on Qwen 0.24.4: a PreToolUse `ask` forces
@@ -17,6 +18,7 @@ import { gitRisk } from './git-elsewhere.js';
 import { type GuardHost, isAbsolute, LEXICAL, trimSlashes } from './host.js';
 import { linksOut } from './link-out.js';
 import { OUTSIDE_REASON, readsOutside, writesMemory } from './own-directories.js';
+import { repositoryCodeRisk } from './repository-code.js';
 import { shellReadsOutside } from './shell-read-outside.js';
 import { COMMAND_MARKER, SHELL_WORD, SHELL_WRAPPER_REASON } from './shell-wrapper.js';
 import { SKILL_REASON, SKILL_TOOL, skillName } from './skill.js';
@@ -27,6 +29,7 @@ export { GIT_ELSEWHERE_REASON, GIT_MOVED_REASON } from './git-elsewhere.js';
 export type { GuardHost } from './host.js';
 export { LINK_OUT_REASON } from './link-out.js';
 export { MEMORY_WRITE_REASON, OUTSIDE_REASON } from './own-directories.js';
+export { REPOSITORY_CODE_REASON } from './repository-code.js';
 export {
   SHELL_FOLLOW_REASON,
   SHELL_OUTSIDE_REASON,
@@ -83,7 +86,10 @@ function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string 
   const git = gitRisk(joined, directory, root);
   if (git !== undefined) return git;
   if (root === undefined || !isAbsolute(root)) return undefined;
-  return shellReadsOutside(joined, directory, root, host);
+  return (
+    repositoryCodeRisk(joined, directory, root, host.repository) ??
+    shellReadsOutside(joined, directory, root, host)
+  );
 }
 
 export const UNREAD_REASON =

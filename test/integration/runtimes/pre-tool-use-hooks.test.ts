@@ -11,6 +11,7 @@ import {
   GIT_ELSEWHERE_REASON,
   GIT_MOVED_REASON,
   LINK_OUT_REASON,
+  REPOSITORY_CODE_REASON,
   SHELL_OUTSIDE_REASON,
   SHELL_VARIABLE_REASON,
   UNREAD_REASON,
@@ -512,6 +513,59 @@ describe('approval-guard.js', () => {
         permissionDecisionReason: `${GIT_ELSEWHERE_REASON}"/repo/evil\\u202edir"`,
       },
     });
+  });
+
+  // Repository code a confirmed command runs with the session's environment: asked in every mode,
+  // naming it (Qwen's own dialog names only the program); nothing asked when nothing of it runs.
+  it.each([
+    ['default', 'git commit -m wip', '.husky/_/pre-commit'],
+    ['auto_edit', 'npm test', 'package.json scripts.test: vitest run'],
+    ['yolo', 'make all', 'Makefile'],
+    ['plan', './scripts/ci.sh', 'scripts/ci.sh'],
+  ])('%s: `%s` asks, naming %s', async (mode, command, named) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'guard-code-'));
+    try {
+      const repo = path.join(dir, 'repo');
+      fs.mkdirSync(path.join(repo, '.git', 'hooks'), { recursive: true });
+      fs.mkdirSync(path.join(repo, '.husky', '_'), { recursive: true });
+      fs.mkdirSync(path.join(repo, 'scripts'));
+      fs.writeFileSync(path.join(repo, '.git', 'config'), '[core]\n\thooksPath = .husky/_\n');
+      fs.writeFileSync(path.join(repo, '.git', 'hooks', 'pre-commit.sample'), '#!/bin/sh\n', { mode: 0o755 });
+      fs.writeFileSync(path.join(repo, '.husky', '_', 'pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+      fs.writeFileSync(path.join(repo, 'scripts', 'ci.sh'), '#!/bin/sh\n', { mode: 0o755 });
+      fs.writeFileSync(path.join(repo, 'package.json'), JSON.stringify({ scripts: { test: 'vitest run' } }));
+      fs.writeFileSync(path.join(repo, 'Makefile'), 'all:\n');
+      const ask = async (line: string) =>
+        JSON.parse(
+          (
+            await runRuntime(FILE, {
+              stdin: event({
+                permission_mode: mode,
+                tool_name: 'run_shell_command',
+                tool_input: { command: line },
+                cwd: repo,
+              }),
+              env: {},
+            })
+          ).stdout,
+        );
+      expect(await ask(command)).toEqual({
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'ask',
+          permissionDecisionReason: `${REPOSITORY_CODE_REASON}${JSON.stringify(named)}`,
+        },
+      });
+      // Without the hook, the script or the Makefile nothing of the repository's runs.
+      fs.rmSync(path.join(repo, '.husky'), { recursive: true });
+      fs.rmSync(path.join(repo, 'package.json'));
+      fs.rmSync(path.join(repo, 'Makefile'));
+      fs.rmSync(path.join(repo, 'scripts'), { recursive: true });
+      const after = await ask(command);
+      expect(after.hookSpecificOutput?.permissionDecisionReason ?? '').not.toContain(REPOSITORY_CODE_REASON);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('denies a file tool through a link out of the repository, naming the link and its target', async () => {
