@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import packageJson from '../package.json' with { type: 'json' };
 import { ManagedError } from '../src/base/errors.js';
+import { OPENCLAW_SESSION_READ } from '../src/base/limits.js';
 import { platformOfHost } from '../src/base/platform.js';
 import { ALL_PROFILE_KINDS, type AnyProfileKind } from '../src/contracts/launch-plan.js';
 import { listenerTables } from '../src/host/proc-net.js';
@@ -13,6 +14,7 @@ import { parseArgs } from './args.js';
 import { installDirFromLauncher } from './install-dir.js';
 import { helpText, LAUNCH_EXIT, LaunchError, PROGRAM } from './messages.js';
 import { prepareLaunch, repositoryRefusal } from './prepare-launch.js';
+import { parseSessionStoreOutput, SESSION_STORE_READER, type SessionStoreRead } from './prepare-openclaw.js';
 import { ensurePrivateHome, ensureQwenHome, homePlatform, writeLaunchDefaults } from './qwen-home.js';
 import { type Execve, runQwen } from './run.js';
 
@@ -47,6 +49,37 @@ function nodeVersionOf(node: string): string | undefined {
   }
 }
 
+/**
+ * OpenClaw's session database, read by the pinned Node 24 (its node:sqlite; the launcher's Node 22
+ * may predate it) with no environment, within OPENCLAW_SESSION_READ. Any failure is the refusal's.
+ */
+function readOpenclawSessions(node: string, database: string, keys: readonly string[]): SessionStoreRead {
+  try {
+    const out = process
+      .getBuiltinModule('node:child_process')
+      .execFileSync(node, ['-e', SESSION_STORE_READER, database, ...keys], {
+        encoding: 'utf8',
+        timeout: OPENCLAW_SESSION_READ.timeoutMs,
+        maxBuffer: OPENCLAW_SESSION_READ.maxBytes,
+        env: {},
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    return parseSessionStoreOutput(out);
+  } catch (error) {
+    const stderr = (error as { stderr?: unknown }).stderr;
+    // The reader's own last line says why (node:sqlite's error); Node's experimental warning comes first.
+    const last =
+      typeof stderr === 'string'
+        ? stderr
+            .trim()
+            .split('\n')
+            .filter((l) => /Error/.test(l))
+            .at(-1)
+        : undefined;
+    return { error: last ?? (error instanceof Error ? error.message.split('\n')[0]! : String(error)) };
+  }
+}
+
 /** A file's text, or empty when it cannot be read (the broker check then finds nothing there). */
 function readOrEmpty(file: string): string {
   try {
@@ -72,6 +105,7 @@ async function launch(kind: AnyProfileKind): Promise<void> {
     home: user.homedir,
     terminal: { stdinIsTTY: tty.isatty(0), stdoutIsTTY: tty.isatty(1) },
     nodeVersionOf,
+    openclawSessions: readOpenclawSessions,
     loadProject: () => import('./repository-project.js'),
     // A brokered profile's credential broker: who holds its ports (the kernel's socket table) and
     // whether it answers this user. Loaded only for a brokered plan: node:net is not otherwise needed.

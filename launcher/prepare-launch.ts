@@ -29,7 +29,11 @@ import { type BrokerCheckDeps, brokerListeners, checkBroker } from './broker.js'
 import { computeEnv, type EnvComputation, envRecord, REDACTED } from './env.js';
 import { failure, type LaunchError, rolledBackNotice } from './messages.js';
 import { loadPins, type PinsFs } from './pins.js';
-import { type OpenclawLaunchDecision, prepareOpenclawLaunch } from './prepare-openclaw.js';
+import {
+  type OpenclawLaunchDecision,
+  prepareOpenclawLaunch,
+  type SessionStoreReader,
+} from './prepare-openclaw.js';
 import { homePlatform, launchDefaultsPath, qwenHomePath } from './qwen-home.js';
 import { sessionCredentials } from './read-credentials.js';
 import {
@@ -66,6 +70,11 @@ export interface LaunchInput {
   terminal?: TerminalState;
   /** `<node> --version` of the pinned node (launch only: judged against Qwen's engines). */
   nodeVersionOf?: (node: string) => string | undefined;
+  /**
+   * Reads OpenClaw's session database with the pinned Node (launch: every start of openclaw-recall);
+   * without it the stored sessions are not checked.
+   */
+  openclawSessions?: SessionStoreReader;
   /** The lazily loaded project checks (runtime/launch-repository.js). */
   loadProject: RepositoryInput['loadProject'];
   /**

@@ -10,7 +10,7 @@ import { installFileProblems } from '../src/host/install-checks.js';
 import { openclawHostProblems } from '../src/host/openclaw-checks.js';
 import { type OpenclawVersionFacts, openclawVersionFacts } from '../src/openclaw/versions.js';
 import { ENVIRONMENT_POLICY } from '../src/policy/policies.js';
-import { show } from '../src/policy/quote.js';
+import { show, terminalText } from '../src/policy/quote.js';
 import { REPOSITORY_POLICY } from '../src/policy/repository.js';
 import { NO_ENTRY } from '../src/policy/repository-path.js';
 import { validateOpenclawLaunchPlan } from '../src/startup/validators/openclaw-launch-plan.js';
@@ -67,6 +67,107 @@ export function stateDirRefusals(
   return refused;
 }
 
+/** The agent the managed argv runs (`--agent <id>`). */
+function managedAgent(plan: OpenclawLaunchPlan): string | undefined {
+  const at = plan.argv.indexOf('--agent');
+  return at < 0 ? undefined : plan.argv[at + 1];
+}
+
+/**
+ * What the launcher learns from OpenClaw's session database: every stored entry that holds a refused
+ * key, with those keys' values — or why the database could not be read.
+ */
+export type SessionStoreRead =
+  | { entries: Array<{ key: string; refused: Record<string, unknown> }> }
+  | { error: string };
+
+/** Reads the session database at `database` with the pinned Node for entries holding any of `keys`. */
+export type SessionStoreReader = (
+  node: string,
+  database: string,
+  keys: readonly string[],
+) => SessionStoreRead;
+
+/**
+ * The program the pinned Node 24 runs on the database (`node -e <it> <database> <key>…`): read-only,
+ * every row of `session_nodes` whatever its validity (OpenClaw repairs or refuses an invalid row
+ * itself), one JSON array of `[session key, {refused key: value}]` on stdout.
+ */
+export const SESSION_STORE_READER = `'use strict';
+const [database, ...keys] = process.argv.slice(1);
+const db = new (require('node:sqlite').DatabaseSync)(database, { readOnly: true });
+const out = [];
+for (const row of db.prepare('SELECT session_key, entry_json FROM session_nodes').iterate()) {
+  let entry;
+  try { entry = JSON.parse(row.entry_json); } catch { continue; }
+  if (entry === null || typeof entry !== 'object') continue;
+  const refused = {};
+  for (const key of keys) if (Object.hasOwn(entry, key) && entry[key] !== null) refused[key] = entry[key];
+  if (Object.keys(refused).length > 0) out.push([String(row.session_key), refused]);
+}
+process.stdout.write(JSON.stringify(out));
+`;
+
+/** SESSION_STORE_READER's stdout, checked: anything but its shape is a read that failed. */
+export function parseSessionStoreOutput(stdout: string): SessionStoreRead {
+  let value: unknown;
+  try {
+    value = JSON.parse(stdout);
+  } catch {
+    return { error: 'its reader printed no JSON' };
+  }
+  const isEntry = (row: unknown): row is [string, Record<string, unknown>] =>
+    Array.isArray(row) &&
+    row.length === 2 &&
+    typeof row[0] === 'string' &&
+    typeof row[1] === 'object' &&
+    row[1] !== null &&
+    !Array.isArray(row[1]);
+  if (!Array.isArray(value) || !value.every(isEntry))
+    return { error: 'its reader printed something else than entries' };
+  return { entries: value.map(([key, refused]) => ({ key, refused })) };
+}
+
+/**
+ * Stored session entries that outrank openclaw.json (the version's `sessionStore.refusedEntryKeys`).
+ * Measured on 2026.9.6: a session's `permissionMode` replaces the configured exec and file-tool policy
+ * (`"full"`: exec ran `env` and read returned /proc/self/environ, the provider token in both, with
+ * exec denied in openclaw.json), and with any mode its `sessionRoot` is the file tools' boundary
+ * (`"read-only"` with `"/"` read /proc/self/environ). OpenClaw's Control UI and Gateway write them to
+ * the database in the state directory, which the developer owns; no managed turn does. Without a
+ * reader (`plan`) nothing is read.
+ */
+export function sessionStoreRefusals(
+  stateDir: string,
+  plan: OpenclawLaunchPlan,
+  facts: OpenclawVersionFacts,
+  fs: Pick<LaunchFs, 'lstatSync'>,
+  read: SessionStoreReader | undefined,
+): string[] {
+  const agent = managedAgent(plan);
+  if (agent === undefined || read === undefined) return [];
+  const database = `${stateDir}/${facts.sessionStore.database.replaceAll('{agent}', agent)}`;
+  const stat = fs.lstatSync(database, NO_ENTRY);
+  if (stat === undefined) return [];
+  const fix = `remove ${show(database)} (and its -wal and -shm files) to start a new conversation`;
+  if (!stat.isFile())
+    return [
+      `${show(database)}: is OpenClaw's session database for the agent ${show(agent)} but not a regular file, so the launcher cannot check its sessions — ${fix}`,
+    ];
+  const keys = Object.keys(facts.sessionStore.refusedEntryKeys);
+  const result = read(plan.node, database, keys);
+  if ('error' in result)
+    return [
+      `${show(database)}: is OpenClaw's session database for the agent ${show(agent)}, and the launcher could not read it to check its sessions (${terminalText(result.error)}) — ${fix}`,
+    ];
+  return result.entries.flatMap(({ key, refused }) =>
+    Object.entries(refused).map(
+      ([name, value]) =>
+        `${show(database)}: the session ${show(key)} has ${name} ${show(typeof value === 'string' ? value : JSON.stringify(value))}: ${facts.sessionStore.refusedEntryKeys[name] ?? 'refused'} — set the session back to Default in OpenClaw with this state directory, or ${fix}`,
+    ),
+  );
+}
+
 /**
  * The agent's workspace, `<repositoryRoot>/<agent id>` (measured on 2026.9.6: OpenClaw makes it at
  * the first turn, `main/` for `--agent main`), when the repository ships it as a link or a
@@ -78,8 +179,7 @@ export function workspaceRefusals(
   plan: OpenclawLaunchPlan,
   fs: Pick<LaunchFs, 'lstatSync' | 'readdirSync'>,
 ): string[] {
-  const at = plan.argv.indexOf('--agent');
-  const agent = at < 0 ? undefined : plan.argv[at + 1];
+  const agent = managedAgent(plan);
   if (agent === undefined) return [];
   const entry = `${plan.cwd}/${agent}`;
   let stat: { isDirectory(): boolean; isSymbolicLink(): boolean } | undefined;
@@ -240,8 +340,13 @@ export function prepareOpenclawLaunch(input: LaunchInput): OpenclawLaunchDecisio
     credentials: credentials.routed,
     missingCredentials: credentials.missing,
     stateDir,
-    // Step 4b: what in the state directory, or the agent's workspace in the repository, would change the session.
-    refused: [...stateDirRefusals(stateDir, facts, fs), ...workspaceRefusals(plan, fs)],
+    // Step 4b: what in the state directory (its files, its stored sessions), or the agent's workspace in
+    // the repository, would change the session.
+    refused: [
+      ...stateDirRefusals(stateDir, facts, fs),
+      ...sessionStoreRefusals(stateDir, plan, facts, fs, input.openclawSessions),
+      ...workspaceRefusals(plan, fs),
+    ],
     prompt: OPENCLAW_PROMPT,
     ...(active ? {} : { notice: rolledBackNotice(OPENCLAW_PROFILE, 'OpenClaw') }),
   };

@@ -106,3 +106,8 @@ export type BrokerCallerLimits = { readonly [K in keyof typeof BROKER_CALLER_LIM
 export const BROKER_LOOKUP_GATHER_MAX_MS = 1_000;
 /** How long the launcher (and verify) wait for each broker listener's health answer. */
 export const BROKER_HEALTH_TIMEOUT_MS = 3000;
+/**
+ * The launcher's read of OpenClaw's session database before a start (the pinned Node 24 on
+ * node:sqlite): its wait, and the most it reads of the answer (only entries holding a refused key).
+ */
+export const OPENCLAW_SESSION_READ = { timeoutMs: 10_000, maxBytes: 1024 * 1024 } as const;

@@ -14,6 +14,12 @@ interface VersionEntry {
   unfinishedInstallMarkers: readonly string[];
   /** Entries of the per-user state directory that would change the managed session: name → why. */
   refusedInStateDir: Readonly<Record<string, string>>;
+  /** The agent's session database in the state directory, and the stored entry keys that outrank openclaw.json: key → why. */
+  sessionStore: {
+    /** Relative to the state directory; `{agent}` is the managed argv's agent. */
+    database: string;
+    refusedEntryKeys: Readonly<Record<string, string>>;
+  };
 }
 
 export interface OpenclawVersionFacts extends VersionEntry {

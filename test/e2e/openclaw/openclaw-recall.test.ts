@@ -626,6 +626,52 @@ describe('openclaw-recall on the real OpenClaw', () => {
     }
   }, 300_000);
 
+  it('a stored session\'s permissionMode "full": OpenClaw started without the launcher runs the model\'s exec and hands it the provider token although openclaw.json denies exec; through the launcher the developer is refused, naming the database and the session, exit 1', async () => {
+    const typed = 'What is in my environment now?';
+    // The turns above made the session; run alone (-t), this row makes one first.
+    if (!fs.existsSync(path.join(world.stateDir, 'agents'))) expect((await world.turn(typed)).code).toBe(0);
+    let ask = true;
+    world.model.setResponder(() => {
+      if (!ask) return text(MODEL_REPLY);
+      ask = false;
+      return { type: 'tool_calls', calls: [{ name: 'exec', arguments: { command: 'env' } }] };
+    });
+    let database = '';
+    try {
+      // Negative control: the session's mode honoured. This turn's tool result (the last request adds it).
+      world.editStoredSessions({ permissionMode: 'full' });
+      const turn = await world.turn(typed);
+      expect(turn.code, turn.stderr).toBe(0);
+      const toolResults = (r: (typeof turn.model)[number] | undefined) =>
+        ((r?.chat?.messages ?? []) as { role: string; content: unknown }[])
+          .filter((m) => m.role === 'tool')
+          .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+      const results = toolResults(turn.model.at(-1)).slice(toolResults(turn.model.at(-2)).length);
+      expect(results.at(-1)).toContain(`CONTEXT_API_TOKEN=${TOKEN}`);
+      // The same database in the developer's state directory, as after they chose Full access there.
+      const planted = world.plantInDeveloperState('agents/main/agent/.keep', '');
+      database = path.join(path.dirname(planted), 'openclaw-agent.sqlite');
+      world.editStoredSessions({}, database);
+      fs.rmSync(planted);
+    } finally {
+      world.editStoredSessions({ permissionMode: null });
+      world.model.setResponder(() => text(MODEL_REPLY));
+    }
+    const user = world.developerUser();
+    fs.chownSync(database, user.uid, user.gid);
+    try {
+      const start = await world.launcherStart({ CONTEXT_API_TOKEN: TOKEN, LLM_API_KEY: MODEL_KEY });
+      expect(start.exit.exitCode, start.output).toBe(1);
+      expect(start.output.replaceAll('\n', '')).toContain(
+        `launch-qwen: "${database}": the session "agent:main:main" has permissionMode "full": OpenClaw takes a session's permission mode over the configured tools.exec and tools.fs`,
+      );
+      expect(start.output).not.toMatch(/type your message|OpenClaw \d{4}\.\d+\.\d+/);
+      expect([start.model, start.queries]).toEqual([[], []]);
+    } finally {
+      fs.rmSync(path.dirname(path.dirname(path.dirname(database))), { recursive: true });
+    }
+  }, 300_000);
+
   it('an OpenClaw package installed without its scripts: OpenClaw started as the developer fails before any turn (it cannot finish them in the root-owned package); through the launcher the start is refused naming the marker, exit 1', async () => {
     // What `npm ci --ignore-scripts` leaves (the world completed it as root when it was made).
     const marker = path.join(path.dirname(world.openclawCli), '.openclaw-lifecycle-pending');

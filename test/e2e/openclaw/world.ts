@@ -461,6 +461,31 @@ export class OpenclawWorld {
   }
 
   /**
+   * Sets `fields` (null: removes the key) on every stored session entry of the agent main in the
+   * world's state directory, as OpenClaw itself writes one (the entry, then `entry_valid = 1`: an
+   * entry changed without it OpenClaw refuses as needing repair, measured), with the pinned Node 24's
+   * node:sqlite. With `copyTo`, then copies the database there (`VACUUM INTO`). Returns the database.
+   */
+  editStoredSessions(fields: Record<string, unknown>, copyTo?: string): string {
+    const database = path.join(this.stateDir, 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
+    const script = `const [database, fields, copyTo] = process.argv.slice(1);
+const db = new (require('node:sqlite').DatabaseSync)(database);
+for (const row of db.prepare('SELECT session_key, entry_json FROM session_nodes').all()) {
+  const entry = JSON.parse(row.entry_json);
+  for (const [key, value] of Object.entries(JSON.parse(fields))) {
+    if (value === null) delete entry[key]; else entry[key] = value;
+  }
+  db.prepare('UPDATE session_nodes SET entry_json = ? WHERE session_key = ?').run(JSON.stringify(entry), row.session_key);
+  db.prepare('UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?').run(row.session_key);
+}
+if (copyTo) db.prepare('VACUUM INTO ?').run(copyTo);`;
+    const args = ['-e', script, database, JSON.stringify(fields), ...(copyTo === undefined ? [] : [copyTo])];
+    const edited = spawnSync(this.node24, args, { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    if (edited.status !== 0) throw new Error(`cannot edit ${database}: ${edited.stderr}`);
+    return database;
+  }
+
+  /**
    * The rendered `bin/launch-qwen --profile openclaw-recall` in a real terminal as the throwaway
    * developer, `callerEnv` what their shell exports. The network namespace is made by root
    * (`unshare -n`) and netns-run.cjs starts the launcher as the developer.

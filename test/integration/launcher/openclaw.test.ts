@@ -156,6 +156,30 @@ function stateDir(): string {
   );
 }
 
+/**
+ * OpenClaw 2026.9.6's session database of the agent main in the developer's state directory: the table
+ * the launcher reads, one row for the managed session (`entry`), written by the pinned Node 24's
+ * node:sqlite — or whatever `make` puts at its path. Everything the developer's own.
+ */
+function sessionDatabase(entry?: Record<string, unknown>, make?: (file: string) => void): string {
+  const dir = path.join(stateDir(), 'agents', 'main', 'agent');
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const database = path.join(dir, 'openclaw-agent.sqlite');
+  fs.rmSync(database, { recursive: true, force: true });
+  if (make !== undefined) make(database);
+  else {
+    const script = `const db = new (require('node:sqlite').DatabaseSync)(process.argv[1]);
+db.exec('CREATE TABLE session_nodes (session_key TEXT NOT NULL PRIMARY KEY, entry_json TEXT NOT NULL)');
+db.prepare('INSERT INTO session_nodes VALUES (?, ?)').run('agent:main:main', process.argv[2]);`;
+    const made = spawnSync(install.node24, ['-e', script, database, JSON.stringify(entry)], {
+      encoding: 'utf8',
+    });
+    if (made.status !== 0) throw new Error(`cannot make ${database}: ${made.stderr}`);
+  }
+  spawnSync('chown', ['-R', `${suite.user.uid}:${suite.user.gid}`, stateDir()]);
+  return database;
+}
+
 function launch(args: string[] = []) {
   fs.rmSync(install.record, { force: true });
   return suite.sessions.start(
@@ -249,6 +273,74 @@ describe('launch-qwen --profile openclaw-recall', () => {
     expect((await finished(launch())).exit.exitCode).toBe(0);
     expect(recorded()).toBeDefined();
   });
+
+  // Measured on 2026.9.6 (docs/openclaw.md): a stored session's permissionMode "full" ran exec and read
+  // /proc/self/environ although openclaw.json denies both; "read-only" with sessionRoot "/" read it too.
+  it.each([
+    [
+      'permissionMode "full"',
+      { permissionMode: 'full' },
+      [
+        'has permissionMode "full": OpenClaw takes a session\'s permission mode over the configured tools.exec and tools.fs',
+      ],
+    ],
+    [
+      'permissionMode "read-only" with sessionRoot "/"',
+      { permissionMode: 'read-only', sessionRoot: '/' },
+      [
+        'has permissionMode "read-only": OpenClaw takes',
+        'has sessionRoot "/": with a permission mode it is the file tools\' boundary instead of the workspace',
+      ],
+    ],
+  ])(
+    'refuses a stored session with %s, naming the database, the session and the key; the same session without them starts',
+    async (_name, fields, lines) => {
+      const database = sessionDatabase({ sessionId: 's-1', updatedAt: 1, ...fields });
+      try {
+        const { exit, output } = await finished(launch());
+        expect(exit.exitCode, output).toBe(1);
+        for (const line of lines)
+          expect(output.replaceAll('\n', '')).toContain(
+            `launch-qwen: "${database}": the session "agent:main:main" ${line}`,
+          );
+        expect(output).toContain(
+          `${lines.length} thing(s) in your OpenClaw state directory or the repository would change the managed openclaw-recall session; nothing was started`,
+        );
+        expect(recorded()).toBeUndefined();
+        // Negative control: the same session, the same database, without the keys.
+        sessionDatabase({ sessionId: 's-1', updatedAt: 1 });
+        expect((await finished(launch())).exit.exitCode).toBe(0);
+        expect(recorded()).toBeDefined();
+      } finally {
+        fs.rmSync(path.join(stateDir(), 'agents'), { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.each([
+    ['a directory', (file: string) => fs.mkdirSync(file), 'but not a regular file'],
+    [
+      'not a database',
+      (file: string) => fs.writeFileSync(file, 'not sqlite'),
+      'the launcher could not read it',
+    ],
+  ])(
+    'refuses a session database that is %s (its sessions cannot be checked)',
+    async (_name, make, reason) => {
+      const database = sessionDatabase(undefined, make);
+      try {
+        const { exit, output } = await finished(launch());
+        expect(exit.exitCode, output).toBe(1);
+        expect(output.replaceAll('\n', '')).toContain(
+          `launch-qwen: "${database}": is OpenClaw's session database for the agent "main"`,
+        );
+        expect(output.replaceAll('\n', '')).toContain(reason);
+        expect(recorded()).toBeUndefined();
+      } finally {
+        fs.rmSync(path.join(stateDir(), 'agents'), { recursive: true, force: true });
+      }
+    },
+  );
 
   it('refuses an agent workspace the repository ships as a link (OpenClaw would work and sandbox its file tools wherever it points), naming it; the same start works once it is gone', async () => {
     // Measured on 2026.9.6 (docs/openclaw.md): `main` linked out of the repository made the link's
