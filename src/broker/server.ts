@@ -102,6 +102,16 @@ const RESPONSE_DROPPED = new Set([...CONNECTION_HEADERS, 'set-cookie']);
 /** Why an answer that echoes a held credential never reaches the caller (answer and audit). */
 const ECHO_REFUSAL = 'the upstream answer carried a credential the broker holds';
 
+/**
+ * The status of the refusal of an echoing answer: the upstream's own when it refused the request
+ * (4xx), so the caller retries exactly what it would have retried without the broker; else 502.
+ * Measured on Qwen 0.24.4: a 400 quoting the key answered 502 was sent 28 times (seven attempts of
+ * four tries each, every one echoed again) over ~95 s before the developer saw the refusal.
+ */
+function echoRefusalStatus(upstreamStatus: number): number {
+  return upstreamStatus >= 400 && upstreamStatus < 500 ? upstreamStatus : 502;
+}
+
 /** An error answer in the shape OpenAI-compatible clients show (Qwen prints `error.message`). */
 function errorBody(message: string, code: string): string {
   return JSON.stringify({
@@ -535,7 +545,7 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
       if (headersCarrySecret(upstream.headers, secrets)) {
         // An upstream echoing what it received would hand the caller the credential itself.
         discard(upstream.body);
-        answer(502, 'failed', ECHO_REFUSAL, 'upstream_echo');
+        answer(echoRefusalStatus(upstream.statusCode), 'failed', ECHO_REFUSAL, 'upstream_echo');
         return;
       }
       const headers: Record<string, string | string[]> = {};
@@ -548,7 +558,7 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
       const controls = listener.name === MODEL_LISTENER ? neutraliseAnswerControls() : undefined;
       if (controls !== undefined) delete headers['content-length'];
       // The head leaves with the first bytes passed on (as Node sends it anyway), so an echo in the
-      // first chunk can still be answered 502; a later one cuts the answer before the credential.
+      // first chunk can still be refused; a later one cuts the answer before the credential.
       const head = (): void => {
         if (!res.headersSent) res.writeHead(upstream.statusCode, headers);
       };
@@ -560,7 +570,7 @@ export function createBrokerServer(options: BrokerServerOptions): BrokerServer {
           if (!seen.ok) {
             discard(upstream.body);
             if (!res.headersSent) {
-              answer(502, 'failed', ECHO_REFUSAL, 'upstream_echo');
+              answer(echoRefusalStatus(upstream.statusCode), 'failed', ECHO_REFUSAL, 'upstream_echo');
               return;
             }
             record.decision = 'failed';
