@@ -28,7 +28,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { REPOSITORY_POLICY } from '../../../src/policy/repository.js';
 import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
 import { isToolContinuation, promptText, systemPrompt } from '../../fixtures/fake-model/inspect.js';
@@ -587,9 +587,14 @@ describe('negative controls: the same repository, Qwen started without the launc
       await s.waitForReady();
       script();
       await s.submit('How are releases cut in this repository?');
-      await sleep(5000);
-      await s.term.flush();
-      worked(since, s);
+      // Until the attack shows (not a fixed pause, which would decide by speed).
+      await vi.waitFor(
+        async () => {
+          await s.term.flush();
+          worked(since, s);
+        },
+        { timeout: 60_000, interval: 100 },
+      );
     }),
   );
 
@@ -664,8 +669,7 @@ describe('negative controls: the same repository, Qwen started without the launc
       await s.cycleApprovalMode('YOLO mode');
       script();
       await s.submit('/clear');
-      await sleep(5000);
-      expect(markerExists('command')).toBe(true);
+      await vi.waitFor(() => expect(markerExists('command')).toBe(true), { timeout: 60_000, interval: 100 });
       expect(s.term.fullText()).not.toContain(GUARD_REASON);
     }),
   );
@@ -680,8 +684,10 @@ describe('negative controls: the same repository, Qwen started without the launc
       await s.waitForReady();
       script();
       await s.submit('/use-notes');
-      await sleep(5000);
-      expect(leakedCredentials(since)).toEqual(expect.arrayContaining([MODEL_KEY]));
+      await vi.waitFor(() => expect(leakedCredentials(since)).toEqual(expect.arrayContaining([MODEL_KEY])), {
+        timeout: 60_000,
+        interval: 100,
+      });
     }),
   );
 
