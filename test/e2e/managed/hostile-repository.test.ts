@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ASK_QUESTION } from '../../../src/runtimes/write-confirmation/decide.js';
 import { hookContextParts, isToolContinuation, promptText } from '../../fixtures/fake-model/inspect.js';
 import { type FakeModel, text, toolCall } from '../../fixtures/fake-model/server.js';
@@ -29,7 +29,6 @@ import type { FakeService } from '../../fixtures/fake-services/index.js';
 import { PLATFORM_ADD_ROUTE } from '../../fixtures/fake-services/index.js';
 import { type LoopbackProxy, startProxy } from '../../fixtures/proxy.js';
 import { markerHookSettings, startHostileWorld } from './hostile-world.js';
-import type { ManagedSession } from './session.js';
 import { managedSuite } from './suite.js';
 import { type ManagedWorld, MODEL_KEY } from './world.js';
 
@@ -448,11 +447,6 @@ function withoutTheNewSettings(kind: 'auto-recall' | 'write'): Record<string, st
   };
 }
 
-const prompt = async (s: ManagedSession) => {
-  await s.submit('How are releases cut in this repository?');
-  await sleep(4000);
-};
-
 describe('negative controls: the same vector, Qwen started without the launcher', () => {
   // [vector, plant, what shows it worked]
   it.each<[string, () => void, (o: Observed) => void]>([
@@ -528,8 +522,9 @@ describe('negative controls: the same vector, Qwen started without the launcher'
       });
       await s.waitForReady();
       script();
-      await prompt(s);
-      worked(observe(since));
+      await s.submit('How are releases cut in this repository?');
+      // Until the vector shows (not a fixed pause, which would decide by speed).
+      await vi.waitFor(() => worked(observe(since)), { timeout: 60_000, interval: 250 });
     }),
   );
 
