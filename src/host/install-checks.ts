@@ -34,6 +34,7 @@ export interface HostStat extends StatLike {
 export interface HostFs extends StrictModesFs, ChunkReadFs {
   readFileSync(path: string): Uint8Array;
   statSync(path: string): HostStat;
+  statSync(path: string, options: { throwIfNoEntry: false }): HostStat | undefined;
   accessSync(path: string, mode: number): void;
   readdirSync(path: string): string[];
 }
@@ -201,7 +202,8 @@ function qwenPackageCheck(
     {
       readFileSync: (file) => decoder.decode(fs.readFileSync(file)),
       lstatSync: (file) => fs.lstatSync(file),
-      statSync: (file) => fs.statSync(file),
+      // The method itself, with both its forms (Node's statSync does not use `this`).
+      statSync: fs.statSync,
       readdirSync: (dir) => fs.readdirSync(dir),
       readlinkSync: (link) => fs.readlinkSync(link),
     },

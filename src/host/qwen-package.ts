@@ -6,7 +6,7 @@
 // beside it (`<prefix>/node_modules/@lydell/node-pty`, whose index.js Qwen 0.24.4 loads for every
 // shell command), and Node finds them by walking up the node_modules directories.
 import { posixQuote, show } from '../policy/quote.js';
-import { GROUP_OR_OTHER_WRITE, StrictModes } from './strict-modes.js';
+import { DIRECTORY, FILE_TYPE, GROUP_OR_OTHER_WRITE, StrictModes, SYMBOLIC_LINK } from './strict-modes.js';
 
 /** The npm package `qwenCli` must sit in for its sibling files to be known. */
 export const QWEN_PACKAGE_NAME = '@qwen-code/qwen-code';
@@ -24,6 +24,8 @@ export interface QwenPackageFs {
   readFileSync(path: string, encoding: 'utf8'): string;
   lstatSync(path: string): QwenPackageStat;
   statSync(path: string): QwenPackageStat;
+  /** Undefined for a path that does not exist: no error is built (resolvePackageDir asks ~75 of them per launch). */
+  statSync(path: string, options: { throwIfNoEntry: false }): QwenPackageStat | undefined;
   readdirSync(path: string): string[];
   /** With it, every symbolic link met is judged by its whole resolution (StrictModes) and a linked directory is walked. */
   readlinkSync?(path: string): string;
@@ -88,9 +90,9 @@ export function resolvePackageDir(
     if (!dir.endsWith('/node_modules')) {
       const candidate = `${dir === '/' ? '' : dir}/node_modules/${name}`;
       try {
-        if (fs.statSync(candidate).isDirectory()) return candidate;
+        if (fs.statSync(candidate, { throwIfNoEntry: false })?.isDirectory() === true) return candidate;
       } catch {
-        // not here: one level up
+        // unreadable here (not a directory on the way, no permission): one level up
       }
     }
     if (dir === '/') return undefined;
@@ -188,13 +190,18 @@ export function walkQwenPackage(
       let directory: boolean;
       try {
         const link = fs.lstatSync(entry);
+        // The type read off the mode, not through the Stats methods: ~1400 entries per launch made
+        // those hot enough for V8's optimizing compiler (docs/performance.md, "The launcher").
+        const type = link.mode & FILE_TYPE;
+        const isLink = type === SYMBOLIC_LINK;
         // A dependency's own directory may be a link (npm link): Node loads through it, so walk it.
         directory =
-          link.isDirectory() || (entry === tree && tree !== root && fs.statSync(entry).isDirectory());
-        stat = link.isSymbolicLink() ? fs.statSync(entry) : link;
+          type === DIRECTORY ||
+          (entry === tree && tree !== root && fs.statSync(entry).isDirectory());
+        stat = isLink ? fs.statSync(entry) : link;
         // A link is judged by where it leads, every directory up to `/` (a file in a directory anyone
         // may write is replaced there), and a linked directory is walked at its real path.
-        if (link.isSymbolicLink() && strict !== undefined) {
+        if (isLink && strict !== undefined) {
           const before = strict.problems().length;
           const chain = strict.checkChain(entry);
           // The target itself is judged below with the walk's own rule (its stat); the way to it here.

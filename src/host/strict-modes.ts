@@ -19,6 +19,10 @@ export interface StrictModesFs {
 
 export const STICKY = 0o1000;
 export const GROUP_OR_OTHER_WRITE = 0o022;
+/** The file-type bits of a mode (`S_IFMT`), and the two types a walk tells apart (what Node's `Stats` methods test). */
+export const FILE_TYPE = 0o170000;
+export const SYMBOLIC_LINK = 0o120000;
+export const DIRECTORY = 0o040000;
 /** Linux's own limit on symlinks in one resolution (MAXSYMLINKS). */
 const MAX_SYMLINKS = 40;
 
