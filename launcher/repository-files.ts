@@ -14,6 +14,7 @@ import {
   type PathSyntax,
   type PathVerdict,
   pathProblem,
+  rootOf,
 } from '../src/policy/repository-path.js';
 import {
   contextFileCandidates,
@@ -73,16 +74,34 @@ export class RepositoryPaths {
     readlinkSync: (file) => this.fs.readlinkSync(file),
   };
 
+  /**
+   * Each path normalized once per launch: `check` asks whether it is in the repository, `judge` for
+   * its file-system root, `judgePath` for its components — three `normalize` of the same string.
+   */
+  private readonly normals = new Map<string, string>();
+  private readonly syntax: PathSyntax;
+
   constructor(
     /** The repository's real root. */
     readonly root: string,
     readonly fs: FilesFs,
     readonly path: FullPathOps,
-  ) {}
+  ) {
+    this.syntax = { ...path, normalize: (file) => this.normalize(file) };
+  }
+
+  private normalize(file: string): string {
+    let normal = this.normals.get(file);
+    if (normal === undefined) {
+      normal = this.path.normalize(file);
+      this.normals.set(file, normal);
+    }
+    return normal;
+  }
 
   /** True for a path written below the repository root (the repository decides where it leads). */
   inRepository(file: string): boolean {
-    const normalized = this.path.normalize(file);
+    const normalized = this.normalize(file);
     return normalized === this.root || normalized.startsWith(`${this.root}${this.path.sep}`);
   }
 
@@ -91,7 +110,7 @@ export class RepositoryPaths {
     let verdict = this.verdicts.get(key);
     if (verdict === undefined) {
       const anchor = controlled ? this.root : this.fsRoot(file);
-      verdict = judgePath(file, { root: anchor, fs: this.linkFs, path: this.path });
+      verdict = judgePath(file, { root: anchor, fs: this.linkFs, path: this.syntax });
       this.verdicts.set(key, verdict);
     }
     return verdict;
@@ -184,9 +203,7 @@ export class RepositoryPaths {
   }
 
   private fsRoot(file: string): string {
-    let dir = this.path.normalize(file);
-    for (let up = this.path.dirname(dir); up !== dir; up = this.path.dirname(dir)) dir = up;
-    return dir;
+    return rootOf(this.normalize(file), this.path);
   }
 }
 

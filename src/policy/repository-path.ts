@@ -33,6 +33,7 @@ export interface PathSyntax {
   dirname(path: string): string;
   resolve(...parts: string[]): string;
   normalize(path: string): string;
+  parse(path: string): { root: string };
 }
 
 export interface PathRules {
@@ -82,9 +83,14 @@ function names(path: string, sep: string): string[] {
   return path.split(sep).filter((part) => part !== '' && part !== '.');
 }
 
-/** The file-system root a path starts from (`/`, or `C:\` on Windows). */
-function rootOf(path: string, syntax: PathSyntax): string {
-  let dir = syntax.normalize(path);
+/**
+ * The file-system root a normalized path starts from (`/`, or `C:\` on Windows): `parse` reads it
+ * off the front; `dirname` up to the top (what a relative path needs) rescans the path at each level.
+ */
+export function rootOf(normalized: string, syntax: PathSyntax): string {
+  const { root } = syntax.parse(normalized);
+  if (root !== '') return root;
+  let dir = normalized;
   for (let up = syntax.dirname(dir); up !== dir; up = syntax.dirname(dir)) dir = up;
   return dir;
 }
@@ -138,7 +144,9 @@ export function judgePath(target: string, context: PathContext): PathVerdict {
     if (stat === undefined) {
       // Nothing there. Where the path would lead once something is: a dangling link aimed outside
       // stays a door someone else may open later.
-      const wouldBe = path.resolve(candidate, ...pending);
+      // An absolute candidate is already normal (joined from plain names): nothing to resolve.
+      const wouldBe =
+        pending.length === 0 && path.isAbsolute(candidate) ? candidate : path.resolve(candidate, ...pending);
       if (special(wouldBe)) return { kind: 'special', real: wouldBe, via };
       if (!inRepository(wouldBe)) return { kind: 'outside', real: wouldBe, dangling: true, via };
       return { kind: 'absent', via };
@@ -148,8 +156,9 @@ export function judgePath(target: string, context: PathContext): PathVerdict {
       const link = fs.readlinkSync(candidate);
       via.push(`${candidate} -> ${link}`);
       if (path.isAbsolute(link)) {
-        current = rootOf(link, path);
-        pending = [...names(path.normalize(link).slice(current.length), sep), ...pending];
+        const normalized = path.normalize(link);
+        current = rootOf(normalized, path);
+        pending = [...names(normalized.slice(current.length), sep), ...pending];
       } else {
         pending = [...link.split(/[\\/]/).filter((p) => p !== '' && p !== '.'), ...pending];
       }

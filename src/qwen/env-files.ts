@@ -71,10 +71,11 @@ export function envFilesQwenLoads(search: EnvFileSearch): EnvFile[] {
   const found: EnvFile[] = [];
   const seen = new Set<string>();
 
-  const usable = (file: string): boolean => {
-    if (userLevel.has(path.normalize(file))) return true;
+  /** `normalized`: the file's path, normalized once by the caller. */
+  const usable = (normalized: string): boolean => {
+    if (userLevel.has(normalized)) return true;
     if (!trusted) return false;
-    const dir = path.dirname(path.normalize(file));
+    const dir = path.dirname(normalized);
     const workspaceDir = path.basename(dir) === QWEN_DIR ? path.dirname(dir) : dir;
     // Only the repository itself is trusted: `/` is DO_NOT_TRUST in the managed rules.
     return workspaceDir === realStart;
@@ -82,7 +83,7 @@ export function envFilesQwenLoads(search: EnvFileSearch): EnvFile[] {
   const push = (file: string): boolean => {
     const normalized = path.normalize(file);
     // Usable first: the caller's existence test judges the file (and may refuse it).
-    if (seen.has(normalized) || !usable(file) || !fs.existsSync(file)) return false;
+    if (seen.has(normalized) || !usable(normalized) || !fs.existsSync(file)) return false;
     seen.add(normalized);
     const isHome = userLevel.has(normalized);
     const scope: EnvFileScope = isHome

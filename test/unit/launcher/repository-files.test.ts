@@ -73,6 +73,22 @@ describe('RepositoryPaths: each entry looked at once per launch', () => {
     expect(looked.get(base)).toBe(1);
   });
 
+  it('normalizes each path once per launch, however often it is checked', () => {
+    const normalized = new Map<string, number>();
+    const syntax = {
+      ...path.posix,
+      normalize: (file: string) => {
+        normalized.set(file, (normalized.get(file) ?? 0) + 1);
+        return path.posix.normalize(file);
+      },
+    };
+    const paths = new RepositoryPaths(repo, fs, syntax);
+    for (const file of [...judged(), ...judged()]) paths.check(file);
+    expect([...normalized].filter(([, times]) => times > 1)).toEqual([]);
+    // The paths checked, and where the link AGENTS.md leads.
+    expect([...normalized.keys()].sort()).toEqual([...judged(), '/etc/hostname'].sort());
+  });
+
   it('negative control: judgePath alone looks at the shared parents again for every path', () => {
     const { fs: counted, looked } = countingFs();
     for (const file of judged()) judgePath(file, { root: '/', fs: counted as LinkFs, path: path.posix });

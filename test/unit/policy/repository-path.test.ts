@@ -7,6 +7,7 @@ import {
   type LinkFs,
   type PathVerdict,
   pathProblem,
+  rootOf,
 } from '../../../src/policy/repository-path.js';
 
 const REPO = '/srv/repos/app';
@@ -359,5 +360,27 @@ describe('pathProblem: the refusal text', () => {
   ])('%s', (_title, verdict, expected) => {
     const problem = pathProblem(verdict, REPO);
     expect(problem === undefined ? undefined : `${problem.why}; fix: ${problem.fix}`).toBe(expected);
+  });
+});
+
+describe('rootOf: the file-system root a normalized path starts from', () => {
+  /** What it answered before reading the root off the front: `dirname` up to the top. */
+  const byDirname = (file: string, syntax: typeof path.posix) => {
+    let dir = file;
+    for (let up = syntax.dirname(dir); up !== dir; up = syntax.dirname(dir)) dir = up;
+    return dir;
+  };
+  it.each([
+    ['posix', '/srv/repos/app/.env', '/'],
+    ['posix', '/', '/'],
+    ['posix', 'relative/.env', '.'],
+    ['win32', 'C:\\Users\\dev\\repo\\.env', 'C:\\'],
+    ['win32', '\\\\server\\share\\repo\\.env', '\\\\server\\share\\'],
+    ['win32', 'C:repo\\.env', 'C:'],
+    ['win32', 'relative\\.env', '.'],
+  ] as const)('%s %s → %s, as dirname up to the top', (flavour, file, root) => {
+    const syntax = flavour === 'win32' ? path.win32 : path.posix;
+    expect(rootOf(syntax.normalize(file), syntax)).toBe(root);
+    expect(byDirname(syntax.normalize(file), syntax)).toBe(root);
   });
 });
