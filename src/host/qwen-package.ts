@@ -196,8 +196,7 @@ export function walkQwenPackage(
         const isLink = type === SYMBOLIC_LINK;
         // A dependency's own directory may be a link (npm link): Node loads through it, so walk it.
         directory =
-          type === DIRECTORY ||
-          (entry === tree && tree !== root && fs.statSync(entry).isDirectory());
+          type === DIRECTORY || (entry === tree && tree !== root && fs.statSync(entry).isDirectory());
         stat = isLink ? fs.statSync(entry) : link;
         // A link is judged by where it leads, every directory up to `/` (a file in a directory anyone
         // may write is replaced there), and a linked directory is walked at its real path.
