@@ -69,23 +69,28 @@ const OUTSIDE = [
   ['/etc/hostname', 'it leads to /etc/hostname, outside the repository <repo>'],
 ] as const;
 
+/** The launcher refuses the write session with `line` alone, exit 1, and the model is never asked. */
+async function refusedStart(line: string): Promise<void> {
+  const requestsBefore = world.model.requests.length;
+  const s = await suite.launch(world, 'write');
+  const exit = await s.term.waitForExit(30_000);
+  await s.term.flush();
+  expect({ exit: exit.exitCode, shown: s.launcherLines({ [world.repo]: '<repo>' }) }).toEqual({
+    exit: 1,
+    shown: [
+      line,
+      '1 thing(s) in the repository or your home would change the managed write session; nothing was started',
+    ],
+  });
+  expect(world.model.requests.length).toBe(requestsBefore);
+}
+
 describe('blame.ignoreRevsFile', () => {
   it.each(OUTSIDE)(
     'write: `%s` refuses the launch, naming the key; no Qwen starts',
     suite.test(async (_fixtures, file, where) => {
       plantRepository(file);
-      const requestsBefore = world.model.requests.length;
-      const s = await suite.launch(world, 'write');
-      const exit = await s.term.waitForExit(30_000);
-      await s.term.flush();
-      expect({ exit: exit.exitCode, shown: s.launcherLines({ [world.repo]: '<repo>' }) }).toEqual({
-        exit: 1,
-        shown: [
-          `<repo>/.git/config: blame.ignorerevsfile: ${WHY}; ${where}; ${FIX}`,
-          '1 thing(s) in the repository or your home would change the managed write session; nothing was started',
-        ],
-      });
-      expect(world.model.requests.length).toBe(requestsBefore);
+      await refusedStart(`<repo>/.git/config: blame.ignorerevsfile: ${WHY}; ${where}; ${FIX}`);
     }),
   );
 
@@ -147,18 +152,9 @@ describe('core.attributesFile', () => {
     'write: `%s` refuses the launch, naming the key; no Qwen starts',
     suite.test(async (_fixtures, file, where) => {
       plantNetrc(file);
-      const requestsBefore = world.model.requests.length;
-      const s = await suite.launch(world, 'write');
-      const exit = await s.term.waitForExit(30_000);
-      await s.term.flush();
-      expect({ exit: exit.exitCode, shown: s.launcherLines({ [world.repo]: '<repo>' }) }).toEqual({
-        exit: 1,
-        shown: [
-          `<repo>/.git/config: core.attributesfile: ${ATTRIBUTES_WHY}; ${where}; fix: write a file of the repository, or remove it (git config --file <repo>/.git/config --unset-all core.attributesfile)`,
-          '1 thing(s) in the repository or your home would change the managed write session; nothing was started',
-        ],
-      });
-      expect(world.model.requests.length).toBe(requestsBefore);
+      await refusedStart(
+        `<repo>/.git/config: core.attributesfile: ${ATTRIBUTES_WHY}; ${where}; fix: write a file of the repository, or remove it (git config --file <repo>/.git/config --unset-all core.attributesfile)`,
+      );
     }),
   );
 
