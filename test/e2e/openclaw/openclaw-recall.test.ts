@@ -60,6 +60,18 @@ function expectNoEnvelope(turn: { model: RecordedRequest[] }) {
   expect(JSON.stringify(turnRequest(turn).chat)).not.toContain('untrusted_external_context');
 }
 
+/**
+ * This turn's tool results: every request carries the session's history, so what the last request
+ * adds over the one before it (which asked for the call) is the result of this turn's call.
+ */
+function turnToolResults(requests: readonly { chat?: { messages?: unknown } | undefined }[]): string[] {
+  const toolResults = (r: (typeof requests)[number] | undefined) =>
+    ((r?.chat?.messages ?? []) as { role: string; content: unknown }[])
+      .filter((m) => m.role === 'tool')
+      .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+  return toolResults(requests.at(-1)).slice(toolResults(requests.at(-2)).length);
+}
+
 describe('openclaw-recall on the real OpenClaw', () => {
   it('verify passes on the rendered install', () => {
     const { code, report } = world.verify();
@@ -453,12 +465,7 @@ describe('openclaw-recall on the real OpenClaw', () => {
           expect(turn.code, turn.stderr).toBe(0);
           // This turn's tool results only: every request carries the session's history, whose
           // earlier tool results (the defaults row's `env` output holds the token, by design) come first.
-          const toolResults = (r: (typeof turn.model)[number] | undefined) =>
-            ((r?.chat?.messages ?? []) as { role: string; content: unknown }[])
-              .filter((m) => m.role === 'tool')
-              .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
-          // The request before the last asked for the call: what the last adds is its result.
-          const results = toolResults(turn.model.at(-1)).slice(toolResults(turn.model.at(-2)).length);
+          const results = turnToolResults(turn.model);
           // Measured on 2026.9.6: "elevated is not available right now (runtime=direct)", its gate
           // `enabled` failing; were it granted, the mode "deny" render writes is checked first.
           expect(JSON.parse(results.at(-1)!)).toMatchObject({ status: 'error', tool: 'exec' });
@@ -642,11 +649,7 @@ describe('openclaw-recall on the real OpenClaw', () => {
       world.editStoredSessions({ permissionMode: 'full' });
       const turn = await world.turn(typed);
       expect(turn.code, turn.stderr).toBe(0);
-      const toolResults = (r: (typeof turn.model)[number] | undefined) =>
-        ((r?.chat?.messages ?? []) as { role: string; content: unknown }[])
-          .filter((m) => m.role === 'tool')
-          .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
-      const results = toolResults(turn.model.at(-1)).slice(toolResults(turn.model.at(-2)).length);
+      const results = turnToolResults(turn.model);
       expect(results.at(-1)).toContain(`CONTEXT_API_TOKEN=${TOKEN}`);
       // The same database in the developer's state directory, as after they chose Full access there.
       const planted = world.plantInDeveloperState('agents/main/agent/.keep', '');
