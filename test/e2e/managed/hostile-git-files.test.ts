@@ -85,6 +85,17 @@ async function refusedStart(line: string): Promise<void> {
   expect(world.model.requests.length).toBe(requestsBefore);
 }
 
+/** Qwen started without the launcher runs the model's `command` with no dialog; returns what it printed. */
+async function unguardedOutput(command: string): Promise<string> {
+  const s = await suite.direct(world, 'write', {
+    credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
+  });
+  await s.waitForReady();
+  const since = world.model.requests.length;
+  expect(await modelCalls(s, 'run_shell_command', { command }, ANSWER)).toBe(true);
+  return toolOutput(world, since);
+}
+
 describe('blame.ignoreRevsFile', () => {
   it.each(OUTSIDE)(
     'write: `%s` refuses the launch, naming the key; no Qwen starts',
@@ -110,13 +121,7 @@ describe('blame.ignoreRevsFile', () => {
     "negative control, Qwen started without the launcher: the model's git blame sends the developer's token to the model, no dialog",
     suite.test(async () => {
       plantRepository('~/.git-credentials');
-      const s = await suite.direct(world, 'write', {
-        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-      });
-      await s.waitForReady();
-      const since = world.model.requests.length;
-      expect(await modelCalls(s, 'run_shell_command', { command: 'git blame a.txt' }, ANSWER)).toBe(true);
-      expect(toolOutput(world, since)).toContain(
+      expect(await unguardedOutput('git blame a.txt')).toContain(
         `invalid object name: https://dev:${DEVELOPER_TOKEN}@github.com`,
       );
     }),
@@ -162,13 +167,7 @@ describe('core.attributesFile', () => {
     "negative control, Qwen started without the launcher: the model's git diff sends the developer's netrc password to the model, no dialog",
     suite.test(async () => {
       plantNetrc('~/.netrc');
-      const s = await suite.direct(world, 'write', {
-        credentials: { MEM0_API_KEY: MEM0_KEY, OPENAI_API_KEY: MODEL_KEY },
-      });
-      await s.waitForReady();
-      const since = world.model.requests.length;
-      expect(await modelCalls(s, 'run_shell_command', { command: 'git diff' }, ANSWER)).toBe(true);
-      expect(toolOutput(world, since)).toContain(`${NETRC_PASSWORD} is not a valid attribute name`);
+      expect(await unguardedOutput('git diff')).toContain(`${NETRC_PASSWORD} is not a valid attribute name`);
     }),
   );
 });
