@@ -33,6 +33,26 @@ export function pairStats(subject: readonly number[], baseline: readonly number[
   };
 }
 
+export interface Spread {
+  median: number;
+  p10: number;
+  p90: number;
+}
+
+/**
+ * How far `subject` is above `other`, round by round, in units of the same round's `baseline`
+ * (`(subject[i] − other[i]) / baseline[i]`): the gap between two runs measured in the same rounds,
+ * without each one's median coming from a different round.
+ */
+export function overPerRound(
+  subject: readonly number[],
+  other: readonly number[],
+  baseline: readonly number[],
+): Spread {
+  const over = subject.map((s, i) => (s - other[i]!) / baseline[i]!);
+  return { median: median(over), p10: quantile(over, 0.1), p90: quantile(over, 0.9) };
+}
+
 /** The median of `subject[i] − baseline[i]`: what the subject costs more, pair by pair (ms). */
 export function medianDifference(subject: readonly number[], baseline: readonly number[]): number {
   return median(subject.map((s, i) => s - baseline[i]!));
