@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import packageJson from '../package.json' with { type: 'json' };
 import { ManagedError } from '../src/base/errors.js';
-import { OPENCLAW_SESSION_READ } from '../src/base/limits.js';
 import { platformOfHost } from '../src/base/platform.js';
 import { ALL_PROFILE_KINDS, type AnyProfileKind } from '../src/contracts/launch-plan.js';
 import { listenerTables } from '../src/host/proc-net.js';
@@ -13,8 +12,8 @@ import { ARGUMENT_POLICY } from '../src/policy/policies.js';
 import { parseArgs } from './args.js';
 import { installDirFromLauncher } from './install-dir.js';
 import { helpText, LAUNCH_EXIT, LaunchError, PROGRAM } from './messages.js';
+import { readOpenclawSessions } from './openclaw-sessions.js';
 import { prepareLaunch, repositoryRefusal } from './prepare-launch.js';
-import { parseSessionStoreOutput, SESSION_STORE_READER, type SessionStoreRead } from './prepare-openclaw.js';
 import { ensurePrivateHome, ensureQwenHome, homePlatform, writeLaunchDefaults } from './qwen-home.js';
 import { type Execve, runQwen } from './run.js';
 
@@ -46,37 +45,6 @@ function nodeVersionOf(node: string): string | undefined {
   } catch {
     // A missing or unusable node is the pins' to report.
     return undefined;
-  }
-}
-
-/**
- * OpenClaw's session database, read by the pinned Node 24 (its node:sqlite; the launcher's Node 22
- * may predate it) with no environment, within OPENCLAW_SESSION_READ. Any failure is the refusal's.
- */
-function readOpenclawSessions(node: string, database: string, keys: readonly string[]): SessionStoreRead {
-  try {
-    const out = process
-      .getBuiltinModule('node:child_process')
-      .execFileSync(node, ['-e', SESSION_STORE_READER, database, ...keys], {
-        encoding: 'utf8',
-        timeout: OPENCLAW_SESSION_READ.timeoutMs,
-        maxBuffer: OPENCLAW_SESSION_READ.maxBytes,
-        env: {},
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-    return parseSessionStoreOutput(out);
-  } catch (error) {
-    const stderr = (error as { stderr?: unknown }).stderr;
-    // The reader's own last line says why (node:sqlite's error); Node's experimental warning comes first.
-    const last =
-      typeof stderr === 'string'
-        ? stderr
-            .trim()
-            .split('\n')
-            .filter((l) => /Error/.test(l))
-            .at(-1)
-        : undefined;
-    return { error: last ?? (error instanceof Error ? error.message.split('\n')[0]! : String(error)) };
   }
 }
 

@@ -2,6 +2,7 @@
 // tests run the commands in-process with a fixed clock, uid, runtime folder and streams.
 import type { Writable } from 'node:stream';
 import type { LaunchFs } from '../../launcher/prepare-launch.js';
+import type { SessionStoreReader } from '../../launcher/prepare-openclaw.js';
 import type { EffectiveIdentity } from '../deploy/rollback/settings-file.js';
 import type { Progress } from './progress.js';
 
@@ -22,6 +23,8 @@ export interface AdminDeps {
   userInfo(): { homedir: string };
   /** The file system the launcher's decision reads through (plan). */
   fs: LaunchFs;
+  /** Reads OpenClaw's session database with the pinned Node 24: the launcher's own reader (plan). */
+  openclawSessions: SessionStoreReader;
   /** Progress renderer for a command's steps (listr2 on a TTY, plain lines otherwise). */
   progress(stdout: Writable & { isTTY?: boolean }, stderr: Writable): Progress;
   /** Calls `stop` on the first SIGINT/SIGTERM; returns a function that removes the handlers. */

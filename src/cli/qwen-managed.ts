@@ -4,6 +4,7 @@
 // maps errors to codes).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { readOpenclawSessions } from '../../launcher/openclaw-sessions.js';
 import packageJson from '../../package.json' with { type: 'json' };
 import { defaultRuntimeDir } from '../deploy/render/runtime-files.js';
 import { processIds } from '../host/process-ids.js';
@@ -31,6 +32,7 @@ const deps: AdminDeps = {
   hostPlatform: os.platform(),
   userInfo: () => os.userInfo(),
   fs,
+  openclawSessions: readOpenclawSessions,
   progress: progressFor,
   onShutdownSignal(stop) {
     const handler = () => stop();

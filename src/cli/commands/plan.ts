@@ -27,7 +27,7 @@ import { InputError, UsageError } from '../command-errors.js';
 import type { AdminDeps } from '../deps.js';
 
 /** What plan needs from the machine: the user, the file system, the platform. */
-export type PlanDeps = Pick<AdminDeps, 'userInfo' | 'fs' | 'hostPlatform'>;
+export type PlanDeps = Pick<AdminDeps, 'userInfo' | 'fs' | 'hostPlatform' | 'openclawSessions'>;
 
 export { REDACTED };
 
@@ -72,7 +72,7 @@ export interface PlanOpenclaw {
   version: string;
   /** The per-user, per-install, per-profile OPENCLAW_STATE_DIR (created 0700 when missing). */
   stateDir: string;
-  /** What in the state directory would refuse the launch now, one line each. */
+  /** What in the state directory (its files, its stored sessions) would refuse the launch now, one line each. */
   refused: string[];
   /** The line the launcher prints before OpenClaw reads the message from the terminal. */
   prompt: string;
@@ -130,6 +130,8 @@ async function decide(
       fs: deps.fs,
       callerEnv,
       home: deps.userInfo().homedir,
+      // The launcher's own reader: a stored session it would refuse, plan names in the same words.
+      openclawSessions: deps.openclawSessions,
       loadProject: () => import('../../../launcher/repository-project.js'),
     });
   } catch (error) {

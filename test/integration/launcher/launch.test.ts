@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readOpenclawSessions } from '../../../launcher/openclaw-sessions.js';
 import { planReport } from '../../../src/cli/commands/plan.js';
 import type { ProfileKind } from '../../../src/contracts/launch-plan.js';
 import { buildInstallDir, FORCED_ENV, type InstallFixture } from '../../fixtures/install-dir.js';
@@ -262,6 +263,7 @@ describe.each([
       userInfo: () => ({ homedir: suite.user.home }),
       fs,
       hostPlatform: process.platform,
+      openclawSessions: readOpenclawSessions,
     });
     expect(report.environment.find((e) => e.name === 'NODE_EXTRA_CA_CERTS')).toEqual({
       name: 'NODE_EXTRA_CA_CERTS',
@@ -340,6 +342,7 @@ describe.each([
       userInfo: () => ({ homedir: suite.user.home }),
       fs,
       hostPlatform: process.platform,
+      openclawSessions: readOpenclawSessions,
     });
     expect(report.argv).toEqual([node, ...record.argv]);
     expect(report.cwd).toBe(record.cwd);

@@ -176,7 +176,8 @@ db.prepare('INSERT INTO session_nodes VALUES (?, ?)').run('agent:main:main', pro
     });
     if (made.status !== 0) throw new Error(`cannot make ${database}: ${made.stderr}`);
   }
-  spawnSync('chown', ['-R', `${suite.user.uid}:${suite.user.gid}`, stateDir()]);
+  // From .local down: a row run alone (-t) makes the state directory's parents here too.
+  spawnSync('chown', ['-R', `${suite.user.uid}:${suite.user.gid}`, path.join(suite.user.home, '.local')]);
   return database;
 }
 
@@ -188,6 +189,17 @@ function launch(args: string[] = []) {
     suite.user,
     suite.base,
   );
+}
+
+/** `qwen-managed plan` for the profile, run as the developer (their passwd home, their state directory). */
+function planAsDeveloper() {
+  return spawnSync(process.execPath, [CLI, 'plan', '--dir', install.dir, '--profile', 'openclaw-recall'], {
+    encoding: 'utf8',
+    uid: suite.user.uid,
+    gid: suite.user.gid,
+    cwd: suite.base,
+    env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
+  });
 }
 
 function recorded(): Record<string, any> | undefined {
@@ -307,8 +319,21 @@ describe('launch-qwen --profile openclaw-recall', () => {
           `${lines.length} thing(s) in your OpenClaw state directory or the repository would change the managed openclaw-recall session; nothing was started`,
         );
         expect(recorded()).toBeUndefined();
+        // plan, as the same developer: the launcher's refusal, line for line (printed, exit 0).
+        const planned = planAsDeveloper();
+        expect([planned.status, planned.stderr]).toEqual([0, '']);
+        expect(planned.stdout).toContain('  the launcher would refuse to start:\n');
+        for (const line of lines)
+          expect(planned.stdout).toContain(`    "${database}": the session "agent:main:main" ${line}`);
+        expect(output.replaceAll('\n', '')).toContain(
+          planned.stdout
+            .split('\n')
+            .find((l) => l.includes(lines[0]!))!
+            .trim(),
+        );
         // Negative control: the same session, the same database, without the keys.
         sessionDatabase({ sessionId: 's-1', updatedAt: 1 });
+        expect(planAsDeveloper().stdout).toContain('  the launcher would start OpenClaw, after printing:');
         expect((await finished(launch())).exit.exitCode).toBe(0);
         expect(recorded()).toBeDefined();
       } finally {

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readOpenclawSessions } from '../../../launcher/openclaw-sessions.js';
 import { planReport } from '../../../src/cli/commands/plan.js';
 import type { ProfileKind } from '../../../src/contracts/launch-plan.js';
 import { RUNTIME_FILES } from '../../../src/contracts/runtime-files.js';
@@ -126,6 +127,7 @@ describe('launch-qwen on a rendered install', () => {
         userInfo: () => ({ homedir: suite.user.home }),
         fs,
         hostPlatform: process.platform,
+        openclawSessions: readOpenclawSessions,
       });
       expect(report.argv).toEqual([node, ...(record?.argv ?? [])]);
       expect(

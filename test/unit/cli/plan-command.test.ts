@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEnv } from '../../../launcher/env.js';
+import { readOpenclawSessions } from '../../../launcher/openclaw-sessions.js';
 import type { CliIO } from '../../../src/cli/command.js';
 import { InputError, UsageError } from '../../../src/cli/command-errors.js';
 import { planCommand, planReport, REDACTED } from '../../../src/cli/commands/plan.js';
@@ -17,7 +18,12 @@ import { writeQwenPackage } from '../../fixtures/qwen-package.js';
 
 const HOME = '/home/admin';
 const SECRET = 'sk-secret-Zx81Qm';
-const deps = { userInfo: () => ({ homedir: HOME }), fs, hostPlatform: 'linux' as const };
+const deps = {
+  userInfo: () => ({ homedir: HOME }),
+  fs,
+  hostPlatform: 'linux' as const,
+  openclawSessions: readOpenclawSessions,
+};
 const command = planCommand(deps);
 const CALLER = {
   TERM: 'xterm-256color',

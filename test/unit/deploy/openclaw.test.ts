@@ -5,6 +5,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readOpenclawSessions } from '../../../launcher/openclaw-sessions.js';
 import { formatPlan, planReport } from '../../../src/cli/commands/plan.js';
 import { installIdFor } from '../../../src/contracts/layout.js';
 import { OPENCLAW_PLUGIN_BUNDLE } from '../../../src/contracts/runtime-files.js';
@@ -502,6 +503,7 @@ describe("plan --profile openclaw-recall: the launcher's decision, as prepareLau
     fs: fsSync,
     hostPlatform: 'linux' as const,
     userInfo: () => ({ ...os.userInfo(), homedir: home }),
+    openclawSessions: readOpenclawSessions,
   });
 
   it('the pinned Node and OpenClaw, the managed argv, cwd, every variable built from nothing with its source, never a value', async () => {
@@ -588,6 +590,31 @@ describe("plan --profile openclaw-recall: the launcher's decision, as prepareLau
       `"${stateDir}/.env": OpenClaw applies it to itself and to every program it starts, for each variable not already set (measured: a NODE_OPTIONS in it ran code in OpenClaw's child processes); the managed session gets its environment from the launcher only — remove it`,
     ]);
     expect(formatPlan(report)).toContain('the launcher would refuse to start:');
+  });
+
+  it("a stored session with permissionMode: plan reads the database with the launcher's reader and says what it would refuse, in its words", async () => {
+    const { dir, home } = await rendered();
+    const stateDir = `${home}/.local/share/qwen-managed/${installIdFor('/opt/qwen-managed')}/openclaw-recall/home`;
+    const database = `${stateDir}/agents/main/agent/openclaw-agent.sqlite`;
+    await fs.mkdir(path.dirname(database), { recursive: true });
+    await fs.writeFile(database, '');
+    const asked: unknown[] = [];
+    const report = await planReport(
+      dir,
+      'openclaw-recall',
+      {},
+      {
+        ...deps(home),
+        openclawSessions: (node, file, keys) => {
+          asked.push([node, file, keys]);
+          return { entries: [{ key: 'agent:main:main', refused: { permissionMode: 'full' } }] };
+        },
+      },
+    );
+    expect(asked).toEqual([['/opt/node-24/bin/node', database, ['permissionMode', 'sessionRoot']]]);
+    expect(report.openclaw?.refused).toEqual([
+      `"${database}": the session "agent:main:main" has permissionMode "full": ${openclawVersionFacts('2026.9.6')!.sessionStore.refusedEntryKeys['permissionMode']} — set the session back to Default in OpenClaw with this state directory, or remove "${database}" (and its -wal and -shm files) to start a new conversation`,
+    ]);
   });
 
   it('an extensions directory in the state directory: plan says the launcher would refuse, naming it and why', async () => {
