@@ -16,6 +16,8 @@ const RUNTIMES = {
   'mcp-server.js': 'src/runtimes/mcp-server/mcp-server.ts',
   'mcp-server-main.js': 'src/runtimes/mcp-server/main.ts',
   'approval-guard.js': 'src/runtimes/approval-guard/approval-guard.ts',
+  // The guard's repository-code rule and its tools table, loaded only for a line that may run one.
+  'approval-guard-code.js': 'src/runtimes/approval-guard/repository-code.ts',
   'launch-qwen.js': 'launcher/launch-qwen.ts',
   // What bin/launch-qwen runs: launch-qwen.js compiled from its render-time code cache.
   'launch-qwen-start.js': 'launcher/launch-qwen-start.ts',
@@ -33,8 +35,8 @@ const RUNTIMES = {
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 
 /**
- * Lazily loaded pieces stay separate files: a dynamic import of one of these becomes a require of
- * the sibling bundle in <installDir>/runtime, resolved next to the requiring bundle's real path.
+ * Lazily loaded pieces stay separate files: a dynamic import (or a require, for a synchronous caller)
+ * of one of these becomes a require of the sibling bundle in <installDir>/runtime, resolved next to the requiring bundle's real path.
  */
 const SPLIT = {
   'src/runtimes/auto-recall/auto-recall.ts': { './search.js': './auto-recall-search.js' },
@@ -42,6 +44,7 @@ const SPLIT = {
   'launcher/launch-qwen.ts': { './repository-project.js': './launch-repository.js' },
   'launcher/launch-qwen-start.ts': { './launch-qwen.js': './launch-qwen.js' },
   'src/runtimes/mcp-server/mcp-server.ts': { './main.js': './mcp-server-main.js' },
+  'src/runtimes/approval-guard/approval-guard.ts': { './repository-code.js': './approval-guard-code.js' },
 };
 
 /** `together`: importers (keys of SPLIT) whose lazy pieces stay in their bundle (the bench undoes a split). */
@@ -54,7 +57,7 @@ const splitPlugin = (together = []) => ({
         .split('\\')
         .join('/');
       const target = together.includes(rel) ? undefined : SPLIT[rel]?.[args.path];
-      return target === undefined || args.kind !== 'dynamic-import'
+      return target === undefined || (args.kind !== 'dynamic-import' && args.kind !== 'require-call')
         ? undefined
         : { path: target, external: true };
     });

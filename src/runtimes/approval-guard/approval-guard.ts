@@ -11,6 +11,7 @@ import { isEntryPoint } from '../shared/process.js';
 import { decideApprovalGuard, type GuardHost, parseGuardedModes, unreadAnswer } from './decide.js';
 import { basename, dirname, join } from './host.js';
 import type { RepositoryFiles } from './repository-code.js';
+import { mayRunRepositoryCode } from './repository-code-gate.js';
 
 /** `path` with its nearest existing ancestor's links resolved, like Qwen's own read check. */
 export function realpathNearestExisting(path: string): string {
@@ -81,7 +82,17 @@ export function main(): void {
     exists: pathMayExist,
     readdir: listNames,
     home: readOwnEnv(process.env, 'HOME'),
-    repository: REPOSITORY_FILES,
+    // Its own bundle (approval-guard-code.js, 30 KB with its tools table), loaded only for a line that
+    // may run repository code: parsing it cost every other call 1.6 M instructions (performance.md).
+    repositoryCode: (joined, directory, root) =>
+      mayRunRepositoryCode(joined)
+        ? (require('./repository-code.js') as typeof import('./repository-code.js')).repositoryCodeRisk(
+            joined,
+            directory,
+            root,
+            REPOSITORY_FILES,
+          )
+        : undefined,
     // Loaded only here, for a read outside the root: node:crypto costs ~6 ms to load (performance.md).
     sha256: (text) =>
       (require('node:crypto') as typeof import('node:crypto'))

@@ -18,7 +18,6 @@ import { gitRisk } from './git-elsewhere.js';
 import { type GuardHost, isAbsolute, LEXICAL, trimSlashes } from './host.js';
 import { linksOut } from './link-out.js';
 import { OUTSIDE_REASON, readsOutside, writesMemory } from './own-directories.js';
-import { repositoryCodeRisk } from './repository-code.js';
 import { shellReadsOutside } from './shell-read-outside.js';
 import { COMMAND_MARKER, SHELL_WORD, SHELL_WRAPPER_REASON } from './shell-wrapper.js';
 import { SKILL_REASON, SKILL_TOOL, skillName } from './skill.js';
@@ -29,7 +28,7 @@ export { GIT_ELSEWHERE_REASON, GIT_MOVED_REASON } from './git-elsewhere.js';
 export type { GuardHost } from './host.js';
 export { LINK_OUT_REASON } from './link-out.js';
 export { MEMORY_WRITE_REASON, OUTSIDE_REASON } from './own-directories.js';
-export { REPOSITORY_CODE_REASON } from './repository-code.js';
+export { REPOSITORY_CODE_REASON } from './repository-code-gate.js';
 export {
   SHELL_FOLLOW_REASON,
   SHELL_OUTSIDE_REASON,
@@ -86,10 +85,7 @@ function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string 
   const git = gitRisk(joined, directory, root);
   if (git !== undefined) return git;
   if (root === undefined || !isAbsolute(root)) return undefined;
-  return (
-    repositoryCodeRisk(joined, directory, root, host.repository) ??
-    shellReadsOutside(joined, directory, root, host)
-  );
+  return host.repositoryCode?.(joined, directory, root) ?? shellReadsOutside(joined, directory, root, host);
 }
 
 export const UNREAD_REASON =

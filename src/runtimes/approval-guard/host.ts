@@ -1,6 +1,6 @@
 // What the approval guard may look at besides the event, and the path facts every rule shares.
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { RepositoryFiles } from './repository-code.js';
+import type { RepositoryCodeRisk } from './repository-code-gate.js';
 
 // The guard's modules take node:path from here: the bundle then requires it once (each module's own
 // `require("node:path")` cost ~0.1 M instructions per guard run under callgrind).
@@ -22,8 +22,8 @@ export interface GuardHost {
   home?: string;
   /** The names in a directory (undefined when it is none or cannot be read): for expanding globs. */
   readdir?(dir: string): readonly string[] | undefined;
-  /** The repository's files that name the code a shell command runs (hooks, package.json, Makefile). */
-  repository?: RepositoryFiles;
+  /** The repository code a shell command runs, named (hooks, scripts, build files); undefined when none. */
+  repositoryCode?: RepositoryCodeRisk;
 }
 
 /** Whether `path` is `root` or below it. */

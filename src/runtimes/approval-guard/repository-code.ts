@@ -1,14 +1,15 @@
 // Code the repository defines that a shell command runs: git hooks, package.json scripts, a Makefile,
 // a local bin or script.
+
+import POLICY from '../../../policies/repository-code.json' with { type: 'json' };
 import { GUARD_REPOSITORY_CODE } from '../../base/limits.js';
 import { renderContentForDisplay } from '../../context/display.js';
 import { isPlainObject } from '../../text/json.js';
 import { isAbsolute, join, resolve, within } from './host.js';
+import { REPOSITORY_CODE_REASON } from './repository-code-gate.js';
 import { commandName, type ShellWord, shellCommands } from './shell-paths.js';
 
-export const REPOSITORY_CODE_REASON =
-  "This command runs code the repository defines, with this session's environment (Qwen's own " +
-  'dialog names only the command). It runs: ';
+export { REPOSITORY_CODE_REASON } from './repository-code-gate.js';
 
 /**
  * The hooks git 2.39 may run for each subcommand (githooks(5)); reference-transaction for every ref
@@ -201,6 +202,210 @@ function makefile(words: readonly ShellWord[], base: string, root: string, files
   return [];
 }
 
+/** A tool's options that take a value (`--prefix sub`, `--prefix=sub`, `-Csub`), its value; else undefined. */
+function optionValue(words: readonly ShellWord[], at: number, names: readonly string[] | undefined) {
+  const word = words[at]!.text;
+  for (const name of names ?? []) {
+    if (word === name) return { value: words[at + 1], next: at + 2 };
+    if (word.startsWith(`${name}=`) || (!name.startsWith('--') && word.startsWith(name) && word.length > 2))
+      return {
+        value: { ...words[at]!, text: word.slice(name.length + (word[name.length] === '=' ? 1 : 0)) },
+        next: at + 1,
+      };
+  }
+  return undefined;
+}
+
+/** Where a command runs and what it names, as bash and the tool read its words. */
+interface Reading {
+  /** The directories it may run in: the line's `cd`s and the tool's own option (`make -C sub`). */
+  readonly bases: readonly string[];
+  /** A directory word bash expands (`cd "$DIR"`): the rule cannot tell where the tool reads. */
+  readonly unknown?: string;
+}
+
+/**
+ * The tool's directory and its operands: `directory` options move the bases (relative to each),
+ * `file` options name the file it reads, the other options (and their glued values) are dropped.
+ */
+function readTool(words: readonly ShellWord[], entry: Tool | undefined, reading: Reading) {
+  const operands: ShellWord[] = [];
+  const given: ShellWord[] = [];
+  let { bases, unknown } = reading;
+  for (let at = 1; at < words.length; ) {
+    const moved = optionValue(words, at, entry?.directory);
+    const file = moved === undefined ? optionValue(words, at, entry?.file) : undefined;
+    if (moved?.value !== undefined) {
+      if (moved.value.expands) unknown = moved.value.raw;
+      else bases = bases.map((b) => resolve(b, moved.value!.text));
+      at = moved.next;
+    } else if (file?.value !== undefined) {
+      given.push(file.value);
+      at = file.next;
+    } else {
+      if (!words[at]!.text.startsWith('-') && !words[at]!.text.startsWith('+')) operands.push(words[at]!);
+      at++;
+    }
+  }
+  return { bases, unknown, operands, given };
+}
+
+/** The files of the policy's tool that exist where it runs (a `file` option's own instead). */
+function toolFiles(
+  words: readonly ShellWord[],
+  entry: Tool,
+  bases: readonly string[],
+  root: string,
+  files: RepositoryFiles,
+): string[] {
+  const read = readTool(words, entry, { bases });
+  const sub = read.operands[0]?.text;
+  if (entry.subcommands !== undefined && (sub === undefined || !entry.subcommands.includes(sub))) return [];
+  const names = read.given.length > 0 ? read.given.map((w) => w.text) : entry.files;
+  return read.bases.flatMap((base) =>
+    names.map((n) => resolve(base, n)).filter((f) => within(root, f) && files.isFile(f)),
+  );
+}
+
+/** A repository file an interpreter runs: its first operand (`bash ci.sh`, `node scripts/x.js`). */
+function interpreted(
+  words: readonly ShellWord[],
+  bases: readonly string[],
+  root: string,
+  files: RepositoryFiles,
+) {
+  const script = words.slice(1).find((w) => !w.text.startsWith('-'));
+  if (script === undefined || script.expands) return [];
+  return bases.map((b) => resolve(b, script.text)).filter((f) => within(root, f) && files.isFile(f));
+}
+
+interface Tool {
+  readonly subcommands?: readonly string[];
+  readonly files: readonly string[];
+  readonly directory?: readonly string[];
+  readonly file?: readonly string[];
+}
+interface Wrapper {
+  readonly value?: readonly string[];
+  readonly directory?: readonly string[];
+  readonly positionals?: number;
+}
+const TOOLS: Readonly<Record<string, Tool>> = POLICY.tools;
+const WRAPPERS: Readonly<Record<string, Wrapper>> = POLICY.wrappers;
+const MODULES: Readonly<Record<string, string>> = POLICY.modules;
+const INTERPRETERS: ReadonlySet<string> = new Set(POLICY.interpreters);
+const WORKSPACES: ReadonlySet<string> = new Set(POLICY.workspaces);
+const own = <T>(table: Readonly<Record<string, T>>, key: string) =>
+  Object.hasOwn(table, key) ? table[key] : undefined;
+
+/**
+ * The command a wrapper runs (`env X=1 npm test`, `timeout 60 make`, `env -C sub make`), with the
+ * directory it moves to; `env -S 'npm test'` splits its value as the command's words.
+ */
+function unwrap(all: readonly ShellWord[], reading: Reading): { words: ShellWord[]; reading: Reading } {
+  let words = [...all];
+  for (;;) {
+    while (words.length > 1 && ASSIGNMENT.test(words[0]!.text) && !words[0]!.expands) words.shift();
+    const wrapper = words[0]?.expands === false ? own(WRAPPERS, words[0].text) : undefined;
+    if (wrapper === undefined) return { words, reading };
+    let at = 1;
+    let skip = wrapper.positionals ?? 0;
+    for (; at < words.length; at++) {
+      const text = words[at]!.text;
+      const moved = optionValue(words, at, wrapper.directory);
+      if (moved?.value !== undefined) {
+        const to = moved.value;
+        reading = to.expands
+          ? { ...reading, unknown: to.raw }
+          : { ...reading, bases: reading.bases.map((b) => resolve(b, to.text)) };
+        at = moved.next - 1;
+      } else if (words[0]!.text === 'env' && /^(?:-S|--split-string)/.test(text)) {
+        const split = text.replace(/^(?:-S|--split-string)=?/, '');
+        const value = split === '' ? words[++at] : { ...words[at]!, text: split };
+        const inner = value === undefined ? [] : (shellCommands(value.text)[0]?.words ?? []);
+        words = [...inner, ...words.slice(at + 1)];
+        break;
+      } else if (wrapper.value?.includes(text)) at++;
+      else if (text.startsWith('-') || (words[0]!.text === 'env' && ASSIGNMENT.test(text))) continue;
+      else if (skip > 0) skip--;
+      else {
+        words = words.slice(at);
+        break;
+      }
+      if (at + 1 >= words.length) return { words: [], reading };
+    }
+  }
+}
+
+/** What one command (its words after the wrappers) runs of the repository, in each of its bases. */
+function commandCode(words: ShellWord[], reading: Reading, root: string, files: RepositoryFiles): string[] {
+  const name = words[0];
+  if (name === undefined || name.expands) return [];
+  // A repository program by its path (`./gradlew`) is read as the tool of its name too.
+  const tool = name.text.includes('/') ? name.text.slice(name.text.lastIndexOf('/') + 1) : name.text;
+  const entry = own(TOOLS, tool);
+  const read = readTool(words, entry, reading);
+  const { unknown } = read;
+  // Code outside the repository is not the repository's (Qwen's dialog shows that line).
+  const bases = read.bases.filter((b) => within(root, b));
+  const known =
+    entry !== undefined ||
+    tool === 'git' ||
+    tool === 'npx' ||
+    INTERPRETERS.has(tool) ||
+    (name.text.includes('/') && !isAbsolute(name.text));
+  // A tool run where the guard cannot look: it asks rather than pass (`cd "$DIR" && make`).
+  if (unknown !== undefined && known) return [`${tool} in a directory the guard cannot read: ${unknown}`];
+  const found: string[] = [];
+  if (tool === 'git') found.push(...gitHooks(words, root, files));
+  else if (PACKAGE_MANAGERS.test(tool)) {
+    const plain = [
+      { ...name, text: tool },
+      ...words.filter((_, i) => i > 0 && !isDirectoryWord(words, i, entry)),
+    ];
+    for (const base of bases) found.push(...packageCode(plain, base, files));
+    if (words.some((w) => WORKSPACES.has(w.text.replace(/=.*/, ''))))
+      found.push('package.json workspaces: the scripts of each workspace package');
+  } else if (tool === 'npx') {
+    for (const base of bases) found.push(...localBin(options(words.slice(1))[0]?.text, base, files));
+  } else if (MAKES.test(tool)) {
+    for (const base of bases) found.push(...makefile(words, base, root, files));
+  }
+  if (entry !== undefined) found.push(...toolFiles(words, entry, bases, root, files));
+  if (INTERPRETERS.has(tool)) {
+    const module = words.findIndex((w) => w.text === '-m');
+    const target = module > 0 ? words[module + 1] : undefined;
+    if (target !== undefined && !target.expands) {
+      const via = own(MODULES, target.text);
+      const modEntry = via === undefined ? undefined : own(TOOLS, via);
+      if (modEntry !== undefined)
+        found.push(...toolFiles([target, ...words.slice(module + 2)], modEntry, bases, root, files));
+      else
+        for (const base of bases)
+          for (const f of [
+            `${target.text.replaceAll('.', '/')}.py`,
+            `${target.text.replaceAll('.', '/')}/__main__.py`,
+          ])
+            if (within(root, resolve(base, f)) && files.isFile(resolve(base, f)))
+              found.push(resolve(base, f));
+    } else found.push(...interpreted(words, bases, root, files));
+  }
+  if (name.text.includes('/')) {
+    // A program of the repository run by its path (`./scripts/test.sh`, `bin/dev`).
+    for (const base of bases) {
+      const file = isAbsolute(name.text) ? name.text : resolve(base, name.text);
+      if (within(root, file) && files.executable(file)) found.push(file);
+    }
+  }
+  return found;
+}
+
+/** Whether words[i] is a directory option of the tool or its value (npm's own parser never sees them here). */
+function isDirectoryWord(words: readonly ShellWord[], i: number, entry: Tool | undefined): boolean {
+  if (optionValue(words, i, entry?.directory) !== undefined) return true;
+  return i > 1 && (entry?.directory ?? []).includes(words[i - 1]!.text);
+}
+
 /**
  * The repository code a shell command (`joined`, run in `base`, a directory of the repository at
  * `root`) would run, named for the user; empty when it names none. Measured on Qwen 0.24.4 through launch-qwen (default mode, no broker): the
@@ -215,23 +420,28 @@ export function repositoryCode(
   base: string = root,
 ): string[] {
   const found: string[] = [];
+  // Every directory a `cd` of the line may have moved to (a subshell's too): looking in one too many costs a name.
+  let line: Reading = { bases: [base] };
   for (const { words: all } of shellCommands(joined)) {
     const head = commandName(all);
     if (head === undefined) continue;
-    // `CI=1 npm test`: the assignments before the name are the command's environment.
-    const words = all.slice(all.indexOf(head)).filter((w) => !w.redirect);
-    while (words.length > 1 && words[0]!.plain && ASSIGNMENT.test(words[0]!.text)) words.shift();
+    const { words, reading } = unwrap(
+      all.slice(all.indexOf(head)).filter((w) => !w.redirect),
+      line,
+    );
     const name = words[0];
-    if (name === undefined || !name.plain) continue;
-    if (name.text === 'git') found.push(...gitHooks(words, root, files));
-    else if (PACKAGE_MANAGERS.test(name.text)) found.push(...packageCode(words, base, files));
-    else if (name.text === 'npx') found.push(...localBin(options(words.slice(1))[0]?.text, base, files));
-    else if (MAKES.test(name.text)) found.push(...makefile(words, base, root, files));
-    else if (name.text.includes('/')) {
-      // A program of the repository run by its path (`./scripts/test.sh`, `bin/dev`).
-      const file = isAbsolute(name.text) ? name.text : resolve(base, name.text);
-      if (within(root, file) && files.executable(file)) found.push(file);
+    if (name === undefined) continue;
+    if (name.text === 'cd' || name.text === 'pushd') {
+      const to = words.slice(1).find((w) => !w.text.startsWith('-'));
+      if (to?.expands) line = { ...line, unknown: to.raw };
+      else if (to !== undefined)
+        line = {
+          ...line,
+          bases: [...new Set([...line.bases, ...line.bases.map((b) => resolve(b, to.text))])],
+        };
+      continue;
     }
+    found.push(...commandCode(words, reading, root, files));
   }
   return [...new Set(found)];
 }

@@ -7,10 +7,12 @@
 //   naming `.git/hooks/pre-commit`; declined, the hook never runs;
 // - `npm test` shows Qwen's dialog and, once approved, the guard's naming `package.json scripts.test`
 //   and its text; declined there, the script never runs;
-// - negative control, the guard taken away: with the same stored rule the model's `git commit` runs
-//   with no dialog and the hook gets the model key.
+// - with "Always allow cd *, npm test" stored (what Qwen's dialog for that line offers), the model's
+//   `cd sub && npm test` asks, naming the test script of `sub/package.json`;
+// - negative control, the guard taken away: with the same stored rules the model's `git commit` and
+//   `cd sub && npm test` run with no dialog, and the hook and the sub-package's script get the model key.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -42,10 +44,11 @@ const suite = managedSuite(async (own) => {
 
 const HOOK_RAN = () => join(world.repo, 'hook-ran.txt');
 const SCRIPT_RAN = () => join(world.repo, 'script-ran.txt');
+const SUB_RAN = () => join(world.repo, 'sub-ran.txt');
 
 /** A repository with one commit, a pre-commit hook and a test script that record the model key. */
 function plant(): void {
-  for (const f of [HOOK_RAN(), SCRIPT_RAN()]) rmSync(f, { force: true });
+  for (const f of [HOOK_RAN(), SCRIPT_RAN(), SUB_RAN()]) rmSync(f, { force: true });
   if (!existsSync(join(world.repo, '.git'))) {
     repoGit(world.repo, 'init', '-q', '-b', 'main');
     repoGit(world.repo, 'config', 'user.name', 'dev');
@@ -57,12 +60,23 @@ function plant(): void {
   chmodSync(hook, 0o755);
   const script = `echo key=$OPENAI_API_KEY > ${SCRIPT_RAN()}`;
   writeFileSync(join(world.repo, 'package.json'), JSON.stringify({ name: 'app', scripts: { test: script } }));
+  mkdirSync(join(world.repo, 'sub'), { recursive: true });
+  const sub = `echo key=$OPENAI_API_KEY > ${SUB_RAN()}`;
+  writeFileSync(
+    join(world.repo, 'sub', 'package.json'),
+    JSON.stringify({ name: 'sub', scripts: { test: sub } }),
+  );
   repoGit(world.repo, 'add', 'a.txt', 'package.json');
   execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
 }
 
 const COMMIT = { command: 'git commit -qm wip' };
 const ALWAYS_COMMIT = { permissions: { allow: ['Bash(git commit *)'] } };
+const SUB_TEST = { command: 'cd sub && npm test' };
+// What Qwen offers for that line: "Always allow run 'cd *' commands, run 'npm test' commands".
+const ALWAYS_BOTH = {
+  permissions: { allow: ['Bash(git commit *)', 'Bash(cd *)', 'Bash(npm test)', 'Bash(npm test *)'] },
+};
 
 describe('repository code a confirmed command runs', () => {
   it(
@@ -100,10 +114,28 @@ describe('repository code a confirmed command runs', () => {
   );
 
   it(
-    "negative control, the approval guard taken away: with the stored rule the model's git commit runs with no dialog and the hook gets the model key",
+    'write: with "Always allow cd *, npm test" stored, the model\'s `cd sub && npm test` asks, naming the sub-package\'s test script; declined, it never runs',
     suite.test(async () => {
       plant();
-      const undo = withUserSettings(world, ALWAYS_COMMIT);
+      const undo = withUserSettings(world, ALWAYS_BOTH);
+      try {
+        const s = await suite.launch(world, 'write');
+        await s.waitForReady();
+        const { dialog } = await declinedCall(s, 'run_shell_command', SUB_TEST, /scripts\.test/);
+        expect(shows(dialog, 'package.json scripts.test: echo key=$OPENAI_API_KEY')).toBe(true);
+        expect(shows(dialog, 'sub-ran.txt')).toBe(true);
+        expect(existsSync(SUB_RAN())).toBe(false);
+      } finally {
+        undo();
+      }
+    }),
+  );
+
+  it(
+    "negative control, the approval guard taken away: with the stored rules the model's git commit and cd sub && npm test run with no dialog, and the hook and the script get the model key",
+    suite.test(async () => {
+      plant();
+      const undo = withUserSettings(world, ALWAYS_BOTH);
       try {
         const s = await startWithoutGuard(suite, world, {
           MEM0_API_KEY: MEM0_KEY,
@@ -112,6 +144,8 @@ describe('repository code a confirmed command runs', () => {
         await s.waitForReady();
         expect(await modelCalls(s, 'run_shell_command', COMMIT)).toBe(true);
         expect(readFileSync(HOOK_RAN(), 'utf8')).toBe(`key=${MODEL_KEY}\n`);
+        expect(await modelCalls(s, 'run_shell_command', SUB_TEST)).toBe(true);
+        expect(readFileSync(SUB_RAN(), 'utf8')).toBe(`key=${MODEL_KEY}\n`);
       } finally {
         undo();
       }

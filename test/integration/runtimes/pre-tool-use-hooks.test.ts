@@ -568,6 +568,55 @@ describe('approval-guard.js', () => {
     }
   });
 
+  // The build and test tools of policies/repository-code.json, and the forms that hide a tool's
+  // directory: asked in every mode, naming the files; nothing asked once they are gone.
+  it.each([
+    ['default', 'cd sub && npm test', ['package.json scripts.test: vitest run']],
+    ['auto_edit', 'cargo test', ['build.rs', 'Cargo.toml']],
+    ['yolo', 'env -C sub make', ['sub/Makefile']],
+    ['plan', 'python3 -m pytest -q', ['conftest.py']],
+  ])('%s: `%s` asks, naming %j', async (mode, command, named) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'guard-build-'));
+    try {
+      const repo = path.join(dir, 'repo');
+      fs.mkdirSync(path.join(repo, 'sub'), { recursive: true });
+      const planted: Record<string, string> = {
+        'sub/package.json': JSON.stringify({ scripts: { test: 'vitest run' } }),
+        'sub/Makefile': 'all:\n',
+        'build.rs': 'fn main() {}\n',
+        'Cargo.toml': '[package]\n',
+        'conftest.py': 'import os\n',
+      };
+      for (const [file, text] of Object.entries(planted)) fs.writeFileSync(path.join(repo, file), text);
+      const ask = async () =>
+        JSON.parse(
+          (
+            await runRuntime(FILE, {
+              stdin: event({
+                permission_mode: mode,
+                tool_name: 'run_shell_command',
+                tool_input: { command },
+                cwd: repo,
+              }),
+              env: {},
+            })
+          ).stdout,
+        );
+      expect(await ask()).toEqual({
+        hookSpecificOutput: {
+          hookEventName: 'PreToolUse',
+          permissionDecision: 'ask',
+          permissionDecisionReason: `${REPOSITORY_CODE_REASON}${JSON.stringify(named.join('; '))}`,
+        },
+      });
+      for (const file of Object.keys(planted)) fs.rmSync(path.join(repo, file));
+      const after = await ask();
+      expect(after.hookSpecificOutput?.permissionDecisionReason ?? '').not.toContain(REPOSITORY_CODE_REASON);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('denies a file tool through a link out of the repository, naming the link and its target', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'guard-link-'));
     try {

@@ -6,6 +6,7 @@ import {
   repositoryCode,
   repositoryCodeRisk,
 } from '../../../../src/runtimes/approval-guard/repository-code.js';
+import { mayRunRepositoryCode } from '../../../../src/runtimes/approval-guard/repository-code-gate.js';
 
 const ROOT = '/repo';
 const PACKAGE = JSON.stringify({
@@ -27,6 +28,95 @@ const HUSKY = repository(
   ['.husky/_/pre-commit', '.git/hooks/post-checkout', 'node_modules/.bin/eslint', 'scripts/ci.sh'],
 );
 const PLAIN = repository({ '.git/config': '[core]\n\tbare = false\n' }, ['.git/hooks/pre-commit.sample']);
+
+const BUILD = repository(
+  {
+    'Cargo.toml': '[package]\n',
+    'build.rs': 'fn main() {}\n',
+    'conftest.py': 'import os\n',
+    'pyproject.toml': '[project]\n',
+    'build.gradle': 'task x\n',
+    'gradle/wrapper/gradle-wrapper.properties': 'distributionUrl=x\n',
+    'go.mod': 'module x\n',
+    Gemfile: 'source "x"\n',
+    Rakefile: 'task :x\n',
+    justfile: 'x:\n',
+    'Taskfile.yml': 'version: 3\n',
+    'pom.xml': '<project/>\n',
+    'tox.ini': '[tox]\n',
+    'setup.py': 'import os\n',
+    'ci.sh': 'echo\n',
+    'tools/gen.py': 'print()\n',
+    'mypkg/__main__.py': 'print()\n',
+    '.yarnrc.yml': 'yarnPath: .yarn/releases/yarn.cjs\n',
+    'package.json': JSON.stringify({ scripts: { lint: 'biome check .' } }),
+    'sub/package.json': PACKAGE,
+    'sub/Makefile': 'all:\n',
+  },
+  ['gradlew', 'mvnw'],
+);
+
+describe('repositoryCode: build and test tools of policies/repository-code.json, and the forms that hide a tool', () => {
+  const at = (...names: string[]) => names.map((n) => `/repo/${n}`);
+  const SUB_TEST = ['package.json scripts.pretest: tsc', 'package.json scripts.test: vitest run'];
+  it.each<[string, string[]]>([
+    ['cargo test', at('build.rs', 'Cargo.toml')],
+    ['cargo +nightly build --release', at('build.rs', 'Cargo.toml')],
+    ['cargo --version', []],
+    ['pytest -q tests', at('conftest.py', 'pyproject.toml', 'tox.ini')],
+    ['python3 -m pytest -x', at('conftest.py', 'pyproject.toml', 'tox.ini')],
+    ['python -m mypkg', at('mypkg/__main__.py')],
+    ['python -m http.server', []],
+    ['tox -e py312', at('tox.ini', 'pyproject.toml', 'setup.py')],
+    ['./gradlew build', at('gradle/wrapper/gradle-wrapper.properties', 'build.gradle', 'gradlew')],
+    ['gradle test', at('build.gradle')],
+    ['mvn -q test', at('pom.xml')],
+    ['./mvnw verify', at('pom.xml', 'mvnw')],
+    ['go test ./...', at('go.mod')],
+    ['go generate ./...', at('go.mod')],
+    ['go build ./...', []],
+    ['go vet ./...', []],
+    ['pip install -e .', at('setup.py', 'pyproject.toml')],
+    ['pip list', []],
+    ['bundle exec rspec', at('Gemfile')],
+    ['rake test', at('Rakefile')],
+    ['just build', at('justfile')],
+    ['task lint', at('Taskfile.yml')],
+    ['yarn --version', at('.yarnrc.yml')],
+    // The forms that hide the tool, its directory or its name.
+    ['cd sub && npm test', SUB_TEST],
+    ['(cd sub; make)', at('sub/Makefile')],
+    ['cd sub; cd ..; make', at('sub/Makefile')],
+    ['npm --prefix sub test', SUB_TEST],
+    ['npm --prefix=sub ci', ['package.json scripts.postinstall: node setup.js']],
+    ['make -C sub', at('sub/Makefile')],
+    ['make --directory=sub all', at('sub/Makefile')],
+    ['env X=1 npm test --prefix sub', SUB_TEST],
+    ['env -C sub make', at('sub/Makefile')],
+    ["env -S 'make -C sub'", at('sub/Makefile')],
+    ['timeout 600 nice -n 5 cargo test', at('build.rs', 'Cargo.toml')],
+    ['command npm run lint', ['package.json scripts.lint: biome check .']],
+    ['"npm" run lint', ['package.json scripts.lint: biome check .']],
+    ['\\make -C sub', at('sub/Makefile')],
+    ['bash ci.sh', at('ci.sh')],
+    ['python3 tools/gen.py --out x', at('tools/gen.py')],
+    ['npm test -ws', ['package.json workspaces: the scripts of each workspace package']],
+    [
+      'pnpm -r lint',
+      [
+        'package.json scripts.lint: biome check .',
+        'package.json workspaces: the scripts of each workspace package',
+      ],
+    ],
+    // Where the guard cannot look it asks, naming the word; elsewhere than the repository is not its code.
+    ['cd "$DIR" && npm test', ['npm in a directory the guard cannot read: "$DIR"']],
+    ['make -C $(pwd)/sub', []],
+    ['cd /tmp && make', []],
+    ['cd "$DIR" && ls', []],
+  ])('%s → %j', (command, named) => {
+    expect(repositoryCode(command, ROOT, BUILD)).toEqual(named);
+  });
+});
 
 describe('repositoryCode: what a shell command runs of the repository', () => {
   it.each<[string, RepositoryFiles, string[]]>([
@@ -91,5 +181,23 @@ describe('repositoryCode: what a shell command runs of the repository', () => {
       `${REPOSITORY_CODE_REASON}"package.json scripts.lint: biome check ."`,
     );
     expect(repositoryCodeRisk('npm run lint', undefined, ROOT, nested)).toBeUndefined();
+  });
+});
+
+// The gate in the main bundle: only a line it passes loads the rule's own bundle.
+describe('mayRunRepositoryCode: whether the rule is loaded for a line', () => {
+  it.each<[string, boolean]>([
+    ['ls -la', false],
+    ['cat a.txt | grep x | wc -l', false],
+    ['cd sub && ls', false],
+    ['git status', true],
+    ['find . -exec ./x.sh {} ;', true],
+    ['cat a; npm test', true],
+    ['"cat" a', true],
+    ['$TOOL a', true],
+    ['env X=1 make', true],
+    ['./build.sh', true],
+  ])('%s → %s', (line, loads) => {
+    expect(mayRunRepositoryCode(line)).toBe(loads);
   });
 });
