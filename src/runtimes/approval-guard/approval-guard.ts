@@ -10,8 +10,12 @@ import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
 import { decideApprovalGuard, type GuardHost, parseGuardedModes, unreadAnswer } from './decide.js';
 import { basename, dirname, join } from './host.js';
-import type { RepositoryFiles } from './repository-code.js';
-import { mayRunRepositoryCode } from './repository-code-gate.js';
+import type { RepositoryFiles, repositoryCodeRisk } from './repository-code.js';
+import {
+  mayRunRepositoryCode,
+  REPOSITORY_CODE_REASON,
+  type RepositoryCodeRisk,
+} from './repository-code-gate.js';
 
 /** `path` with its nearest existing ancestor's links resolved, like Qwen's own read check. */
 export function realpathNearestExisting(path: string): string {
@@ -73,6 +77,26 @@ export const REPOSITORY_FILES: RepositoryFiles = {
   },
 };
 
+export const UNLOADED_CODE_RULE =
+  "the approval guard's repository-code rule (approval-guard-code.js) could not be loaded: check the command yourself";
+
+/**
+ * The rule for a line the gate passes, loaded on first use; a rule that cannot be loaded (a damaged
+ * install) asks rather than let the hook crash to `{}`, which Qwen reads as no opinion, in YOLO too.
+ */
+export function lazyRepositoryCode(load: () => typeof repositoryCodeRisk): RepositoryCodeRisk {
+  return (joined, directory, root) => {
+    if (!mayRunRepositoryCode(joined)) return undefined;
+    let rule: typeof repositoryCodeRisk;
+    try {
+      rule = load();
+    } catch {
+      return REPOSITORY_CODE_REASON + UNLOADED_CODE_RULE;
+    }
+    return rule(joined, directory, root, REPOSITORY_FILES);
+  };
+}
+
 export function main(): void {
   const modes = parseGuardedModes(readOwnEnv(process.env, GUARD_MODES_ENV));
   const host: GuardHost = {
@@ -84,15 +108,9 @@ export function main(): void {
     home: readOwnEnv(process.env, 'HOME'),
     // Its own bundle (approval-guard-code.js, 30 KB with its tools table), loaded only for a line that
     // may run repository code: parsing it cost every other call 1.6 M instructions (performance.md).
-    repositoryCode: (joined, directory, root) =>
-      mayRunRepositoryCode(joined)
-        ? (require('./repository-code.js') as typeof import('./repository-code.js')).repositoryCodeRisk(
-            joined,
-            directory,
-            root,
-            REPOSITORY_FILES,
-          )
-        : undefined,
+    repositoryCode: lazyRepositoryCode(
+      () => (require('./repository-code.js') as typeof import('./repository-code.js')).repositoryCodeRisk,
+    ),
     // Loaded only here, for a read outside the root: node:crypto costs ~6 ms to load (performance.md).
     sha256: (text) =>
       (require('node:crypto') as typeof import('node:crypto'))

@@ -1,6 +1,10 @@
 // The approval guard naming the repository code a shell command runs (docs/admin.md, "Repository code").
 import { describe, expect, it } from 'vitest';
 import {
+  lazyRepositoryCode,
+  UNLOADED_CODE_RULE,
+} from '../../../../src/runtimes/approval-guard/approval-guard.js';
+import {
   REPOSITORY_CODE_REASON,
   type RepositoryFiles,
   repositoryCode,
@@ -199,5 +203,23 @@ describe('mayRunRepositoryCode: whether the rule is loaded for a line', () => {
     ['./build.sh', true],
   ])('%s → %s', (line, loads) => {
     expect(mayRunRepositoryCode(line)).toBe(loads);
+  });
+});
+
+// The rule is a bundle of its own: a damaged install that cannot load it asks, not crash to `{}`.
+describe('lazyRepositoryCode: the rule as the built guard loads it', () => {
+  it('loads the rule only for a line the gate passes, and asks when it cannot be loaded', () => {
+    let loads = 0;
+    const rule = lazyRepositoryCode(() => {
+      loads++;
+      return () => 'named';
+    });
+    expect([rule('ls', undefined, ROOT), loads]).toEqual([undefined, 0]);
+    expect([rule('npm test', undefined, ROOT), loads]).toEqual(['named', 1]);
+    const broken = lazyRepositoryCode(() => {
+      throw new Error("Cannot find module './approval-guard-code.js'");
+    });
+    expect(broken('npm test', undefined, ROOT)).toBe(REPOSITORY_CODE_REASON + UNLOADED_CODE_RULE);
+    expect(broken('ls', undefined, ROOT)).toBeUndefined();
   });
 });
