@@ -305,7 +305,8 @@ const own = <T>(table: Readonly<Record<string, T>>, key: string) =>
 function unwrap(all: readonly ShellWord[], reading: Reading): { words: ShellWord[]; reading: Reading } {
   let words = [...all];
   for (;;) {
-    while (words.length > 1 && ASSIGNMENT.test(words[0]!.text) && !words[0]!.expands) words.shift();
+    // An assignment whose value expands (`X=$PWD npm test`) is still one: its name is written plainly.
+    while (words.length > 1 && ASSIGNMENT.test(words[0]!.raw)) words.shift();
     const wrapper = words[0]?.expands === false ? own(WRAPPERS, words[0].text) : undefined;
     if (wrapper === undefined) return { words, reading };
     let at = 1;
