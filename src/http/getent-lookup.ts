@@ -26,9 +26,10 @@ export function getentAddresses(output: string): { address: string; family: numb
  * exit it joins the worker): made in OpenClaw's process, a provider host whose DNS never answers held
  * it 7.7 s past the turn (148 s with `timeout:30 attempts:5`, docs/openclaw.md). The child is
  * unref'd: the host ends with its own work, the child with the resolver. Same resolver, same answers;
- * without getent, Node's lookup.
+ * without getent, Node's lookup. `closed` runs after each child's 'close' was handled (a test waits
+ * for it, not for a time, before it counts the answers).
  */
-export function getentLookup(getent = GETENT): Lookup {
+export function getentLookup(getent = GETENT, closed?: () => void): Lookup {
   const dns = process.getBuiltinModule('node:dns');
   let missing = false;
   return (hostname, options, callback) => {
@@ -55,7 +56,7 @@ export function getentLookup(getent = GETENT): Lookup {
       (dns.lookup as Lookup)(hostname, options, callback);
     });
     // Every other ending answers (a killed child too): single-flight waits for this answer.
-    child.on('close', () => {
+    const answerOnClose = () => {
       if (failed) return;
       const addresses = getentAddresses(output);
       if (addresses.length === 0) {
@@ -68,6 +69,13 @@ export function getentLookup(getent = GETENT): Lookup {
       }
       if (options.all === true) return callback(null, addresses);
       callback(null, addresses[0]!.address, addresses[0]!.family);
+    };
+    child.on('close', () => {
+      try {
+        answerOnClose();
+      } finally {
+        closed?.();
+      }
     });
     // Neither the child nor its pipe keeps the host alive: a lookup the resolver never answers ends
     // with the resolver, not with the host.

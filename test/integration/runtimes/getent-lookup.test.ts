@@ -42,17 +42,22 @@ describe('without getent', () => {
   ] as const)('%s %j: Node’s lookup answers, once', async (host, options) => {
     const node = await ask(dns.lookup, host, options);
     const answers: Outcome[] = [];
-    const lookup = getentLookup('/nonexistent/getent');
-    await new Promise<void>((done) =>
-      lookup(host, options, (error, address, family) => {
-        answers.push(
-          error === null ? { error: null, address, family } : { error: 'failed', address: undefined },
-        );
-        done();
-      }),
-    );
-    // Whatever else was coming has come: a child's close follows its error within the same turns.
-    await new Promise((r) => setTimeout(r, 200));
+    let childClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (childClosed = resolve));
+    const lookup = getentLookup('/nonexistent/getent', childClosed);
+    // Whatever else was coming has come once the first answer is in and the child's close was handled
+    // (a second answer from the close, or Node's lookup after an answer from the close).
+    await Promise.all([
+      new Promise<void>((done) =>
+        lookup(host, options, (error, address, family) => {
+          answers.push(
+            error === null ? { error: null, address, family } : { error: 'failed', address: undefined },
+          );
+          done();
+        }),
+      ),
+      closed,
+    ]);
     expect(answers).toEqual([node]);
   });
 });
