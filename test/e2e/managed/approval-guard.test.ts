@@ -19,10 +19,6 @@ const TOKEN = 'ctx-e2e-token-guard-19fe';
 const GUARD_REASON = 'This deployment requires confirmation for every tool call, also in';
 const YES = 'Yes, allow once';
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** The model answers a prompt containing `marker` with run_shell_command(touch file), then `answer`. */
 function scriptTouch(world: ManagedWorld, marker: string, file: string, answer: string): void {
   world.model.setResponder(({ kind, body }) => {
@@ -87,7 +83,8 @@ describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool r
         await s.term.waitFor(INPUT_READY, 15_000);
         // Still in the mode the user switched to: the guard asked in spite of it.
         await s.term.waitFor(`${label} (shift + tab to cycle)`, 5000);
-        await sleep(1000);
+        // The declined turn is over: a declined call never starts, nothing of it can come later.
+        await s.waitForIdle();
         expect(existsSync(marker)).toBe(false);
         expect(w.bashLog().filter((line) => line.includes(`touch ${marker}`))).toEqual([]);
         expect(s.term.fullText()).not.toContain(`ANSWER-GUARD-${mode}`);
@@ -118,8 +115,7 @@ describe('approval guard: Shift+Tab into YOLO or auto still asks before a tool r
         60_000,
       );
       await s.term.press('Escape');
-      await s.term.waitFor(INPUT_READY, 15_000);
-      await sleep(1000);
+      await s.waitForIdle();
       expect(existsSync(marker)).toBe(false);
       expect(s.term.fullText()).not.toContain('ANSWER-GUARD-BIG');
       expect(await s.quit()).toBe(0);

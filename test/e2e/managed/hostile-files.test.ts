@@ -482,7 +482,8 @@ describe('neutralised or ordinary repositories start, from the repository and fr
         }
         await refusal;
         await s.term.waitFor('ANSWER-AFTER-TOOL', 30_000);
-        await sleep(1000);
+        // The turn is over: no dialog of the refused call can come later.
+        await s.waitForIdle();
         expect(s.term.fullText()).not.toContain(ASK_QUESTION);
         expect(adds()).toBe(before);
         expect(leakedCredentials(since)).toEqual([]);

@@ -308,9 +308,10 @@ describe('hostile repository: neutralised vectors, the managed session still wor
         await s.term.type(command);
         await sleep(300);
         await s.term.press('Enter');
-        await sleep(2500);
+        // A command in slashCommands.disabled is refused as unknown, before anything runs: the refusal
+        // is the command's end (waited for, not given a fixed time).
+        await s.term.waitFor(`Unknown command: ${command}`, 30_000, { includeScrollback: true });
       }
-      // A command in slashCommands.disabled is refused as unknown, before anything runs.
       const screen = s.term.fullText();
       expect(screen).toContain(`Unknown command: /btw what is ${HOSTILE_PROMPT}?`);
       expect(screen).toContain('Unknown command: /directory add shared-runtime');

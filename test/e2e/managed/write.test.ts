@@ -180,8 +180,8 @@ describe('write profile: launch-qwen --profile write in a terminal (Mem0 Platfor
       console.log(`----- full-text hook dialog -----\n${second}`);
       expect(second).toContain(JSON.stringify(content));
       await s.term.press('Escape');
-      await s.term.waitFor(INPUT_READY, 15_000);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // The declined turn is over: the hook that asked has answered, nothing of the call can come later.
+      await s.waitForIdle();
       expect(w.hookRuns('write-confirmation.js')).toHaveLength(1);
       expect(adds(platform).length).toBe(addsBefore);
       expect(s.term.fullText()).not.toContain('ANSWER-NOT-REACHED');
