@@ -324,6 +324,7 @@ const PAID = {
   noop: 'hook start',
   search: 'search prompt',
   'write-confirmation': 'write confirmation',
+  'approval-guard': 'tool call that runs no repository code',
   mcp: 'on-demand or write session start',
 };
 

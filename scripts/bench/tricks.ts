@@ -13,7 +13,7 @@ export interface Trick {
   /** What the trick does, as the bench table names it. */
   name: string;
   /** Where it is paid: a hook scenario of scenarios.ts, the launcher, or the MCP server's start. */
-  on: 'noop' | 'search' | 'write-confirmation' | 'launcher' | 'mcp';
+  on: 'noop' | 'search' | 'write-confirmation' | 'approval-guard' | 'launcher' | 'mcp';
   /** Source file → its undone replacement (repository-relative). */
   swap?: Readonly<Record<string, string>>;
   /** Importers whose lazily loaded sibling bundle is bundled into theirs instead (scripts/build.mjs SPLIT). */
@@ -67,6 +67,12 @@ export const TRICKS: readonly Trick[] = [
     name: "a hook's stdin read with fs.read, not process.stdin",
     on: 'noop',
     swap: { 'src/startup/stdin.ts': 'scripts/bench/undone/stdin.ts' },
+  },
+  {
+    id: 'split-guard-code',
+    name: "the guard's repository-code rule in a bundle of its own, loaded only for a line that may run repository code",
+    on: 'approval-guard',
+    together: ['src/runtimes/approval-guard/approval-guard.ts'],
   },
   {
     id: 'split-repository',
