@@ -34,8 +34,17 @@ export const HOOK_STDIN_BYTES = 1024 * 1024;
  */
 export const GUARD_REPOSITORY_CODE = { fileBytes: 1024 * 1024, scriptCodePoints: 160, names: 6 } as const;
 
-/** The managed command hooks' timeout, rendered in the unit the Qwen version reads (policies/qwen/versions.json). */
+/** The auto-recall hook's timeout, rendered in the unit the Qwen version reads (policies/qwen/versions.json). */
 export const HOOK_TIMEOUT_MS = 8000;
+/**
+ * The approval guard's and the write confirmation's timeout in Qwen. Both answer within HOOK_BUDGET_MS
+ * of their own start, but Qwen's timer runs from the spawn and, when it fires before Qwen's busy event
+ * loop has read the answer, Qwen runs the tool call as if no hook had spoken (fail open). Measured on
+ * 0.24.4 with a shell call padded to 1 MiB: the guard answered 1.6 s after its start, the dialog came
+ * 7.5 s after that, and at load 7.5 the call ran in YOLO with no dialog. The margin is Qwen's, not the
+ * hooks': they never take longer for it.
+ */
+export const SECURITY_HOOK_TIMEOUT_MS = 60_000;
 /** The auto-recall hook's own wall-clock budget, between the provider timeout and HOOK_TIMEOUT_MS. */
 export const HOOK_BUDGET_MS = 6500;
 /**

@@ -1,6 +1,6 @@
 // The files of one profile, rendered from the templates with JSON-aware substitution.
 import * as path from 'node:path';
-import { HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS } from '../../base/limits.js';
+import { HOOK_TIMEOUT_MS, MCP_TIMEOUT_MS, SECURITY_HOOK_TIMEOUT_MS } from '../../base/limits.js';
 import type { Platform } from '../../base/platform.js';
 import { credentialVariable } from '../../config/names.js';
 import type { ProfileKind, RepositoryTrust } from '../../contracts/launch-plan.js';
@@ -59,6 +59,8 @@ export function pinnedValues(pins: {
     hookShell: HOOK_SHELL[pins.platform] ?? OMIT,
     // The unit is a per-version fact of the pinned Qwen: 0.24.x reads seconds and warns about the legacy ms form.
     hookTimeout: hookTimeoutValue(pinnedQwenFacts(pins.qwenVersion), HOOK_TIMEOUT_MS),
+    // The guard's and the write confirmation's: a timeout there lets the tool call run unasked.
+    securityHookTimeout: hookTimeoutValue(pinnedQwenFacts(pins.qwenVersion), SECURITY_HOOK_TIMEOUT_MS),
     mcpTimeoutMs: MCP_TIMEOUT_MS,
   };
   for (const file of Object.values(RUNTIME_FILES)) {

@@ -4,7 +4,8 @@
 // milliseconds is added here (the module's facts table mocked) to show the unit follows the pin.
 import * as path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
+import { HOOK_TIMEOUT_MS, SECURITY_HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
+import { HOOK_APPROVAL_GUARD, HOOK_AUTO_RECALL } from '../../../src/contracts/names.js';
 import { writeInstall } from '../../../src/deploy/render/writer.js';
 import { loadInstallTree } from '../../../src/deploy/tree.js';
 import { checkSettings } from '../../../src/deploy/verify/checks/settings.js';
@@ -26,11 +27,15 @@ vi.mock('../../../src/qwen/versions.js', async (original) => {
   };
 });
 
-/** The timeouts of the managed hooks in a rendered profile's system settings. */
-function hookTimeouts(settingsText: string): unknown[] {
-  const settings = JSON.parse(settingsText) as { hooks: Record<string, { hooks: { timeout: unknown }[] }[]> };
-  return Object.values(settings.hooks).flatMap((groups) =>
-    groups.flatMap((g) => g.hooks.map((h) => h.timeout)),
+/** The timeout of each managed hook in a rendered profile's system settings, by hook name. */
+function hookTimeouts(settingsText: string): Record<string, unknown> {
+  const settings = JSON.parse(settingsText) as {
+    hooks: Record<string, { hooks: { name: string; timeout: unknown }[] }[]>;
+  };
+  return Object.fromEntries(
+    Object.values(settings.hooks).flatMap((groups) =>
+      groups.flatMap((g) => g.hooks.map((h) => [h.name, h.timeout])),
+    ),
   );
 }
 
@@ -52,14 +57,16 @@ async function hookVerdicts(renderedWith: string | undefined, verifiedWith: stri
 }
 
 describe("the hook timeout in the pinned Qwen version's unit", () => {
+  // The recall hook's timeout nests above its budget; the guard's is long, since a timeout there runs the call unasked.
   it.each<[string, string | undefined, number]>([
-    ['no version read: the default version (seconds)', undefined, HOOK_TIMEOUT_MS / 1000],
-    [`the default version ${DEFAULT_QWEN_VERSION} (seconds)`, DEFAULT_QWEN_VERSION, HOOK_TIMEOUT_MS / 1000],
-    ['a version that reads milliseconds', MS_VERSION, HOOK_TIMEOUT_MS],
-  ])('render: %s', async (_label, version, timeout) => {
-    const timeouts = hookTimeouts(await renderedSettings(version));
-    expect(timeouts.length).toBeGreaterThan(0);
-    expect(new Set(timeouts)).toEqual(new Set([timeout]));
+    ['no version read: the default version (seconds)', undefined, 1000],
+    [`the default version ${DEFAULT_QWEN_VERSION} (seconds)`, DEFAULT_QWEN_VERSION, 1000],
+    ['a version that reads milliseconds', MS_VERSION, 1],
+  ])('render: %s', async (_label, version, perUnit) => {
+    expect(hookTimeouts(await renderedSettings(version))).toEqual({
+      [HOOK_AUTO_RECALL]: HOOK_TIMEOUT_MS / perUnit,
+      [HOOK_APPROVAL_GUARD]: SECURITY_HOOK_TIMEOUT_MS / perUnit,
+    });
   });
 
   it('verify expects the unit of the version it finds, and names the mismatch', async () => {
@@ -67,12 +74,13 @@ describe("the hook timeout in the pinned Qwen version's unit", () => {
     expect(await hookVerdicts(undefined, undefined)).toEqual([[true, expect.any(String)]]);
     // The seconds render judged for the milliseconds Qwen: every managed hook's timeout is named.
     const mismatch = await hookVerdicts(undefined, MS_VERSION);
-    expect(mismatch.length).toBeGreaterThan(0);
-    for (const [ok, message] of mismatch) {
-      expect(ok).toBe(false);
-      expect(message).toContain(
-        `: timeout ${HOOK_TIMEOUT_MS / 1000} must be ${HOOK_TIMEOUT_MS} (${HOOK_TIMEOUT_MS} ms in the unit Qwen ${MS_VERSION} reads;`,
-      );
-    }
+    expect(mismatch.map(([ok]) => ok)).toEqual([false, false]);
+    const message = mismatch.map(([, text]) => String(text)).join('\n');
+    expect(message).toContain(
+      `${HOOK_AUTO_RECALL}: timeout ${HOOK_TIMEOUT_MS / 1000} must be ${HOOK_TIMEOUT_MS} (${HOOK_TIMEOUT_MS} ms in the unit Qwen ${MS_VERSION} reads;`,
+    );
+    expect(message).toContain(
+      `${HOOK_APPROVAL_GUARD}: timeout ${SECURITY_HOOK_TIMEOUT_MS / 1000} must be ${SECURITY_HOOK_TIMEOUT_MS} (${SECURITY_HOOK_TIMEOUT_MS} ms in the unit Qwen ${MS_VERSION} reads;`,
+    );
   });
 });

@@ -157,11 +157,14 @@ describe('templates/', () => {
     expect(entries.map((e) => e.name).sort()).toEqual(
       [HOOK_AUTO_RECALL, HOOK_WRITE_CONFIRMATION, HOOK_APPROVAL_GUARD].sort(),
     );
-    for (const entry of entries) {
-      // Filled by render in the unit the Qwen version reads (policies/qwen/versions.json).
-      expect(entry.timeout).toBe('{{hookTimeout}}');
-      expect(typeof entry.statusMessage).toBe('string');
-    }
+    // Filled by render in the unit the Qwen version reads (policies/qwen/versions.json); the guard's
+    // and the write confirmation's are the long one, since a timeout there runs the call unasked.
+    expect(Object.fromEntries(entries.map((e) => [e.name, e.timeout]))).toEqual({
+      [HOOK_AUTO_RECALL]: '{{hookTimeout}}',
+      [HOOK_WRITE_CONFIRMATION]: '{{securityHookTimeout}}',
+      [HOOK_APPROVAL_GUARD]: '{{securityHookTimeout}}',
+    });
+    for (const entry of entries) expect(typeof entry.statusMessage).toBe('string');
   });
 
   it('pins the permissions, the MCP exclusion and the MCP entries of each profile', () => {

@@ -2,7 +2,7 @@
 // and exact while active, absent once rolled back, nothing foreign), profile exclusivity (MCP
 // exclusion, permissions), plus system-defaults.json and trusted-folders.json.
 
-import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS } from '../../../base/limits.js';
+import { HOOK_BUDGET_MS, HOOK_TIMEOUT_MS, SECURITY_HOOK_TIMEOUT_MS } from '../../../base/limits.js';
 import type { LaunchPlan, ProfileKind } from '../../../contracts/launch-plan.js';
 import { PROFILE_FILES, profileRel } from '../../../contracts/layout.js';
 import {
@@ -79,7 +79,7 @@ function entryProblems(name: string, actual: JsonObject, expected: JsonObject, p
   for (const key of Object.keys(expected)) {
     if (key === 'timeout' && actual.timeout !== expected.timeout) {
       problems.push(
-        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} (${HOOK_TIMEOUT_MS} ms in the unit Qwen ${pinnedQwenFacts(pins.qwenVersion).version} reads; timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} ms < hook timeout ${HOOK_TIMEOUT_MS} ms)`,
+        `hook ${name}: timeout ${showValue(actual.timeout)} must be ${String(expected.timeout)} (${timeoutWhy(name, pins)})`,
       );
     } else if (!deepEqual(actual[key], expected[key])) {
       problems.push(
@@ -92,6 +92,14 @@ function entryProblems(name: string, actual: JsonObject, expected: JsonObject, p
       problems.push(`hook ${name}: unexpected key ${showValue(key)} (managed hook entries are exact)`);
   }
   return problems;
+}
+
+/** Why a managed hook's timeout is what render sets, in the unit the pinned Qwen reads. */
+function timeoutWhy(name: string, pins: Pins): string {
+  const unit = `in the unit Qwen ${pinnedQwenFacts(pins.qwenVersion).version} reads`;
+  return name === HOOK_AUTO_RECALL
+    ? `${HOOK_TIMEOUT_MS} ms ${unit}; timeouts nest: provider < hook budget ${HOOK_BUDGET_MS} ms < hook timeout ${HOOK_TIMEOUT_MS} ms`
+    : `${SECURITY_HOOK_TIMEOUT_MS} ms ${unit}; when it runs out before Qwen has read the answer, Qwen runs the call unasked`;
 }
 
 function guardModeProblems(entry: JsonObject): string[] {
