@@ -250,19 +250,21 @@ function readTool(words: readonly ShellWord[], entry: Tool | undefined, reading:
   return { bases, unknown, operands, given };
 }
 
-/** The files of the policy's tool that exist where it runs (a `file` option's own instead). */
+/**
+ * The files of the policy's tool that exist where it runs (a `file` option's own instead). `read` is
+ * the tool's words already read (readTool): its directory options have moved `bases` once.
+ */
 function toolFiles(
-  words: readonly ShellWord[],
+  read: { readonly operands: readonly ShellWord[]; readonly given: readonly ShellWord[] },
   entry: Tool,
   bases: readonly string[],
   root: string,
   files: RepositoryFiles,
 ): string[] {
-  const read = readTool(words, entry, { bases });
   const sub = read.operands[0]?.text;
   if (entry.subcommands !== undefined && (sub === undefined || !entry.subcommands.includes(sub))) return [];
   const names = read.given.length > 0 ? read.given.map((w) => w.text) : entry.files;
-  return read.bases.flatMap((base) =>
+  return bases.flatMap((base) =>
     names.map((n) => resolve(base, n)).filter((f) => within(root, f) && files.isFile(f)),
   );
 }
@@ -372,16 +374,19 @@ function commandCode(words: ShellWord[], reading: Reading, root: string, files: 
   } else if (MAKES.test(tool)) {
     for (const base of bases) found.push(...makefile(words, base, root, files));
   }
-  if (entry !== undefined) found.push(...toolFiles(words, entry, bases, root, files));
+  if (entry !== undefined) found.push(...toolFiles(read, entry, bases, root, files));
   if (INTERPRETERS.has(tool)) {
     const module = words.findIndex((w) => w.text === '-m');
     const target = module > 0 ? words[module + 1] : undefined;
     if (target !== undefined && !target.expands) {
       const via = own(MODULES, target.text);
       const modEntry = via === undefined ? undefined : own(TOOLS, via);
-      if (modEntry !== undefined)
-        found.push(...toolFiles([target, ...words.slice(module + 2)], modEntry, bases, root, files));
-      else
+      if (modEntry !== undefined) {
+        // `python -m pytest --rootdir sub`: the module's own options move its bases, once.
+        const modRead = readTool([target, ...words.slice(module + 2)], modEntry, { bases });
+        const modBases = modRead.bases.filter((b) => within(root, b));
+        found.push(...toolFiles(modRead, modEntry, modBases, root, files));
+      } else
         for (const base of bases)
           for (const f of [
             `${target.text.replaceAll('.', '/')}.py`,
