@@ -30,9 +30,16 @@ export const HOOK_STDIN_BYTES = 1024 * 1024;
 
 /**
  * The approval guard naming the repository code a shell command runs: the largest package.json or
- * git config it reads, the code points of a script's text it shows, and how many it names.
+ * git config it reads, the code points of a script's text it shows, how many it names, and the
+ * longest it may run (wall clock; it reads a few small files) before the guard asks instead: well
+ * inside HOOK_BUDGET_MS, so the answer still comes before Qwen's timeout would run the call unasked.
  */
-export const GUARD_REPOSITORY_CODE = { fileBytes: 1024 * 1024, scriptCodePoints: 160, names: 6 } as const;
+export const GUARD_REPOSITORY_CODE = {
+  fileBytes: 1024 * 1024,
+  scriptCodePoints: 160,
+  names: 6,
+  ruleMs: 3000,
+} as const;
 
 /** The auto-recall hook's timeout, rendered in the unit the Qwen version reads (policies/qwen/versions.json). */
 export const HOOK_TIMEOUT_MS = 8000;

@@ -1,14 +1,19 @@
-// Entry of dist/runtime/approval-guard.js. Runs on every tool call: reads no config and no network,
-// and never blocks Qwen by crashing — any failure answers `{}` (Qwen fails open on errors anyway).
-// An event it could not read whole (too large, or too slow to arrive) asks: its size is the
-// provider's choice, not a failure.
+// Entry of dist/runtime/approval-guard.js. Runs on every tool call: reads no config and no network.
+// A failure asks, never `{}`: no opinion runs the call unasked in YOLO. An event it could not read
+// whole (too large, or too slow to arrive) asks too: its size is the provider's choice.
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { readOwnEnv } from '../../base/environment.js';
 import { GUARD_REPOSITORY_CODE } from '../../base/limits.js';
 import { GUARD_MODES_ENV } from '../../contracts/names.js';
 import { runHook } from '../shared/hook-main.js';
 import { isEntryPoint } from '../shared/process.js';
-import { decideApprovalGuard, type GuardHost, parseGuardedModes, unreadAnswer } from './decide.js';
+import {
+  decideApprovalGuard,
+  failedAnswer,
+  type GuardHost,
+  parseGuardedModes,
+  unreadAnswer,
+} from './decide.js';
 import { basename, dirname, join } from './host.js';
 import type { RepositoryFiles, repositoryCodeRisk } from './repository-code.js';
 import {
@@ -79,12 +84,34 @@ export const REPOSITORY_FILES: RepositoryFiles = {
 
 export const UNLOADED_CODE_RULE =
   "the approval guard's repository-code rule (approval-guard-code.js) could not be loaded: check the command yourself";
+export const UNFINISHED_CODE_RULE =
+  "the approval guard's repository-code rule failed or did not finish in time on this line: check the command yourself";
+
+/** Runs `run`, stopped with a throw after `ms`; a loop blocks every timer, so V8 itself must stop it. */
+export type RunWithin = <T>(run: () => T, ms: number) => T;
+
+// node:vm's timeout is V8's watchdog: it interrupts a running loop (a timer never fires in one).
+// Measured ~1.2 ms per guard run (vm's first use), so only the rule's own lines pay it.
+export const runWithin: RunWithin = <T>(run: () => T, ms: number): T => {
+  const slot = globalThis as { __qwenManagedRule?: () => T };
+  slot.__qwenManagedRule = run;
+  try {
+    // The built-in itself, not a bundled import: that would load node:vm on every tool call.
+    return process.getBuiltinModule('node:vm').runInThisContext('__qwenManagedRule()', { timeout: ms }) as T;
+  } finally {
+    delete slot.__qwenManagedRule;
+  }
+};
 
 /**
  * The rule for a line the gate passes, loaded on first use; a rule that cannot be loaded (a damaged
- * install) asks rather than let the hook crash to `{}`, which Qwen reads as no opinion, in YOLO too.
+ * install), throws or runs past GUARD_REPOSITORY_CODE.ruleMs asks rather than let the hook hang until
+ * Qwen's timeout, which runs the call unasked (a wrapper with no command once looped forever).
  */
-export function lazyRepositoryCode(load: () => typeof repositoryCodeRisk): RepositoryCodeRisk {
+export function lazyRepositoryCode(
+  load: () => typeof repositoryCodeRisk,
+  within: RunWithin = runWithin,
+): RepositoryCodeRisk {
   return (joined, directory, root) => {
     if (!mayRunRepositoryCode(joined)) return undefined;
     let rule: typeof repositoryCodeRisk;
@@ -93,7 +120,11 @@ export function lazyRepositoryCode(load: () => typeof repositoryCodeRisk): Repos
     } catch {
       return REPOSITORY_CODE_REASON + UNLOADED_CODE_RULE;
     }
-    return rule(joined, directory, root, REPOSITORY_FILES);
+    try {
+      return within(() => rule(joined, directory, root, REPOSITORY_FILES), GUARD_REPOSITORY_CODE.ruleMs);
+    } catch {
+      return REPOSITORY_CODE_REASON + UNFINISHED_CODE_RULE;
+    }
   };
 }
 
@@ -119,7 +150,7 @@ export function main(): void {
         .digest('hex'),
   };
   runHook({
-    fallback: () => '{}',
+    fallback: () => JSON.stringify(failedAnswer()),
     answer: (input) => JSON.stringify(decideApprovalGuard(input, modes, host)),
     unread: () => JSON.stringify(unreadAnswer()),
   });

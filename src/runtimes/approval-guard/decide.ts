@@ -88,6 +88,24 @@ function everyModeRisk(input: Record<string, unknown>, host: GuardHost): string 
   return host.repositoryCode?.(joined, directory, root) ?? shellReadsOutside(joined, directory, root, host);
 }
 
+export const FAILED_REASON =
+  'The approval guard could not judge this tool call (it failed or ran out of time): check it ' +
+  'yourself before it runs.';
+
+/**
+ * The answer for a guard that failed on an event (a crash, its budget run out): an ask, never `{}`.
+ * `{}` is no opinion, and in YOLO no opinion runs the call unasked.
+ */
+export function failedAnswer(): PreToolUseOutput {
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'ask',
+      permissionDecisionReason: FAILED_REASON,
+    },
+  };
+}
+
 export const UNREAD_REASON =
   'This tool call is too large for the approval guard to read (its event is over 1 MiB, or was ' +
   'still arriving when the guard had to answer): check it yourself before it runs.';

@@ -311,9 +311,9 @@ function unwrap(all: readonly ShellWord[], reading: Reading): { words: ShellWord
     while (words.length > 1 && ASSIGNMENT.test(words[0]!.raw)) words.shift();
     const wrapper = words[0]?.expands === false ? own(WRAPPERS, words[0].text) : undefined;
     if (wrapper === undefined) return { words, reading };
-    let at = 1;
     let skip = wrapper.positionals ?? 0;
-    for (; at < words.length; at++) {
+    let inner: ShellWord[] | undefined;
+    for (let at = 1; at < words.length && inner === undefined; at++) {
       const text = words[at]!.text;
       const moved = optionValue(words, at, wrapper.directory);
       if (moved?.value !== undefined) {
@@ -325,18 +325,16 @@ function unwrap(all: readonly ShellWord[], reading: Reading): { words: ShellWord
       } else if (words[0]!.text === 'env' && /^(?:-S|--split-string)/.test(text)) {
         const split = text.replace(/^(?:-S|--split-string)=?/, '');
         const value = split === '' ? words[++at] : { ...words[at]!, text: split };
-        const inner = value === undefined ? [] : (shellCommands(value.text)[0]?.words ?? []);
-        words = [...inner, ...words.slice(at + 1)];
-        break;
+        const splitWords = value === undefined ? [] : (shellCommands(value.text)[0]?.words ?? []);
+        inner = [...splitWords, ...words.slice(at + 1)];
       } else if (wrapper.value?.includes(text)) at++;
       else if (text.startsWith('-') || (words[0]!.text === 'env' && ASSIGNMENT.test(text))) continue;
       else if (skip > 0) skip--;
-      else {
-        words = words.slice(at);
-        break;
-      }
-      if (at + 1 >= words.length) return { words: [], reading };
+      else inner = words.slice(at);
     }
+    // A wrapper with no command after its options (`env`, `env -i`, `nice`) runs nothing of ours to judge.
+    if (inner === undefined || inner.length === 0) return { words: [], reading };
+    words = inner;
   }
 }
 

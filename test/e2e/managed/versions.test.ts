@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HOOK_TIMEOUT_MS, SECURITY_HOOK_TIMEOUT_MS } from '../../../src/base/limits.js';
 import { qwenVersionFacts, SUPPORTED_QWEN_VERSIONS } from '../../../src/qwen/versions.js';
 import {
   contentParts,
@@ -62,15 +63,22 @@ describe.each(SUPPORTED_QWEN_VERSIONS)('Qwen %s', (version) => {
     expect(report.checks.filter((c) => c.id === 'settings.qwen').map((c) => [c.ok, c.message])).toEqual([
       [true, `every setting is one the Qwen ${version} pinned here knows`],
     ]);
-    // The hook timeout is rendered in the unit this Qwen reads (seconds), not the legacy ms form.
+    // The hook timeout is rendered in the unit this Qwen reads (seconds), not the legacy ms form:
+    // the recall hook's 8 s, the approval guard's 60 s (SECURITY_HOOK_TIMEOUT_MS).
     const hooks = (recall.systemSettings('auto-recall')['hooks'] ?? {}) as Record<
       string,
       Array<{ hooks: Array<{ timeout?: unknown }> }>
     >;
-    const timeouts = Object.values(hooks).flatMap((groups) =>
-      groups.flatMap((g) => g.hooks.map((h) => h.timeout)),
+    const timeouts = Object.fromEntries(
+      Object.entries(hooks).map(([event, groups]) => [
+        event,
+        groups.flatMap((g) => g.hooks.map((h) => h.timeout)),
+      ]),
     );
-    expect(new Set(timeouts)).toEqual(new Set([8]));
+    expect(timeouts).toEqual({
+      UserPromptSubmit: [HOOK_TIMEOUT_MS / 1000],
+      PreToolUse: [SECURITY_HOOK_TIMEOUT_MS / 1000],
+    });
   });
 
   it(

@@ -481,6 +481,15 @@ describe('approval-guard.js', () => {
     ["shell: grep's pattern names no file", git("grep -rn '/usr/bin' -- src", undefined), {}, 'none'],
     ['shell: a program Qwen asks for', git('npm test -- --config /etc/passwd', undefined), {}, 'none'],
     ['shell: a program by path', git('/usr/bin/env cat /etc/passwd', undefined), {}, 'none'],
+    // A wrapper with nothing after it once looped forever in the repository-code rule: Qwen's timer
+    // then ran the call unasked (test/unit/runtimes/approval-guard/shell-line-fuzz.test.ts).
+    ['shell: env with no command, then cat', git('env; cat README.md', undefined, 'yolo'), {}, 'ask'],
+    [
+      'shell: wrappers with nothing after them',
+      git('env -i; nice; timeout 5; sudo -u x', undefined),
+      {},
+      'none',
+    ],
     ['shell: a compound command', git('for f in /etc/*; do wc -l $f; done', undefined), {}, 'none'],
     ['shell: less, which Qwen asks for', git('less /etc/passwd', undefined), {}, 'none'],
     ['shell: echo prints only', git('echo /etc/passwd $HOME', undefined), {}, 'none'],

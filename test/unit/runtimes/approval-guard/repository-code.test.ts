@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   lazyRepositoryCode,
+  runWithin,
+  UNFINISHED_CODE_RULE,
   UNLOADED_CODE_RULE,
 } from '../../../../src/runtimes/approval-guard/approval-guard.js';
 import {
@@ -229,5 +231,32 @@ describe('lazyRepositoryCode: the rule as the built guard loads it', () => {
     });
     expect(broken('npm test', undefined, ROOT)).toBe(REPOSITORY_CODE_REASON + UNLOADED_CODE_RULE);
     expect(broken('ls', undefined, ROOT)).toBeUndefined();
+  });
+
+  // A loop blocks every timer, and a hook that never answers is run past by Qwen's timeout: unasked.
+  it.each<[string, () => string]>([
+    [
+      'loops forever',
+      () => {
+        for (;;);
+      },
+    ],
+    [
+      'throws',
+      () => {
+        throw new TypeError('x is undefined');
+      },
+    ],
+  ])('a rule that %s asks, naming that', (_name, body) => {
+    const rule = lazyRepositoryCode(
+      () => body,
+      (run) => runWithin(run, 200),
+    );
+    expect(rule('npm test', undefined, ROOT)).toBe(REPOSITORY_CODE_REASON + UNFINISHED_CODE_RULE);
+  });
+
+  it('runWithin returns what the run returns and leaves no global behind', () => {
+    expect(runWithin(() => 'named', 200)).toBe('named');
+    expect(Object.keys(globalThis).filter((k) => k.includes('qwenManaged'))).toEqual([]);
   });
 });
