@@ -79,6 +79,15 @@ export const REPOSITORY_FILES: RepositoryFiles = {
     } catch {
       return false;
     }
+  }, // One directory read: a link's target is looked up, other entries carry their type.
+  list(path) {
+    try {
+      return readdirSync(path, { withFileTypes: true })
+        .filter((e) => e.isFile() || (e.isSymbolicLink() && REPOSITORY_FILES.isFile(join(path, e.name))))
+        .map((e) => e.name);
+    } catch {
+      return undefined;
+    }
   },
 };
 
@@ -137,7 +146,7 @@ export function main(): void {
     exists: pathMayExist,
     readdir: listNames,
     home: readOwnEnv(process.env, 'HOME'),
-    // Its own bundle (approval-guard-code.js, 30 KB with its tools table), loaded only for a line that
+    // Its own bundle (approval-guard-code.js, 21 KB with its tools table), loaded only for a line that
     // may run repository code: parsing it cost every other call 1.6 M instructions (performance.md).
     repositoryCode: lazyRepositoryCode(
       () => (require('./repository-code.js') as typeof import('./repository-code.js')).repositoryCodeRisk,

@@ -5,7 +5,7 @@ import POLICY from '../../../policies/repository-code.json' with { type: 'json' 
 import { GUARD_REPOSITORY_CODE } from '../../base/limits.js';
 import { renderContentForDisplay } from '../../context/display.js';
 import { isPlainObject } from '../../text/json.js';
-import { isAbsolute, join, resolve, within } from './host.js';
+import { basename, dirname, isAbsolute, join, resolve, within } from './host.js';
 import { REPOSITORY_CODE_REASON } from './repository-code-gate.js';
 import { commandName, type ShellWord, shellCommands } from './shell-paths.js';
 
@@ -95,6 +95,9 @@ const NPM_ALIASES: Readonly<Record<string, string>> = {
   'install-ci-test': 'install-test',
   cit: 'install-test',
   rb: 'rebuild',
+  up: 'update',
+  upgrade: 'update',
+  udpate: 'update',
   t: 'test',
   tst: 'test',
   run: 'run',
@@ -105,6 +108,14 @@ const NPM_ALIASES: Readonly<Record<string, string>> = {
   x: 'exec',
   dlx: 'exec',
 };
+// The npm commands that install (or rebuild) dependencies, running their install scripts.
+const DEPENDENCY_INSTALLS: ReadonlySet<string> = new Set([
+  'install',
+  'ci',
+  'install-test',
+  'rebuild',
+  'update',
+]);
 const PACKAGE_MANAGERS = /^(?:npm|yarn|pnpm)$/;
 const MAKES = /^(?:make|gmake)$/;
 const ASSIGNMENT = /^[A-Za-z_]\w*=/;
@@ -117,6 +128,8 @@ export interface RepositoryFiles {
   executable(path: string): boolean;
   /** Whether `path` is a regular file. */
   isFile(path: string): boolean;
+  /** The names of the regular files in directory `path`, links followed (undefined when it is none). */
+  list(path: string): readonly string[] | undefined;
 }
 
 const options = (words: readonly ShellWord[]) => words.filter((w) => !w.redirect && !w.text.startsWith('-'));
@@ -155,12 +168,13 @@ function packageScripts(root: string, files: RepositoryFiles): Record<string, un
   }
 }
 
-const showScript = (name: string, text: string) => {
+/** `text` cut at GUARD_REPOSITORY_CODE.scriptCodePoints code points, `…` marking a cut. */
+const cut = (text: string) => {
   const points = [...text];
-  const cut = points.length > GUARD_REPOSITORY_CODE.scriptCodePoints;
   const shown = points.slice(0, GUARD_REPOSITORY_CODE.scriptCodePoints).join('');
-  return `package.json scripts.${name}: ${shown}${cut ? '…' : ''}`;
+  return points.length > GUARD_REPOSITORY_CODE.scriptCodePoints ? `${shown}…` : shown;
 };
+const showScript = (name: string, text: string) => `package.json scripts.${name}: ${cut(text)}`;
 
 function localBin(bin: string | undefined, root: string, files: RepositoryFiles): string[] {
   if (bin === undefined || bin.includes('/')) return [];
@@ -175,8 +189,13 @@ function packageCode(words: readonly ShellWord[], base: string, files: Repositor
   const first = args[0]?.text;
   const command = first === undefined ? 'install' : (NPM_ALIASES[first] ?? first);
   if (command === 'exec') return localBin(args[1]?.text, base, files);
+  // npm runs the install scripts of the dependencies its lockfile pins, as it installs them.
+  const dependencies =
+    manager === 'npm' && DEPENDENCY_INSTALLS.has(command) && !words.some((w) => w.text === '--ignore-scripts')
+      ? dependencyScripts(base, files)
+      : [];
   const scripts = packageScripts(base, files);
-  if (scripts === undefined) return [];
+  if (scripts === undefined) return dependencies;
   let names: readonly string[];
   if (command === 'run')
     names = args[1] === undefined ? [] : [`pre${args[1].text}`, args[1].text, `post${args[1].text}`];
@@ -184,9 +203,45 @@ function packageCode(words: readonly ShellWord[], base: string, files: Repositor
   // yarn and pnpm run a script by its name alone (`yarn lint`).
   else if (manager !== 'npm' && first !== undefined) names = [`pre${first}`, first, `post${first}`];
   else names = [];
-  return names.flatMap((name) =>
-    typeof scripts[name] === 'string' ? [showScript(name, scripts[name] as string)] : [],
-  );
+  return [
+    ...names.flatMap((name) =>
+      typeof scripts[name] === 'string' ? [showScript(name, scripts[name] as string)] : [],
+    ),
+    ...dependencies,
+  ];
+}
+
+/**
+ * The dependencies whose install scripts npm runs, as its lockfile marks them (`hasInstallScript`,
+ * lockfile v2 and v3): counted and named in one entry, their names cut like a script's text.
+ */
+function dependencyScripts(base: string, files: RepositoryFiles): string[] {
+  for (const lock of ['npm-shrinkwrap.json', 'package-lock.json']) {
+    const path = join(base, lock);
+    if (!files.isFile(path)) continue;
+    const text = files.readText(path);
+    // Past the read budget the guard cannot count them: it says so rather than pass.
+    if (text === undefined)
+      return [
+        `${lock}: over ${GUARD_REPOSITORY_CODE.fileBytes} bytes, its dependencies' install scripts not counted`,
+      ];
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return [];
+    }
+    const packages = isPlainObject(parsed) && isPlainObject(parsed.packages) ? parsed.packages : {};
+    const names = Object.entries(packages).flatMap(([key, entry]) =>
+      key !== '' && isPlainObject(entry) && entry.hasInstallScript === true
+        ? [key.includes('node_modules/') ? key.slice(key.lastIndexOf('node_modules/') + 13) : key]
+        : [],
+    );
+    if (names.length === 0) return [];
+    const counted = `${names.length} ${names.length === 1 ? 'dependency' : 'dependencies'}`;
+    return [`${lock}: ${counted} with install scripts (${cut(names.join(', '))})`];
+  }
+  return [];
 }
 
 function makefile(words: readonly ShellWord[], base: string, root: string, files: RepositoryFiles): string[] {
@@ -264,26 +319,78 @@ function toolFiles(
   const sub = read.operands[0]?.text;
   if (entry.subcommands !== undefined && (sub === undefined || !entry.subcommands.includes(sub))) return [];
   const names = read.given.length > 0 ? read.given.map((w) => w.text) : entry.files;
-  return bases.flatMap((base) =>
-    names.map((n) => resolve(base, n)).filter((f) => within(root, f) && files.isFile(f)),
-  );
+  // A tool that finds its files in a parent directory too (bazel's workspace, MSBuild's Directory.Build.props).
+  const looked = entry.upward === true ? bases.flatMap((b) => ancestors(b, root)) : bases;
+  return looked.flatMap((base) => names.flatMap((n) => matching(resolve(base, n), root, files)));
 }
 
-/** A repository file an interpreter runs: its first operand (`bash ci.sh`, `node scripts/x.js`). */
+/** `base` and its parents up to the root, nearest first. */
+function ancestors(base: string, root: string): string[] {
+  const found = [base];
+  // Each step is strictly shorter (dirname), and stops at the root or the filesystem's top.
+  for (let at = base; at !== root && dirname(at) !== at && within(root, dirname(at)); at = dirname(at))
+    found.push(dirname(at));
+  return found;
+}
+
+/** The files `path` names in the repository: itself, or for a `*` in its last part (`test_*.py`) those matching it there. */
+function matching(path: string, root: string, files: RepositoryFiles): string[] {
+  if (!within(root, path)) return [];
+  const [head, tail, ...extra] = basename(path).split('*');
+  if (tail === undefined || extra.length > 0) return files.isFile(path) ? [path] : [];
+  const dir = dirname(path);
+  return (files.list(dir) ?? [])
+    .filter((n) => n.length >= head!.length + tail.length && n.startsWith(head!) && n.endsWith(tail))
+    .sort()
+    .map((n) => join(dir, n));
+}
+
+/**
+ * The repository files an interpreter runs: what its `loads` options load (`node -r ./hook.js`), and
+ * its first operand (`bash ci.sh`, `python -W ignore x.py`: an option's value is no script) unless a
+ * `code` option gave the program (`node -e …`).
+ */
 function interpreted(
   words: readonly ShellWord[],
+  options: InterpreterOptions | undefined,
   bases: readonly string[],
   root: string,
   files: RepositoryFiles,
-) {
-  const script = words.slice(1).find((w) => !w.text.startsWith('-'));
-  if (script === undefined || script.expands) return [];
-  return bases.map((b) => resolve(b, script.text)).filter((f) => within(root, f) && files.isFile(f));
+): string[] {
+  const found: string[] = [];
+  const existing = (name: ShellWord, extensions: readonly string[]) =>
+    name.expands
+      ? []
+      : bases.flatMap((b) => {
+          const path = resolve(b, name.text);
+          const file = ['', ...extensions]
+            .map((e) => path + e)
+            .find((f) => within(root, f) && files.isFile(f));
+          return file === undefined ? [] : [file];
+        });
+  for (let at = 1; at < words.length; ) {
+    const loaded = optionValue(words, at, options?.loads);
+    if (loaded?.value !== undefined) {
+      // A package name (`-r ts-node/register`) is a dependency's code; a path is the repository's.
+      if (/^\.{0,2}\//.test(loaded.value.text))
+        found.push(...existing(loaded.value, options?.extensions ?? []));
+      at = loaded.next;
+      continue;
+    }
+    if (optionValue(words, at, options?.code) !== undefined) return found;
+    const valued = optionValue(words, at, options?.value);
+    if (valued !== undefined) at = valued.next;
+    // `--` and the other options (`-x`, `+o`) are no script.
+    else if (/^[-+]/.test(words[at]!.text)) at++;
+    else return [...found, ...existing(words[at]!, [])];
+  }
+  return found;
 }
 
 interface Tool {
   readonly subcommands?: readonly string[];
   readonly files: readonly string[];
+  readonly upward?: boolean;
   readonly directory?: readonly string[];
   readonly file?: readonly string[];
 }
@@ -296,6 +403,24 @@ const TOOLS: Readonly<Record<string, Tool>> = POLICY.tools;
 const WRAPPERS: Readonly<Record<string, Wrapper>> = POLICY.wrappers;
 const MODULES: Readonly<Record<string, string>> = POLICY.modules;
 const INTERPRETERS: ReadonlySet<string> = new Set(POLICY.interpreters);
+interface InterpreterOptions {
+  readonly for: readonly string[];
+  readonly value?: readonly string[];
+  readonly loads?: readonly string[];
+  readonly extensions?: readonly string[];
+  readonly code?: readonly string[];
+  readonly module?: readonly string[];
+}
+const INTERPRETER_OPTIONS: ReadonlyMap<string, InterpreterOptions> = new Map(
+  (POLICY.interpreterOptions as readonly InterpreterOptions[]).flatMap((o) =>
+    o.for.map((n) => [n, o] as const),
+  ),
+);
+const FIND = POLICY.runs.find;
+// The options of a tool or wrapper that name a directory: cut by a substitution, they hide where it runs.
+const DIRECTORY_OPTIONS: ReadonlySet<string> = new Set(
+  [...Object.values(TOOLS), ...Object.values(WRAPPERS)].flatMap((t) => t.directory ?? []),
+);
 const WORKSPACES: ReadonlySet<string> = new Set(POLICY.workspaces);
 const own = <T>(table: Readonly<Record<string, T>>, key: string) =>
   Object.hasOwn(table, key) ? table[key] : undefined;
@@ -368,13 +493,15 @@ function commandCode(words: ShellWord[], reading: Reading, root: string, files: 
     if (words.some((w) => WORKSPACES.has(w.text.replace(/=.*/, ''))))
       found.push('package.json workspaces: the scripts of each workspace package');
   } else if (tool === 'npx') {
-    for (const base of bases) found.push(...localBin(options(words.slice(1))[0]?.text, base, files));
+    for (const base of bases) found.push(...localBin(read.operands[0]?.text, base, files));
   } else if (MAKES.test(tool)) {
     for (const base of bases) found.push(...makefile(words, base, root, files));
   }
   if (entry !== undefined) found.push(...toolFiles(read, entry, bases, root, files));
+  if (tool === 'find') found.push(...findRuns(words, reading, root, files));
   if (INTERPRETERS.has(tool)) {
-    const module = words.findIndex((w) => w.text === '-m');
+    const interpreter = INTERPRETER_OPTIONS.get(tool);
+    const module = words.findIndex((w) => interpreter?.module?.includes(w.text) === true);
     const target = module > 0 ? words[module + 1] : undefined;
     if (target !== undefined && !target.expands) {
       const via = own(MODULES, target.text);
@@ -392,7 +519,7 @@ function commandCode(words: ShellWord[], reading: Reading, root: string, files: 
           ])
             if (within(root, resolve(base, f)) && files.isFile(resolve(base, f)))
               found.push(resolve(base, f));
-    } else found.push(...interpreted(words, bases, root, files));
+    } else found.push(...interpreted(words, interpreter, bases, root, files));
   }
   if (name.text.includes('/')) {
     // A program of the repository run by its path (`./scripts/test.sh`, `bin/dev`).
@@ -400,6 +527,26 @@ function commandCode(words: ShellWord[], reading: Reading, root: string, files: 
       const file = isAbsolute(name.text) ? name.text : resolve(base, name.text);
       if (within(root, file) && files.executable(file)) found.push(file);
     }
+  }
+  return found;
+}
+
+/**
+ * What `find -exec`/`-ok` runs (`find . -exec ./x.sh {} ;`), read as a command of its own; `-execdir`
+ * and `-okdir` run it in each found file's directory, where the guard cannot look.
+ */
+function findRuns(words: readonly ShellWord[], reading: Reading, root: string, files: RepositoryFiles) {
+  const found: string[] = [];
+  for (let at = 1; at < words.length; at++) {
+    const there = FIND.there.includes(words[at]!.text);
+    if (!there && !FIND.here.includes(words[at]!.text)) continue;
+    const end = words.findIndex((w, i) => i > at && FIND.end.includes(w.text));
+    const inner = words.slice(at + 1, end < 0 ? words.length : end);
+    const moved = there ? { ...reading, unknown: words[at]!.raw } : reading;
+    // `inner` is strictly shorter than `words`: the recursion ends.
+    const run = unwrap(inner, moved);
+    if (run.words.length > 0) found.push(...commandCode(run.words, run.reading, root, files));
+    at = end < 0 ? words.length : end;
   }
   return found;
 }
@@ -426,9 +573,24 @@ export function repositoryCode(
   const found: string[] = [];
   // Every directory a `cd` of the line may have moved to (a subshell's too): looking in one too many costs a name.
   let line: Reading = { bases: [base] };
-  for (const { words: all } of shellCommands(joined)) {
+  // A substitution ends the command in the words (`make -C $(pwd)/sub`): a directory option or `cd`
+  // left with no value has lost the directory, and every later command may run there.
+  const substitution = joined.includes('$(') ? '$(…)' : joined.includes('`') ? '`…`' : undefined;
+  let lost = false;
+  for (const command of shellCommands(joined)) {
+    // After `$(…)` the cut command goes on (`env -C $(pwd)/sub make`): its first word is the directory's rest.
+    const all = lost && command.continued ? command.words.slice(1) : command.words;
+    if (command.continued) lost = false;
     const head = commandName(all);
     if (head === undefined) continue;
+    const last = all.filter((w) => !w.redirect).at(-1)!;
+    if (
+      substitution !== undefined &&
+      ((last === head && (head.text === 'cd' || head.text === 'pushd')) || DIRECTORY_OPTIONS.has(last.text))
+    ) {
+      line = { ...line, unknown: `${last.raw} ${substitution}` };
+      lost = true;
+    }
     const { words, reading } = unwrap(
       all.slice(all.indexOf(head)).filter((w) => !w.redirect),
       line,

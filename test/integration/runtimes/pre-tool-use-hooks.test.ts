@@ -583,20 +583,40 @@ describe('approval-guard.js', () => {
     ['default', 'cd sub && npm test', ['package.json scripts.test: vitest run']],
     ['auto_edit', 'cargo test', ['build.rs', 'Cargo.toml']],
     ['yolo', 'env -C sub make', ['sub/Makefile']],
-    ['plan', 'python3 -m pytest -q', ['conftest.py']],
+    ['plan', 'python3 -m pytest -q', ['conftest.py', 'tests/test_api.py']],
+    ['yolo', 'cd src/App && dotnet test', ['Directory.Build.props', 'src/App/App.csproj']],
+    ['default', 'find . -name "*.txt" -exec ./x.sh {} \\;', ['x.sh']],
+    ['yolo', 'node -r ./hook.js x.js', ['hook.js', 'x.js']],
+    ['auto_edit', 'bazel build //...', ['tools/bazel', '.bazelrc']],
+    // Measured with npm 11.19: `npm ci` ran a file: dependency's postinstall with the caller's environment.
+    ['yolo', 'npm ci', ['package-lock.json: 1 dependency with install scripts (dep-with-script)']],
   ])('%s: `%s` asks, naming %j', async (mode, command, named) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'guard-build-'));
     try {
       const repo = path.join(dir, 'repo');
-      fs.mkdirSync(path.join(repo, 'sub'), { recursive: true });
+      for (const sub of ['sub', 'tests', 'src/App', 'tools'])
+        fs.mkdirSync(path.join(repo, sub), { recursive: true });
       const planted: Record<string, string> = {
         'sub/package.json': JSON.stringify({ scripts: { test: 'vitest run' } }),
         'sub/Makefile': 'all:\n',
         'build.rs': 'fn main() {}\n',
         'Cargo.toml': '[package]\n',
         'conftest.py': 'import os\n',
+        'tests/test_api.py': 'def test_x(): pass\n',
+        'Directory.Build.props': '<Project/>\n',
+        'src/App/App.csproj': '<Project Sdk="Microsoft.NET.Sdk"/>\n',
+        'x.sh': '#!/bin/sh\n',
+        'hook.js': '\n',
+        'x.js': '\n',
+        'tools/bazel': '#!/bin/sh\n',
+        '.bazelrc': 'build --config=x\n',
+        'package-lock.json': JSON.stringify({
+          lockfileVersion: 3,
+          packages: { '': {}, 'node_modules/dep-with-script': { hasInstallScript: true } },
+        }),
       };
-      for (const [file, text] of Object.entries(planted)) fs.writeFileSync(path.join(repo, file), text);
+      for (const [file, text] of Object.entries(planted))
+        fs.writeFileSync(path.join(repo, file), text, { mode: file.endsWith('.sh') ? 0o755 : 0o644 });
       const ask = async () =>
         JSON.parse(
           (

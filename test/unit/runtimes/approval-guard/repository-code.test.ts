@@ -26,6 +26,12 @@ function repository(texts: Record<string, string>, executables: readonly string[
     readText: (p) => texts[at(p)],
     executable: (p) => executables.includes(at(p)),
     isFile: (p) => at(p) in texts || executables.includes(at(p)),
+    // The files directly in a directory.
+    list: (p) =>
+      [...Object.keys(texts), ...executables].flatMap((f) => {
+        const name = p === ROOT ? f : f.startsWith(`${at(p)}/`) ? f.slice(at(p).length + 1) : '/';
+        return name.includes('/') ? [] : [name];
+      }),
   };
 }
 
@@ -124,11 +130,169 @@ describe('repositoryCode: build and test tools of policies/repository-code.json,
     ],
     // Where the guard cannot look it asks, naming the word; elsewhere than the repository is not its code.
     ['cd "$DIR" && npm test', ['npm in a directory the guard cannot read: "$DIR"']],
-    ['make -C $(pwd)/sub', []],
+    ['make -C $(pwd)/sub', ['make in a directory the guard cannot read: -C $(…)']],
     ['cd /tmp && make', []],
     ['cd "$DIR" && ls', []],
   ])('%s → %j', (command, named) => {
     expect(repositoryCode(command, ROOT, BUILD)).toEqual(named);
+  });
+});
+
+// Build tools named by their files (patterns too), forms that run a repository file, and where bash computes a directory.
+const MORE = repository(
+  {
+    'App.sln': 'Microsoft Visual Studio Solution File\n',
+    'Directory.Build.props': '<Project/>\n',
+    'src/App/App.csproj': '<Project Sdk="Microsoft.NET.Sdk"/>\n',
+    'src/App/App.csproj.user': '<Project/>\n',
+    'build.sbt': 'lazy val root = project\n',
+    'project/Dependencies.scala': 'object Dependencies\n',
+    'project/plugins.sbt': 'addSbtPlugin("x" % "y" % "1")\n',
+    '.bazelrc': 'build --config=x\n',
+    'MODULE.bazel': 'module(name = "x")\n',
+    'BUILD.bazel': '\n',
+    'pkg/BUILD.bazel': 'genrule(name = "x")\n',
+    'mix.exs': 'defmodule X.MixProject do end\n',
+    'config/config.exs': 'import Config\n',
+    'Package.swift': '// swift-tools-version:5.9\n',
+    'Package@swift-5.8.swift': '// swift-tools-version:5.8\n',
+    'dune-project': '(lang dune 3.0)\n',
+    dune: '(rule (action (run ./gen.sh)))\n',
+    'test_api.py': 'def test_x(): pass\n',
+    'tests/db_test.py': 'def test_y(): pass\n',
+    'tests/helpers.py': 'x = 1\n',
+    'hook.js': 'process.exit()\n',
+    'preload.cjs': '\n',
+    'x.py': 'print()\n',
+    'x.rb': 'puts 1\n',
+    'x.js': '\n',
+    'sub/package.json': PACKAGE,
+  },
+  ['x.sh', 'ci.sh', 'tools/bazel', 'sub/node_modules/.bin/eslint', 'node_modules/.bin/eslint'],
+);
+
+describe('repositoryCode: dotnet, sbt, bazel, mix, swift, dune, test files, find -exec, interpreter options', () => {
+  const at = (...names: string[]) => names.map((n) => `/repo/${n}`);
+  it.each<[string, string[]]>([
+    ['dotnet build', at('App.sln', 'Directory.Build.props')],
+    // MSBuild imports Directory.Build.props from the project's directory and every one above it.
+    [
+      'cd src/App && dotnet test',
+      at('App.sln', 'Directory.Build.props', 'src/App/App.csproj', 'src/App/App.csproj.user'),
+    ],
+    ['dotnet --info', []],
+    ['dotnet nuget locals all --list', []],
+    ['sbt test', at('build.sbt', 'project/Dependencies.scala', 'project/plugins.sbt')],
+    ['bazel build //...', at('tools/bazel', '.bazelrc', 'MODULE.bazel', 'BUILD.bazel')],
+    [
+      'cd pkg && bazelisk test :all',
+      at('tools/bazel', '.bazelrc', 'MODULE.bazel', 'BUILD.bazel', 'pkg/BUILD.bazel'),
+    ],
+    ['bazel build --config=ci', at('tools/bazel', '.bazelrc', 'MODULE.bazel', 'BUILD.bazel')],
+    ['mix test', at('mix.exs', 'config/config.exs')],
+    ['swift build -c release', at('Package.swift', 'Package@swift-5.8.swift')],
+    ['swift --version', []],
+    ['dune build @all', at('dune-project', 'dune')],
+    // pytest with no configuration file still imports the test files it collects.
+    ['pytest -q', at('test_api.py', 'tests/db_test.py')],
+    ['python3 -m pytest', at('test_api.py', 'tests/db_test.py')],
+    // find and xargs run a repository program; -execdir runs it where the guard cannot look.
+    ['find . -name "*.txt" -exec ./x.sh {} \\;', at('x.sh')],
+    ['find . -ok bash ci.sh {} +', at('ci.sh')],
+    ['find . -type f -exec grep -l x {} + -exec wc -l {} \\;', []],
+    ['find . -execdir ./x.sh {} \\;', ['x.sh in a directory the guard cannot read: -execdir']],
+    ['find . -name "*.sh"', []],
+    ['ls | xargs ./x.sh', at('x.sh')],
+    ['xargs -a list -n 1 ./x.sh', at('x.sh')],
+    ['npx --prefix sub eslint .', at('sub/node_modules/.bin/eslint')],
+    ['npx --prefix=sub eslint', at('sub/node_modules/.bin/eslint')],
+    ['npm exec -- eslint', at('node_modules/.bin/eslint')],
+    // A directory bash computes: asked, naming the word (as `cd "$DIR"` is).
+    ['make -C $(pwd)/sub', ['make in a directory the guard cannot read: -C $(…)']],
+    ['env -C $(pwd)/sub npm test', ['npm in a directory the guard cannot read: -C $(…)']],
+    // The substitution's own git is read as after the cut too: one name too many.
+    [
+      'cd $(git rev-parse --show-toplevel)/sub && npm test',
+      ['git', 'npm'].map((t) => `${t} in a directory the guard cannot read: cd $(…)`),
+    ],
+    ['cd `pwd`/sub; make', ['make in a directory the guard cannot read: cd `…`']],
+    ['echo $(date) && npx eslint', at('node_modules/.bin/eslint')],
+    ['ls -la $(pwd)', []],
+    // An interpreter's option values are no script; what `-r`/`--require` loads is named.
+    ['python -W ignore x.py', at('x.py')],
+    ['python -X dev -Wdefault x.py', at('x.py')],
+    ['node --require ./hook.js x.js', at('hook.js', 'x.js')],
+    ['node -r ./hook x.js', at('hook.js', 'x.js')],
+    ['node --import=./preload.cjs --input-type module', at('preload.cjs')],
+    ['node -r ts-node/register x.js', at('x.js')],
+    ['ruby -I lib x.rb', at('x.rb')],
+    ['bash -x ci.sh', at('ci.sh')],
+    ['sh -e ci.sh', at('ci.sh')],
+    ['bash -o pipefail ci.sh', at('ci.sh')],
+    ['node -e "require(process.argv[1])" x.js', []],
+    ['python -c "import os" x.py', []],
+  ])('%s → %j', (command, named) => {
+    expect(repositoryCode(command, ROOT, MORE)).toEqual(named);
+  });
+
+  it('counts the test files past the six it names', () => {
+    const many = repository(
+      Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`test_${String(i).padStart(2, '0')}.py`, ''])),
+      [],
+    );
+    expect(repositoryCodeRisk('pytest', undefined, ROOT, many)).toBe(
+      `${REPOSITORY_CODE_REASON}"test_00.py; test_01.py; test_02.py; test_03.py; test_04.py; test_05.py; and 34 more"`,
+    );
+  });
+});
+
+// npm runs the install scripts of the dependencies its lockfile pins (hasInstallScript, lockfile v2/v3).
+const LOCK = JSON.stringify({
+  lockfileVersion: 3,
+  packages: {
+    '': { hasInstallScript: true },
+    'node_modules/esbuild': { version: '0.25.0', hasInstallScript: true },
+    'node_modules/a/node_modules/fsevents': { hasInstallScript: true, optional: true },
+    'node_modules/left-pad': { version: '1.3.0' },
+  },
+});
+const LOCKED = repository({ 'package.json': PACKAGE, 'package-lock.json': LOCK }, []);
+
+describe("repositoryCode: dependencies' install scripts npm runs", () => {
+  const DEPENDENCIES = 'package-lock.json: 2 dependencies with install scripts (esbuild, fsevents)';
+  it.each<[string, RepositoryFiles, string[]]>([
+    ['npm ci', LOCKED, ['package.json scripts.postinstall: node setup.js', DEPENDENCIES]],
+    ['npm i left-pad', LOCKED, ['package.json scripts.postinstall: node setup.js', DEPENDENCIES]],
+    ['npm rebuild', LOCKED, ['package.json scripts.postinstall: node setup.js', DEPENDENCIES]],
+    ['npm update', LOCKED, [DEPENDENCIES]],
+    ['npm ci --ignore-scripts', LOCKED, ['package.json scripts.postinstall: node setup.js']],
+    ['npm ci', repository({ 'package-lock.json': LOCK }, []), [DEPENDENCIES]],
+    ['npm run lint', LOCKED, ['package.json scripts.lint: biome check .']],
+    ['npm test', LOCKED, ['package.json scripts.pretest: tsc', 'package.json scripts.test: vitest run']],
+    // yarn and pnpm lockfiles do not say which packages have install scripts.
+    ['pnpm install', LOCKED, ['package.json scripts.postinstall: node setup.js']],
+    ['npm ci', repository({ 'package-lock.json': '{"packages":{"node_modules/x":{}}}' }, []), []],
+    ['npm ci', repository({ 'package-lock.json': '{not json' }, []), []],
+    [
+      'npm ci',
+      { ...repository({}, []), isFile: (p) => p.endsWith('/package-lock.json') },
+      ["package-lock.json: over 1048576 bytes, its dependencies' install scripts not counted"],
+    ],
+  ])('%s → %j', (command, files, named) => {
+    expect(repositoryCode(command, ROOT, files)).toEqual(named);
+  });
+
+  it("cuts the dependencies' names as a script's text", () => {
+    const packages = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`node_modules/pkg-${i}`, { hasInstallScript: true }]),
+    );
+    const [named] = repositoryCode(
+      'npm ci',
+      ROOT,
+      repository({ 'package-lock.json': JSON.stringify({ packages }) }, []),
+    );
+    const list = Array.from({ length: 40 }, (_, i) => `pkg-${i}`).join(', ');
+    expect(named).toBe(`package-lock.json: 40 dependencies with install scripts (${list.slice(0, 160)}…)`);
   });
 });
 
@@ -206,6 +370,8 @@ describe('mayRunRepositoryCode: whether the rule is loaded for a line', () => {
     ['cd sub && ls', false],
     ['git status', true],
     ['find . -exec ./x.sh {} ;', true],
+    ['ls | xargs ./x.sh', true],
+    ['dotnet test', true],
     ['cat a; npm test', true],
     ['"cat" a', true],
     ['$TOOL a', true],

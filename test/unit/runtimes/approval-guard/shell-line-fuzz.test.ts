@@ -21,6 +21,7 @@ const FILES: RepositoryFiles = {
   readText: (p) => (p.endsWith('package.json') ? '{"scripts":{"test":"vitest","lint":"x"}}' : ''),
   executable: () => true,
   isFile: () => true,
+  list: () => ['test_a.py', 'a_test.py', 'App.csproj', 'x.sbt'],
 };
 const HOST: GuardHost = {
   realpath: (p) => p,
@@ -40,10 +41,22 @@ const toolWords = Object.entries(POLICY.tools).flatMap(([name, t]) => [
   ...((t as { subcommands?: string[] }).subcommands ?? []),
   ...((t as { directory?: string[] }).directory ?? []),
 ]);
+// Each interpreter's options (values, what it loads, code) and find's -exec family with their ends.
+const optionWords = POLICY.interpreterOptions.flatMap((o) => [
+  ...o.for,
+  ...((o as { value?: string[] }).value ?? []),
+  ...((o as { loads?: string[] }).loads ?? []),
+  ...((o as { code?: string[] }).code ?? []),
+  ...((o as { module?: string[] }).module ?? []),
+]);
+const findWords = Object.values(POLICY.runs.find).flat();
 const WORDS = [
   ...new Set([
     ...wrapperWords,
     ...toolWords,
+    ...optionWords,
+    ...findWords,
+    ...['./hook.js', 'test_*.py', '-C$(pwd)', '`pwd`/sub', '$(pwd)/sub'],
     ...POLICY.interpreters,
     ...POLICY.workspaces,
     ...Object.keys(POLICY.modules),
