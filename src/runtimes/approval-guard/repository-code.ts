@@ -277,6 +277,8 @@ interface Reading {
   readonly bases: readonly string[];
   /** A directory word bash expands (`cd "$DIR"`): the rule cannot tell where the tool reads. */
   readonly unknown?: string;
+  /** The runner that gives the command files as its words: `xargs` appends them, `find -exec` puts one at `{}`. */
+  readonly feeds?: 'xargs' | 'find';
 }
 
 /**
@@ -353,6 +355,7 @@ function matching(path: string, root: string, files: RepositoryFiles): string[] 
 function interpreted(
   words: readonly ShellWord[],
   options: InterpreterOptions | undefined,
+  feeds: Reading['feeds'],
   bases: readonly string[],
   root: string,
   files: RepositoryFiles,
@@ -382,9 +385,14 @@ function interpreted(
     if (valued !== undefined) at = valued.next;
     // `--` and the other options (`-x`, `+o`) are no script.
     else if (/^[-+]/.test(words[at]!.text)) at++;
+    else if (feeds === 'find' && words[at]!.text === '{}')
+      return [...found, `${words[0]!.text} runs each file find lists`];
     else return [...found, ...existing(words[at]!, [])];
   }
-  return found;
+  // No script operand: the first word xargs appends is the script.
+  return feeds === 'xargs'
+    ? [...found, `${words[0]!.text} runs the files xargs reads from its input`]
+    : found;
 }
 
 interface Tool {
@@ -398,6 +406,7 @@ interface Wrapper {
   readonly value?: readonly string[];
   readonly directory?: readonly string[];
   readonly positionals?: number;
+  readonly appends?: boolean;
 }
 const TOOLS: Readonly<Record<string, Tool>> = POLICY.tools;
 const WRAPPERS: Readonly<Record<string, Wrapper>> = POLICY.wrappers;
@@ -436,6 +445,7 @@ function unwrap(all: readonly ShellWord[], reading: Reading): { words: ShellWord
     while (words.length > 1 && ASSIGNMENT.test(words[0]!.raw)) words.shift();
     const wrapper = words[0]?.expands === false ? own(WRAPPERS, words[0].text) : undefined;
     if (wrapper === undefined) return { words, reading };
+    if (wrapper.appends === true) reading = { ...reading, feeds: 'xargs' };
     let skip = wrapper.positionals ?? 0;
     let inner: ShellWord[] | undefined;
     for (let at = 1; at < words.length && inner === undefined; at++) {
@@ -519,7 +529,7 @@ function commandCode(words: ShellWord[], reading: Reading, root: string, files: 
           ])
             if (within(root, resolve(base, f)) && files.isFile(resolve(base, f)))
               found.push(resolve(base, f));
-    } else found.push(...interpreted(words, interpreter, bases, root, files));
+    } else found.push(...interpreted(words, interpreter, reading.feeds, bases, root, files));
   }
   if (name.text.includes('/')) {
     // A program of the repository run by its path (`./scripts/test.sh`, `bin/dev`).
@@ -542,7 +552,7 @@ function findRuns(words: readonly ShellWord[], reading: Reading, root: string, f
     if (!there && !FIND.here.includes(words[at]!.text)) continue;
     const end = words.findIndex((w, i) => i > at && FIND.end.includes(w.text));
     const inner = words.slice(at + 1, end < 0 ? words.length : end);
-    const moved = there ? { ...reading, unknown: words[at]!.raw } : reading;
+    const moved: Reading = { ...reading, feeds: 'find', ...(there ? { unknown: words[at]!.raw } : {}) };
     // `inner` is strictly shorter than `words`: the recursion ends.
     const run = unwrap(inner, moved);
     if (run.words.length > 0) found.push(...commandCode(run.words, run.reading, root, files));

@@ -203,6 +203,13 @@ describe('repositoryCode: dotnet, sbt, bazel, mix, swift, dune, test files, find
     ['find . -execdir ./x.sh {} \\;', ['x.sh in a directory the guard cannot read: -execdir']],
     ['find . -name "*.sh"', []],
     ['ls | xargs ./x.sh', at('x.sh')],
+    // An interpreter given its script by find (`{}`) or by xargs (no script operand) runs the files they list.
+    ['find . -name "*.sh" -exec bash {} \\;', ['bash runs each file find lists']],
+    ['git ls-files "*.py" | xargs -n 1 python3', ['python3 runs the files xargs reads from its input']],
+    ['ls | xargs sh ci.sh', at('ci.sh')],
+    ['ls | xargs bash -c "wc -l"', []],
+    ['ls | xargs cat', []],
+    ['find . -exec cat {} +', []],
     ['xargs -a list -n 1 ./x.sh', at('x.sh')],
     ['npx --prefix sub eslint .', at('sub/node_modules/.bin/eslint')],
     ['npx --prefix=sub eslint', at('sub/node_modules/.bin/eslint')],
