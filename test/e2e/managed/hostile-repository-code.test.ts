@@ -10,7 +10,10 @@
 // - with "Always allow cd *, npm test" stored (what Qwen's dialog for that line offers), the model's
 //   `cd sub && npm test` asks, naming the test script of `sub/package.json`;
 // - negative control, the guard taken away: with the same stored rules the model's `git commit` and
-//   `cd sub && npm test` run with no dialog, and the hook and the sub-package's script get the model key.
+//   `cd sub && npm test` run with no dialog, and the hook and the sub-package's script get the model key;
+// - with "Always allow npm ci" stored, the model's `npm ci` asks, naming the dependency
+//   package-lock.json marks with an install script; declined, it never runs; without the guard it runs
+//   with no dialog and the dependency's postinstall gets the model key.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -70,6 +73,35 @@ function plant(): void {
   execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
 }
 
+const DEP_RAN = () => join(world.repo, 'dep-ran.txt');
+
+/** A package whose lockfile pins a local dependency with a postinstall that records the model key. */
+function plantDependency(): void {
+  plant();
+  rmSync(DEP_RAN(), { force: true });
+  const dep = join(world.repo, 'vendor', 'package');
+  mkdirSync(dep, { recursive: true });
+  const postinstall = `echo key=$OPENAI_API_KEY > ${DEP_RAN()}`;
+  writeFileSync(
+    join(dep, 'package.json'),
+    JSON.stringify({ name: 'dep-with-script', version: '1.0.0', scripts: { postinstall } }),
+  );
+  execFileSync('tar', ['czf', 'dep-with-script-1.0.0.tgz', 'package'], { cwd: join(world.repo, 'vendor') });
+  const dependencies = { 'dep-with-script': 'file:vendor/dep-with-script-1.0.0.tgz' };
+  writeFileSync(
+    join(world.repo, 'package.json'),
+    JSON.stringify({ name: 'app', version: '1.0.0', dependencies }),
+  );
+  // A lockfile left from an earlier row keeps that tarball's integrity: npm ci would fail with EINTEGRITY.
+  rmSync(join(world.repo, 'package-lock.json'), { force: true });
+  const quiet = ['--offline', '--no-audit', '--no-fund', '--cache', join(world.repo, 'vendor', 'cache')];
+  execFileSync('npm', ['install', '--package-lock-only', ...quiet], { cwd: world.repo, stdio: 'ignore' });
+  rmSync(join(world.repo, 'vendor', 'cache'), { recursive: true, force: true });
+  execFileSync('chown', ['-R', `${world.user.uid}:${world.user.gid}`, world.repo]);
+}
+
+const NPM_CI = { command: 'npm ci --offline --no-audit --no-fund' };
+const ALWAYS_CI = { permissions: { allow: ['Bash(npm ci *)'] } };
 const COMMIT = { command: 'git commit -qm wip' };
 const ALWAYS_COMMIT = { permissions: { allow: ['Bash(git commit *)'] } };
 const SUB_TEST = { command: 'cd sub && npm test' };
@@ -148,6 +180,45 @@ describe('repository code a confirmed command runs', () => {
         expect(readFileSync(SUB_RAN(), 'utf8')).toBe(`key=${MODEL_KEY}\n`);
       } finally {
         undo();
+      }
+    }),
+  );
+
+  it(
+    'write: with "Always allow npm ci" stored, the model\'s npm ci asks, naming the dependency with an install script; declined, it never runs',
+    suite.test(async () => {
+      plantDependency();
+      const undo = withUserSettings(world, ALWAYS_CI);
+      try {
+        const s = await suite.launch(world, 'write');
+        await s.waitForReady();
+        const { dialog } = await declinedCall(s, 'run_shell_command', NPM_CI, /install scripts/);
+        expect(shows(dialog, 'package-lock.json: 1 dependency with install scripts (dep-with-script)')).toBe(
+          true,
+        );
+        expect(existsSync(DEP_RAN())).toBe(false);
+      } finally {
+        undo();
+      }
+    }),
+  );
+
+  it(
+    'negative control, the approval guard taken away: with "Always allow npm ci" stored the model\'s npm ci runs with no dialog and the dependency\'s postinstall gets the model key',
+    suite.test(async () => {
+      plantDependency();
+      const undo = withUserSettings(world, ALWAYS_CI);
+      try {
+        const s = await startWithoutGuard(suite, world, {
+          MEM0_API_KEY: MEM0_KEY,
+          OPENAI_API_KEY: MODEL_KEY,
+        });
+        await s.waitForReady();
+        expect(await modelCalls(s, 'run_shell_command', NPM_CI)).toBe(true);
+        expect(readFileSync(DEP_RAN(), 'utf8')).toBe(`key=${MODEL_KEY}\n`);
+      } finally {
+        undo();
+        rmSync(join(world.repo, 'node_modules'), { recursive: true, force: true });
       }
     }),
   );
