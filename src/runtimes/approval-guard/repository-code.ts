@@ -426,10 +426,15 @@ const INTERPRETER_OPTIONS: ReadonlyMap<string, InterpreterOptions> = new Map(
   ),
 );
 const FIND = POLICY.runs.find;
-// The options of a tool or wrapper that name a directory: cut by a substitution, they hide where it runs.
-const DIRECTORY_OPTIONS: ReadonlySet<string> = new Set(
-  [...Object.values(TOOLS), ...Object.values(WRAPPERS)].flatMap((t) => t.directory ?? []),
-);
+
+/** Whether the command ends in a directory option of a tool or wrapper it names (`make -C`, `env -C`): cut by a substitution. */
+function endsInDirectoryOption(words: readonly ShellWord[]): boolean {
+  const last = words.at(-1)!.text;
+  return words.some(({ text }) => {
+    const name = text.slice(text.lastIndexOf('/') + 1);
+    return [...(own(TOOLS, name)?.directory ?? []), ...(own(WRAPPERS, name)?.directory ?? [])].includes(last);
+  });
+}
 const WORKSPACES: ReadonlySet<string> = new Set(POLICY.workspaces);
 const own = <T>(table: Readonly<Record<string, T>>, key: string) =>
   Object.hasOwn(table, key) ? table[key] : undefined;
@@ -593,10 +598,11 @@ export function repositoryCode(
     if (command.continued) lost = false;
     const head = commandName(all);
     if (head === undefined) continue;
-    const last = all.filter((w) => !w.redirect).at(-1)!;
+    const plain = all.filter((w) => !w.redirect);
+    const last = plain.at(-1)!;
     if (
       substitution !== undefined &&
-      ((last === head && (head.text === 'cd' || head.text === 'pushd')) || DIRECTORY_OPTIONS.has(last.text))
+      ((last === head && (head.text === 'cd' || head.text === 'pushd')) || endsInDirectoryOption(plain))
     ) {
       line = { ...line, unknown: `${last.raw} ${substitution}` };
       lost = true;

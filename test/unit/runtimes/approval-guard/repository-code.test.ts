@@ -225,6 +225,9 @@ describe('repositoryCode: dotnet, sbt, bazel, mix, swift, dune, test files, find
     ['cd `pwd`/sub; make', ['make in a directory the guard cannot read: cd `…`']],
     ['echo $(date) && npx eslint', at('node_modules/.bin/eslint')],
     ['ls -la $(pwd)', []],
+    // Only the option of a tool or wrapper the command names: `-p` is gradle's, not mkdir's.
+    ['mkdir -p $(dirname out/x) && make && npx eslint', at('node_modules/.bin/eslint')],
+    ['timeout 60 ./gradlew -p $(pwd)/sub build', ['gradlew in a directory the guard cannot read: -p $(…)']],
     // An interpreter's option values are no script; what `-r`/`--require` loads is named.
     ['python -W ignore x.py', at('x.py')],
     ['python -X dev -Wdefault x.py', at('x.py')],
