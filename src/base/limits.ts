@@ -38,6 +38,8 @@ export const GUARD_REPOSITORY_CODE = {
   fileBytes: 1024 * 1024,
   scriptCodePoints: 160,
   names: 6,
+  // Each `cd` may double the directories a line may be in (`cd a; cd b; …`): past this, it asks.
+  directories: 32,
   ruleMs: 3000,
 } as const;
 

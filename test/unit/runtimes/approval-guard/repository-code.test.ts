@@ -133,6 +133,11 @@ describe('repositoryCode: build and test tools of policies/repository-code.json,
     ['make -C $(pwd)/sub', ['make in a directory the guard cannot read: -C $(…)']],
     ['cd /tmp && make', []],
     ['cd "$DIR" && ls', []],
+    // Every `cd` may double the directories looked in: past 32 the guard asks, naming the word.
+    [
+      `${Array.from({ length: 14 }, (_, i) => `cd d${i}`).join('; ')}; make`,
+      ['make in a directory the guard cannot read: d5 (one of over 32 directories)'],
+    ],
   ])('%s → %j', (command, named) => {
     expect(repositoryCode(command, ROOT, BUILD)).toEqual(named);
   });
