@@ -194,15 +194,16 @@ function packageCode(words: readonly ShellWord[], base: string, files: Repositor
     manager === 'npm' && DEPENDENCY_INSTALLS.has(command) && !words.some((w) => w.text === '--ignore-scripts')
       ? dependencyScripts(base, files)
       : [];
-  const scripts = packageScripts(base, files);
-  if (scripts === undefined) return dependencies;
+  const scripts = packageScripts(base, files) ?? {};
   let names: readonly string[];
   if (command === 'run')
     names = args[1] === undefined ? [] : [`pre${args[1].text}`, args[1].text, `post${args[1].text}`];
   else if (NPM_LIFECYCLE[command] !== undefined) names = NPM_LIFECYCLE[command]!;
-  // yarn and pnpm run a script by its name alone (`yarn lint`).
-  else if (manager !== 'npm' && first !== undefined) names = [`pre${first}`, first, `post${first}`];
-  else names = [];
+  // yarn and pnpm run a script by its name alone (`yarn lint`), else a local program of that name (`yarn eslint`).
+  else if (manager !== 'npm' && first !== undefined) {
+    if (typeof scripts[first] !== 'string') return [...localBin(first, base, files), ...dependencies];
+    names = [`pre${first}`, first, `post${first}`];
+  } else names = [];
   return [
     ...names.flatMap((name) =>
       typeof scripts[name] === 'string' ? [showScript(name, scripts[name] as string)] : [],

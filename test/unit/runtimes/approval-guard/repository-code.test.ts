@@ -201,6 +201,10 @@ describe('repositoryCode: dotnet, sbt, bazel, mix, swift, dune, test files, find
     // pytest with no configuration file still imports the test files it collects.
     ['pytest -q', at('test_api.py', 'tests/db_test.py')],
     ['python3 -m pytest', at('test_api.py', 'tests/db_test.py')],
+    // unittest discovers test*.py with no configuration at all.
+    ['python -m unittest', at('test_api.py')],
+    ['python -m unittest discover -s tests', []],
+    ['python -m unittest discover --start-directory=.', at('test_api.py')],
     // find and xargs run a repository program; -execdir runs it where the guard cannot look.
     ['find . -name "*.txt" -exec ./x.sh {} \\;', at('x.sh')],
     ['find . -ok bash ci.sh {} +', at('ci.sh')],
@@ -332,6 +336,10 @@ describe('repositoryCode: what a shell command runs of the repository', () => {
     ],
     ['yarn', HUSKY, ['package.json scripts.postinstall: node setup.js']],
     ['pnpm lint --fix', HUSKY, ['package.json scripts.lint: biome check .']],
+    // With no script of that name yarn and pnpm run the local program.
+    ['yarn eslint .', HUSKY, ['/repo/node_modules/.bin/eslint']],
+    ['pnpm eslint', HUSKY, ['/repo/node_modules/.bin/eslint']],
+    ['yarn cowsay', HUSKY, []],
     ['npx eslint .', HUSKY, ['/repo/node_modules/.bin/eslint']],
     ['make -j2 all', HUSKY, ['/repo/Makefile']],
     ['./scripts/ci.sh --fast', HUSKY, ['/repo/scripts/ci.sh']],
