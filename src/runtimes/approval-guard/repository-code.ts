@@ -186,6 +186,8 @@ function packageCode(words: readonly ShellWord[], base: string, files: Repositor
   const manager = words[0]!.text;
   const args = options(words.slice(1));
   if (manager === 'npm' && args.length === 0) return [];
+  // A bare `yarn` installs, but `yarn --version` / `pnpm -h` only print.
+  if (args.length === 0 && words.some((w) => /^(?:--version|-v|--help|-h)$/.test(w.text))) return [];
   const first = args[0]?.text;
   const command = first === undefined ? 'install' : (NPM_ALIASES[first] ?? first);
   if (command === 'exec') return localBin(args[1]?.text, base, files);

@@ -290,6 +290,10 @@ describe("repositoryCode: dependencies' install scripts npm runs", () => {
     ['npm test', LOCKED, ['package.json scripts.pretest: tsc', 'package.json scripts.test: vitest run']],
     // yarn and pnpm lockfiles do not say which packages have install scripts.
     ['pnpm install', LOCKED, ['package.json scripts.postinstall: node setup.js']],
+    ['yarn', LOCKED, ['package.json scripts.postinstall: node setup.js']],
+    // Printing the version or the help installs nothing (it named the install scripts).
+    ['yarn --version', LOCKED, []],
+    ['pnpm -h', LOCKED, []],
     ['npm ci', repository({ 'package-lock.json': '{"packages":{"node_modules/x":{}}}' }, []), []],
     ['npm ci', repository({ 'package-lock.json': '{not json' }, []), []],
     [
