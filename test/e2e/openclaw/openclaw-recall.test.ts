@@ -705,6 +705,127 @@ describe('openclaw-recall on the real OpenClaw', () => {
     }
   }, 300_000);
 
+  it("an MCP server, a Claw and a cron job a developer adds with OpenClaw's own commands in the state directory: a managed turn starts none of them and offers no tool of theirs; negative control: OpenClaw with the developer's own config starts both MCP servers, and their own Gateway runs the cron job", async () => {
+    const stateDir = path.join(world.dir, 'records-state');
+    const marks = path.join(world.dir, 'record-marks');
+    fs.mkdirSync(marks);
+    // A Claw package: a new agent with an MCP server of its own and a portable prompt (its SOUL.md).
+    const claw = path.join(world.dir, 'planted-claw');
+    fs.mkdirSync(claw);
+    fs.writeFileSync(
+      path.join(claw, 'package.json'),
+      JSON.stringify({
+        name: '@qm/planted-claw',
+        version: '1.0.0',
+        type: 'module',
+        openclaw: { claw: 'CLAW.md' },
+      }),
+    );
+    fs.writeFileSync(
+      path.join(claw, 'CLAW.md'),
+      [
+        '---',
+        'schemaVersion: 1',
+        'agent:',
+        '  id: planted',
+        'workspace:',
+        '  bootstrapFiles: {}',
+        'packages: []',
+        'mcpServers:',
+        '  clawplanted:',
+        '    command: /bin/sh',
+        `    args: ["-c", "touch ${marks}/claw-mcp; exec sleep 60"]`,
+        'cronJobs: []',
+        '---',
+        '',
+        'PLANTED-CLAW-SOUL',
+        '',
+      ].join('\n'),
+    );
+    const gateway =
+      '$OC gateway run --port 18789 --auth token --token records --allow-unconfigured --bind loopback >/dev/null 2>&1 &';
+    // `openclaw mcp add`, `claws add` (preview, then its plan's consent) and `cron add` through their
+    // own Gateway, stopped before the managed turn: what each writes where OpenClaw keeps it.
+    const planted = world.ownOpenclaw(
+      stateDir,
+      `$OC mcp add planted --command /bin/sh --arg -c --arg 'touch ${marks}/mcp; exec sleep 60' --no-probe
+plan=$($OC claws add ${claw} --agent-id planted --workspace ${world.dir}/planted-ws --dry-run --json | sed -n 's/.*"planIntegrity": *"\\([^"]*\\)".*/\\1/p' | head -n 1)
+$OC claws add ${claw} --agent-id planted --workspace ${world.dir}/planted-ws --yes --plan-integrity "$plan" --json
+${gateway}
+GW=$!
+i=0
+until $OC cron add --url ws://127.0.0.1:18789 --token records --name planted --agent main --every 1m --command 'touch ${marks}/cron' --json; do
+  i=$((i + 1)); [ $i -lt 20 ] || break; sleep 3
+done
+kill $GW; wait $GW`,
+    );
+    const addedAt = Date.now();
+    const records = spawnSync(
+      world.node24,
+      [
+        '-e',
+        `const db = new (require('node:sqlite').DatabaseSync)(process.argv[1], { readOnly: true });
+console.log(JSON.stringify([
+  db.prepare('SELECT name, payload_kind AS kind FROM cron_jobs WHERE name = ?').all('planted'),
+  db.prepare('SELECT agent_id AS agent, status FROM claw_installs').all(),
+  db.prepare('SELECT agent_id AS agent, name FROM claw_mcp_server_refs').all(),
+]));`,
+        path.join(stateDir, 'state', 'openclaw.sqlite'),
+      ],
+      { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } },
+    );
+    expect(JSON.parse(records.stdout), planted.output).toEqual([
+      [{ name: 'planted', kind: 'command' }],
+      [{ agent: 'planted', status: 'complete' }],
+      [{ agent: 'planted', name: 'clawplanted' }],
+    ]);
+    expect(Object.keys(JSON.parse(fs.readFileSync(planted.config, 'utf8')).mcp.servers).sort()).toEqual([
+      'clawplanted',
+      'planted',
+    ]);
+    // The managed turn on that state directory: the rendered config only.
+    const typed = 'How should deployment work?';
+    const turn = await world.turn(typed, { stateDir });
+    expectNormalTurn(turn);
+    const request = turnRequest(turn);
+    expect(
+      ((request.chat as { tools?: { function: { name: string } }[] }).tools ?? []).map(
+        (t) => t.function.name,
+      ),
+    ).toEqual([
+      'apply_patch',
+      'edit',
+      'exec',
+      'ls',
+      'openclaw',
+      'process',
+      'read',
+      'sessions_yield',
+      'tool_call',
+      'tool_describe',
+      'tool_search',
+      'write',
+    ]);
+    expect(JSON.stringify(request.chat)).not.toMatch(/planted|PLANTED-CLAW-SOUL/);
+    // The cron job fell due (every minute from its creation) while no Gateway ran: nothing ran it.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, addedAt + 65_000 - Date.now())));
+    expect(fs.readdirSync(marks)).toEqual([]);
+    // Negative control: the developer's own config, where `mcp add` and `claws add` wrote, starts both servers.
+    const own = await world.turn(typed, { stateDir, configFile: planted.config });
+    expect(own.code, own.stderr).toBe(0);
+    expect(fs.readdirSync(marks).sort()).toEqual(['claw-mcp', 'mcp']);
+    // …and their own Gateway runs the stored cron job.
+    const ran = world.ownOpenclaw(
+      stateDir,
+      `${gateway}
+GW=$!
+i=0
+until [ -e ${marks}/cron ] || [ $i -ge 150 ]; do i=$((i + 1)); sleep 1; done
+kill $GW; wait $GW`,
+    );
+    expect(fs.readdirSync(marks).sort(), ran.output).toEqual(['claw-mcp', 'cron', 'mcp']);
+  }, 900_000);
+
   it('through the rendered launcher, as a developer in a terminal: the same envelope before the typed text, OpenClaw state in their private directory; the caller’s OPENCLAW_CONFIG_PATH, OPENCLAW_STATE_DIR and NODE_OPTIONS change nothing', async () => {
     const typed = 'How should deployment work?';
     const callerState = path.join(world.dir, 'caller-state');

@@ -6,7 +6,8 @@
 // loopback up: OpenClaw reaches nothing but the two fakes, bridged in through Unix sockets.
 // `launcherTurn` starts the same turn through the rendered `bin/launch-qwen --profile openclaw-recall`
 // in a real terminal, as a throwaway developer (`launcherStart`: a start the launcher ends by itself,
-// a refusal; `plantInDeveloperState`: a file in that developer's OpenClaw state directory): the pins
+// a refusal; `plantInDeveloperState`: a file in that developer's OpenClaw state directory;
+// `ownOpenclaw`: OpenClaw's own commands as a developer runs them on a state directory): the pins
 // (Node 22 for the launcher, Node 24 and the OpenClaw package) are hard-linked into the world,
 // root-owned, where that user can reach them.
 import { spawn, spawnSync } from 'node:child_process';
@@ -398,6 +399,40 @@ export class OpenclawWorld {
       elapsedMs: performance.now() - started,
       killed,
     };
+  }
+
+  /**
+   * `script` (sh) inside the turn's network namespace, cwd the repository, as a developer runs
+   * OpenClaw on their own: `$OC` is the pinned Node on openclaw.mjs, OPENCLAW_STATE_DIR `stateDir`,
+   * OPENCLAW_CONFIG_PATH their own writable config there (`<stateDir>/openclaw.json`, a copy of the
+   * rendered one when missing). Returns exit code and output.
+   */
+  ownOpenclaw(stateDir: string, script: string): { code: number | null; output: string; config: string } {
+    const config = path.join(stateDir, 'openclaw.json');
+    if (!fs.existsSync(config)) {
+      fs.mkdirSync(stateDir, { recursive: true });
+      fs.copyFileSync(this.configFile, config);
+      fs.chmodSync(config, 0o600);
+    }
+    const env: Record<string, string> = {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: this.home,
+      OPENCLAW_STATE_DIR: stateDir,
+      OPENCLAW_CONFIG_PATH: config,
+      OPENCLAW_NO_AUTO_UPDATE: '1',
+      OPENCLAW_EXPERIMENTAL_CLAWS: '1',
+      NODE_DISABLE_COMPILE_CACHE: '1',
+      CONTEXT_API_TOKEN: TOKEN,
+      LLM_API_KEY: MODEL_KEY,
+      QM_FORWARDS: this.forwards(),
+      OC: `${this.node24} ${this.openclawCli}`,
+    };
+    const run = spawnSync(
+      'unshare',
+      ['-rn', process.execPath, path.join(here, 'netns-run.cjs'), this.repo, '/bin/sh', '-c', script],
+      { env, encoding: 'utf8', timeout: 400_000 },
+    );
+    return { code: run.status, output: `${run.stdout}${run.stderr}`, config };
   }
 
   /**
