@@ -133,7 +133,8 @@ export function parseSessionStoreOutput(stdout: string): SessionStoreRead {
  * Measured on 2026.9.6: a session's `permissionMode` replaces the configured exec and file-tool policy
  * (`"full"`: exec ran `env` and read returned /proc/self/environ, the provider token in both, with
  * exec denied in openclaw.json), and with any mode its `sessionRoot` is the file tools' boundary
- * (`"read-only"` with `"/"` read /proc/self/environ). OpenClaw's Control UI and Gateway write them to
+ * (`"read-only"` with `"/"` read /proc/self/environ); its `toolOverrides.mcpServers` started an MCP
+ * server openclaw.json disables. OpenClaw's Control UI and Gateway write them to
  * the database in the state directory, which the developer owns; no managed turn does. The launcher
  * and `qwen-managed plan` pass the same reader (openclaw-sessions.ts); without one nothing is read.
  */

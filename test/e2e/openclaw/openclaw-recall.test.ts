@@ -675,6 +675,38 @@ describe('openclaw-recall on the real OpenClaw', () => {
     }
   }, 300_000);
 
+  it("a stored session's toolOverrides.mcpServers (negative control for the launcher's refusal): OpenClaw started without the launcher starts an MCP server openclaw.json disables, its command runs although exec is denied; without the override it does not (the launcher refuses such a session: test/integration/launcher/openclaw.test.ts)", async () => {
+    const marks = path.join(world.dir, 'override-marks');
+    fs.mkdirSync(marks);
+    // An MCP server the administrator configured and switched off.
+    const disabled = (config: Record<string, any>) => {
+      config.mcp = {
+        servers: {
+          adminoff: {
+            command: '/bin/sh',
+            args: ['-c', `touch ${marks}/adminoff; exec sleep 60`],
+            enabled: false,
+          },
+        },
+      };
+    };
+    const typed = 'Which tools do you have?';
+    // The turns above made the session; run alone (-t), this row makes one first.
+    if (!fs.existsSync(path.join(world.stateDir, 'agents'))) expect((await world.turn(typed)).code).toBe(0);
+    const off = await world.withEditedConfig(disabled, () => world.turn(typed));
+    expect(off.code, off.stderr).toBe(0);
+    expect(fs.readdirSync(marks)).toEqual([]);
+    try {
+      // As OpenClaw's Control UI or Gateway stores a session's MCP switch.
+      world.editStoredSessions({ toolOverrides: { mcpServers: { adminoff: true } } });
+      const on = await world.withEditedConfig(disabled, () => world.turn(typed));
+      expect(on.code, on.stderr).toBe(0);
+      expect(fs.readdirSync(marks)).toEqual(['adminoff']);
+    } finally {
+      world.editStoredSessions({ toolOverrides: null });
+    }
+  }, 600_000);
+
   it('an OpenClaw package installed without its scripts: OpenClaw started as the developer fails before any turn (it cannot finish them in the root-owned package); through the launcher the start is refused naming the marker, exit 1', async () => {
     // What `npm ci --ignore-scripts` leaves (the world completed it as root when it was made).
     const marker = path.join(path.dirname(world.openclawCli), '.openclaw-lifecycle-pending');

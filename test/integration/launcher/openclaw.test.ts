@@ -287,7 +287,8 @@ describe('launch-qwen --profile openclaw-recall', () => {
   });
 
   // Measured on 2026.9.6 (docs/openclaw.md): a stored session's permissionMode "full" ran exec and read
-  // /proc/self/environ although openclaw.json denies both; "read-only" with sessionRoot "/" read it too.
+  // /proc/self/environ although openclaw.json denies both; "read-only" with sessionRoot "/" read it too;
+  // toolOverrides.mcpServers started an MCP server openclaw.json disables.
   it.each([
     [
       'permissionMode "full"',
@@ -302,6 +303,13 @@ describe('launch-qwen --profile openclaw-recall', () => {
       [
         'has permissionMode "read-only": OpenClaw takes',
         'has sessionRoot "/": with a permission mode it is the file tools\' boundary instead of the workspace',
+      ],
+    ],
+    [
+      'toolOverrides switching on an MCP server',
+      { toolOverrides: { mcpServers: { adminoff: true } } },
+      [
+        'has toolOverrides "{\\"mcpServers\\":{\\"adminoff\\":true}}": OpenClaw takes a session\'s tool overrides over openclaw.json',
       ],
     ],
   ])(

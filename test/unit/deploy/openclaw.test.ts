@@ -611,7 +611,9 @@ describe("plan --profile openclaw-recall: the launcher's decision, as prepareLau
         },
       },
     );
-    expect(asked).toEqual([['/opt/node-24/bin/node', database, ['permissionMode', 'sessionRoot']]]);
+    expect(asked).toEqual([
+      ['/opt/node-24/bin/node', database, ['permissionMode', 'sessionRoot', 'toolOverrides']],
+    ]);
     expect(report.openclaw?.refused).toEqual([
       `"${database}": the session "agent:main:main" has permissionMode "full": ${openclawVersionFacts('2026.9.6')!.sessionStore.refusedEntryKeys['permissionMode']} — set the session back to Default in OpenClaw with this state directory, or remove "${database}" (and its -wal and -shm files) to start a new conversation`,
     ]);

@@ -58,7 +58,7 @@ describe('sessionStoreRefusals', () => {
   it('reads the managed agent’s database with the pinned Node for the version’s refused keys', () => {
     expect(refusals(file, { entries: [] })).toEqual({
       lines: [],
-      calls: [[NODE, DATABASE, ['permissionMode', 'sessionRoot']]],
+      calls: [[NODE, DATABASE, ['permissionMode', 'sessionRoot', 'toolOverrides']]],
     });
   });
 
