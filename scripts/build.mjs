@@ -16,8 +16,6 @@ const RUNTIMES = {
   'mcp-server.js': 'src/runtimes/mcp-server/mcp-server.ts',
   'mcp-server-main.js': 'src/runtimes/mcp-server/main.ts',
   'approval-guard.js': 'src/runtimes/approval-guard/approval-guard.ts',
-  // The guard's repository-code rule and its tools table, loaded only for a line that may run one.
-  'approval-guard-code.js': 'src/runtimes/approval-guard/repository-code.ts',
   'launch-qwen.js': 'launcher/launch-qwen.ts',
   // What bin/launch-qwen runs: launch-qwen.js compiled from its render-time code cache.
   'launch-qwen-start.js': 'launcher/launch-qwen-start.ts',
@@ -44,7 +42,6 @@ const SPLIT = {
   'launcher/launch-qwen.ts': { './repository-project.js': './launch-repository.js' },
   'launcher/launch-qwen-start.ts': { './launch-qwen.js': './launch-qwen.js' },
   'src/runtimes/mcp-server/mcp-server.ts': { './main.js': './mcp-server-main.js' },
-  'src/runtimes/approval-guard/approval-guard.ts': { './repository-code.js': './approval-guard-code.js' },
 };
 
 /** `together`: importers (keys of SPLIT) whose lazy pieces stay in their bundle (the bench undoes a split). */

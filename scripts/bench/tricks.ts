@@ -69,12 +69,6 @@ export const TRICKS: readonly Trick[] = [
     swap: { 'src/startup/stdin.ts': 'scripts/bench/undone/stdin.ts' },
   },
   {
-    id: 'split-guard-code',
-    name: "the guard's repository-code rule in a bundle of its own, loaded only for a line that may run repository code",
-    on: 'approval-guard',
-    together: ['src/runtimes/approval-guard/approval-guard.ts'],
-  },
-  {
     id: 'split-repository',
     name: "the repository's .qwen/ checks in a bundle of their own, loaded only when it has them",
     on: 'launcher',

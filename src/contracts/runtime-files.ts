@@ -15,8 +15,6 @@ export const RUNTIME_FILES = {
   /** The stdio MCP server itself, the MCP SDK bundled in. */
   mcpServerMain: 'mcp-server-main.js',
   approvalGuard: 'approval-guard.js',
-  /** The guard's repository-code rule and its tools table, loaded only for a line that may run repository code. */
-  approvalGuardCode: 'approval-guard-code.js',
   /** The admin rollback tool, self-contained, so an install without node_modules can roll itself back. */
   rollback: 'rollback.js',
   /** auto-recall.js loads it only after provenance passed, so the no-op path never compiles it. */

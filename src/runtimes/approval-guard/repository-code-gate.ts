@@ -1,6 +1,5 @@
-// What the main guard bundle knows of the repository-code rule: its reason, and whether a line may
-// run any repository code at all. The rule itself (and its policy table) is its own bundle,
-// approval-guard-code.js, loaded only for a line that passes this gate (docs/performance.md).
+// The repository-code rule's reason, and whether a line may run any repository code at all: only a
+// line that passes this gate runs the rule (under its V8 timeout, whose watchdog thread costs ~1 ms).
 import { commandName, QWEN_READ_ONLY_COMMANDS, shellCommands } from './shell-paths.js';
 
 export const REPOSITORY_CODE_REASON =

@@ -189,9 +189,9 @@ describe('render → verify → rollback with the real bundles', () => {
     expect(first.stdout).toContain(
       'no code caches: the pinned node /opt/node-22/bin/node is not on this machine;',
     );
-    expect(first.stdout).toContain('Write the install tree … ok (24 written, 0 unchanged)');
+    expect(first.stdout).toContain('Write the install tree … ok (23 written, 0 unchanged)');
     const second = run(['render', '--deployment', path.join(EXAMPLES, 'write.json'), '--out', out]);
-    expect(second.stdout).toContain('Write the install tree … ok (0 written, 24 unchanged)');
+    expect(second.stdout).toContain('Write the install tree … ok (0 written, 23 unchanged)');
     expect(second.stdout).toContain(`render: ${out} is up to date`);
 
     const verify = run(['verify', '--dir', out, '--deployment', path.join(EXAMPLES, 'write.json'), '--json']);

@@ -126,17 +126,6 @@ describe('shipped code uses public Node APIs only', () => {
     expect(fs.readFileSync(path.join(ROOT, 'dist/runtime', file), 'utf8').includes('_zod')).toBe(expected);
   });
 
-  // The guard's repository-code rule and its tools table are a bundle of their own (parsing them cost
-  // every guard run 1.6 M instructions): the main bundle carries only the gate's require of it.
-  it.each([
-    ['approval-guard.js', false],
-    ['approval-guard-code.js', true],
-  ])('%s carries the build-tools table: %s', (file, expected) => {
-    const text = fs.readFileSync(path.join(ROOT, 'dist/runtime', file), 'utf8');
-    expect(text.includes('gradle-wrapper.properties')).toBe(expected);
-    if (!expected) expect(text).toContain('require("./approval-guard-code.js")');
-  });
-
   // What the MCP SDK imports but a stdio server with zod v4 schemas never runs (scripts/build.mjs
   // stubs it): its start would load it for nothing. Each marker is a string only that package carries.
   it.each([

@@ -114,7 +114,6 @@ export function fakeRuntimes(): Map<string, Uint8Array> {
     [RUNTIME_FILES.autoRecallSearch]: "'use strict';\n",
     [RUNTIME_FILES.proxyTransport]: "'use strict';\n",
     [RUNTIME_FILES.launchRepository]: "'use strict';\n",
-    [RUNTIME_FILES.approvalGuardCode]: "'use strict';\n",
     // The OpenClaw plugin: render copies it into the plugin package; nothing here runs it.
     [OPENCLAW_PLUGIN_BUNDLE]: 'export default {};\n',
   };

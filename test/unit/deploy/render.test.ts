@@ -117,7 +117,6 @@ describe('renderInstall', () => {
       'profiles/write/system-defaults.json',
       'profiles/write/system-settings.json',
       'profiles/write/trusted-folders.json',
-      'runtime/approval-guard-code.js',
       'runtime/approval-guard.js',
       'runtime/auto-recall-search.js',
       'runtime/auto-recall-search.v8cache',

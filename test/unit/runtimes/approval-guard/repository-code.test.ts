@@ -1,10 +1,9 @@
 // The approval guard naming the repository code a shell command runs (docs/admin.md, "Repository code").
 import { describe, expect, it } from 'vitest';
 import {
-  lazyRepositoryCode,
+  guardedRepositoryCode,
   runWithin,
   UNFINISHED_CODE_RULE,
-  UNLOADED_CODE_RULE,
 } from '../../../../src/runtimes/approval-guard/approval-guard.js';
 import {
   REPOSITORY_CODE_REASON,
@@ -409,21 +408,16 @@ describe('mayRunRepositoryCode: whether the rule is loaded for a line', () => {
   });
 });
 
-// The rule is a bundle of its own: a damaged install that cannot load it asks, not crash to `{}`.
-describe('lazyRepositoryCode: the rule as the built guard loads it', () => {
-  it('loads the rule only for a line the gate passes, and asks when it cannot be loaded', () => {
-    let loads = 0;
-    const rule = lazyRepositoryCode(() => {
-      loads++;
-      return () => 'named';
+// The rule as the built guard runs it: only for a line the gate passes, under a V8 timeout.
+describe('guardedRepositoryCode: the rule as the built guard runs it', () => {
+  it('runs the rule only for a line the gate passes', () => {
+    let runs = 0;
+    const rule = guardedRepositoryCode(() => {
+      runs++;
+      return 'named';
     });
-    expect([rule('ls', undefined, ROOT), loads]).toEqual([undefined, 0]);
-    expect([rule('npm test', undefined, ROOT), loads]).toEqual(['named', 1]);
-    const broken = lazyRepositoryCode(() => {
-      throw new Error("Cannot find module './approval-guard-code.js'");
-    });
-    expect(broken('npm test', undefined, ROOT)).toBe(REPOSITORY_CODE_REASON + UNLOADED_CODE_RULE);
-    expect(broken('ls', undefined, ROOT)).toBeUndefined();
+    expect([rule('ls', undefined, ROOT), runs]).toEqual([undefined, 0]);
+    expect([rule('npm test', undefined, ROOT), runs]).toEqual(['named', 1]);
   });
 
   // A loop blocks every timer, and a hook that never answers is run past by Qwen's timeout: unasked.
@@ -441,10 +435,7 @@ describe('lazyRepositoryCode: the rule as the built guard loads it', () => {
       },
     ],
   ])('a rule that %s asks, naming that', (_name, body) => {
-    const rule = lazyRepositoryCode(
-      () => body,
-      (run) => runWithin(run, 200),
-    );
+    const rule = guardedRepositoryCode(body, (run) => runWithin(run, 200));
     expect(rule('npm test', undefined, ROOT)).toBe(REPOSITORY_CODE_REASON + UNFINISHED_CODE_RULE);
   });
 
